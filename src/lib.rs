@@ -1,0 +1,1 @@
+//! boundgate: kernels under test and the tool.

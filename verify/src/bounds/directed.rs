@@ -1,0 +1,244 @@
+//! Upward and downward rounded `f64` arithmetic, so that evaluating a bound in
+//! floating point never gives less than the bound itself (and a probability
+//! never more).
+//!
+//! The basic operations use error-free transformations: `s = fl(a + b)` and the
+//! exact remainder from TwoSum tell on which side of `s` the exact sum lies,
+//! and likewise FMA gives the exact remainder of a product, quotient or square
+//! root (Muller et al., *Handbook of Floating-Point Arithmetic*, 2nd ed., §4.3,
+//! §4.4). Where the remainder may itself underflow the result is moved
+//! outward anyway, which is conservative. Transcendental functions go through
+//! MPFR, which rounds correctly in the requested direction.
+
+use rug::Float;
+use rug::float::Round;
+
+/// Below this, remainders of products and quotients may be inexact.
+const TINY: f64 = 1.0e-290;
+
+fn up_if(x: f64, exact_above: bool) -> f64 {
+    if exact_above { x.next_up() } else { x }
+}
+
+fn down_if(x: f64, exact_below: bool) -> f64 {
+    if exact_below { x.next_down() } else { x }
+}
+
+/// The directed result for an operation on finite operands whose
+/// round-to-nearest result `r` is infinite (or NaN): the exact result is finite,
+/// so rounding toward zero's side gives the largest finite value.
+fn overflowed(r: f64, operands_finite: bool, up: bool) -> f64 {
+    if r.is_nan() || !operands_finite {
+        return r;
+    }
+    match (r > 0.0, up) {
+        (true, false) => f64::MAX,
+        (false, true) => -f64::MAX,
+        _ => r,
+    }
+}
+
+fn sum_remainder(a: f64, b: f64, s: f64) -> f64 {
+    let bb = s - a;
+    (a - (s - bb)) + (b - bb)
+}
+
+/// `a + b` rounded toward +infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::add_up;
+/// assert!(add_up(1.0, 1e-30) > 1.0);
+/// assert_eq!(add_up(1.0, 2.0), 3.0);
+/// ```
+pub fn add_up(a: f64, b: f64) -> f64 {
+    let s = a + b;
+    if !s.is_finite() {
+        return overflowed(s, a.is_finite() && b.is_finite(), true);
+    }
+    up_if(s, sum_remainder(a, b, s) > 0.0)
+}
+
+/// `a + b` rounded toward -infinity.
+pub fn add_down(a: f64, b: f64) -> f64 {
+    let s = a + b;
+    if !s.is_finite() {
+        return overflowed(s, a.is_finite() && b.is_finite(), false);
+    }
+    down_if(s, sum_remainder(a, b, s) < 0.0)
+}
+
+/// `a - b` rounded toward +infinity.
+pub fn sub_up(a: f64, b: f64) -> f64 {
+    add_up(a, -b)
+}
+
+/// `a - b` rounded toward -infinity.
+pub fn sub_down(a: f64, b: f64) -> f64 {
+    add_down(a, -b)
+}
+
+/// `a * b` rounded toward +infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::mul_up;
+/// let third = 1.0 / 3.0;
+/// assert!(mul_up(third, 3.0) >= 1.0);
+/// ```
+pub fn mul_up(a: f64, b: f64) -> f64 {
+    let p = a * b;
+    if !p.is_finite() {
+        return overflowed(p, a.is_finite() && b.is_finite(), true);
+    }
+    if p.abs() < TINY && a != 0.0 && b != 0.0 {
+        return p.next_up();
+    }
+    up_if(p, a.mul_add(b, -p) > 0.0)
+}
+
+/// `a * b` rounded toward -infinity.
+pub fn mul_down(a: f64, b: f64) -> f64 {
+    let p = a * b;
+    if !p.is_finite() {
+        return overflowed(p, a.is_finite() && b.is_finite(), false);
+    }
+    if p.abs() < TINY && a != 0.0 && b != 0.0 {
+        return p.next_down();
+    }
+    down_if(p, a.mul_add(b, -p) < 0.0)
+}
+
+/// `a / b` rounded toward +infinity (b != 0).
+pub fn div_up(a: f64, b: f64) -> f64 {
+    let q = a / b;
+    if !q.is_finite() {
+        return overflowed(q, a.is_finite() && b.is_finite() && b != 0.0, true);
+    }
+    if (q.abs() < TINY && a != 0.0) || b.abs() < TINY {
+        return q.next_up();
+    }
+    // a - q b is exact; a/b - q has the sign of (a - q b) / b.
+    let r = (-q).mul_add(b, a);
+    up_if(q, (r > 0.0) == (b > 0.0) && r != 0.0)
+}
+
+/// `a / b` rounded toward -infinity (b != 0).
+pub fn div_down(a: f64, b: f64) -> f64 {
+    let q = a / b;
+    if !q.is_finite() {
+        return overflowed(q, a.is_finite() && b.is_finite() && b != 0.0, false);
+    }
+    if (q.abs() < TINY && a != 0.0) || b.abs() < TINY {
+        return q.next_down();
+    }
+    let r = (-q).mul_add(b, a);
+    down_if(q, (r < 0.0) == (b > 0.0) && r != 0.0)
+}
+
+/// `sqrt(a)` rounded toward +infinity (a >= 0).
+pub fn sqrt_up(a: f64) -> f64 {
+    let s = a.sqrt();
+    if !s.is_finite() || s == 0.0 {
+        return s;
+    }
+    if a < TINY {
+        return s.next_up();
+    }
+    up_if(s, (-s).mul_add(s, a) > 0.0)
+}
+
+/// `sqrt(a)` rounded toward -infinity (a >= 0).
+pub fn sqrt_down(a: f64) -> f64 {
+    let s = a.sqrt();
+    if !s.is_finite() || s == 0.0 {
+        return s;
+    }
+    if a < TINY {
+        return s.next_down();
+    }
+    down_if(s, (-s).mul_add(s, a) < 0.0)
+}
+
+fn mpfr_unary(x: f64, round: Round, f: impl FnOnce(&mut Float, Round) -> std::cmp::Ordering) -> f64 {
+    let mut v = Float::with_val(53, x);
+    f(&mut v, round);
+    v.to_f64_round(round)
+}
+
+/// `exp(x)` rounded toward +infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::{exp_up, exp_down};
+/// assert!(exp_down(1.0) < exp_up(1.0));
+/// assert!(exp_down(1.0) <= std::f64::consts::E && std::f64::consts::E <= exp_up(1.0));
+/// ```
+pub fn exp_up(x: f64) -> f64 {
+    mpfr_unary(x, Round::Up, |v, r| v.exp_round(r))
+}
+
+/// `exp(x)` rounded toward -infinity.
+pub fn exp_down(x: f64) -> f64 {
+    mpfr_unary(x, Round::Down, |v, r| v.exp_round(r))
+}
+
+/// `exp(x) - 1` rounded toward +infinity.
+pub fn expm1_up(x: f64) -> f64 {
+    mpfr_unary(x, Round::Up, |v, r| v.exp_m1_round(r))
+}
+
+/// `exp(x) - 1` rounded toward -infinity.
+pub fn expm1_down(x: f64) -> f64 {
+    mpfr_unary(x, Round::Down, |v, r| v.exp_m1_round(r))
+}
+
+/// `ln(x)` rounded toward +infinity.
+pub fn ln_up(x: f64) -> f64 {
+    mpfr_unary(x, Round::Up, |v, r| v.ln_round(r))
+}
+
+/// `ln(x)` rounded toward -infinity.
+pub fn ln_down(x: f64) -> f64 {
+    mpfr_unary(x, Round::Down, |v, r| v.ln_round(r))
+}
+
+/// `ln(1 + x)` rounded toward +infinity.
+pub fn ln1p_up(x: f64) -> f64 {
+    mpfr_unary(x, Round::Up, |v, r| v.ln_1p_round(r))
+}
+
+/// `ln(1 + x)` rounded toward -infinity.
+pub fn ln1p_down(x: f64) -> f64 {
+    mpfr_unary(x, Round::Down, |v, r| v.ln_1p_round(r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exact(a: f64) -> Float {
+        Float::with_val(4096, a)
+    }
+
+    #[test]
+    fn basic_ops_bracket_the_exact_result() {
+        let values = [1.0, 3.0, 0.1, -7.25, 1e-300, 1e300, 2f64.powi(-1060), 1.0 / 3.0, -2.5e-8];
+        for &a in &values {
+            for &b in &values {
+                let s = exact(a) + exact(b);
+                assert!(Float::with_val(4096, add_down(a, b)) <= s && s <= add_up(a, b), "{a}+{b}");
+                let p = exact(a) * exact(b);
+                assert!(Float::with_val(4096, mul_down(a, b)) <= p && p <= mul_up(a, b), "{a}*{b}");
+                let q = exact(a) / exact(b);
+                assert!(Float::with_val(4096, div_down(a, b)) <= q && q <= div_up(a, b), "{a}/{b}");
+                // Tightness: at most one ulp apart.
+                assert!(add_up(a, b) <= add_down(a, b).next_up().next_up() || !add_up(a, b).is_finite());
+            }
+            if a >= 0.0 {
+                let r = exact(a).sqrt();
+                assert!(Float::with_val(4096, sqrt_down(a)) <= r && r <= sqrt_up(a));
+            }
+        }
+    }
+}

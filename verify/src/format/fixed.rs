@@ -1,0 +1,336 @@
+//! Integer representations of real numbers used for rounding.
+//!
+//! [`Exact`] is a dyadic rational `±m 2^e` known exactly (an `f64`, or an exact
+//! product of two). [`Fixed`] is what rounding consumes: `±(m + f) 2^e` with
+//! `0 <= f < 1` known only through its sticky bit (`f > 0`). A sticky `Fixed`
+//! always carries at least 64 significant bits, more than any format here needs
+//! (p <= 53 plus a round bit), so rounding it is exact for every mode.
+
+use rug::{Float, Integer};
+
+/// A real number `±(mantissa + f) 2^exponent`, where `0 <= f < 1` and `sticky`
+/// says whether `f > 0`. Invariant: a sticky value has `mantissa >= 2^63`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::format::{Fixed, Format, RoundingMode};
+/// // 3 * 2^-2 = 0.75, exactly.
+/// let x = Fixed::from_parts(false, 3, -2, false).unwrap();
+/// assert_eq!(Format::FP16.round_fixed(x, RoundingMode::NearestEven), 0.75);
+/// // A sticky value needs guard bits: refused with a short mantissa.
+/// assert!(Fixed::from_parts(false, 3, -2, true).is_none());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fixed {
+    negative: bool,
+    mantissa: u128,
+    exponent: i32,
+    sticky: bool,
+}
+
+/// Smallest mantissa a sticky [`Fixed`] may have.
+const STICKY_MIN_MANTISSA: u128 = 1 << 63;
+
+impl Fixed {
+    /// Builds a value; `None` if `sticky` is set with fewer than 64 significant bits.
+    pub fn from_parts(negative: bool, mantissa: u128, exponent: i32, sticky: bool) -> Option<Fixed> {
+        if sticky && mantissa < STICKY_MIN_MANTISSA {
+            return None;
+        }
+        Some(Fixed {
+            negative,
+            mantissa,
+            exponent,
+            sticky,
+        })
+    }
+
+    /// The exact value of a finite `f64` (the sign of zero is kept).
+    ///
+    /// # Panics
+    /// Never for finite input; non-finite input is a caller bug (`debug_assert`).
+    pub fn from_f64(x: f64) -> Fixed {
+        debug_assert!(x.is_finite());
+        let bits = x.to_bits();
+        let negative = bits >> 63 == 1;
+        let biased = ((bits >> 52) & 0x7ff) as i32;
+        let fraction = bits & ((1u64 << 52) - 1);
+        let (mantissa, exponent) = if biased == 0 {
+            (fraction, -1074)
+        } else {
+            (fraction | (1u64 << 52), biased - 1075)
+        };
+        Fixed {
+            negative,
+            mantissa: mantissa as u128,
+            exponent,
+            sticky: false,
+        }
+    }
+
+    /// The value of a finite MPFR number, compressed to 127 bits and a sticky
+    /// bit; `None` for NaN and the infinities.
+    pub fn from_float(x: &Float) -> Option<Fixed> {
+        let negative = x.is_sign_negative();
+        if x.is_zero() {
+            return Some(Fixed {
+                negative,
+                mantissa: 0,
+                exponent: 0,
+                sticky: false,
+            });
+        }
+        let (integer, exponent) = x.to_integer_exp()?;
+        Some(Fixed::from_integer(negative, integer, exponent))
+    }
+
+    /// The value `±|integer| 2^exponent`, compressed to 127 bits and a sticky bit.
+    pub fn from_integer(negative: bool, mut integer: Integer, exponent: i32) -> Fixed {
+        integer.abs_mut();
+        let bits = integer.significant_bits();
+        let mut exponent = exponent;
+        let mut sticky = false;
+        if bits > 127 {
+            let shift = bits - 127;
+            sticky = !integer.is_divisible_2pow(shift);
+            integer >>= shift;
+            exponent += shift as i32;
+        }
+        let mantissa = integer
+            .to_u128()
+            .expect("at most 127 significant bits fit u128");
+        Fixed {
+            negative,
+            mantissa,
+            exponent,
+            sticky,
+        }
+    }
+
+    /// Whether the value is negative (or negative zero).
+    pub fn negative(&self) -> bool {
+        self.negative
+    }
+    /// The integer part of the scaled magnitude.
+    pub fn mantissa(&self) -> u128 {
+        self.mantissa
+    }
+    /// The scale exponent.
+    pub fn exponent(&self) -> i32 {
+        self.exponent
+    }
+    /// Whether a nonzero fraction lies below the mantissa's last bit.
+    pub fn sticky(&self) -> bool {
+        self.sticky
+    }
+    /// Whether the value is exactly zero.
+    pub fn is_zero(&self) -> bool {
+        self.mantissa == 0 && !self.sticky
+    }
+    /// The same value with the opposite sign.
+    pub fn negated(self) -> Fixed {
+        Fixed {
+            negative: !self.negative,
+            ..self
+        }
+    }
+
+    /// floor(log2 |x|), or `None` for zero.
+    pub fn top_exponent(&self) -> Option<i32> {
+        if self.mantissa == 0 {
+            return None;
+        }
+        Some(self.exponent + (127 - self.mantissa.leading_zeros() as i32))
+    }
+}
+
+/// A dyadic rational `±mantissa 2^exponent` known exactly, with a mantissa of
+/// at most 120 bits (an `f64` has 53, the product of two has 106).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::format::{Exact, Format, RoundingMode};
+/// // (1 + 2^-52)^2 = 1 + 2^-51 + 2^-104 is not an f64; its exact sum with -1 is.
+/// let x = 1.0 + f64::EPSILON;
+/// let sum = Exact::product(x, x).add(Exact::from_f64(-1.0));
+/// let up = Format::FP64.round_fixed(sum, RoundingMode::Up);
+/// assert!(up > 2f64.powi(-51));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exact {
+    negative: bool,
+    mantissa: u128,
+    exponent: i32,
+}
+
+/// Position of the leading bit after normalisation in [`Exact::add`]; leaves
+/// one bit of headroom for the carry of an addition.
+const ALIGN_TOP_BIT: u32 = 125;
+
+impl Exact {
+    /// The exact value of a finite `f64`.
+    pub fn from_f64(x: f64) -> Exact {
+        let f = Fixed::from_f64(x);
+        Exact {
+            negative: f.negative,
+            mantissa: f.mantissa,
+            exponent: f.exponent,
+        }
+    }
+
+    /// The exact product of two finite `f64` values (sign of zero: xor of signs).
+    pub fn product(x: f64, y: f64) -> Exact {
+        let a = Exact::from_f64(x);
+        let b = Exact::from_f64(y);
+        Exact {
+            negative: a.negative != b.negative,
+            mantissa: a.mantissa * b.mantissa,
+            exponent: a.exponent + b.exponent,
+        }
+    }
+
+    /// Whether the value is zero.
+    pub fn is_zero(&self) -> bool {
+        self.mantissa == 0
+    }
+    /// Whether the value is negative (or negative zero).
+    pub fn negative(&self) -> bool {
+        self.negative
+    }
+    /// The same value with the opposite sign.
+    pub fn negated(self) -> Exact {
+        Exact {
+            negative: !self.negative,
+            ..self
+        }
+    }
+
+    /// As a [`Fixed`] with no sticky bit.
+    pub fn to_fixed(self) -> Fixed {
+        Fixed {
+            negative: self.negative,
+            mantissa: self.mantissa,
+            exponent: self.exponent,
+            sticky: false,
+        }
+    }
+
+    fn top_exponent(&self) -> i32 {
+        self.exponent + (127 - self.mantissa.leading_zeros() as i32)
+    }
+
+    /// The sum `self + other`, exact where it fits 126 bits, else with a sticky
+    /// bit. An exact zero sum is returned as +0; callers apply IEEE's sign rules.
+    pub fn add(self, other: Exact) -> Fixed {
+        if other.is_zero() {
+            return self.to_fixed();
+        }
+        if self.is_zero() {
+            return other.to_fixed();
+        }
+        // `big` has the higher leading bit.
+        let (big, small) = if self.top_exponent() >= other.top_exponent() {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        let lead = 127 - big.mantissa.leading_zeros();
+        let big_shift = ALIGN_TOP_BIT - lead;
+        let big_m = big.mantissa << big_shift;
+        let base = big.exponent - big_shift as i32;
+        let offset = small.exponent as i64 - base as i64;
+        let (small_m, lost) = if offset >= 0 {
+            // small's leading bit is at most big's, so this stays below 2^126.
+            (small.mantissa << offset as u32, false)
+        } else {
+            let s = (-offset) as u64;
+            if s >= 128 {
+                (0, true)
+            } else {
+                let s = s as u32;
+                (
+                    small.mantissa >> s,
+                    small.mantissa & ((1u128 << s) - 1) != 0,
+                )
+            }
+        };
+        if big.negative == small.negative {
+            return Fixed {
+                negative: big.negative,
+                mantissa: big_m + small_m,
+                exponent: base,
+                sticky: lost,
+            };
+        }
+        // Opposite signs. If bits of `small` were lost, |small| < |big| by far,
+        // and big - small = (big_m - small_m - 1) + (1 - fraction).
+        if lost {
+            return Fixed {
+                negative: big.negative,
+                mantissa: big_m - small_m - 1,
+                exponent: base,
+                sticky: true,
+            };
+        }
+        let (negative, mantissa) = if big_m >= small_m {
+            (big.negative, big_m - small_m)
+        } else {
+            (small.negative, small_m - big_m)
+        };
+        Fixed {
+            negative: negative && mantissa != 0,
+            mantissa,
+            exponent: base,
+            sticky: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rug::Float;
+
+    fn exact_float(x: Fixed) -> Float {
+        assert!(!x.sticky);
+        let mut f = Float::with_val(256, Integer::from(x.mantissa));
+        f <<= x.exponent;
+        if x.negative { -f } else { f }
+    }
+
+    #[test]
+    fn exact_add_matches_mpfr_when_exact() {
+        let cases = [
+            (1.5, -1.75),
+            (1.0, 2f64.powi(-60)),
+            (3.0, -3.0),
+            (1e300, 1e-300),
+            (f64::from_bits(1), -f64::from_bits(3)),
+        ];
+        for (a, b) in cases {
+            let sum = Exact::from_f64(a).add(Exact::from_f64(b));
+            let reference = Float::with_val(4096, a) + Float::with_val(4096, b);
+            if !sum.sticky {
+                assert_eq!(exact_float(sum), reference, "{a} + {b}");
+            } else {
+                // Sticky: the truncated value is below the exact one by less than one unit.
+                let low = exact_float(Fixed { sticky: false, ..sum });
+                let diff = Float::with_val(4096, &reference - &low).abs();
+                let mut unit = Float::with_val(64, 1);
+                unit <<= sum.exponent;
+                assert!(diff > 0 && diff < unit, "{a} + {b}");
+                assert!(sum.mantissa >= STICKY_MIN_MANTISSA);
+            }
+        }
+    }
+
+    #[test]
+    fn from_float_compresses_with_sticky() {
+        let mut x = Float::with_val(300, 1);
+        x += Float::with_val(300, 2f64.powi(-200));
+        let f = Fixed::from_float(&x).unwrap();
+        assert!(f.sticky);
+        assert_eq!(f.mantissa, 1u128 << 126);
+        assert_eq!(f.exponent, -126);
+    }
+}

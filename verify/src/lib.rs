@@ -1,0 +1,25 @@
+//! # boundgate-verify: the checker
+//!
+//! Small, independent and trusted: number formats and correctly rounded
+//! conversion ([`format`]), exact references computed with MPFR and a fast
+//! exact accumulator ([`oracle`]), executable forms of published error bounds
+//! ([`bounds`]), confidence tests for probabilistic bounds ([`stats`]) and the
+//! check loop that turns a kernel's output into a [`check::Verdict`].
+//!
+//! This crate never depends on the kernels it checks (the `boundgate` crate);
+//! `tests/independence.rs` enforces that.
+//!
+//! ```
+//! use boundgate_verify::format::{Format, RoundingMode};
+//! // Round pi to bfloat16, toward zero.
+//! let x = Format::BF16.round(std::f64::consts::PI, RoundingMode::TowardZero);
+//! assert_eq!(x, 3.140625);
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod bounds;
+pub mod error;
+pub mod format;
+
+pub use error::{Result, VerifyError};
