@@ -123,7 +123,8 @@ impl FromStr for RoundingMode {
 pub enum OverflowPolicy {
     /// IEEE 754 §7.4: infinity or the largest finite value, depending on the mode.
     Infinity,
-    /// Always the largest finite value (e.g. `__NV_SATFINITE` conversions).
+    /// Always the largest finite value, for infinite inputs too (e.g.
+    /// `__NV_SATFINITE` conversions).
     Saturate,
     /// NaN where IEEE would give infinity (OCP 8-bit "fn" formats, non-saturating).
     Nan,
@@ -422,9 +423,20 @@ impl Format {
     /// `fl(x) = x(1 + d)` fails. With subnormals it is half the subnormal
     /// spacing (nearest) or the spacing (directed); without, `2^(emin-1)` or `2^emin`.
     /// This is the `eta` of the model `fl(x) = x(1 + d) + eta` (Higham 2002, §2.1, eq. (2.8)).
+    ///
+    /// The value is rounded up to an `f64`: for fp64 in nearest mode the exact
+    /// `2^-1075` is below the smallest `f64`, so `2^-1074` is returned (halving
+    /// it in floating point would round to 0 and lose the term entirely).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// assert_eq!(Format::FP16.underflow_abs_error(RoundingMode::NearestEven), 2f64.powi(-25));
+    /// assert_eq!(Format::FP64.underflow_abs_error(RoundingMode::NearestEven), f64::from_bits(1));
+    /// ```
     pub fn underflow_abs_error(&self, mode: RoundingMode) -> f64 {
         let spacing = self.min_positive();
-        if mode.is_directed() {
+        if mode.is_directed() || spacing == f64::from_bits(1) {
             spacing
         } else {
             spacing / 2.0
@@ -459,24 +471,56 @@ impl Format {
 
     /// Rounds `x` to this format, IEEE style: NaN stays NaN, infinities stay
     /// infinite (NaN in a format without them), overflow follows the mode and
-    /// the overflow policy.
+    /// the overflow policy. A saturating format maps infinities to the largest
+    /// finite value of the same sign, as `__NV_SATFINITE` does for E4M3 and
+    /// E5M2 alike (CUDA `cuda_fp8.hpp`, `__nv_cvt_double_to_fp8`).
     pub fn round(&self, x: f64, mode: RoundingMode) -> f64 {
         if x.is_nan() {
             return f64::NAN;
         }
         if x.is_infinite() {
-            return if self.infinity {
-                x
-            } else if self.overflow == OverflowPolicy::Saturate {
+            // Saturation is checked first: E5M2 and fp16 have infinities, yet
+            // their saturating conversions clamp them.
+            return if self.overflow == OverflowPolicy::Saturate {
                 self.max_finite().copysign(x)
+            } else if self.infinity {
+                x
             } else {
                 f64::NAN
             };
         }
-        if *self == Format::FP64 {
+        if self.is_binary64_set() {
             return x;
         }
+        if mode == RoundingMode::NearestEven && self.is_binary32() {
+            // IEEE conversion to binary32 rounds to nearest even, with gradual
+            // underflow and overflow to infinity: exactly this format's rounding.
+            return x as f32 as f64;
+        }
         self.round_fixed(Fixed::from_f64(x), mode)
+    }
+
+    /// Whether this is the set of binary64 numbers (whatever its name): every
+    /// finite `f64` is then its own rounding.
+    pub(crate) fn is_binary64_set(&self) -> bool {
+        self.precision == 53 && self.emin == -1022 && self.emax == 1023 && self.subnormals
+    }
+
+    /// Whether this is binary64 with IEEE overflow, so that native `f64`
+    /// operations (round to nearest) are its correctly rounded arithmetic.
+    pub(crate) fn is_binary64(&self) -> bool {
+        self.is_binary64_set() && self.overflow == OverflowPolicy::Infinity
+    }
+
+    /// Whether this is binary32 with IEEE overflow, so that native `f32`
+    /// operations (round to nearest) are its correctly rounded arithmetic.
+    pub(crate) fn is_binary32(&self) -> bool {
+        self.precision == 24
+            && self.emin == -126
+            && self.emax == 127
+            && self.subnormals
+            && self.overflow == OverflowPolicy::Infinity
+            && self.max_significand == (1 << 24) - 1
     }
 
     /// Rounds `x` and refuses what a strict conversion cannot do: NaN or
@@ -573,12 +617,12 @@ impl Format {
         let fraction = self.fraction_above_truncation(fixed);
         // Round away from zero iff random / 2^64 < fraction.
         if (random as u128) < fraction {
-            let up = if x > 0.0 {
-                self.round(x, RoundingMode::Up)
+            let away = if x > 0.0 {
+                RoundingMode::Up
             } else {
-                self.round(x, RoundingMode::Down)
+                RoundingMode::Down
             };
-            up
+            self.round(x, away)
         } else {
             down
         }
@@ -657,12 +701,18 @@ impl Format {
         // Overflow check in units of the quantum at the top binade.
         let p = self.precision as i32;
         let top_q = self.emax - (p - 1);
-        let overflow = if q > top_q {
-            true
+        // kept * 2^q > max_significand * 2^top_q ? A quantum above the top
+        // one does not by itself mean overflow: without subnormals the quantum
+        // below 2^emin is 2^emin, which exceeds 2^top_q when emax - emin < p - 1
+        // (then kept is 0 or 1 and 2^emin never overflows).
+        let max_significand = self.max_significand as u128;
+        let overflow = if q >= top_q {
+            // For an integer k: k 2^d > M  <=>  k > floor(M / 2^d).
+            let diff = (q - top_q) as u32;
+            kept > max_significand.checked_shr(diff).unwrap_or(0)
         } else {
-            // kept * 2^q > max_significand * 2^top_q ?
             let diff = (top_q - q) as u32;
-            diff < 64 && kept > ((self.max_significand as u128) << diff)
+            diff < 64 && kept > (max_significand << diff)
         };
         if overflow {
             return (f64::INFINITY, true);
@@ -696,7 +746,11 @@ impl fmt::Display for Format {
                 self.precision,
                 self.emin,
                 self.emax,
-                if self.subnormals { "" } else { ", no subnormals" }
+                if self.subnormals {
+                    ""
+                } else {
+                    ", no subnormals"
+                }
             )
         } else {
             f.write_str(self.name)
@@ -780,7 +834,10 @@ mod tests {
         assert_eq!(Format::BF16.max_finite(), 3.3895313892515355e38);
         assert_eq!(Format::E4M3.max_finite(), 448.0);
         assert_eq!(Format::E5M2.max_finite(), 57344.0);
-        assert_eq!(Format::TF32.max_finite(), Format::FP32.max_finite() - (2f64.powi(127 - 10) - 2f64.powi(127 - 23)));
+        assert_eq!(
+            Format::TF32.max_finite(),
+            Format::FP32.max_finite() - (2f64.powi(127 - 10) - 2f64.powi(127 - 23))
+        );
         assert_eq!(Format::FP32.max_finite(), f32::MAX as f64);
         assert_eq!(Format::FP64.max_finite(), f64::MAX);
         assert_eq!(Format::FP16.min_positive(), 2f64.powi(-24));
@@ -820,7 +877,10 @@ mod tests {
         // lands exactly on the midpoint, and ties-to-even then gives 64064.
         let x = -64080.00000004587;
         assert_eq!(Format::FP16.round(x, RoundingMode::NearestEven), -64096.0);
-        assert_eq!(Format::FP16.round((x as f32) as f64, RoundingMode::NearestEven), -64064.0);
+        assert_eq!(
+            Format::FP16.round((x as f32) as f64, RoundingMode::NearestEven),
+            -64064.0
+        );
     }
 
     #[test]

@@ -36,8 +36,13 @@ impl Format {
         if !a.is_finite() || !b.is_finite() {
             return self.round(a + b, mode);
         }
-        if *self == Format::FP64 && mode == RoundingMode::NearestEven {
-            return a + b;
+        if mode == RoundingMode::NearestEven {
+            if self.is_binary64() {
+                return a + b;
+            }
+            if let (true, Some(a32), Some(b32)) = (self.is_binary32(), as_f32(a), as_f32(b)) {
+                return (a32 + b32) as f64;
+            }
         }
         let (s, e) = two_sum(a, b);
         if s.is_finite() {
@@ -72,8 +77,13 @@ impl Format {
         if !a.is_finite() || !b.is_finite() {
             return self.round(a * b, mode);
         }
-        if *self == Format::FP64 && mode == RoundingMode::NearestEven {
-            return a * b;
+        if mode == RoundingMode::NearestEven {
+            if self.is_binary64() {
+                return a * b;
+            }
+            if let (true, Some(a32), Some(b32)) = (self.is_binary32(), as_f32(a), as_f32(b)) {
+                return (a32 * b32) as f64;
+            }
         }
         let p = a * b;
         if p.is_finite() && (p.abs() >= EXACT_REMAINDER_MIN || p == 0.0 && (a == 0.0 || b == 0.0)) {
@@ -101,16 +111,33 @@ impl Format {
     /// ```
     pub fn fma(&self, a: f64, b: f64, c: f64, mode: RoundingMode) -> f64 {
         if !a.is_finite() || !b.is_finite() || !c.is_finite() {
-            // IEEE: inf * 0 is NaN even when c is NaN-free; otherwise the
-            // special result is that of the unfused expression.
-            let product = a * b;
+            // IEEE 754 §7.2: inf * 0 is invalid whatever c is; otherwise the
+            // result is that of the unfused expression on the exact product.
+            // With finite a and b that product is finite even where the f64
+            // product overflows (fma(1e200, 1e200, -inf) = -inf, not
+            // inf - inf = NaN), so any finite stand-in gives the same result.
+            let product = if a.is_finite() && b.is_finite() {
+                0.0
+            } else {
+                a * b
+            };
             return self.round(product + c, mode);
         }
-        if *self == Format::FP64 && mode == RoundingMode::NearestEven {
-            return a.mul_add(b, c);
+        if mode == RoundingMode::NearestEven {
+            if self.is_binary64() {
+                return a.mul_add(b, c);
+            }
+            if let (true, Some(a32), Some(b32), Some(c32)) =
+                (self.is_binary32(), as_f32(a), as_f32(b), as_f32(c))
+            {
+                return a32.mul_add(b32, c32) as f64;
+            }
         }
         let p = a * b;
-        if p.is_finite() && (p.abs() >= EXACT_REMAINDER_MIN || p == 0.0 && (a == 0.0 || b == 0.0)) && a.mul_add(b, -p) == 0.0 {
+        if p.is_finite()
+            && (p.abs() >= EXACT_REMAINDER_MIN || p == 0.0 && (a == 0.0 || b == 0.0))
+            && a.mul_add(b, -p) == 0.0
+        {
             // The product is exact in f64, so this is one rounding of p + c.
             return self.add(p, c, mode);
         }
@@ -137,6 +164,13 @@ fn zero_sum_sign(a_negative: bool, b_negative: bool, mode: RoundingMode) -> f64 
         mode == RoundingMode::Down
     };
     if negative { -0.0 } else { 0.0 }
+}
+
+/// `x` as an `f32` if it is one exactly (native binary32 operations on such
+/// operands are the correctly rounded binary32 arithmetic, IEEE 754 §5.4).
+fn as_f32(x: f64) -> Option<f32> {
+    let y = x as f32;
+    (y as f64 == x).then_some(y)
 }
 
 /// Knuth's TwoSum: `s = fl(a + b)` and `e` with `a + b = s + e` exactly
@@ -184,13 +218,21 @@ mod tests {
 
     #[test]
     fn round_to_odd_fast_path_agrees_with_exact_path() {
-        let values = [1.0, 1.0 + 2f64.powi(-30), 3.0e-5, -7.5, 1.0e10, 2f64.powi(-30)];
+        let values = [
+            1.0,
+            1.0 + 2f64.powi(-30),
+            3.0e-5,
+            -7.5,
+            1.0e10,
+            2f64.powi(-30),
+        ];
         for &a in &values {
             for &b in &values {
                 for mode in RoundingMode::ALL {
                     for format in [Format::FP16, Format::BF16, Format::FP32, Format::TF32] {
                         let fast = format.add(a, b, mode);
-                        let exact = format.round_exact_sum(Exact::from_f64(a), Exact::from_f64(b), mode);
+                        let exact =
+                            format.round_exact_sum(Exact::from_f64(a), Exact::from_f64(b), mode);
                         assert_eq!(fast.to_bits(), exact.to_bits(), "{format} {a} + {b} {mode}");
                     }
                 }

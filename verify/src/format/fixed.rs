@@ -33,7 +33,12 @@ const STICKY_MIN_MANTISSA: u128 = 1 << 63;
 
 impl Fixed {
     /// Builds a value; `None` if `sticky` is set with fewer than 64 significant bits.
-    pub fn from_parts(negative: bool, mantissa: u128, exponent: i32, sticky: bool) -> Option<Fixed> {
+    pub fn from_parts(
+        negative: bool,
+        mantissa: u128,
+        exponent: i32,
+        sticky: bool,
+    ) -> Option<Fixed> {
         if sticky && mantissa < STICKY_MIN_MANTISSA {
             return None;
         }
@@ -221,6 +226,9 @@ impl Exact {
 
     /// The sum `self + other`, exact where it fits 126 bits, else with a sticky
     /// bit. An exact zero sum is returned as +0; callers apply IEEE's sign rules.
+    // Not `std::ops::Add`: the sum is a `Fixed` that may carry a sticky bit,
+    // not an `Exact`, and the name is public API.
+    #[allow(clippy::should_implement_trait)]
     pub fn add(self, other: Exact) -> Fixed {
         if other.is_zero() {
             return self.to_fixed();
@@ -314,7 +322,10 @@ mod tests {
                 assert_eq!(exact_float(sum), reference, "{a} + {b}");
             } else {
                 // Sticky: the truncated value is below the exact one by less than one unit.
-                let low = exact_float(Fixed { sticky: false, ..sum });
+                let low = exact_float(Fixed {
+                    sticky: false,
+                    ..sum
+                });
                 let diff = Float::with_val(4096, &reference - &low).abs();
                 let mut unit = Float::with_val(64, 1);
                 unit <<= sum.exponent;
