@@ -1,0 +1,162 @@
+//! The deterministic constant `gamma_n = n u / (1 - n u)`.
+//!
+//! Higham 2002 (*Accuracy and Stability of Numerical Algorithms*, 2nd ed.),
+//! Lemma 3.1: if `|delta_i| <= u`, `rho_i = +-1` and `n u < 1`, then
+//! `prod_{i=1}^n (1 + delta_i)^rho_i = 1 + theta_n` with
+//! `|theta_n| <= gamma_n = n u / (1 - n u)`. Bhola and Duraisamy restate it
+//! as their Lemma 2.1 (DBEA) and build every deterministic bound on it.
+//!
+//! The value is evaluated with upward rounding: `n u` up, `1 - n u` down, the
+//! quotient up, so the returned `f64` is never below the real `gamma_n`. The
+//! hypothesis `n u < 1` is checked on `n u` rounded UP, so that a product
+//! that is only just below 1 in real arithmetic but not provably so in
+//! floating point is refused rather than given a huge or wrong value.
+
+use super::directed::{div_up, mul_up, sub_down};
+use super::{Bound, Quantity, Rigor, Source, require};
+use crate::error::{Result, VerifyError};
+use crate::format::{Format, RoundingMode};
+
+/// Higham 2002, Lemma 3.1 (the same statement is Bhola and Duraisamy, Lemma 2.1).
+pub const HIGHAM_LEMMA_3_1: Source = Source::new(
+    "Higham 2002",
+    "Lemma 3.1 (= Bhola and Duraisamy, Lemma 2.1)",
+    None,
+);
+
+/// The rounding-error model Lemma 3.1 assumes; not checkable from `n` and `u`.
+const MODEL: &str = "|delta_i| <= u, rho_i = +-1";
+
+/// `n` as an `f64`, rounded up (exact for `n <= 2^53`).
+pub(crate) fn u64_up(n: u64) -> f64 {
+    let x = n as f64;
+    // `as` rounds to nearest, which can land below n; 2^64 does not fit a u64,
+    // hence the comparison in u128.
+    if (x as u128) < u128::from(n) {
+        x.next_up()
+    } else {
+        x
+    }
+}
+
+/// `n` as an `f64`, rounded down.
+pub(crate) fn u64_down(n: u64) -> f64 {
+    let x = n as f64;
+    if (x as u128) > u128::from(n) {
+        x.next_down()
+    } else {
+        x
+    }
+}
+
+/// Checks that `u` is a unit roundoff: finite and in the open interval (0, 1).
+pub(crate) fn check_unit_roundoff(u: f64) -> Result<()> {
+    if u.is_finite() && u > 0.0 && u < 1.0 {
+        Ok(())
+    } else {
+        Err(VerifyError::invalid(
+            "u",
+            u,
+            "a unit roundoff must satisfy 0 < u < 1",
+        ))
+    }
+}
+
+/// `gamma_n = n u / (1 - n u)` (Higham 2002, Lemma 3.1), rounded up, as a
+/// deterministic bound on `|theta_n|`.
+///
+/// `n = 0` gives `gamma_0 = 0` (the empty product is exactly 1).
+///
+/// # Errors
+/// - [`VerifyError::InvalidParameter`] if `u` is not in (0, 1) (NaN included).
+/// - [`VerifyError::HypothesisNotMet`] if `n u < 1` cannot be established
+///   (checked with `n u` rounded up).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::gamma::gamma;
+/// use boundgate_verify::bounds::{Kind, Quantity};
+/// let u = 2f64.powi(-11); // fp16, round to nearest
+/// let g = gamma(1000, u).unwrap();
+/// assert_eq!(g.kind, Kind::Deterministic);
+/// assert_eq!(g.quantity, Quantity::Theta);
+/// // 1000 u / (1 - 1000 u) = 1000 / 1048
+/// assert!(g.value >= 1000.0 / 1048.0 && g.value <= (1000.0f64 / 1048.0).next_up());
+/// // 2048 u = 1: refused.
+/// assert!(gamma(2048, u).is_err());
+/// ```
+pub fn gamma(n: u64, u: f64) -> Result<Bound> {
+    let value = gamma_value(n, u)?;
+    let nu = mul_up(u64_up(n), u);
+    Ok(
+        Bound::deterministic(value, Quantity::Theta, HIGHAM_LEMMA_3_1, Rigor::Rigorous)
+            .with_hypothesis(MODEL, "the rounding model; assumed, not checked here")
+            .with_hypothesis("n u < 1", format!("n = {n}, u = {u:e}, n u <= {nu:e}")),
+    )
+}
+
+/// The number `gamma_n` alone, rounded up; see [`gamma`] for errors.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::gamma::gamma_value;
+/// assert_eq!(gamma_value(0, 0.25).unwrap(), 0.0);
+/// assert_eq!(gamma_value(2, 0.25).unwrap(), 1.0); // 0.5 / 0.5
+/// assert!(gamma_value(4, 0.25).is_err()); // n u = 1
+/// assert!(gamma_value(1, f64::NAN).is_err());
+/// ```
+pub fn gamma_value(n: u64, u: f64) -> Result<f64> {
+    check_unit_roundoff(u)?;
+    if n == 0 {
+        return Ok(0.0);
+    }
+    let nu = mul_up(u64_up(n), u);
+    require(nu < 1.0, &HIGHAM_LEMMA_3_1, "n u < 1", || {
+        format!("n = {n}, u = {u:e}: n u = {nu:e} (rounded up) is not below 1")
+    })?;
+    Ok(div_up(nu, sub_down(1.0, nu)))
+}
+
+/// `gamma_n` for a format and rounding mode: `u = 2^-p` for round to nearest,
+/// `2^(1-p)` for the directed modes (toward zero, up, down), as
+/// [`Format::unit_roundoff`] gives it.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::gamma::{gamma_for_format, gamma_value};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let near = gamma_for_format(10, Format::BF16, RoundingMode::NearestEven).unwrap();
+/// let down = gamma_for_format(10, Format::BF16, RoundingMode::TowardZero).unwrap();
+/// assert_eq!(near.value, gamma_value(10, 2f64.powi(-8)).unwrap());
+/// assert_eq!(down.value, gamma_value(10, 2f64.powi(-7)).unwrap());
+/// ```
+pub fn gamma_for_format(n: u64, format: Format, mode: RoundingMode) -> Result<Bound> {
+    gamma(n, format.unit_roundoff(mode))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn u64_roundings_bracket_the_integer() {
+        for n in [
+            0u64,
+            1,
+            (1 << 53) + 1,
+            u64::MAX,
+            u64::MAX - 1,
+            (1 << 60) + 3,
+        ] {
+            let (lo, hi) = (u64_down(n), u64_up(n));
+            assert!((lo as u128) <= u128::from(n) || lo >= 2f64.powi(64), "{n}");
+            assert!(
+                hi >= n as f64 && (hi.next_down() as u128) < u128::from(n) || hi == 0.0,
+                "{n}"
+            );
+            assert!(lo <= hi);
+        }
+        assert_eq!(u64_up((1 << 53) + 1), 2f64.powi(53) + 2.0);
+        assert_eq!(u64_down((1 << 53) + 1), 2f64.powi(53));
+    }
+}

@@ -1,0 +1,365 @@
+//! Confidence tests for probabilistic bounds.
+//!
+//! A probabilistic bound claims that each independent trial violates it with
+//! probability at most `q = 1 - p`. Over `n` trials with `k` violations the
+//! claim is judged by the exact one-sided binomial test: it is REJECTED at
+//! confidence `c` when `P[Bin(n, q) >= k] < 1 - c`, which is the same as the
+//! one-sided Clopper-Pearson lower bound on the violation rate exceeding `q`
+//! (Clopper and Pearson 1934, "The use of confidence or fiducial limits
+//! illustrated in the case of the binomial", Biometrika 26(4)). A single trial
+//! never decides anything.
+//!
+//! The Clopper-Pearson bounds are Beta quantiles,
+//! `lower = Beta^-1(1 - c; k, n - k + 1)` and `upper = Beta^-1(c; k + 1, n - k)`,
+//! because `P[Bin(n, x) >= k] = I_x(k, n - k + 1)` (regularized incomplete
+//! beta). They are computed here by bisection on the binomial tail itself,
+//! not with statrs' `inv_beta_reg`/`beta_reg`: in statrs 0.19.1
+//! `inv_beta_reg(1, 1e7, 0.95)` does not return (statrs issue #435) and
+//! `beta_reg` loses accuracy for shapes above about 1e4 (issue #434), and
+//! check campaigns reach such trial counts. The tail is a sum of binomial
+//! probabilities, the first from `ln Gamma` in MPFR (so large `n` loses no
+//! accuracy) and the rest by the exact ratio recurrence, summed away from
+//! the mean (relative accuracy about 1e-13 in the tail that matters). These
+//! are statistics, not bounds: no directed rounding.
+
+use crate::error::{Result, VerifyError};
+use rug::Float;
+use serde::Serialize;
+use std::fmt;
+
+/// Precision of the `ln Gamma` evaluations: `ln Gamma(n + 1)` for `n` up to
+/// 2^64 is below 2^70, so 128 bits leave 2^-58 absolute error in a log-pmf.
+const LN_GAMMA_PREC: u32 = 128;
+
+/// `ln C(n, j)` in MPFR.
+fn ln_choose(n: u64, j: u64) -> Float {
+    let ln_factorial = |x: u64| {
+        let mut f = Float::with_val(LN_GAMMA_PREC, x);
+        f += 1u32;
+        f.ln_gamma()
+    };
+    let mut s = ln_factorial(n);
+    s -= ln_factorial(j);
+    s -= ln_factorial(n - j);
+    s
+}
+
+/// `ln P[Bin(n, q) = j]` from `ln C(n, j)`, for `0 < q < 1`.
+fn ln_pmf(ln_choose_j: &Float, j: u64, n: u64, q: f64) -> f64 {
+    let ln_q = Float::with_val(LN_GAMMA_PREC, q).ln();
+    let mut ln_1mq = Float::with_val(LN_GAMMA_PREC, -q);
+    ln_1mq.ln_1p_mut();
+    let mut s = ln_choose_j.clone();
+    s += ln_q * j;
+    s += ln_1mq * (n - j);
+    s.to_f64()
+}
+
+/// `exp(ln_first) * sum`, where `sum` adds the terms `t_0 = 1`,
+/// `t_{i+1} = t_i * ratio(i)` while they are not negligible. `ratio` must be
+/// decreasing in `i` and below 1 from the start (terms summed away from the
+/// mode), so the remainder after a term `t` is at most `t r / (1 - r)`.
+fn geometric_tail(ln_first: f64, steps: u64, ratio: impl Fn(u64) -> f64) -> f64 {
+    let mut term = 1.0f64;
+    let mut sum = 1.0f64;
+    for i in 0..steps {
+        let r = ratio(i);
+        term *= r;
+        sum += term;
+        if r < 1.0 && term * r / (1.0 - r) <= 1e-17 * sum {
+            break;
+        }
+    }
+    (ln_first + sum.ln()).exp()
+}
+
+/// `P[Bin(n, q) >= k]`, the upper tail of the binomial distribution.
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] if `k > n` or `q` is not in [0, 1].
+///
+/// # Example
+/// ```
+/// use boundgate_verify::stats::binomial_tail;
+/// // P[Bin(10, 1/2) >= 8] = (45 + 10 + 1) / 1024
+/// assert!((binomial_tail(8, 10, 0.5).unwrap() - 56.0 / 1024.0).abs() < 1e-15);
+/// assert_eq!(binomial_tail(0, 10, 0.3).unwrap(), 1.0);
+/// ```
+pub fn binomial_tail(k: u64, n: u64, q: f64) -> Result<f64> {
+    if k > n {
+        return Err(VerifyError::invalid(
+            "k",
+            k,
+            format!("more successes than trials ({n})"),
+        ));
+    }
+    if !(0.0..=1.0).contains(&q) {
+        return Err(VerifyError::invalid(
+            "q",
+            q,
+            "a probability must be in [0, 1]",
+        ));
+    }
+    Ok(tail_ge(k, n, q))
+}
+
+fn tail_ge(k: u64, n: u64, q: f64) -> f64 {
+    BinomialTail::new(k, n).at(q)
+}
+
+/// `q -> P[Bin(n, q) >= k]` for fixed `k` and `n`, with the binomial
+/// coefficients (the costly `ln Gamma`s) computed once.
+struct BinomialTail {
+    k: u64,
+    n: u64,
+    /// `ln C(n, k)` and `ln C(n, k - 1)` (the first terms of the two sums).
+    ln_choose: Option<(Float, Float)>,
+}
+
+impl BinomialTail {
+    fn new(k: u64, n: u64) -> BinomialTail {
+        let ln_choose = (k >= 1).then(|| {
+            let at_k = ln_choose(n, k);
+            // C(n, k-1) = C(n, k) k / (n - k + 1)
+            let mut below = at_k.clone();
+            below += Float::with_val(LN_GAMMA_PREC, k).ln();
+            below -= Float::with_val(LN_GAMMA_PREC, n - k + 1).ln();
+            (at_k, below)
+        });
+        BinomialTail { k, n, ln_choose }
+    }
+
+    fn at(&self, q: f64) -> f64 {
+        let (k, n) = (self.k, self.n);
+        let Some((ln_choose_k, ln_choose_below)) = &self.ln_choose else {
+            return 1.0; // k = 0
+        };
+        if q == 1.0 {
+            return 1.0;
+        }
+        if q == 0.0 {
+            return 0.0;
+        }
+        let odds = q / (1.0 - q);
+        let p = if (k as f64) > n as f64 * q {
+            // Above the mean: sum P[X = j], j = k, k+1, ... (decreasing terms).
+            geometric_tail(ln_pmf(ln_choose_k, k, n, q), n - k, |i| {
+                let j = k + i;
+                (n - j) as f64 / (j + 1) as f64 * odds
+            })
+        } else {
+            // At or below the mean: 1 - P[X <= k-1], summed j = k-1, k-2, ...
+            let below = geometric_tail(ln_pmf(ln_choose_below, k - 1, n, q), k - 1, |i| {
+                let j = k - 1 - i;
+                j as f64 / (n - j + 1) as f64 / odds
+            });
+            1.0 - below
+        };
+        p.clamp(0.0, 1.0)
+    }
+}
+
+/// The smallest `x` in [0, 1] with `f(x) >= target`, for `f` increasing;
+/// bisection on the ordered bit patterns of non-negative `f64`s, so the
+/// answer is resolved to one ulp whatever its magnitude.
+fn smallest_reaching(target: f64, f: impl Fn(f64) -> f64) -> f64 {
+    let (mut lo, mut hi) = (0u64, 1.0f64.to_bits());
+    if f(0.0) >= target {
+        return 0.0;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if f(f64::from_bits(mid)) >= target {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    f64::from_bits(hi)
+}
+
+fn check_counts(k: u64, n: u64) -> Result<()> {
+    if n == 0 {
+        return Err(VerifyError::invalid(
+            "trials",
+            n,
+            "at least one trial is needed",
+        ));
+    }
+    if k > n {
+        return Err(VerifyError::invalid(
+            "violations",
+            k,
+            format!("more than the {n} trials"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_confidence(confidence: f64) -> Result<()> {
+    if confidence > 0.0 && confidence < 1.0 {
+        Ok(())
+    } else {
+        Err(VerifyError::invalid(
+            "confidence",
+            confidence,
+            "must be in the open interval (0, 1)",
+        ))
+    }
+}
+
+/// One-sided Clopper-Pearson upper confidence bound on a binomial proportion:
+/// the rate `x` with `P[Bin(n, x) <= k] = 1 - confidence` (1 when `k = n`);
+/// equivalently `Beta^-1(confidence; k + 1, n - k)`.
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] if `n = 0`, `k > n` or `confidence` is not in (0, 1).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::stats::clopper_pearson_upper;
+/// // No event in 10 trials: the 95% upper bound is 1 - 0.05^(1/10).
+/// let up = clopper_pearson_upper(0, 10, 0.95).unwrap();
+/// assert!((up - (1.0 - 0.05f64.powf(0.1))).abs() < 1e-14);
+/// ```
+pub fn clopper_pearson_upper(k: u64, n: u64, confidence: f64) -> Result<f64> {
+    check_counts(k, n)?;
+    check_confidence(confidence)?;
+    if k == n {
+        return Ok(1.0);
+    }
+    // P[X <= k] = 1 - c  <=>  P[X >= k + 1] = c, increasing in x.
+    let tail = BinomialTail::new(k + 1, n);
+    Ok(smallest_reaching(confidence, |x| tail.at(x)))
+}
+
+/// One-sided Clopper-Pearson lower confidence bound on a binomial proportion:
+/// the rate `x` with `P[Bin(n, x) >= k] = 1 - confidence` (0 when `k = 0`);
+/// equivalently `Beta^-1(1 - confidence; k, n - k + 1)`.
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] if `n = 0`, `k > n` or `confidence` is not in (0, 1).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::stats::clopper_pearson_lower;
+/// // All 10 trials are events: the 95% lower bound is 0.05^(1/10).
+/// let lo = clopper_pearson_lower(10, 10, 0.95).unwrap();
+/// assert!((lo - 0.05f64.powf(0.1)).abs() < 1e-14);
+/// assert_eq!(clopper_pearson_lower(0, 10, 0.95).unwrap(), 0.0);
+/// ```
+pub fn clopper_pearson_lower(k: u64, n: u64, confidence: f64) -> Result<f64> {
+    check_counts(k, n)?;
+    check_confidence(confidence)?;
+    if k == 0 {
+        return Ok(0.0);
+    }
+    let tail = BinomialTail::new(k, n);
+    Ok(smallest_reaching(1.0 - confidence, |x| tail.at(x)))
+}
+
+/// The judgement of a probabilistic claim from a violation count.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StatVerdict {
+    /// Trials that violated the bound.
+    pub violations: u64,
+    /// Independent trials.
+    pub trials: u64,
+    /// The claimed lower bound on the probability that a trial holds.
+    pub claimed_probability: f64,
+    /// The violation rate the claim allows, `q = min(1, 1 - claimed_probability)`.
+    pub allowed_rate: f64,
+    /// Confidence of the test and of the two one-sided bounds below.
+    pub confidence: f64,
+    /// `violations / trials`.
+    pub observed_rate: f64,
+    /// One-sided Clopper-Pearson lower bound on the violation rate at `confidence`.
+    pub rate_lower: f64,
+    /// One-sided Clopper-Pearson upper bound on the violation rate at `confidence`.
+    pub rate_upper: f64,
+    /// `P[Bin(trials, allowed_rate) >= violations]`: how surprising the count
+    /// is if the claim holds with equality.
+    pub p_value: f64,
+    /// The claim says nothing (`claimed_probability <= 0`).
+    pub vacuous: bool,
+    /// The count is consistent with the claim: `p_value >= 1 - confidence`
+    /// (always true for a vacuous claim).
+    pub consistent: bool,
+}
+
+impl fmt::Display for StatVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} violations in {} trials (rate {:.3e}, {}% one-sided CP [{:.3e}, {:.3e}]) vs allowed {:.3e}: p = {:.3e}, {}",
+            self.violations,
+            self.trials,
+            self.observed_rate,
+            self.confidence * 100.0,
+            self.rate_lower,
+            self.rate_upper,
+            self.allowed_rate,
+            self.p_value,
+            match (self.vacuous, self.consistent) {
+                (true, _) => "vacuous claim",
+                (false, true) => "consistent",
+                (false, false) => "REJECTED",
+            }
+        )
+    }
+}
+
+/// Judges the claim "each trial violates with probability at most
+/// `q = 1 - claimed_probability`" from `violations` out of `trials`
+/// independent trials, by the one-sided exact binomial test at `confidence`.
+/// The claim is rejected when `P[Bin(trials, q) >= violations] < 1 - confidence`,
+/// i.e. when the Clopper-Pearson lower bound on the rate exceeds `q`.
+/// A claim with `claimed_probability <= 0` is vacuous and always consistent.
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] if `trials = 0`, `violations > trials`,
+/// `confidence` is not in (0, 1), or `claimed_probability` is NaN or above 1.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::stats::judge_violations;
+/// // A bound holding with probability >= 0.99: 15 violations in 1000 trials
+/// // is still plausible at 99.9% confidence, 30 is not.
+/// assert!(judge_violations(15, 1000, 0.99, 0.999).unwrap().consistent);
+/// let v = judge_violations(30, 1000, 0.99, 0.999).unwrap();
+/// assert!(!v.consistent && v.rate_lower > 0.01);
+/// assert!(judge_violations(1000, 1000, -0.5, 0.999).unwrap().vacuous);
+/// ```
+pub fn judge_violations(
+    violations: u64,
+    trials: u64,
+    claimed_probability: f64,
+    confidence: f64,
+) -> Result<StatVerdict> {
+    check_counts(violations, trials)?;
+    check_confidence(confidence)?;
+    if claimed_probability.is_nan() || claimed_probability > 1.0 {
+        return Err(VerifyError::invalid(
+            "claimed_probability",
+            claimed_probability,
+            "a probability must not be NaN or above 1",
+        ));
+    }
+    let vacuous = claimed_probability <= 0.0;
+    // Rounded up: the claim gets the benefit of the last bit.
+    let allowed_rate = crate::bounds::directed::sub_up(1.0, claimed_probability).min(1.0);
+    let p_value = tail_ge(violations, trials, allowed_rate);
+    Ok(StatVerdict {
+        violations,
+        trials,
+        claimed_probability,
+        allowed_rate,
+        confidence,
+        observed_rate: violations as f64 / trials as f64,
+        rate_lower: clopper_pearson_lower(violations, trials, confidence)?,
+        rate_upper: clopper_pearson_upper(violations, trials, confidence)?,
+        p_value,
+        vacuous,
+        consistent: vacuous || p_value >= 1.0 - confidence,
+    })
+}
