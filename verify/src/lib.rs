@@ -19,7 +19,10 @@
 #![warn(missing_docs)]
 
 pub mod bounds;
+pub mod check;
 pub mod error;
 pub mod format;
+pub mod oracle;
+pub mod stats;
 
 pub use error::{Result, VerifyError};

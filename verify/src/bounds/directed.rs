@@ -160,7 +160,11 @@ pub fn sqrt_down(a: f64) -> f64 {
     down_if(s, (-s).mul_add(s, a) < 0.0)
 }
 
-fn mpfr_unary(x: f64, round: Round, f: impl FnOnce(&mut Float, Round) -> std::cmp::Ordering) -> f64 {
+fn mpfr_unary(
+    x: f64,
+    round: Round,
+    f: impl FnOnce(&mut Float, Round) -> std::cmp::Ordering,
+) -> f64 {
     let mut v = Float::with_val(53, x);
     f(&mut v, round);
     v.to_f64_round(round)
@@ -223,17 +227,38 @@ mod tests {
 
     #[test]
     fn basic_ops_bracket_the_exact_result() {
-        let values = [1.0, 3.0, 0.1, -7.25, 1e-300, 1e300, 2f64.powi(-1060), 1.0 / 3.0, -2.5e-8];
+        let values = [
+            1.0,
+            3.0,
+            0.1,
+            -7.25,
+            1e-300,
+            1e300,
+            2f64.powi(-1060),
+            1.0 / 3.0,
+            -2.5e-8,
+        ];
         for &a in &values {
             for &b in &values {
                 let s = exact(a) + exact(b);
-                assert!(Float::with_val(4096, add_down(a, b)) <= s && s <= add_up(a, b), "{a}+{b}");
+                assert!(
+                    Float::with_val(4096, add_down(a, b)) <= s && s <= add_up(a, b),
+                    "{a}+{b}"
+                );
                 let p = exact(a) * exact(b);
-                assert!(Float::with_val(4096, mul_down(a, b)) <= p && p <= mul_up(a, b), "{a}*{b}");
+                assert!(
+                    Float::with_val(4096, mul_down(a, b)) <= p && p <= mul_up(a, b),
+                    "{a}*{b}"
+                );
                 let q = exact(a) / exact(b);
-                assert!(Float::with_val(4096, div_down(a, b)) <= q && q <= div_up(a, b), "{a}/{b}");
+                assert!(
+                    Float::with_val(4096, div_down(a, b)) <= q && q <= div_up(a, b),
+                    "{a}/{b}"
+                );
                 // Tightness: at most one ulp apart.
-                assert!(add_up(a, b) <= add_down(a, b).next_up().next_up() || !add_up(a, b).is_finite());
+                assert!(
+                    add_up(a, b) <= add_down(a, b).next_up().next_up() || !add_up(a, b).is_finite()
+                );
             }
             if a >= 0.0 {
                 let r = exact(a).sqrt();

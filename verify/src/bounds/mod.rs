@@ -14,6 +14,9 @@
 //! ([`Rigor::Rigorous`]) and says so in its source.
 
 pub mod directed;
+pub mod dot;
+pub mod gamma;
+pub mod probabilistic;
 
 use crate::error::{Result, VerifyError};
 use serde::Serialize;
@@ -39,7 +42,11 @@ pub struct Source {
 
 impl Source {
     /// Builds a source reference.
-    pub const fn new(paper: &'static str, result: &'static str, equation: Option<&'static str>) -> Source {
+    pub const fn new(
+        paper: &'static str,
+        result: &'static str,
+        equation: Option<&'static str>,
+    ) -> Source {
         Source {
             paper,
             result,
@@ -158,7 +165,13 @@ impl Bound {
     }
 
     /// A probabilistic bound holding with probability at least `probability`.
-    pub fn probabilistic(value: f64, probability: f64, quantity: Quantity, source: Source, rigor: Rigor) -> Bound {
+    pub fn probabilistic(
+        value: f64,
+        probability: f64,
+        quantity: Quantity,
+        source: Source,
+        rigor: Rigor,
+    ) -> Bound {
         Bound {
             value,
             kind: Kind::Probabilistic { probability },
@@ -170,7 +183,11 @@ impl Bound {
     }
 
     /// Records a hypothesis that was checked and holds.
-    pub fn with_hypothesis(mut self, statement: impl Into<String>, detail: impl Into<String>) -> Bound {
+    pub fn with_hypothesis(
+        mut self,
+        statement: impl Into<String>,
+        detail: impl Into<String>,
+    ) -> Bound {
         self.hypotheses.push(Hypothesis {
             statement: statement.into(),
             detail: detail.into(),
@@ -195,7 +212,12 @@ impl Bound {
 /// let err = require(false, &src, "n u < 1", || "n u = 2".into()).unwrap_err();
 /// assert!(err.to_string().contains("n u < 1"));
 /// ```
-pub fn require(holds: bool, source: &Source, hypothesis: &str, detail: impl FnOnce() -> String) -> Result<()> {
+pub fn require(
+    holds: bool,
+    source: &Source,
+    hypothesis: &str,
+    detail: impl FnOnce() -> String,
+) -> Result<()> {
     if holds {
         Ok(())
     } else {

@@ -1,0 +1,459 @@
+//! Forward error bounds for dot products and sums evaluated in floating point,
+//! for a given summation order.
+//!
+//! Notation: the kernel computes `s^ ~ s = sum_i x_i y_i` in a format with unit
+//! roundoff `u`. `S = sum_i |x_i y_i|`. The *depth* of an order is the largest
+//! number of roundings any single term passes through on its way to the result
+//! (product rounding included when products are rounded): `n` for recursive
+//! summation (with or without FMA), `ceil(log2 n) + 1` for pairwise summation
+//! of rounded products, and so on for blocked and tree orders.
+//!
+//! Two families:
+//! - **Published** (as printed): `|s^ - s| <= gamma_depth S` (Higham 2002, §3.1,
+//!   eq. (3.5) for the recursive order; §3.1 and §4.2 for pairwise summation,
+//!   where `n` becomes `ceil(log2 n) + 1`; Bhola & Duraisamy, Lemma 2.1, DBEA).
+//!   Their rounding model `fl(z) = z (1 + delta)` (Bhola-Duraisamy eq. (3);
+//!   Higham eq. (2.4)) assumes no underflow, so they can fail when a product or
+//!   an FMA result is subnormal. That is a finding, not a bug: see
+//!   `docs/findings/dot.md`.
+//! - **Rigorous**: with gradual underflow every operation satisfies
+//!   `fl(z) = z (1 + delta) + eta`, `|delta| <= u`, `|eta| <= eta_min`,
+//!   `delta eta = 0`, where `eta_min` is half the subnormal spacing (nearest)
+//!   or the spacing (directed) (Higham 2002, §2.1, eq. (2.8)); additions and
+//!   subtractions are exact when their result is subnormal (Higham 2002, §2.1,
+//!   citing Hauser 1996), so with subnormals only multiplications and FMAs have
+//!   an `eta`. Unrolling the order gives
+//!   `s^ - s = sum_i x_i y_i theta_i + sum_k eta_k prod_{j after k} (1 + delta_j)`
+//!   with `|theta_i| <= gamma_depth` (Lemma 3.1 of Higham 2002) and at most
+//!   `depth - 1` factors after any `eta_k`, hence
+//!   `|s^ - s| <= gamma_depth S + m (1 + gamma_depth) eta_min`,
+//!   `m` = number of operations that can underflow (`n` products or FMAs with
+//!   subnormals; every operation without them). This needs no overflow: if
+//!   `(1 + gamma_depth) S + m (1 + gamma_depth) eta_min <= max_finite`, every
+//!   exact intermediate value is at most that in magnitude, so no rounding
+//!   overflows (this is checked as a hypothesis).
+//!
+//! Representation error. When the kernel rounds its inputs to a storage format
+//! first (`x~ = fl(x)`, `y~ = fl(y)`), the error with respect to the inputs as
+//! given adds `|x~ . y~ - x . y| <= sum_i |x~_i y~_i - x_i y_i|`, and with
+//! `x~ = x (1 + a) + e`, `|a| <= u_s`, `|e| <= eta_s`, `a e = 0`:
+//! `|x~ y~ - x y| <= (2 u_s + u_s^2)|x y| + eta_s (1 + u_s)(|x| + |y|) + eta_s^2`
+//! ([`representation_error_up`]).
+//!
+//! All numbers are evaluated with upward rounding ([`super::directed`]).
+
+use super::directed::{add_up, div_down, exp_up, ln1p_up, mul_up, sub_down, sub_up};
+use super::gamma::gamma_value;
+use super::probabilistic::{higham_mary_gamma, higham_mary_lambda};
+use super::{Bound, Quantity, Rigor, Source, require};
+use crate::error::{Result, VerifyError, require_same_len};
+use crate::format::{Format, RoundingMode};
+
+const HIGHAM_DOT: Source = Source::new(
+    "Higham 2002, Accuracy and Stability of Numerical Algorithms (2nd ed.)",
+    "Section 3.1",
+    Some("(3.5)"),
+);
+const HIGHAM_PAIRWISE: Source = Source::new(
+    "Higham 2002, Accuracy and Stability of Numerical Algorithms (2nd ed.)",
+    "Sections 3.1 and 4.2 (pairwise summation)",
+    None,
+);
+const HIGHAM_MARY_DOT: Source = Source::new(
+    "Higham & Mary 2019, A new approach to probabilistic rounding error analysis, SISC 41(5)",
+    "Theorem 3.1",
+    None,
+);
+const RIGOROUS_DOT: Source = Source::new(
+    "boundgate (Higham 2002 eq. (2.8) model with underflow; derivation in bounds::dot)",
+    "rigorous dot-product bound",
+    None,
+);
+
+/// Depth of recursive summation of `n` rounded products, or of an FMA chain
+/// `s_k = fl(s_{k-1} + x_k y_k)`: the first term is rounded `n` times.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::dot::recursive_depth;
+/// assert_eq!(recursive_depth(1), 1);
+/// assert_eq!(recursive_depth(100), 100);
+/// ```
+pub fn recursive_depth(n: usize) -> u64 {
+    n.max(1) as u64
+}
+
+/// Depth of pairwise summation of `n` rounded products: `ceil(log2 n) + 1`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::dot::pairwise_depth;
+/// assert_eq!(pairwise_depth(1), 1);
+/// assert_eq!(pairwise_depth(2), 2);
+/// assert_eq!(pairwise_depth(1000), 11);
+/// ```
+pub fn pairwise_depth(n: usize) -> u64 {
+    ceil_log2(n.max(1)) + 1
+}
+
+/// `ceil(log2 n)` for n >= 1.
+pub fn ceil_log2(n: usize) -> u64 {
+    debug_assert!(n >= 1);
+    (usize::BITS - (n - 1).leading_zeros()) as u64
+}
+
+/// `sum_i |x_i y_i|`, rounded up (+inf if it overflows).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::dot::abs_dot_up;
+/// assert_eq!(abs_dot_up(&[1.0, -2.0], &[3.0, 4.0]).unwrap(), 11.0);
+/// assert!(abs_dot_up(&[1.0], &[1.0, 2.0]).is_err());
+/// ```
+pub fn abs_dot_up(x: &[f64], y: &[f64]) -> Result<f64> {
+    require_same_len("x and y", x.len(), y.len())?;
+    Ok(x.iter()
+        .zip(y)
+        .fold(0.0, |acc, (a, b)| add_up(acc, mul_up(a.abs(), b.abs()))))
+}
+
+fn check_sum_abs(sum_abs: f64) -> Result<()> {
+    if sum_abs.is_nan() || sum_abs < 0.0 {
+        return Err(VerifyError::invalid(
+            "sum_abs",
+            sum_abs,
+            "must be a non-negative upper bound on sum |x_i y_i|",
+        ));
+    }
+    Ok(())
+}
+
+/// The published DBEA bound for recursive summation (with or without FMA):
+/// `|s^ - s| <= gamma_n S`, as printed (Higham 2002, §3.1, eq. (3.5);
+/// Bhola-Duraisamy Lemma 2.1). Checks `n u < 1`. The no-underflow assumption of
+/// its rounding model is not checkable a priori and is recorded as assumed.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::dot::recursive_published;
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let b = recursive_published(Format::FP32, RoundingMode::NearestEven, 100, 50.0).unwrap();
+/// assert!(b.value > 100.0 * 2f64.powi(-24) * 50.0);
+/// assert!(recursive_published(Format::FP16, RoundingMode::NearestEven, 4096, 1.0).is_err());
+/// ```
+pub fn recursive_published(
+    format: Format,
+    mode: RoundingMode,
+    n: usize,
+    sum_abs: f64,
+) -> Result<Bound> {
+    published(format, mode, recursive_depth(n), sum_abs, HIGHAM_DOT)
+}
+
+/// The published bound for pairwise summation of rounded products:
+/// `|s^ - s| <= gamma_{ceil(log2 n) + 1} S` (Higham 2002, §3.1 and §4.2).
+pub fn pairwise_published(
+    format: Format,
+    mode: RoundingMode,
+    n: usize,
+    sum_abs: f64,
+) -> Result<Bound> {
+    published(format, mode, pairwise_depth(n), sum_abs, HIGHAM_PAIRWISE)
+}
+
+fn published(
+    format: Format,
+    mode: RoundingMode,
+    depth: u64,
+    sum_abs: f64,
+    source: Source,
+) -> Result<Bound> {
+    check_sum_abs(sum_abs)?;
+    let u = format.unit_roundoff(mode);
+    let gamma = gamma_value(depth, u).map_err(|e| retag(e, &source))?;
+    Ok(Bound::deterministic(
+        mul_up(gamma, sum_abs),
+        Quantity::AbsoluteError,
+        source,
+        Rigor::Published,
+    )
+    .with_hypothesis("n u < 1", format!("depth {depth}, u = 2^{}", u.log2()))
+    .with_hypothesis(
+        "fl(z) = z(1 + delta), |delta| <= u (no underflow)",
+        "assumed by the source, not checked",
+    ))
+}
+
+/// The probabilistic bound of Higham & Mary (2019, Theorem 3.1) for the
+/// recursive dot product: `|s^ - s| <= gamma~_n(lambda) S` with probability at
+/// least `Q(lambda, n) = 1 - n (1 - P(lambda))`, where `gamma~_n` and `P` are
+/// those of their Theorem 2.4. `lambda` is chosen so that `Q` reaches
+/// `target_probability`. The model (rounding errors independent, mean zero)
+/// needs round to nearest and is otherwise not checkable on an input: it is
+/// recorded as assumed, and the audit judges the claim statistically.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::dot::recursive_higham_mary;
+/// use boundgate_verify::bounds::Kind;
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let b = recursive_higham_mary(Format::FP16, RoundingMode::NearestEven, 10_000, 1.0, 0.99).unwrap();
+/// // Q reaches the target up to the directed rounding of its evaluation.
+/// assert!(matches!(b.kind, Kind::Probabilistic { probability } if probability >= 0.9899));
+/// assert!(recursive_higham_mary(Format::FP16, RoundingMode::TowardZero, 10, 1.0, 0.99).is_err());
+/// ```
+pub fn recursive_higham_mary(
+    format: Format,
+    mode: RoundingMode,
+    n: usize,
+    sum_abs: f64,
+    target_probability: f64,
+) -> Result<Bound> {
+    check_sum_abs(sum_abs)?;
+    if !(target_probability > 0.0 && target_probability < 1.0) {
+        return Err(VerifyError::invalid(
+            "probability",
+            target_probability,
+            "must be in (0, 1)",
+        ));
+    }
+    require(
+        mode == RoundingMode::NearestEven,
+        &HIGHAM_MARY_DOT,
+        "rounding errors of mean zero (round to nearest)",
+        || format!("mode {mode}"),
+    )?;
+    let n = n.max(1) as u64;
+    let u = format.unit_roundoff(mode);
+    // The model excludes overflow (and underflow): refuse inputs that could overflow.
+    require_no_overflow(
+        format,
+        mode,
+        n,
+        underflow_ops(format, n as usize),
+        sum_abs,
+        &HIGHAM_MARY_DOT,
+    )?;
+    // Per-product probability P such that 1 - n (1 - P) = target.
+    let per_term = sub_up(1.0, div_down(sub_down(1.0, target_probability), n as f64));
+    let lambda = higham_mary_lambda(per_term, u)?;
+    let theta = higham_mary_gamma(n, u, lambda)?;
+    let p = match theta.kind {
+        super::Kind::Probabilistic { probability } => probability,
+        super::Kind::Deterministic => 1.0,
+    };
+    let q = sub_down(1.0, mul_up(n as f64, sub_up(1.0, p)));
+    Ok(Bound::probabilistic(
+        mul_up(theta.value, sum_abs),
+        q,
+        Quantity::AbsoluteError,
+        HIGHAM_MARY_DOT,
+        Rigor::Published,
+    )
+    .with_hypothesis(
+        "lambda chosen for the target probability",
+        format!("lambda = {lambda}, Q = {q}"),
+    )
+    .with_hypothesis(
+        "delta_i independent with mean zero, |delta_i| <= u (Higham-Mary Model 2.1), no underflow",
+        "assumed, judged statistically over trials",
+    ))
+}
+
+/// Moves a gamma failure under the theorem that needed it.
+fn retag(err: VerifyError, source: &Source) -> VerifyError {
+    match err {
+        VerifyError::HypothesisNotMet {
+            hypothesis, detail, ..
+        } => VerifyError::HypothesisNotMet {
+            source_ref: source.to_string(),
+            hypothesis,
+            detail,
+        },
+        other => other,
+    }
+}
+
+/// The rigorous bound for any summation order of depth `depth` in which at
+/// most `underflow_ops` operations can have an absolute underflow error:
+/// `|s^ - s| <= gamma_depth S + underflow_ops (1 + gamma_depth) eta_min`
+/// (derivation in the module documentation). Hypotheses checked: `depth u < 1`
+/// and no overflow. `sum_abs` must be an upper bound on `S`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::dot::{rigorous, recursive_depth};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let rne = RoundingMode::NearestEven;
+/// let n = 8;
+/// let b = rigorous(Format::FP16, rne, recursive_depth(n), n as u64, 3.0).unwrap();
+/// // gamma_8 * 3 plus 8 (1 + gamma_8) times half the smallest fp16 subnormal
+/// assert!(b.value >= 8.0 * 2f64.powi(-11) * 3.0 + 8.0 * 2f64.powi(-25));
+/// // 65400 (1 + 2^-11)^4 > 65504: an fp16 sum this large may overflow.
+/// assert!(rigorous(Format::FP16, rne, 4, 4, 65400.0).is_err());
+/// assert!(rigorous(Format::FP16, rne, 4, 4, 65000.0).is_ok());
+/// ```
+pub fn rigorous(
+    format: Format,
+    mode: RoundingMode,
+    depth: u64,
+    underflow_ops: u64,
+    sum_abs: f64,
+) -> Result<Bound> {
+    check_sum_abs(sum_abs)?;
+    let u = format.unit_roundoff(mode);
+    let gamma = gamma_value(depth, u).map_err(|e| retag(e, &RIGOROUS_DOT))?;
+    let one_plus_gamma = add_up(1.0, gamma);
+    let eta = format.underflow_abs_error(mode);
+    let underflow = mul_up(mul_up(underflow_ops as f64, one_plus_gamma), eta);
+    let value = add_up(mul_up(gamma, sum_abs), underflow);
+    let largest_intermediate =
+        require_no_overflow(format, mode, depth, underflow_ops, sum_abs, &RIGOROUS_DOT)?;
+    Ok(Bound::deterministic(
+        value,
+        Quantity::AbsoluteError,
+        RIGOROUS_DOT,
+        Rigor::Rigorous,
+    )
+    .with_hypothesis("depth u < 1", format!("depth {depth}, u = 2^{}", u.log2()))
+    .with_hypothesis(
+        "no overflow",
+        format!(
+            "(1 + u)^depth (S + m eta_min) = {largest_intermediate:e} <= {:e}",
+            format.max_finite()
+        ),
+    )
+    .with_hypothesis(
+        "fl(z) = z(1 + delta) + eta, |eta| <= eta_min, at most m operations with eta != 0",
+        format!(
+            "m = {underflow_ops}, eta_min = {eta:e} ({} subnormals)",
+            if format.has_subnormals() {
+                "with"
+            } else {
+                "without"
+            }
+        ),
+    ))
+}
+
+/// Checks that no intermediate result of a summation of depth `depth` can
+/// overflow, and returns the a-priori bound on them: every computed partial
+/// result is `sum_i x_i y_i prod (1 + delta) + sum_k eta_k prod (1 + delta)`,
+/// so at most `(1 + u)^depth (S + m eta_min)` in magnitude (valid for any depth,
+/// also where `depth u >= 1`). If that does not exceed the largest finite value,
+/// no exact intermediate does either, so no rounding overflows.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::{dot::require_no_overflow, Source};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let src = Source::new("example", "Lemma 1", None);
+/// let rne = RoundingMode::NearestEven;
+/// assert!(require_no_overflow(Format::FP16, rne, 10, 10, 1000.0, &src).is_ok());
+/// assert!(require_no_overflow(Format::FP16, rne, 10, 10, 65400.0, &src).is_err());
+/// ```
+pub fn require_no_overflow(
+    format: Format,
+    mode: RoundingMode,
+    depth: u64,
+    underflow_ops: u64,
+    sum_abs: f64,
+    source: &Source,
+) -> Result<f64> {
+    let u = format.unit_roundoff(mode);
+    let growth = exp_up(mul_up(depth as f64, ln1p_up(u)));
+    let eta = format.underflow_abs_error(mode);
+    let largest = mul_up(growth, add_up(sum_abs, mul_up(underflow_ops as f64, eta)));
+    require(
+        largest <= format.max_finite(),
+        source,
+        "no overflow: (1 + u)^depth (S + m eta_min) <= max_finite",
+        || format!("{largest:e} > {:e}", format.max_finite()),
+    )?;
+    Ok(largest)
+}
+
+/// The number of operations of a dot product of length `n` that can suffer an
+/// absolute underflow error: the `n` products (or FMAs) when the format has
+/// subnormals (sums landing in the subnormal range are then exact), else every
+/// operation (`2n - 1` for rounded products and additions).
+pub fn underflow_ops(format: Format, n: usize) -> u64 {
+    if format.has_subnormals() {
+        n as u64
+    } else {
+        (2 * n).saturating_sub(1) as u64
+    }
+}
+
+/// An a priori upper bound on `sum_i |fl(x_i) fl(y_i) - x_i y_i|`, the
+/// representation error of rounding both factors to `storage` (module docs).
+/// It is the general formula and does not look at whether the inputs happen to
+/// be values of `storage` already (then the true error is 0).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::dot::representation_error_up;
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let b = representation_error_up(Format::FP16, RoundingMode::NearestEven, &[0.1], &[0.3]).unwrap();
+/// let x = Format::FP16.round(0.1, RoundingMode::NearestEven);
+/// let y = Format::FP16.round(0.3, RoundingMode::NearestEven);
+/// assert!((x * y - 0.1 * 0.3).abs() <= b);
+/// ```
+pub fn representation_error_up(
+    storage: Format,
+    mode: RoundingMode,
+    x: &[f64],
+    y: &[f64],
+) -> Result<f64> {
+    require_same_len("x and y", x.len(), y.len())?;
+    let us = storage.unit_roundoff(mode);
+    let eta = storage.underflow_abs_error(mode);
+    let relative = add_up(mul_up(2.0, us), mul_up(us, us));
+    let eta_factor = mul_up(eta, add_up(1.0, us));
+    let eta_sq = mul_up(eta, eta);
+    let mut total = 0.0;
+    for (a, b) in x.iter().zip(y) {
+        let (a, b) = (a.abs(), b.abs());
+        let term = add_up(
+            add_up(
+                mul_up(relative, mul_up(a, b)),
+                mul_up(eta_factor, add_up(a, b)),
+            ),
+            eta_sq,
+        );
+        total = add_up(total, term);
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depths() {
+        assert_eq!(ceil_log2(1), 0);
+        assert_eq!(ceil_log2(2), 1);
+        assert_eq!(ceil_log2(3), 2);
+        assert_eq!(ceil_log2(1024), 10);
+        assert_eq!(ceil_log2(1025), 11);
+    }
+
+    #[test]
+    fn published_fails_where_rigorous_holds_on_an_underflowing_product() {
+        // fp16: 2^-13 * 2^-13 = 2^-26 rounds to 0 (below half the smallest subnormal 2^-24).
+        let x = [2f64.powi(-13)];
+        let rne = RoundingMode::NearestEven;
+        let computed = Format::FP16.mul(x[0], x[0], rne);
+        assert_eq!(computed, 0.0);
+        let error = 2f64.powi(-26);
+        let s = abs_dot_up(&x, &x).unwrap();
+        let published = recursive_published(Format::FP16, rne, 1, s).unwrap();
+        let rigorous = rigorous(Format::FP16, rne, 1, underflow_ops(Format::FP16, 1), s).unwrap();
+        assert!(
+            error > published.value,
+            "the published model ignores underflow"
+        );
+        assert!(error <= rigorous.value);
+    }
+}

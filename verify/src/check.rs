@@ -1,0 +1,432 @@
+//! The check loop: a kernel's output, the exact oracle and a bound give a
+//! [`Verdict`]; verdicts of repeated trials of a probabilistic bound give a
+//! [`TrialsVerdict`].
+//!
+//! Errors come from the oracle already rounded up ([`ErrorMeasure`]), bounds
+//! are rounded up by construction, so `error <= bound` is decided exactly.
+//! Relative errors are reported under their names: componentwise
+//! (`max_i |e_i| / |y_i|`) and normwise in the infinity norm
+//! (`||e||_inf / ||y||_inf`), both rounded up.
+
+use crate::bounds::directed::div_up;
+use crate::bounds::{Bound, Kind};
+use crate::error::{Result, VerifyError, require_same_len};
+use crate::oracle::ErrorMeasure;
+use crate::stats::{StatVerdict, judge_violations};
+use serde::Serialize;
+
+/// Per-element bounds that share one provenance.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+/// use boundgate_verify::check::ElementBounds;
+/// let b = Bound::deterministic(1e-6, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
+/// let eb = ElementBounds::uniform(b, 3);
+/// assert_eq!(eb.values(), &[1e-6, 1e-6, 1e-6]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ElementBounds {
+    /// Provenance, kind, rigor and hypotheses; its `value` is the largest element bound.
+    pub bound: Bound,
+    #[serde(skip)]
+    values: Vec<f64>,
+}
+
+impl ElementBounds {
+    /// The same bound for each of `n` elements.
+    pub fn uniform(bound: Bound, n: usize) -> ElementBounds {
+        let values = vec![bound.value; n];
+        ElementBounds { bound, values }
+    }
+
+    /// One bound per element; `bound.value` becomes their maximum. NaN or
+    /// negative values are refused.
+    pub fn new(mut bound: Bound, values: Vec<f64>) -> Result<ElementBounds> {
+        if let Some(i) = values.iter().position(|v| v.is_nan() || *v < 0.0) {
+            return Err(VerifyError::invalid(
+                "bound",
+                values[i],
+                format!("element {i}: a bound must be a non-negative number"),
+            ));
+        }
+        bound.value = values.iter().copied().fold(0.0, f64::max);
+        Ok(ElementBounds { bound, values })
+    }
+
+    /// The per-element values.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+}
+
+/// Observed errors of one output, under their names.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ErrorSummary {
+    /// Number of output elements.
+    pub elements: usize,
+    /// `max_i |computed_i - exact_i|`, rounded up.
+    pub max_absolute: f64,
+    /// `max_i |computed_i - exact_i| / |exact_i|` over elements whose exact value
+    /// is nonzero, rounded up; `None` if there is none.
+    pub componentwise_relative: Option<f64>,
+    /// Elements whose exact value is zero but whose computed value is not: their
+    /// relative error is undefined (counted, never reported as a number).
+    pub undefined_relative: usize,
+    /// `||computed - exact||_inf / ||exact||_inf`, rounded up; `None` if the exact output is zero.
+    pub normwise_relative_inf: Option<f64>,
+}
+
+/// What a check concluded.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every element's error is within its bound.
+    Pass,
+    /// Some element's error exceeds its bound; the worst one (largest ratio) is named.
+    Violation {
+        /// Index of the worst element.
+        element: usize,
+        /// Its error (rounded up).
+        error: f64,
+        /// Its bound.
+        bound: f64,
+    },
+    /// The bound has no value on this input.
+    HypothesisNotMet {
+        /// The hypothesis that failed, with its source and evidence.
+        reason: String,
+    },
+    /// The exact result is itself NaN or infinite (non-finite inputs): no error
+    /// can be measured. `agree` says whether the kernel produced the same IEEE value.
+    NonFinite {
+        /// First such element.
+        element: usize,
+        /// The kernel's value.
+        computed: f64,
+        /// The IEEE value of the exact computation.
+        exact: f64,
+        /// Whether they are the same (both NaN, or the same infinity).
+        agree: bool,
+    },
+}
+
+/// The verdict on one output against one bound.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    /// The observed errors.
+    pub errors: ErrorSummary,
+    /// The bound (its value is the largest element bound), if it has one.
+    pub bound: Option<Bound>,
+    /// `max_i error_i / bound_i`: how much of the bound the worst element uses
+    /// (> 1 is a violation; +inf if an error is nonzero where the bound is 0).
+    pub ratio: Option<f64>,
+    /// The conclusion.
+    pub outcome: Outcome,
+}
+
+impl Verdict {
+    /// True for [`Outcome::Violation`].
+    pub fn is_violation(&self) -> bool {
+        matches!(self.outcome, Outcome::Violation { .. })
+    }
+    /// True for [`Outcome::Pass`].
+    pub fn is_pass(&self) -> bool {
+        matches!(self.outcome, Outcome::Pass)
+    }
+}
+
+/// Summarises per-element error measures.
+pub fn summarize(errors: &[ErrorMeasure]) -> ErrorSummary {
+    let mut max_absolute: f64 = 0.0;
+    let mut componentwise: Option<f64> = None;
+    let mut undefined_relative = 0;
+    let mut max_exact: f64 = 0.0;
+    for e in errors {
+        match *e {
+            ErrorMeasure::Finite {
+                absolute_up,
+                relative_up,
+                exact,
+            } => {
+                max_absolute = max_absolute.max(absolute_up);
+                max_exact = max_exact.max(exact.abs());
+                match relative_up {
+                    Some(r) => componentwise = Some(componentwise.map_or(r, |c: f64| c.max(r))),
+                    None if absolute_up > 0.0 => undefined_relative += 1,
+                    None => {}
+                }
+            }
+            ErrorMeasure::NonFinite { .. } => max_absolute = f64::INFINITY,
+        }
+    }
+    // The exact values are rounded to nearest; step one ulp down so that the
+    // quotient is an upper bound on the true normwise relative error.
+    let normwise_relative_inf =
+        (max_exact > 0.0).then(|| div_up(max_absolute, max_exact.next_down()));
+    ErrorSummary {
+        elements: errors.len(),
+        max_absolute,
+        componentwise_relative: componentwise,
+        undefined_relative,
+        normwise_relative_inf,
+    }
+}
+
+/// Checks one output: per-element errors (from the oracle) against per-element
+/// bounds. A bound that failed a hypothesis gives [`Outcome::HypothesisNotMet`];
+/// other bound errors (bad input) are returned as errors.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+/// use boundgate_verify::check::{check, ElementBounds};
+/// use boundgate_verify::oracle::ErrorMeasure;
+/// let b = Bound::deterministic(1e-3, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
+/// let errors = [ErrorMeasure::Finite { absolute_up: 2e-3, relative_up: Some(1e-3), exact: 2.0 }];
+/// let v = check(&errors, Ok(ElementBounds::uniform(b, 1))).unwrap();
+/// assert!(v.is_violation());
+/// assert_eq!(v.ratio, Some(2.0));
+/// ```
+pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<Verdict> {
+    let summary = summarize(errors);
+    // A NaN or infinite exact result (non-finite inputs) has no error to judge,
+    // whatever the bound says.
+    for (element, e) in errors.iter().enumerate() {
+        if let ErrorMeasure::NonFinite { computed, exact } = *e
+            && !exact.is_finite()
+        {
+            let agree = (computed.is_nan() && exact.is_nan()) || computed == exact;
+            return Ok(Verdict {
+                errors: summary,
+                bound: bounds.ok().map(|b| b.bound),
+                ratio: None,
+                outcome: Outcome::NonFinite {
+                    element,
+                    computed,
+                    exact,
+                    agree,
+                },
+            });
+        }
+    }
+    let bounds = match bounds {
+        Ok(b) => b,
+        Err(VerifyError::HypothesisNotMet {
+            source_ref,
+            hypothesis,
+            detail,
+        }) => {
+            return Ok(Verdict {
+                errors: summary,
+                bound: None,
+                ratio: None,
+                outcome: Outcome::HypothesisNotMet {
+                    reason: format!("{source_ref}: {hypothesis} ({detail})"),
+                },
+            });
+        }
+        Err(other) => return Err(other),
+    };
+    require_same_len("errors and bounds", errors.len(), bounds.values.len())?;
+
+    let mut worst: Option<(usize, f64, f64, f64)> = None; // (element, error, bound, ratio)
+    for (element, (e, &b)) in errors.iter().zip(&bounds.values).enumerate() {
+        let error = match *e {
+            ErrorMeasure::Finite { absolute_up, .. } => absolute_up,
+            // The exact value is finite but the kernel's is not: unbounded error.
+            ErrorMeasure::NonFinite { .. } => f64::INFINITY,
+        };
+        let ratio = if error == 0.0 {
+            0.0
+        } else if b == 0.0 {
+            f64::INFINITY
+        } else {
+            error / b
+        };
+        if worst.is_none_or(|w| ratio > w.3) {
+            worst = Some((element, error, b, ratio));
+        }
+    }
+    let (outcome, ratio) = match worst {
+        None => (Outcome::Pass, None),
+        Some((element, error, bound, ratio)) => {
+            let outcome = if error <= bound {
+                Outcome::Pass
+            } else {
+                Outcome::Violation {
+                    element,
+                    error,
+                    bound,
+                }
+            };
+            (outcome, Some(ratio))
+        }
+    };
+    // A pass must mean every element passed, not just the worst by ratio.
+    debug_assert!(
+        !matches!(outcome, Outcome::Pass)
+            || errors.iter().zip(&bounds.values).all(|(e, b)| match e {
+                ErrorMeasure::Finite { absolute_up, .. } => absolute_up <= b,
+                ErrorMeasure::NonFinite { .. } => false,
+            })
+    );
+    Ok(Verdict {
+        errors: summary,
+        bound: Some(bounds.bound),
+        ratio,
+        outcome,
+    })
+}
+
+/// The judgement of a probabilistic bound over independent trials.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrialsVerdict {
+    /// Trials whose bound had a value (hypotheses held) and a finite error.
+    pub judged: u64,
+    /// Trials skipped because a hypothesis failed or the result was non-finite.
+    pub skipped: u64,
+    /// Per-trial probability that the bound holds, after a union bound over
+    /// the output elements (`1 - m (1 - p)`), minimised over trials.
+    pub claimed_probability: f64,
+    /// The binomial judgement (Clopper-Pearson), if any trial was judged.
+    pub statistics: Option<StatVerdict>,
+}
+
+impl TrialsVerdict {
+    /// True when the violation count is consistent with the claim (or nothing was judged).
+    pub fn consistent(&self) -> bool {
+        self.statistics.as_ref().is_none_or(|s| s.consistent)
+    }
+}
+
+/// Judges a probabilistic bound over trials: each verdict is one independent
+/// trial; a trial violates if any element violates. For an output of `m`
+/// elements each bounded with probability `p`, a trial holds with probability
+/// at least `1 - m (1 - p)` (union bound). The violation count must be
+/// consistent with that at `confidence` (one-sided binomial test).
+pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdict> {
+    let mut judged = 0u64;
+    let mut skipped = 0u64;
+    let mut violations = 0u64;
+    let mut claimed = 1.0f64;
+    for v in verdicts {
+        let probability = match v.bound.as_ref().map(|b| b.kind) {
+            Some(Kind::Probabilistic { probability }) => probability,
+            Some(Kind::Deterministic) => 1.0,
+            None => {
+                skipped += 1;
+                continue;
+            }
+        };
+        match v.outcome {
+            Outcome::Pass => {}
+            Outcome::Violation { .. } => violations += 1,
+            Outcome::HypothesisNotMet { .. } | Outcome::NonFinite { .. } => {
+                skipped += 1;
+                continue;
+            }
+        }
+        judged += 1;
+        let m = v.errors.elements.max(1) as f64;
+        claimed = claimed.min(1.0 - m * (1.0 - probability));
+    }
+    let statistics = if judged > 0 {
+        Some(judge_violations(violations, judged, claimed, confidence)?)
+    } else {
+        None
+    };
+    Ok(TrialsVerdict {
+        judged,
+        skipped,
+        claimed_probability: claimed,
+        statistics,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bounds::{Quantity, Rigor, Source};
+
+    fn bound(value: f64) -> Bound {
+        Bound::deterministic(
+            value,
+            Quantity::AbsoluteError,
+            Source::new("t", "t", None),
+            Rigor::Rigorous,
+        )
+    }
+
+    fn finite(abs: f64, exact: f64) -> ErrorMeasure {
+        ErrorMeasure::Finite {
+            absolute_up: abs,
+            relative_up: (exact != 0.0).then(|| abs / exact.abs()),
+            exact,
+        }
+    }
+
+    #[test]
+    fn pass_needs_every_element() {
+        let errors = [finite(1.0, 10.0), finite(3.0, 10.0)];
+        let eb = ElementBounds::new(bound(0.0), vec![100.0, 2.0]).unwrap();
+        let v = check(&errors, Ok(eb)).unwrap();
+        assert_eq!(
+            v.outcome,
+            Outcome::Violation {
+                element: 1,
+                error: 3.0,
+                bound: 2.0
+            }
+        );
+        assert_eq!(v.bound.unwrap().value, 100.0);
+    }
+
+    #[test]
+    fn exact_zero_result_has_no_relative_error() {
+        let errors = [finite(1e-20, 0.0), finite(0.0, 0.0)];
+        let s = summarize(&errors);
+        assert_eq!(s.componentwise_relative, None);
+        assert_eq!(s.undefined_relative, 1);
+        assert_eq!(s.normwise_relative_inf, None);
+    }
+
+    #[test]
+    fn kernel_overflow_against_finite_exact_is_a_violation() {
+        let errors = [ErrorMeasure::NonFinite {
+            computed: f64::INFINITY,
+            exact: 1.0,
+        }];
+        let v = check(&errors, Ok(ElementBounds::uniform(bound(1e300), 1))).unwrap();
+        assert!(v.is_violation());
+    }
+
+    #[test]
+    fn non_finite_exact_is_reported_not_judged() {
+        let errors = [ErrorMeasure::NonFinite {
+            computed: f64::NAN,
+            exact: f64::NAN,
+        }];
+        let v = check(&errors, Ok(ElementBounds::uniform(bound(1.0), 1))).unwrap();
+        assert!(matches!(v.outcome, Outcome::NonFinite { agree: true, .. }));
+    }
+
+    #[test]
+    fn hypothesis_failure_is_a_verdict_other_errors_are_errors() {
+        let errors = [finite(0.0, 1.0)];
+        let failed = Err(VerifyError::HypothesisNotMet {
+            source_ref: "s".into(),
+            hypothesis: "n u < 1".into(),
+            detail: "n u = 2".into(),
+        });
+        let v = check(&errors, failed).unwrap();
+        assert!(matches!(v.outcome, Outcome::HypothesisNotMet { .. }));
+        assert!(check(&errors, Err(VerifyError::UndefinedRelativeError)).is_err());
+    }
+
+    #[test]
+    fn mismatched_lengths_are_refused() {
+        let errors = [finite(0.0, 1.0)];
+        assert!(check(&errors, Ok(ElementBounds::uniform(bound(1.0), 2))).is_err());
+    }
+}
