@@ -1,0 +1,372 @@
+//! NVRTC builds of the `kernels/*.cu` sources.
+//!
+//! Two kinds of output:
+//! - [`Target::Cubin`] (`--gpu-architecture=sm_XY`): machine code for one
+//!   architecture. This is what the launchers load: under CUDA's minor-version
+//!   compatibility, a CUBIN from NVRTC 13.x loads on any CUDA 13 driver (the
+//!   lent devices run driver 580, CUDA 13.0), whereas PTX from a newer NVRTC
+//!   (13.5 writes PTX ISA 9.5) is refused by an older driver's JIT.
+//! - [`Target::Ptx`] (`--gpu-architecture=compute_XY`): PTX for a virtual
+//!   architecture, which the driver compiles at load time. Used to check that
+//!   the sources compile for an architecture without needing its machine code.
+//!
+//! Every build uses `--fmad=false --ftz=false --prec-div=true --prec-sqrt=true`:
+//! the kernels' order and rounding are part of their specification (their CPU
+//! models reproduce them bit for bit), so the compiler may not contract a
+//! multiply and an add into an fma or flush subnormals.
+//!
+//! The compile itself needs NVRTC only, no driver and no GPU; without the
+//! `cuda` feature [`compile`] returns [`GpuError::NotBuilt`].
+
+use super::{GpuError, paths};
+use std::fmt;
+use std::path::PathBuf;
+
+/// What NVRTC produces, for which architecture `(major, minor)`.
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::nvrtc::Target;
+/// assert_eq!(Target::Cubin(9, 0).arch_option(), "--gpu-architecture=sm_90");
+/// assert_eq!(Target::Ptx(8, 0).to_string(), "compute_80 (PTX)");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// PTX for `compute_<major><minor>`.
+    Ptx(u32, u32),
+    /// Machine code for `sm_<major><minor>`.
+    Cubin(u32, u32),
+}
+
+impl Target {
+    /// The architecture name NVRTC takes: `compute_90` or `sm_90`.
+    pub fn arch(self) -> String {
+        match self {
+            Target::Ptx(major, minor) => format!("compute_{major}{minor}"),
+            Target::Cubin(major, minor) => format!("sm_{major}{minor}"),
+        }
+    }
+
+    /// The `--gpu-architecture=` option.
+    pub fn arch_option(self) -> String {
+        format!("--gpu-architecture={}", self.arch())
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self {
+            Target::Ptx(..) => "PTX",
+            Target::Cubin(..) => "CUBIN",
+        };
+        write!(f, "{} ({kind})", self.arch())
+    }
+}
+
+/// The options of one NVRTC build.
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::nvrtc::{BuildOptions, Target};
+/// let args = BuildOptions::new(Target::Ptx(9, 0)).strict().to_args();
+/// assert!(args.contains(&"--fmad=false".to_string()));
+/// assert!(args.contains(&"-Werror=all-warnings".to_string()));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// Output kind and architecture.
+    pub target: Target,
+    /// Folders for `#include` (`--include-path=`); by default [`paths::include_dirs`].
+    pub include_dirs: Vec<PathBuf>,
+    /// Make every warning an error (`-Werror=all-warnings`).
+    pub warnings_as_errors: bool,
+}
+
+/// Options that fix the arithmetic (module docs).
+const ARITHMETIC_OPTIONS: [&str; 4] = [
+    "--fmad=false",
+    "--ftz=false",
+    "--prec-div=true",
+    "--prec-sqrt=true",
+];
+
+impl BuildOptions {
+    /// The default build for `target`: the include folders found by
+    /// [`paths::include_dirs`], warnings allowed.
+    pub fn new(target: Target) -> BuildOptions {
+        BuildOptions {
+            target,
+            include_dirs: paths::include_dirs(),
+            warnings_as_errors: false,
+        }
+    }
+
+    /// The same build with warnings as errors (what the CI compile test uses).
+    pub fn strict(mut self) -> BuildOptions {
+        self.warnings_as_errors = true;
+        self
+    }
+
+    /// The exact argument list handed to `nvrtcCompileProgram`.
+    pub fn to_args(&self) -> Vec<String> {
+        let mut args = vec![self.target.arch_option(), "--std=c++17".to_string()];
+        args.extend(ARITHMETIC_OPTIONS.iter().map(|s| s.to_string()));
+        args.extend(
+            self.include_dirs
+                .iter()
+                .map(|dir| format!("--include-path={}", dir.display())),
+        );
+        if self.warnings_as_errors {
+            // NVRTC takes nvcc's spelling here: `--Werror=...` is rejected as an unknown option.
+            args.push("-Werror=all-warnings".to_string());
+        }
+        args
+    }
+}
+
+/// A successful build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compiled {
+    /// The program name (the kernel file's path).
+    pub name: String,
+    /// What was built.
+    pub target: Target,
+    /// PTX text (NUL-terminated) or CUBIN bytes.
+    pub image: Vec<u8>,
+    /// NVRTC's program log: empty for a clean build, warnings otherwise.
+    pub log: String,
+}
+
+/// Compiles `source` (named `name` in messages) with `options`.
+///
+/// A compile error is [`GpuError::Compile`] with NVRTC's log; warnings do not
+/// fail the build (unless [`BuildOptions::warnings_as_errors`]) but are kept in
+/// [`Compiled::log`].
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::{GpuError, nvrtc::{compile, BuildOptions, Target}};
+/// let source = r#"extern "C" __global__ void k(float* out) { out[0] = 1.0f; }"#;
+/// match compile("k.cu", source, &BuildOptions::new(Target::Ptx(9, 0))) {
+///     Ok(built) => assert!(built.log.is_empty()),
+///     // Without the `cuda` feature or without NVRTC installed:
+///     Err(GpuError::NotBuilt | GpuError::NoNvrtc { .. }) => {}
+///     Err(other) => panic!("{other}"),
+/// }
+/// ```
+pub fn compile(name: &str, source: &str, options: &BuildOptions) -> Result<Compiled, GpuError> {
+    #[cfg(feature = "cuda")]
+    {
+        ffi::compile(name, source, options)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let _ = (name, source, options);
+        Err(GpuError::NotBuilt)
+    }
+}
+
+/// NVRTC's version `(major, minor)`, e.g. `(13, 5)`; also a cheap check that
+/// NVRTC can be loaded.
+///
+/// # Example
+/// ```
+/// if let Ok((major, minor)) = boundgate::gpu::nvrtc::version() {
+///     println!("NVRTC {major}.{minor}");
+/// }
+/// ```
+pub fn version() -> Result<(u32, u32), GpuError> {
+    #[cfg(feature = "cuda")]
+    {
+        ffi::version()
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Err(GpuError::NotBuilt)
+    }
+}
+
+/// The real architectures this NVRTC can build for, e.g. `[75, 80, ..., 90, ...]`.
+///
+/// # Example
+/// ```
+/// if let Ok(archs) = boundgate::gpu::nvrtc::supported_architectures() {
+///     assert!(!archs.is_empty());
+/// }
+/// ```
+pub fn supported_architectures() -> Result<Vec<u32>, GpuError> {
+    #[cfg(feature = "cuda")]
+    {
+        ffi::supported_architectures()
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Err(GpuError::NotBuilt)
+    }
+}
+
+#[cfg(feature = "cuda")]
+mod ffi {
+    //! The calls into NVRTC, through cudarc's `result`/`sys` layers rather than
+    //! its `compile_ptx_with_opts`: that one discards the log of a successful
+    //! build (warnings), cannot return CUBIN, and unwraps on some failures.
+
+    use super::{BuildOptions, Compiled, Target};
+    use crate::gpu::{GpuError, guard, loader};
+    use cudarc::nvrtc::{result, sys};
+    use std::ffi::{CStr, CString, c_char, c_int};
+
+    pub(super) fn compile(
+        name: &str,
+        source: &str,
+        options: &BuildOptions,
+    ) -> Result<Compiled, GpuError> {
+        loader::require_nvrtc()?;
+        let args = options.to_args();
+        let failure = |message: String, log: String| GpuError::Compile {
+            kernel: name.to_string(),
+            target: options.target.to_string(),
+            message,
+            log,
+        };
+        let c_source = CString::new(source)
+            .map_err(|_| failure("the source contains a NUL byte".into(), String::new()))?;
+        let c_name = CString::new(name)
+            .map_err(|_| failure("the name contains a NUL byte".into(), String::new()))?;
+        if let Some(arg) = args.iter().find(|arg| arg.contains('\0')) {
+            return Err(failure(
+                format!("option {arg:?} contains a NUL byte"),
+                String::new(),
+            ));
+        }
+        guard::catch(|| {
+            // Declared after c_source and c_name, so dropped (destroyed) before them.
+            let program = Program(
+                result::create_program(&c_source, Some(&c_name))
+                    .map_err(|e| failure(describe(e), String::new()))?,
+            );
+            // SAFETY: program.0 is a live program from create_program.
+            let compiled = unsafe { result::compile_program(program.0, &args) };
+            // SAFETY: as above.
+            let log = unsafe { result::get_program_log(program.0) }
+                .map(|raw| text(&raw))
+                .unwrap_or_default();
+            compiled.map_err(|e| failure(describe(e), log.clone()))?;
+            let image = match options.target {
+                // SAFETY: the program compiled; PTX is NUL-terminated text.
+                Target::Ptx(..) => unsafe { result::get_ptx(program.0) }
+                    .map(|ptx| ptx.iter().map(|&c| c as u8).collect()),
+                // SAFETY: the program compiled for a real architecture.
+                Target::Cubin(..) => unsafe { cubin(program.0) },
+            }
+            .map_err(|e| failure(describe(e), log.clone()))?;
+            Ok(Compiled {
+                name: name.to_string(),
+                target: options.target,
+                image,
+                log,
+            })
+        })
+    }
+
+    pub(super) fn version() -> Result<(u32, u32), GpuError> {
+        loader::require_nvrtc()?;
+        guard::catch(|| {
+            let (mut major, mut minor): (c_int, c_int) = (0, 0);
+            // SAFETY: two valid out-pointers.
+            unsafe { sys::nvrtcVersion(&mut major, &mut minor) }
+                .result()
+                .map_err(|e| nvrtc_call("nvrtcVersion", e))?;
+            Ok((major.max(0) as u32, minor.max(0) as u32))
+        })
+    }
+
+    pub(super) fn supported_architectures() -> Result<Vec<u32>, GpuError> {
+        loader::require_nvrtc()?;
+        guard::catch(|| {
+            let mut count: c_int = 0;
+            // SAFETY: a valid out-pointer.
+            unsafe { sys::nvrtcGetNumSupportedArchs(&mut count) }
+                .result()
+                .map_err(|e| nvrtc_call("nvrtcGetNumSupportedArchs", e))?;
+            let mut archs = vec![0 as c_int; count.max(0) as usize];
+            // SAFETY: archs has room for the count NVRTC reported.
+            unsafe { sys::nvrtcGetSupportedArchs(archs.as_mut_ptr()) }
+                .result()
+                .map_err(|e| nvrtc_call("nvrtcGetSupportedArchs", e))?;
+            Ok(archs.into_iter().map(|a| a.max(0) as u32).collect())
+        })
+    }
+
+    /// Destroys the program however the build ends.
+    struct Program(sys::nvrtcProgram);
+
+    impl Drop for Program {
+        fn drop(&mut self) {
+            // SAFETY: created by create_program, destroyed only here. A failure
+            // to free is not worth more than the leak it causes.
+            let _ = unsafe { result::destroy_program(self.0) };
+        }
+    }
+
+    /// # Safety
+    /// `program` is live and compiled for a real architecture.
+    unsafe fn cubin(program: sys::nvrtcProgram) -> Result<Vec<u8>, result::NvrtcError> {
+        let mut size: usize = 0;
+        // SAFETY: per the contract, with a valid out-pointer.
+        unsafe { sys::nvrtcGetCUBINSize(program, &mut size) }.result()?;
+        let mut image = vec![0_u8; size];
+        // SAFETY: image has the size NVRTC reported.
+        unsafe { sys::nvrtcGetCUBIN(program, image.as_mut_ptr().cast::<c_char>()) }.result()?;
+        Ok(image)
+    }
+
+    fn describe(error: result::NvrtcError) -> String {
+        // SAFETY: nvrtcGetErrorString returns a static string for any code.
+        let text = unsafe { sys::nvrtcGetErrorString(error.0) };
+        if text.is_null() {
+            format!("{:?}", error.0)
+        } else {
+            // SAFETY: non-null, NUL-terminated, static.
+            unsafe { CStr::from_ptr(text) }
+                .to_string_lossy()
+                .into_owned()
+        }
+    }
+
+    fn nvrtc_call(call: &str, error: result::NvrtcError) -> GpuError {
+        GpuError::Nvrtc {
+            call: call.to_string(),
+            message: describe(error),
+        }
+    }
+
+    /// A NUL-terminated C buffer as trimmed text.
+    fn text(raw: &[c_char]) -> String {
+        let bytes: Vec<u8> = raw
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        String::from_utf8_lossy(&bytes).trim().to_string()
+    }
+
+    impl Compiled {
+        /// The image as cudarc's loadable module type.
+        pub(crate) fn to_module_image(&self) -> cudarc::nvrtc::Ptx {
+            match self.target {
+                Target::Ptx(..) => {
+                    let end = self
+                        .image
+                        .iter()
+                        .position(|&b| b == 0)
+                        .unwrap_or(self.image.len());
+                    cudarc::nvrtc::Ptx::from_src(
+                        String::from_utf8_lossy(&self.image[..end]).into_owned(),
+                    )
+                }
+                Target::Cubin(..) => cudarc::nvrtc::Ptx::from_binary(self.image.clone()),
+            }
+        }
+    }
+}

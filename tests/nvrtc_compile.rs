@@ -1,0 +1,208 @@
+//! Every `kernels/*.cu` compiles with NVRTC, for compute_80 and compute_90 (PTX)
+//! and sm_80 and sm_90 (CUBIN, what the launchers load), without a single
+//! warning. NVRTC needs no driver and no GPU, so this runs in CI.
+//!
+//! CI contract: NVRTC comes from `scripts/install-cuda-nvrtc.sh`. Without it the
+//! NVRTC tests FAIL, saying so, unless BOUNDGATE_SKIP_NVRTC=1 is set explicitly.
+//!
+//! Run: `scripts/install-cuda-nvrtc.sh && cargo test --features cuda --test nvrtc_compile`
+
+use boundgate::gpu::sources;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The `.cu` files in `kernels/`, found at run time so that new kernels are covered.
+fn kernel_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|entry| entry.expect("readable directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "cu"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no .cu files in {}", dir.display());
+    files
+}
+
+/// `kernels/<file>.cu`, as the embedded sources name it.
+fn repo_path(file: &Path) -> String {
+    format!(
+        "kernels/{}",
+        file.file_name().expect("a file name").to_string_lossy()
+    )
+}
+
+#[test]
+fn every_kernel_file_is_embedded_as_it_is_on_disk() {
+    let on_disk: BTreeSet<String> = kernel_files().iter().map(|f| repo_path(f)).collect();
+    let embedded: BTreeSet<String> = sources::ALL.iter().map(|k| k.path.to_string()).collect();
+    assert_eq!(
+        on_disk, embedded,
+        "kernels/*.cu and boundgate::gpu::sources::ALL differ"
+    );
+    for kernel in sources::ALL {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(kernel.path);
+        let text = std::fs::read_to_string(&file).expect("readable kernel");
+        assert_eq!(
+            text, kernel.source,
+            "{} differs from its embedded copy",
+            kernel.path
+        );
+    }
+}
+
+#[cfg(feature = "cuda")]
+mod with_nvrtc {
+    use super::{kernel_files, repo_path};
+    use boundgate::gpu::GpuError;
+    use boundgate::gpu::nvrtc::{self, BuildOptions, Target};
+
+    const SKIP_ENV: &str = "BOUNDGATE_SKIP_NVRTC";
+
+    /// True when NVRTC loads. Otherwise fails the test with what to do, unless
+    /// BOUNDGATE_SKIP_NVRTC=1 asks to skip.
+    fn nvrtc_available() -> bool {
+        match nvrtc::version() {
+            Ok((major, minor)) => {
+                println!(
+                    "NVRTC {major}.{minor}, include folders {:?}",
+                    boundgate::gpu::include_dirs()
+                );
+                true
+            }
+            Err(error) if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") => {
+                println!("SKIPPED ({SKIP_ENV}=1): {error}");
+                false
+            }
+            Err(error) => panic!(
+                "NVRTC is not available: {error}\n\
+                 Run scripts/install-cuda-nvrtc.sh (part of the CI contract) and export what it prints, \
+                 or set {SKIP_ENV}=1 to skip this test explicitly."
+            ),
+        }
+    }
+
+    const TARGETS: [Target; 4] = [
+        Target::Ptx(8, 0),
+        Target::Ptx(9, 0),
+        Target::Cubin(8, 0),
+        Target::Cubin(9, 0),
+    ];
+
+    #[test]
+    fn every_kernel_compiles_without_errors_or_warnings() {
+        if !nvrtc_available() {
+            return;
+        }
+        let mut problems = Vec::new();
+        let mut builds = 0;
+        for file in kernel_files() {
+            let name = repo_path(&file);
+            let source = std::fs::read_to_string(&file).expect("readable kernel");
+            for target in TARGETS {
+                // Strict: -Werror=all-warnings, and any log at all counts too.
+                match nvrtc::compile(&name, &source, &BuildOptions::new(target).strict()) {
+                    Ok(built) if built.log.is_empty() && !built.image.is_empty() => builds += 1,
+                    Ok(built) if built.log.is_empty() => {
+                        problems.push(format!("{name} for {target}: empty image"))
+                    }
+                    Ok(built) => problems.push(format!(
+                        "{name} for {target}: compiler messages:\n{}",
+                        built.log
+                    )),
+                    Err(error) => problems.push(error.to_string()),
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+        println!("{builds} clean builds");
+    }
+
+    #[test]
+    fn a_broken_kernel_is_an_error_with_the_compiler_log() {
+        if !nvrtc_available() {
+            return;
+        }
+        let broken = "extern \"C\" __global__ void k(float* out) { out[0] = undeclared_name; }";
+        let options = BuildOptions::new(Target::Ptx(9, 0));
+        match nvrtc::compile("broken.cu", broken, &options) {
+            Err(GpuError::Compile { kernel, log, .. }) => {
+                assert_eq!(kernel, "broken.cu");
+                assert!(log.contains("undeclared_name"), "log: {log}");
+            }
+            other => panic!("expected a compile error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_warning_fails_the_strict_build_and_is_logged_otherwise() {
+        if !nvrtc_available() {
+            return;
+        }
+        let warns = "extern \"C\" __global__ void k(float* out) { int unused; out[0] = 1.0f; }";
+        let relaxed = nvrtc::compile("warns.cu", warns, &BuildOptions::new(Target::Ptx(9, 0)))
+            .expect("compiles");
+        assert!(
+            relaxed.log.contains("unused"),
+            "the warning should be in the log: {:?}",
+            relaxed.log
+        );
+        let strict = nvrtc::compile(
+            "warns.cu",
+            warns,
+            &BuildOptions::new(Target::Ptx(9, 0)).strict(),
+        );
+        assert!(
+            matches!(strict, Err(GpuError::Compile { .. })),
+            "{strict:?}"
+        );
+    }
+
+    /// The dot kernel's PTX does exactly the arithmetic its CPU model assumes:
+    /// only fma.rn and add.rn in f32/f64 (no separate multiply, no contraction
+    /// left to the compiler, no flush-to-zero) and no atomics.
+    #[test]
+    fn dot_ptx_has_only_round_to_nearest_fma_and_add_and_no_atomics() {
+        if !nvrtc_available() {
+            return;
+        }
+        let kernel = boundgate::gpu::sources::DOT;
+        let built = nvrtc::compile(
+            kernel.path,
+            kernel.source,
+            &BuildOptions::new(Target::Ptx(9, 0)).strict(),
+        )
+        .expect("compiles");
+        let ptx = String::from_utf8_lossy(&built.image);
+        let mut arithmetic = std::collections::BTreeSet::new();
+        for line in ptx.lines() {
+            let Some(op) = line.split_whitespace().next() else {
+                continue;
+            };
+            assert!(
+                !op.starts_with("atom") && !op.starts_with("red."),
+                "atomic in the dot kernel: {line}"
+            );
+            assert!(
+                !op.contains(".ftz"),
+                "flush-to-zero in the dot kernel: {line}"
+            );
+            let float_op = op.ends_with(".f32") || op.ends_with(".f64");
+            if float_op
+                && [
+                    "fma", "add", "sub", "mul", "div", "neg", "abs", "min", "max",
+                ]
+                .iter()
+                .any(|a| op.starts_with(a))
+            {
+                arithmetic.insert(op.to_string());
+            }
+        }
+        let expected: std::collections::BTreeSet<String> =
+            ["add.rn.f32", "add.rn.f64", "fma.rn.f32", "fma.rn.f64"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        assert_eq!(arithmetic, expected);
+    }
+}
