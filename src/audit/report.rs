@@ -1,0 +1,459 @@
+//! Audit reports: JSON for machines (schema `boundgate.audit/1`), a Markdown
+//! page and a terminal summary table for people.
+//!
+//! The JSON is deterministic for a given plan and build: timings live in their
+//! own section, everything else depends only on the plan and the seeds.
+
+use super::plan::Plan;
+use crate::error::ExitCode;
+use boundgate_verify::bounds::Rigor;
+use boundgate_verify::check::{Outcome, TrialsVerdict, Verdict};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Version tag of the JSON report.
+pub const SCHEMA: &str = "boundgate.audit/1";
+
+/// How many trials ended in each outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OutcomeCounts {
+    /// Error within the bound.
+    pub pass: u64,
+    /// Error above the bound.
+    pub violation: u64,
+    /// The bound had no value (a hypothesis failed).
+    pub hypothesis_not_met: u64,
+    /// The exact result was NaN or infinite.
+    pub non_finite: u64,
+}
+
+impl OutcomeCounts {
+    fn add(&mut self, o: &OutcomeCounts) {
+        self.pass += o.pass;
+        self.violation += o.violation;
+        self.hypothesis_not_met += o.hypothesis_not_met;
+        self.non_finite += o.non_finite;
+    }
+}
+
+/// Why a non-gating bound was violated, judged from the same trial's rigorous
+/// verdict: the published models exclude overflow and underflow, so a
+/// violation with a possible overflow, or one the rigorous bound (which adds
+/// the underflow term) still covers, is explained; anything else is not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ViolationCauses {
+    /// An intermediate could overflow (or did: the result was not finite).
+    pub overflow: u64,
+    /// The rigorous bound held: only its underflow term separates the two.
+    pub underflow: u64,
+    /// Neither: a violation the known model limits do not explain.
+    pub unexplained: u64,
+}
+
+impl ViolationCauses {
+    /// Classifies one violation of a published bound.
+    pub fn classify(violation: &Verdict, rigorous: &Outcome) -> ViolationCauses {
+        let overflowed = matches!(violation.outcome, Outcome::Violation { error, .. } if error.is_infinite())
+            || matches!(rigorous, Outcome::HypothesisNotMet { reason } if reason.contains("overflow"));
+        let mut c = ViolationCauses::default();
+        if overflowed {
+            c.overflow = 1;
+        } else if matches!(rigorous, Outcome::Pass) {
+            c.underflow = 1;
+        } else {
+            c.unexplained = 1;
+        }
+        c
+    }
+
+    /// Adds another count.
+    pub fn add(&mut self, other: &ViolationCauses) {
+        self.overflow += other.overflow;
+        self.underflow += other.underflow;
+        self.unexplained += other.unexplained;
+    }
+}
+
+/// One bound's results over the trials of a cell.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BoundSummary {
+    /// The bound's label.
+    pub label: String,
+    /// Whether this is the kernel's rigorous bound (its violations fail the audit).
+    pub gating: bool,
+    /// Rigorous or published (None if it never had a value).
+    pub rigor: Option<Rigor>,
+    /// For non-gating bounds: why their violations happened.
+    pub violation_causes: ViolationCauses,
+    /// Outcomes.
+    pub counts: OutcomeCounts,
+    /// Largest observed error / bound (tightness; > 1 is a violation).
+    pub max_ratio: Option<f64>,
+    /// The first violation, with its seed.
+    pub first_violation: Option<String>,
+    /// Why the bound had no value (up to three distinct reasons).
+    pub hypothesis_reasons: Vec<String>,
+    /// For probabilistic bounds: the binomial judgement over the trials.
+    pub statistics: Option<TrialsVerdict>,
+}
+
+impl BoundSummary {
+    fn is_rigorous(&self) -> bool {
+        self.gating
+    }
+}
+
+/// The results of one cell.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CellReport {
+    /// Kernel name.
+    pub kernel: String,
+    /// Parameters.
+    pub params: BTreeMap<String, String>,
+    /// Problem size.
+    pub size: usize,
+    /// Distribution label.
+    pub distribution: String,
+    /// Number of trials.
+    pub trials: u64,
+    /// First seed (trials use first, first + 1, ...).
+    pub first_seed: u64,
+    /// Per bound.
+    pub bounds: Vec<BoundSummary>,
+}
+
+/// Totals over the whole plan.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Totals {
+    /// Cells run.
+    pub cells: usize,
+    /// Trials run.
+    pub trials: u64,
+    /// Outcomes of the rigorous bounds (these gate the exit code).
+    pub rigorous: OutcomeCounts,
+    /// Violations of published deterministic bounds (findings), by cause.
+    pub published_violations: ViolationCauses,
+    /// Probabilistic bounds whose violation counts are inconsistent with their
+    /// stated probability at the plan's confidence (findings).
+    pub probabilistic_inconsistent: u64,
+}
+
+impl Totals {
+    /// Sums the cells.
+    pub fn of(cells: &[CellReport]) -> Totals {
+        let mut t = Totals {
+            cells: cells.len(),
+            ..Totals::default()
+        };
+        for c in cells {
+            t.trials += c.trials;
+            for b in &c.bounds {
+                if b.is_rigorous() {
+                    t.rigorous.add(&b.counts);
+                } else if let Some(s) = &b.statistics {
+                    t.probabilistic_inconsistent += u64::from(!s.consistent());
+                } else {
+                    t.published_violations.add(&b.violation_causes);
+                }
+            }
+        }
+        t
+    }
+}
+
+/// Wall-clock timings, kept apart so the rest of the report is deterministic.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Timings {
+    /// Whole run, seconds.
+    pub total_seconds: f64,
+}
+
+/// A whole audit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AuditReport {
+    /// `boundgate.audit/1`.
+    pub schema: &'static str,
+    /// boundgate's version.
+    pub version: &'static str,
+    /// Plan name.
+    pub plan: String,
+    /// Plan description.
+    pub description: String,
+    /// Where kernels ran.
+    pub backend: &'static str,
+    /// Confidence of the statistical judgements.
+    pub confidence: f64,
+    /// Totals.
+    pub totals: Totals,
+    /// Per cell.
+    pub cells: Vec<CellReport>,
+    /// Timings (not deterministic).
+    pub timings: Timings,
+}
+
+impl AuditReport {
+    /// Assembles a report.
+    pub fn new(
+        plan: &Plan,
+        cells: Vec<CellReport>,
+        totals: Totals,
+        timings: Timings,
+    ) -> AuditReport {
+        AuditReport {
+            schema: SCHEMA,
+            version: env!("CARGO_PKG_VERSION"),
+            plan: plan.name.clone(),
+            description: plan.description.clone(),
+            backend: "cpu",
+            confidence: plan.confidence,
+            totals,
+            cells,
+            timings,
+        }
+    }
+
+    /// 0 when every rigorous bound held, 1 on a violation.
+    pub fn exit_code(&self) -> ExitCode {
+        if self.totals.rigorous.violation > 0 {
+            ExitCode::Violation
+        } else {
+            ExitCode::Ok
+        }
+    }
+
+    /// The JSON report.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("reports serialize")
+    }
+
+    fn rows(&self) -> (Vec<&'static str>, Vec<Vec<String>>) {
+        let headers = vec![
+            "kernel",
+            "params",
+            "n",
+            "inputs",
+            "trials",
+            "rigorous pass/viol/hyp/nonfin",
+            "max err/bound",
+            "published viol",
+            "probabilistic",
+        ];
+        let rows = self
+            .cells
+            .iter()
+            .map(|c| {
+                let rigorous = c.bounds.iter().find(|b| b.is_rigorous());
+                let mut published = ViolationCauses::default();
+                for b in c
+                    .bounds
+                    .iter()
+                    .filter(|b| !b.is_rigorous() && b.statistics.is_none())
+                {
+                    published.add(&b.violation_causes);
+                }
+                let published = if published == ViolationCauses::default() {
+                    "0".to_string()
+                } else {
+                    format!(
+                        "{} ovf/{} unf/{} ?",
+                        published.overflow, published.underflow, published.unexplained
+                    )
+                };
+                let probabilistic: Vec<String> = c
+                    .bounds
+                    .iter()
+                    .filter_map(|b| b.statistics.as_ref())
+                    .map(|s| match &s.statistics {
+                        None => "n/a".to_string(),
+                        Some(st) => format!(
+                            "{}/{} viol, p>={:.3}: {}",
+                            st.violations,
+                            s.judged,
+                            s.claimed_probability,
+                            if st.consistent {
+                                "consistent"
+                            } else {
+                                "INCONSISTENT"
+                            }
+                        ),
+                    })
+                    .collect();
+                vec![
+                    c.kernel.clone(),
+                    c.params
+                        .iter()
+                        .filter(|(k, _)| *k != "probability")
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    c.size.to_string(),
+                    c.distribution.clone(),
+                    c.trials.to_string(),
+                    rigorous.map_or("-".into(), |b| {
+                        let k = b.counts;
+                        format!(
+                            "{}/{}/{}/{}",
+                            k.pass, k.violation, k.hypothesis_not_met, k.non_finite
+                        )
+                    }),
+                    rigorous
+                        .and_then(|b| b.max_ratio)
+                        .map_or("-".into(), |r| format!("{r:.2e}")),
+                    published,
+                    if probabilistic.is_empty() {
+                        "-".into()
+                    } else {
+                        probabilistic.join("; ")
+                    },
+                ]
+            })
+            .collect();
+        (headers, rows)
+    }
+
+    /// The terminal summary: a table of cells and the totals.
+    pub fn summary_table(&self) -> String {
+        let (headers, rows) = self.rows();
+        let mut out = render_table(&headers, &rows);
+        let t = &self.totals;
+        let _ = writeln!(
+            out,
+            "\n{} cells, {} trials. Rigorous bounds: {} pass, {} VIOLATED, {} hypothesis not met, {} non-finite.",
+            t.cells,
+            t.trials,
+            t.rigorous.pass,
+            t.rigorous.violation,
+            t.rigorous.hypothesis_not_met,
+            t.rigorous.non_finite
+        );
+        let p = &t.published_violations;
+        let _ = writeln!(
+            out,
+            "Findings: published-bound violations: {} with possible overflow, {} from underflow, {} unexplained; \
+             {} probabilistic bounds inconsistent at confidence {}.",
+            p.overflow, p.underflow, p.unexplained, t.probabilistic_inconsistent, self.confidence
+        );
+        out
+    }
+
+    /// A Markdown page: totals, the table, and every hypothesis failure and violation.
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "# boundgate audit: {}\n\n{}\n",
+            self.plan, self.description
+        );
+        let _ = writeln!(
+            out,
+            "boundgate {} ({}), schema `{}`, confidence {}.\n",
+            self.version, self.backend, self.schema, self.confidence
+        );
+        let (headers, rows) = self.rows();
+        let _ = writeln!(out, "| {} |", headers.join(" | "));
+        let _ = writeln!(out, "|{}|", vec!["---"; headers.len()].join("|"));
+        for r in &rows {
+            let _ = writeln!(out, "| {} |", r.join(" | ").replace('\n', " "));
+        }
+        let t = &self.totals;
+        let _ = writeln!(
+            out,
+            "\n**{} cells, {} trials.** Rigorous bounds: {} pass, {} violated, {} hypothesis not met, {} non-finite. \
+             Findings: published-bound violations: {} with possible overflow, {} from underflow, {} unexplained; \
+             {} probabilistic bounds inconsistent.\n",
+            t.cells,
+            t.trials,
+            t.rigorous.pass,
+            t.rigorous.violation,
+            t.rigorous.hypothesis_not_met,
+            t.rigorous.non_finite,
+            t.published_violations.overflow,
+            t.published_violations.underflow,
+            t.published_violations.unexplained,
+            t.probabilistic_inconsistent
+        );
+        let _ = writeln!(out, "## Violations and unmet hypotheses\n");
+        for c in &self.cells {
+            for b in &c.bounds {
+                if b.first_violation.is_none() && b.hypothesis_reasons.is_empty() {
+                    continue;
+                }
+                let _ = writeln!(
+                    out,
+                    "- {} n={} {} [{}]:",
+                    c.kernel, c.size, c.distribution, b.label
+                );
+                if let Some(v) = &b.first_violation {
+                    let _ = writeln!(
+                        out,
+                        "  - violation ({} of {} trials), first: {v}",
+                        b.counts.violation, c.trials
+                    );
+                }
+                for r in &b.hypothesis_reasons {
+                    let _ = writeln!(out, "  - hypothesis not met: {r}");
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Renders rows as an aligned text table.
+pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    let mut out = line(headers.to_vec());
+    out.push('\n');
+    out.push_str(&line(
+        widths
+            .iter()
+            .map(|w| "-".repeat(*w))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str)
+            .collect(),
+    ));
+    out.push('\n');
+    for r in rows {
+        out.push_str(&line(r.iter().map(String::as_str).collect()));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rigorous_violation_exits_1_and_published_ones_do_not() {
+        let plan = Plan::default_plan().unwrap();
+        let mut totals = Totals::default();
+        totals.published_violations.overflow = 5;
+        totals.probabilistic_inconsistent = 2;
+        let timings = Timings { total_seconds: 0.0 };
+        let report = AuditReport::new(&plan, Vec::new(), totals.clone(), timings.clone());
+        assert_eq!(report.exit_code(), ExitCode::Ok);
+        totals.rigorous.violation = 1;
+        let report = AuditReport::new(&plan, Vec::new(), totals, timings);
+        assert_eq!(report.exit_code(), ExitCode::Violation);
+        assert_eq!(ExitCode::Violation as i32, 1);
+        assert_eq!(ExitCode::BadInput as i32, 2);
+    }
+}

@@ -1,0 +1,143 @@
+//! `boundgate bounds`: the bound catalogue evaluated at given parameters.
+
+use crate::audit::report::render_table;
+use crate::error::{ExitCode, Result};
+use boundgate_verify::Result as VResult;
+use boundgate_verify::bounds::dot::{pairwise_depth, recursive_depth};
+use boundgate_verify::bounds::gamma::gamma;
+use boundgate_verify::bounds::probabilistic::{
+    higham_mary_gamma, vibea_gamma, vibea_gamma_authors_centred, vibea_gamma_first_order,
+};
+use boundgate_verify::bounds::{Bound, Kind};
+use boundgate_verify::format::{Format, RoundingMode};
+use clap::Args;
+use serde_json::json;
+
+#[derive(Debug, Args)]
+pub struct BoundsArgs {
+    /// Number of terms (inner dimension).
+    #[arg(long, default_value_t = 1000)]
+    n: u64,
+    /// Formats to evaluate (repeatable); default: all named formats.
+    #[arg(long = "format")]
+    formats: Vec<Format>,
+    /// Rounding mode (sets u).
+    #[arg(long, default_value = "rne")]
+    mode: RoundingMode,
+    /// lambda of the probabilistic bounds.
+    #[arg(long, default_value_t = 3.0)]
+    lambda: f64,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One evaluated entry of the catalogue.
+fn entries(format: Format, args: &BoundsArgs) -> Vec<(&'static str, VResult<Bound>)> {
+    let u = format.unit_roundoff(args.mode);
+    let n = args.n;
+    let pairwise = pairwise_depth(n.try_into().unwrap_or(usize::MAX));
+    vec![
+        (
+            "gamma_n (recursive dot, DBEA)",
+            gamma(recursive_depth(n as usize), u),
+        ),
+        ("gamma_{ceil(log2 n)+1} (pairwise dot)", gamma(pairwise, u)),
+        (
+            "Higham-Mary gamma~_n(lambda)",
+            higham_mary_gamma(n, u, args.lambda),
+        ),
+        (
+            "Bhola-Duraisamy VIBEA gamma~_n(lambda), rigorous pairing",
+            vibea_gamma(n, u, args.lambda),
+        ),
+        (
+            "VIBEA, authors' centred exp(lambda sqrt(n) u) - 1",
+            vibea_gamma_authors_centred(n, u, args.lambda),
+        ),
+        (
+            "VIBEA, authors' first order lambda sqrt(n) u",
+            vibea_gamma_first_order(n, u, args.lambda),
+        ),
+    ]
+}
+
+fn text(b: &VResult<Bound>) -> (String, String) {
+    match b {
+        Ok(b) => (
+            format!("{:.4e}", b.value),
+            match b.kind {
+                Kind::Deterministic => "always".into(),
+                Kind::Probabilistic { probability } if probability <= 0.0 => {
+                    format!("p >= {probability:.3} (vacuous)")
+                }
+                Kind::Probabilistic { probability } => format!("p >= {probability:.6}"),
+            },
+        ),
+        Err(e) => ("-".into(), e.to_string()),
+    }
+}
+
+pub fn execute(args: BoundsArgs) -> Result<ExitCode> {
+    let formats = if args.formats.is_empty() {
+        Format::NAMED.to_vec()
+    } else {
+        args.formats.clone()
+    };
+    if args.json {
+        let all: Vec<_> = formats
+            .iter()
+            .map(|f| {
+                let list: Vec<_> = entries(*f, &args)
+                    .into_iter()
+                    .map(|(name, b)| match b {
+                        Ok(b) => json!({ "name": name, "bound": b }),
+                        Err(e) => json!({ "name": name, "no_value": e.to_string() }),
+                    })
+                    .collect();
+                json!({
+                    "format": f.to_string(),
+                    "u": f.unit_roundoff(args.mode),
+                    "underflow_eta": f.underflow_abs_error(args.mode),
+                    "bounds": list,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&json!({ "n": args.n, "mode": args.mode.name(), "lambda": args.lambda, "formats": all })).expect("serializable"));
+        return Ok(ExitCode::Ok);
+    }
+    let mut rows = Vec::new();
+    for f in &formats {
+        for (name, b) in entries(*f, &args) {
+            let (value, holds) = text(&b);
+            let source = b.as_ref().map_or(String::new(), |b| b.source.to_string());
+            rows.push(vec![
+                f.to_string(),
+                format!("{:e}", f.unit_roundoff(args.mode)),
+                name.to_string(),
+                value,
+                holds,
+                source,
+            ]);
+        }
+    }
+    println!(
+        "n = {}, mode = {}, lambda = {}",
+        args.n, args.mode, args.lambda
+    );
+    print!(
+        "{}",
+        render_table(
+            &[
+                "format",
+                "u",
+                "bound (coefficient of sum|x_i y_i|)",
+                "value",
+                "holds",
+                "source"
+            ],
+            &rows
+        )
+    );
+    Ok(ExitCode::Ok)
+}

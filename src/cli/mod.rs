@@ -1,0 +1,68 @@
+//! The `boundgate` command line.
+//!
+//! Exit codes: 0 = every rigorous bound held, 1 = a rigorous bound was
+//! violated, 2 = bad usage or input (one line on stderr names the problem).
+
+mod audit;
+mod bounds;
+mod hexfloat;
+mod oracle;
+mod round;
+mod run;
+
+pub use hexfloat::hex_float;
+
+use crate::error::{Error, ExitCode};
+use clap::{Parser, Subcommand};
+
+/// Proves, with evidence, whether mixed- and low-precision kernels stay inside their error bounds.
+#[derive(Debug, Parser)]
+#[command(
+    name = "boundgate",
+    version,
+    about,
+    after_help = "Exit codes: 0 all rigorous bounds hold; 1 a rigorous bound was violated; 2 bad usage or input."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Round every value of a float64 .npy array to a format.
+    Round(round::RoundArgs),
+    /// Exact references.
+    #[command(subcommand)]
+    Oracle(oracle::OracleCommand),
+    /// Run a kernel's CPU model on .npy inputs; write its result and per-element rigorous bounds.
+    Run(run::RunArgs),
+    /// Run an audit plan (plans/default.toml by default) and summarise it.
+    Audit(audit::AuditArgs),
+    /// Evaluate the bound catalogue at given parameters.
+    Bounds(bounds::BoundsArgs),
+}
+
+/// Parses the arguments, runs the command, prints errors as one line, and
+/// returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Round(args) => round::execute(args),
+        Command::Oracle(cmd) => oracle::execute(cmd),
+        Command::Run(args) => run::execute(args),
+        Command::Audit(args) => audit::execute(args),
+        Command::Bounds(args) => bounds::execute(args),
+    };
+    match result {
+        Ok(code) => code as i32,
+        Err(e) => {
+            eprintln!("error: {}", one_line(&e));
+            ExitCode::BadInput as i32
+        }
+    }
+}
+
+fn one_line(e: &Error) -> String {
+    e.to_string().replace('\n', " ")
+}

@@ -1,0 +1,48 @@
+//! `boundgate oracle dot`: the exact dot product, correctly rounded.
+
+use super::hex_float;
+use crate::error::{ExitCode, Result};
+use crate::io::read_npy;
+use boundgate_verify::oracle;
+use clap::Subcommand;
+use serde_json::json;
+use std::path::PathBuf;
+
+#[derive(Debug, Subcommand)]
+pub enum OracleCommand {
+    /// The exact dot product of two vectors, correctly rounded to float64 (nearest even).
+    Dot {
+        /// First vector (.npy).
+        #[arg(long)]
+        x: PathBuf,
+        /// Second vector (.npy).
+        #[arg(long)]
+        y: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn execute(cmd: OracleCommand) -> Result<ExitCode> {
+    let OracleCommand::Dot { x, y, json } = cmd;
+    let xs = read_npy(&x)?;
+    let ys = read_npy(&y)?;
+    let exact = oracle::dot(xs.data(), ys.data())?;
+    let value = exact.to_f64();
+    let hex = hex_float(value);
+    if json {
+        let object = json!({
+            "value": if value.is_finite() { json!(value) } else { serde_json::Value::Null },
+            "hex": hex,
+            "n": xs.data().len(),
+            "finite": value.is_finite(),
+            "exact_is_finite": exact.is_finite(),
+            "rounding": "nearest-even, float64",
+        });
+        println!("{object}");
+    } else {
+        println!("{value:e} ({hex})");
+    }
+    Ok(ExitCode::Ok)
+}

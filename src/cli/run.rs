@@ -1,0 +1,169 @@
+//! `boundgate run KERNEL`: run a kernel's CPU model on .npy inputs and write
+//! its result and, per element, the rigorous absolute error bound with respect
+//! to the exact result on the inputs as given.
+
+use crate::error::{Error, ExitCode, Result};
+use crate::io::{Tensor, read_npy, write_npy};
+use crate::kernels::{Inputs, Params, registry, reject_unknown_inputs};
+use crate::kernels::{Kernel, LabelledVerdict};
+use boundgate_verify::check::Outcome;
+use clap::Args;
+use serde_json::json;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Kernel name (see --list).
+    #[arg(required_unless_present = "list")]
+    kernel: Option<String>,
+    /// List the kernels, their inputs and parameters.
+    #[arg(long)]
+    list: bool,
+    /// An input, NAME=FILE.npy (repeat for each input).
+    #[arg(long = "input", value_name = "NAME=FILE")]
+    inputs: Vec<String>,
+    /// A parameter, KEY=VALUE (repeatable; unlisted keys keep their defaults).
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    params: Vec<String>,
+    /// Where to write the kernel's output (.npy, float64).
+    #[arg(long, required_unless_present = "list")]
+    output: Option<PathBuf>,
+    /// Where to write the per-element rigorous absolute error bounds (.npy; +inf where no bound holds).
+    #[arg(long)]
+    bound_output: Option<PathBuf>,
+    /// Where to write a JSON report (parameters, bounds, verdicts against the exact oracle).
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+pub fn execute(args: RunArgs) -> Result<ExitCode> {
+    if args.list {
+        print!("{}", list());
+        return Ok(ExitCode::Ok);
+    }
+    let name = args
+        .kernel
+        .as_deref()
+        .expect("clap requires a kernel without --list");
+    let kernel = registry::find(name)?;
+    let inputs = read_inputs(&args.inputs)?;
+    reject_unknown_inputs(kernel, &inputs)?;
+    let params = Params::parse(kernel, &args.params)?;
+    let run = kernel.run(&inputs, &params)?;
+
+    let output_path = args
+        .output
+        .as_ref()
+        .expect("clap requires --output without --list");
+    write_npy(output_path, &run.output)?;
+    let bounds = run.rigorous_values();
+    if let Some(path) = &args.bound_output {
+        let tensor = reshape_like(&run.output, bounds.clone())?;
+        write_npy(path, &tensor)?;
+    }
+    let verdicts = run.verdicts()?;
+    if let Some(path) = &args.json {
+        let report = json!({
+            "schema": "boundgate.run/1",
+            "version": env!("CARGO_PKG_VERSION"),
+            "kernel": kernel.name(),
+            "params": params.as_map(),
+            "inputs": inputs.iter().map(|(k, t)| (k.clone(), t.shape().to_vec())).collect::<std::collections::BTreeMap<_, _>>(),
+            "output_shape": run.output.shape(),
+            "details": run.details,
+            "rigorous_bound_max": bounds.iter().copied().fold(0.0, f64::max),
+            "verdicts": verdicts,
+        });
+        std::fs::write(
+            path,
+            serde_json::to_string_pretty(&report).expect("serializable"),
+        )
+        .map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+    }
+    let rigorous = &verdicts[0];
+    println!("{}", describe(kernel.name(), rigorous));
+    for v in &verdicts[1..] {
+        println!("  {}", describe(&v.label, v));
+    }
+    Ok(if rigorous.verdict.is_violation() {
+        ExitCode::Violation
+    } else {
+        ExitCode::Ok
+    })
+}
+
+fn describe(name: &str, v: &LabelledVerdict) -> String {
+    let e = v.verdict.errors.max_absolute;
+    match &v.verdict.outcome {
+        Outcome::Pass => format!(
+            "{name}: holds (max error {e:.3e} <= bound {:.3e})",
+            v.verdict.bound.as_ref().map_or(f64::NAN, |b| b.value)
+        ),
+        Outcome::Violation {
+            element,
+            error,
+            bound,
+        } => {
+            format!("{name}: VIOLATED at element {element} (error {error:.3e} > bound {bound:.3e})")
+        }
+        Outcome::HypothesisNotMet { reason } => format!("{name}: no bound ({reason})"),
+        Outcome::NonFinite {
+            element,
+            computed,
+            exact,
+            agree,
+        } => format!(
+            "{name}: non-finite exact result at element {element} (computed {computed}, exact {exact}, {})",
+            if *agree { "agree" } else { "differ" }
+        ),
+    }
+}
+
+fn read_inputs(pairs: &[String]) -> Result<Inputs> {
+    let mut inputs = Inputs::new();
+    for pair in pairs {
+        let (name, file) = pair
+            .split_once('=')
+            .ok_or_else(|| Error::usage(format!("--input `{pair}` is not NAME=FILE")))?;
+        if inputs
+            .insert(name.to_string(), read_npy(&PathBuf::from(file))?)
+            .is_some()
+        {
+            return Err(Error::usage(format!("input `{name}` given twice")));
+        }
+    }
+    Ok(inputs)
+}
+
+fn reshape_like(like: &Tensor, data: Vec<f64>) -> Result<Tensor> {
+    Ok(match like.dims2() {
+        Some((r, c)) => Tensor::matrix(r, c, data)?,
+        None if like.ndim() == 0 => Tensor::scalar(data[0]),
+        None => Tensor::vector(data),
+    })
+}
+
+fn list() -> String {
+    let mut out = String::new();
+    for k in registry::all() {
+        out.push_str(&describe_kernel(*k));
+    }
+    out
+}
+
+fn describe_kernel(k: &dyn Kernel) -> String {
+    let mut s = format!("{}: {}\n", k.name(), k.summary());
+    for i in k.inputs() {
+        s.push_str(&format!(
+            "    input {} ({:?}): {}\n",
+            i.name, i.shape, i.help
+        ));
+    }
+    for p in k.params() {
+        s.push_str(&format!("    param {}={} : {}\n", p.key, p.default, p.help));
+    }
+    s
+}

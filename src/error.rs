@@ -1,0 +1,76 @@
+//! Errors of the `boundgate` crate and the CLI's exit codes.
+//!
+//! Every error is one line naming the problem (and the file or field where
+//! there is one); the CLI prints it and exits with [`ExitCode::BadInput`].
+
+use boundgate_verify::VerifyError;
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// Exit codes of the `boundgate` command (documented in the README and `--help`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitCode {
+    /// Everything ran and every rigorous bound held.
+    Ok = 0,
+    /// A rigorous bound was violated (a bug in a kernel or in a bound).
+    Violation = 1,
+    /// Bad usage or bad input (unreadable file, wrong dtype, malformed plan ...).
+    BadInput = 2,
+}
+
+/// Errors of the kernels, the I/O and the tool.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// A checker error (bad numbers, failed hypothesis, ...).
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+
+    /// A .npy file is malformed or has an unsupported dtype or layout.
+    #[error("{}: {reason}", path.display())]
+    Npy {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// A plan (TOML) is malformed.
+    #[error("{}{}: {field}: {reason}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Plan {
+        /// The plan file.
+        path: PathBuf,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// The offending field (dotted path), or "plan" for the whole file.
+        field: String,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// Bad command-line usage (unknown kernel, missing input, bad parameter).
+    #[error("{0}")]
+    Usage(String),
+
+    /// The GPU path failed.
+    #[error("GPU: {0}")]
+    Gpu(String),
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Builds [`Error::Usage`].
+    pub fn usage(message: impl Into<String>) -> Error {
+        Error::Usage(message.into())
+    }
+}

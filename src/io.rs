@@ -1,0 +1,278 @@
+//! Reading and writing `.npy` files (NumPy's format, also written by PyTorch
+//! through `numpy()`), with errors that name the file.
+//!
+//! Accepted dtypes: little-endian float64, float32 and float16 (widened to
+//! `f64` exactly). Arrays are 1-D (vectors) or 2-D in C order (matrices);
+//! Fortran order is refused rather than silently transposed. Output is always
+//! float64. A header whose shape promises more data than the file holds is
+//! refused before anything is allocated.
+
+use crate::error::{Error, Result};
+use npyz::{DType, NpyFile, Order, TypeStr, WriterBuilder};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read};
+use std::path::Path;
+
+/// A dense array of `f64` in C order.
+///
+/// # Example
+/// ```
+/// use boundgate::io::Tensor;
+/// let t = Tensor::matrix(2, 3, vec![1.0; 6]).unwrap();
+/// assert_eq!(t.shape(), &[2, 3]);
+/// assert!(Tensor::matrix(2, 3, vec![1.0; 5]).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    shape: Vec<usize>,
+    data: Vec<f64>,
+}
+
+impl Tensor {
+    /// A vector.
+    pub fn vector(data: Vec<f64>) -> Tensor {
+        Tensor {
+            shape: vec![data.len()],
+            data,
+        }
+    }
+
+    /// A `rows x cols` matrix in C (row-major) order.
+    pub fn matrix(rows: usize, cols: usize, data: Vec<f64>) -> Result<Tensor> {
+        if rows.checked_mul(cols) != Some(data.len()) {
+            return Err(Error::usage(format!(
+                "a {rows}x{cols} matrix needs {} values, got {}",
+                rows.saturating_mul(cols),
+                data.len()
+            )));
+        }
+        Ok(Tensor {
+            shape: vec![rows, cols],
+            data,
+        })
+    }
+
+    /// A scalar (a 0-d array).
+    pub fn scalar(value: f64) -> Tensor {
+        Tensor {
+            shape: vec![],
+            data: vec![value],
+        }
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    /// The values in C order.
+    pub fn data(&self) -> &[f64] {
+        &self.data
+    }
+    /// Consumes the tensor, returning its values.
+    pub fn into_data(self) -> Vec<f64> {
+        self.data
+    }
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+    /// Rows and columns of a 2-D tensor.
+    pub fn dims2(&self) -> Option<(usize, usize)> {
+        match self.shape[..] {
+            [r, c] => Some((r, c)),
+            _ => None,
+        }
+    }
+}
+
+fn npy_error(path: &Path, reason: impl Into<String>) -> Error {
+    Error::Npy {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+/// Reads a float64/float32/float16 `.npy` file.
+pub fn read_npy(path: &Path) -> Result<Tensor> {
+    let file = File::open(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let file_len = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
+    let npy = NpyFile::new(BufReader::new(file))
+        .map_err(|e| npy_error(path, format!("not a valid .npy file ({e})")))?;
+    let dtype = npy.dtype();
+    let type_str = match &dtype {
+        DType::Plain(ts) => ts.clone(),
+        other => {
+            return Err(npy_error(
+                path,
+                format!(
+                    "dtype {} is not supported (expected float64, float32 or float16)",
+                    other.descr()
+                ),
+            ));
+        }
+    };
+    let item_size = float_item_size(&type_str).ok_or_else(|| {
+        npy_error(
+            path,
+            format!("dtype {type_str} is not supported (expected little-endian float64, float32 or float16)"),
+        )
+    })?;
+    if npy.order() == Order::Fortran && npy.shape().len() > 1 {
+        return Err(npy_error(
+            path,
+            "Fortran-order arrays are not supported (save with numpy.ascontiguousarray)",
+        ));
+    }
+    let shape: Vec<usize> = npy
+        .shape()
+        .iter()
+        .map(|&d| {
+            usize::try_from(d).map_err(|_| npy_error(path, format!("dimension {d} is too large")))
+        })
+        .collect::<Result<_>>()?;
+    if shape.len() > 2 {
+        return Err(npy_error(
+            path,
+            format!(
+                "{}-D arrays are not supported (vectors are 1-D, matrices 2-D)",
+                shape.len()
+            ),
+        ));
+    }
+    let count = shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| npy_error(path, format!("shape {shape:?} overflows")))?;
+    // Refuse a header that promises more data than the file holds before
+    // allocating for it (the header's own bytes are not counted: a file short
+    // by less than that still fails in the read below).
+    let needed = (count as u64)
+        .checked_mul(item_size)
+        .ok_or_else(|| npy_error(path, format!("shape {shape:?} overflows")))?;
+    if needed > file_len {
+        return Err(npy_error(
+            path,
+            format!(
+                "header promises {count} values ({needed} bytes) but the file has {file_len} bytes"
+            ),
+        ));
+    }
+    let data: Vec<f64> = match item_size {
+        8 => npy.into_vec::<f64>(),
+        4 => npy
+            .into_vec::<f32>()
+            .map(|v| v.into_iter().map(f64::from).collect()),
+        _ => npy
+            .into_vec::<half::f16>()
+            .map(|v| v.into_iter().map(|h| h.to_f64()).collect()),
+    }
+    .map_err(|e| npy_error(path, format!("could not read the data ({e})")))?;
+    Ok(Tensor { shape, data })
+}
+
+/// Byte size of a little-endian (or native) float type, None otherwise.
+fn float_item_size(ts: &TypeStr) -> Option<u64> {
+    let descr = ts.to_string();
+    match descr.as_str() {
+        "<f8" | "=f8" => Some(8),
+        "<f4" | "=f4" => Some(4),
+        "<f2" | "=f2" => Some(2),
+        _ => None,
+    }
+}
+
+/// Writes a float64 `.npy` file in C order.
+pub fn write_npy(path: &Path, tensor: &Tensor) -> Result<()> {
+    let io_error = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::create(path).map_err(io_error)?;
+    let shape: Vec<u64> = tensor.shape.iter().map(|&d| d as u64).collect();
+    let mut writer = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(&shape)
+        .writer(BufWriter::new(file))
+        .begin_nd()
+        .map_err(io_error)?;
+    writer
+        .extend(tensor.data.iter().copied())
+        .map_err(io_error)?;
+    writer.finish().map_err(io_error)?;
+    Ok(())
+}
+
+/// Reads a file whole, naming it in the error.
+pub fn read_text(path: &Path) -> Result<String> {
+    let mut s = String::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_string(&mut s))
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("boundgate-io-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    #[test]
+    fn round_trip_vector_and_matrix() {
+        let p = temp("v.npy");
+        let v = Tensor::vector(vec![1.0, -2.5, f64::MIN_POSITIVE, 1e300]);
+        write_npy(&p, &v).unwrap();
+        assert_eq!(read_npy(&p).unwrap(), v);
+        let m = Tensor::matrix(2, 2, vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+        write_npy(&p, &m).unwrap();
+        assert_eq!(read_npy(&p).unwrap(), m);
+    }
+
+    #[test]
+    fn refuses_garbage_missing_and_truncated() {
+        let p = temp("bad.npy");
+        std::fs::write(&p, b"not numpy at all").unwrap();
+        let e = read_npy(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("bad.npy") && e.contains("not a valid .npy"),
+            "{e}"
+        );
+
+        let e = read_npy(&temp("missing.npy")).unwrap_err().to_string();
+        assert!(e.contains("missing.npy"), "{e}");
+
+        // A valid header that promises 10^12 values, with no data.
+        std::fs::write(&p, npy_header("<f8", "(1000000000000,)")).unwrap();
+        let e = read_npy(&p).unwrap_err().to_string();
+        assert!(e.contains("header promises"), "{e}");
+
+        std::fs::write(&p, npy_header("<i8", "(0,)")).unwrap();
+        let e = read_npy(&p).unwrap_err().to_string();
+        assert!(e.contains("not supported"), "{e}");
+    }
+
+    /// A version-1.0 .npy header (NumPy format spec), without data.
+    fn npy_header(descr: &str, shape: &str) -> Vec<u8> {
+        let mut dict =
+            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        while (10 + dict.len() + 1) % 64 != 0 {
+            dict.push(' ');
+        }
+        dict.push('\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out[0] = 0x93;
+        out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+        out.extend_from_slice(dict.as_bytes());
+        out
+    }
+}

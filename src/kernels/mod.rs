@@ -1,0 +1,212 @@
+//! The kernels under test, as CPU models (and GPU kernels where built), behind
+//! one interface: [`Kernel`].
+//!
+//! The `run` contract (issue "Foundation", CLI): a kernel takes named inputs
+//! (1-D vectors, 2-D C-order matrices of `f64`) and `key=value` parameters with
+//! sensible defaults; it returns its output, and per output element a
+//! **rigorous** absolute error bound with respect to the exact result on the
+//! inputs as given (so storage and representation error are inside it), plus
+//! the published bounds and the errors measured by the exact oracle, both on
+//! the inputs as given and on the values the kernel actually read.
+
+pub mod baseline;
+pub mod params;
+pub mod registry;
+
+pub use params::Params;
+
+use crate::error::{Error, Result};
+use crate::io::Tensor;
+use boundgate_verify::VerifyError;
+use boundgate_verify::check::{ElementBounds, Verdict, check};
+use boundgate_verify::oracle::ErrorMeasure;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Shape of an input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shape {
+    /// A 1-D array.
+    Vector,
+    /// A 2-D C-order array.
+    Matrix,
+}
+
+/// An input a kernel needs.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct InputSpec {
+    /// Its name on the command line (`--input NAME=FILE`).
+    pub name: &'static str,
+    /// Its shape.
+    pub shape: Shape,
+    /// What it is.
+    pub help: &'static str,
+}
+
+/// What values a parameter takes (checked when parameters are parsed).
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParamKind {
+    /// A format name.
+    Format,
+    /// A rounding mode name.
+    Mode,
+    /// `true` or `false`.
+    Bool,
+    /// A non-negative integer.
+    Count,
+    /// A probability in (0, 1).
+    Probability,
+    /// One of a fixed list of words.
+    Choice(&'static [&'static str]),
+}
+
+/// A parameter a kernel accepts.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ParamSpec {
+    /// Its key (`--param KEY=VALUE`).
+    pub key: &'static str,
+    /// Its default value, as text.
+    pub default: &'static str,
+    /// The values it takes.
+    pub kind: ParamKind,
+    /// What it does.
+    pub help: &'static str,
+}
+
+/// Which exact result a bound is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reference {
+    /// The exact result on the inputs as given (the f64 values in the files).
+    AsGiven,
+    /// The exact result on the values the kernel read (after rounding to its storage format).
+    AsStored,
+}
+
+/// One bound to check, with its label and reference.
+#[derive(Clone, Debug)]
+pub struct BoundCheck {
+    /// Short label, e.g. "rigorous" or "published: Higham 2002 (3.5)".
+    pub label: String,
+    /// Which exact result it bounds the distance to.
+    pub reference: Reference,
+    /// The per-element bounds, or why the bound has no value here.
+    pub bounds: Result<ElementBounds, VerifyError>,
+}
+
+/// Everything one run of a kernel produced.
+#[derive(Clone, Debug)]
+pub struct KernelRun {
+    /// The kernel's output.
+    pub output: Tensor,
+    /// The rigorous bound (reference: inputs as given). Its hypotheses may fail
+    /// (e.g. possible overflow); then there is no finite bound.
+    pub rigorous: BoundCheck,
+    /// Published and probabilistic bounds, reported beside it.
+    pub others: Vec<BoundCheck>,
+    /// Errors against the exact result on the inputs as given.
+    pub errors_as_given: Vec<ErrorMeasure>,
+    /// Errors against the exact result on the values the kernel read.
+    pub errors_as_stored: Vec<ErrorMeasure>,
+    /// Kernel-specific facts for the JSON report (parameters used, depth, ...).
+    pub details: serde_json::Value,
+}
+
+/// A bound check's verdict, labelled.
+#[derive(Clone, Debug, Serialize)]
+pub struct LabelledVerdict {
+    /// The bound's label.
+    pub label: String,
+    /// Which exact result it bounds.
+    pub reference: Reference,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+impl KernelRun {
+    /// The per-element rigorous bounds, +inf where the bound has no value.
+    pub fn rigorous_values(&self) -> Vec<f64> {
+        match &self.rigorous.bounds {
+            Ok(b) => b.values().to_vec(),
+            Err(_) => vec![f64::INFINITY; self.output.data().len()],
+        }
+    }
+
+    /// Checks every bound against the oracle's errors.
+    pub fn verdicts(&self) -> Result<Vec<LabelledVerdict>> {
+        std::iter::once(&self.rigorous)
+            .chain(&self.others)
+            .map(|bc| {
+                let errors = match bc.reference {
+                    Reference::AsGiven => &self.errors_as_given,
+                    Reference::AsStored => &self.errors_as_stored,
+                };
+                Ok(LabelledVerdict {
+                    label: bc.label.clone(),
+                    reference: bc.reference,
+                    verdict: check(errors, bc.bounds.clone())?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Named inputs.
+pub type Inputs = BTreeMap<String, Tensor>;
+
+/// A kernel under test.
+pub trait Kernel: Sync {
+    /// Its name (`boundgate run NAME`).
+    fn name(&self) -> &'static str;
+    /// One line saying what it computes and in which order.
+    fn summary(&self) -> &'static str;
+    /// The inputs it needs.
+    fn inputs(&self) -> &'static [InputSpec];
+    /// The parameters it accepts.
+    fn params(&self) -> &'static [ParamSpec];
+    /// Runs the CPU model (or the GPU kernel, where the parameters select it).
+    fn run(&self, inputs: &Inputs, params: &Params) -> Result<KernelRun>;
+    /// The shapes of its inputs for an audit of the given size (e.g. a dot of
+    /// size n takes two vectors of length n).
+    fn audit_shapes(&self, size: usize) -> Vec<(&'static str, Vec<usize>)>;
+}
+
+/// Fetches a named input and checks its shape.
+pub fn input<'a>(inputs: &'a Inputs, spec: &InputSpec) -> Result<&'a Tensor> {
+    let t = inputs
+        .get(spec.name)
+        .ok_or_else(|| Error::usage(format!("missing input `{}` ({})", spec.name, spec.help)))?;
+    let ok = match spec.shape {
+        Shape::Vector => t.ndim() == 1,
+        Shape::Matrix => t.ndim() == 2,
+    };
+    if !ok {
+        return Err(Error::usage(format!(
+            "input `{}` must be a {} but has shape {:?}",
+            spec.name,
+            match spec.shape {
+                Shape::Vector => "1-D vector",
+                Shape::Matrix => "2-D matrix",
+            },
+            t.shape()
+        )));
+    }
+    Ok(t)
+}
+
+/// Refuses inputs the kernel does not know.
+pub fn reject_unknown_inputs(kernel: &dyn Kernel, inputs: &Inputs) -> Result<()> {
+    for name in inputs.keys() {
+        if !kernel.inputs().iter().any(|s| s.name == name) {
+            let known: Vec<_> = kernel.inputs().iter().map(|s| s.name).collect();
+            return Err(Error::usage(format!(
+                "kernel {} has no input `{name}` (inputs: {})",
+                kernel.name(),
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,310 @@
+//! The `boundgate` command line, end to end: each subcommand on real .npy
+//! files, and each kind of bad input giving exit code 2 and one line naming
+//! the problem.
+
+use boundgate::io::{Tensor, read_npy, write_npy};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workdir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("boundgate-cli-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn boundgate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_boundgate"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn vector(dir: &Path, name: &str, values: &[f64]) -> String {
+    let p = dir.join(name);
+    write_npy(&p, &Tensor::vector(values.to_vec())).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Exit code 2 and exactly one line on stderr, containing `needle`.
+fn assert_bad_input(o: &Output, needle: &str) {
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(o));
+    let err = stderr(o);
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected: {err}"
+    );
+    assert!(err.contains(needle), "`{needle}` not in: {err}");
+}
+
+#[test]
+fn round_writes_correctly_rounded_values() {
+    let dir = workdir("round");
+    let input = vector(&dir, "in.npy", &[0.1, 1.0e6, -3.0, 1.0 + 2f64.powi(-11)]);
+    let out = dir.join("out.npy");
+    let o = boundgate(&[
+        "round",
+        "--format",
+        "fp16",
+        "--mode",
+        "rne",
+        "--input",
+        &input,
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_npy(&out).unwrap();
+    assert_eq!(r.data(), &[0.0999755859375, f64::INFINITY, -3.0, 1.0]);
+
+    let o = boundgate(&[
+        "round",
+        "--format",
+        "fp16",
+        "--mode",
+        "rtz",
+        "--input",
+        &input,
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert_eq!(read_npy(&out).unwrap().data()[1], 65504.0);
+}
+
+#[test]
+fn oracle_dot_is_exact_and_prints_json() {
+    let dir = workdir("oracle");
+    // Naive evaluation gives 0; the exact value is 1.
+    let x = vector(&dir, "x.npy", &[1.0e16, 1.0, -1.0e16]);
+    let y = vector(&dir, "y.npy", &[1.0, 1.0, 1.0]);
+    let o = boundgate(&["oracle", "dot", "--x", &x, "--y", &y, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["value"], 1.0);
+    assert_eq!(v["hex"], "0x1p+0");
+}
+
+#[test]
+fn run_writes_output_bounds_and_report() {
+    let dir = workdir("run");
+    let x = vector(&dir, "x.npy", &[0.1, 0.2, 0.3, 0.4]);
+    let y = vector(&dir, "y.npy", &[1.5, -2.5, 3.5, 1e-3]);
+    let out = dir.join("out.npy");
+    let bound = dir.join("bound.npy");
+    let report = dir.join("report.json");
+    let o = boundgate(&[
+        "run",
+        "dot-recursive",
+        "--input",
+        &format!("x={x}"),
+        "--input",
+        &format!("y={y}"),
+        "--param",
+        "format=fp16",
+        "--param",
+        "fma=true",
+        "--output",
+        out.to_str().unwrap(),
+        "--bound-output",
+        bound.to_str().unwrap(),
+        "--json",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let result = read_npy(&out).unwrap().data()[0];
+    let b = read_npy(&bound).unwrap().data()[0];
+    let exact = 0.1 * 1.5 - 0.2 * 2.5 + 0.3 * 3.5 + 0.4 * 1e-3;
+    // The bound is with respect to the inputs as given (fp16 storage error included).
+    assert!((result - exact).abs() <= b, "|{result} - {exact}| > {b}");
+    assert!(
+        b < 1e-2,
+        "bound {b} should be of the order of fp16 rounding"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(json["kernel"], "dot-recursive");
+    assert_eq!(json["verdicts"][0]["verdict"]["outcome"]["outcome"], "pass");
+    assert!(stdout(&o).contains("holds"));
+}
+
+#[test]
+fn run_list_names_every_kernel() {
+    let o = boundgate(&["run", "--list"]);
+    assert!(o.status.success());
+    for k in boundgate::kernels::registry::all() {
+        assert!(stdout(&o).contains(k.name()));
+    }
+}
+
+#[test]
+fn nan_input_gives_an_explicit_non_finite_verdict() {
+    let dir = workdir("nan");
+    let x = vector(&dir, "x.npy", &[1.0, f64::NAN]);
+    let y = vector(&dir, "y.npy", &[1.0, 1.0]);
+    let out = dir.join("out.npy");
+    let o = boundgate(&[
+        "run",
+        "dot-pairwise",
+        "--input",
+        &format!("x={x}"),
+        "--input",
+        &format!("y={y}"),
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("non-finite"), "{}", stdout(&o));
+}
+
+#[test]
+fn bad_inputs_exit_2_with_one_line() {
+    let dir = workdir("bad");
+    let x = vector(&dir, "x.npy", &[1.0, 2.0]);
+    let y3 = vector(&dir, "y3.npy", &[1.0, 2.0, 3.0]);
+    let empty = vector(&dir, "empty.npy", &[]);
+    let out = dir.join("out.npy");
+    let out = out.to_str().unwrap();
+    let missing = dir.join("missing.npy");
+
+    let o = boundgate(&["oracle", "dot", "--x", missing.to_str().unwrap(), "--y", &x]);
+    assert_bad_input(&o, "missing.npy");
+
+    let text = dir.join("text.npy");
+    std::fs::write(&text, "hello").unwrap();
+    let o = boundgate(&["oracle", "dot", "--x", text.to_str().unwrap(), "--y", &x]);
+    assert_bad_input(&o, "text.npy");
+
+    let o = boundgate(&["oracle", "dot", "--x", &x, "--y", &y3]);
+    assert_bad_input(&o, "length mismatch");
+
+    let o = boundgate(&[
+        "run",
+        "dot-recursive",
+        "--input",
+        &format!("x={empty}"),
+        "--input",
+        &format!("y={empty}"),
+        "--output",
+        out,
+    ]);
+    assert_bad_input(&o, "empty");
+
+    let o = boundgate(&["run", "no-such-kernel", "--output", out]);
+    assert_bad_input(&o, "unknown kernel");
+
+    let o = boundgate(&[
+        "run",
+        "dot-recursive",
+        "--input",
+        &format!("x={x}"),
+        "--input",
+        &format!("y={x}"),
+        "--param",
+        "colour=red",
+        "--output",
+        out,
+    ]);
+    assert_bad_input(&o, "colour");
+
+    let o = boundgate(&[
+        "run",
+        "dot-recursive",
+        "--input",
+        &format!("x={x}"),
+        "--input",
+        &format!("y={x}"),
+        "--param",
+        "format=fp12",
+        "--output",
+        out,
+    ]);
+    assert_bad_input(&o, "fp12");
+
+    let o = boundgate(&[
+        "run",
+        "dot-recursive",
+        "--input",
+        &format!("x={x}"),
+        "--output",
+        out,
+    ]);
+    assert_bad_input(&o, "missing input `y`");
+
+    let o = boundgate(&["round", "--format", "fp12", "--input", &x, "--output", out]);
+    assert_eq!(o.status.code(), Some(2));
+
+    let plan = dir.join("plan.toml");
+    std::fs::write(&plan, "name = \"p\"\nseeds = { first = 1, count = 0 }\n[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [4]\ndistributions = [{ kind = \"normal\", mean = 0.0, std_dev = 1.0 }]\n").unwrap();
+    let o = boundgate(&["audit", "--plan", plan.to_str().unwrap()]);
+    assert_bad_input(&o, "seeds.count");
+}
+
+#[test]
+fn audit_runs_a_small_plan_and_reports() {
+    let dir = workdir("audit");
+    let plan = dir.join("plan.toml");
+    std::fs::write(
+        &plan,
+        "name = \"small\"\nseeds = { first = 7, count = 5 }\n[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [8, 300]\n\
+         distributions = [{ kind = \"uniform\", low = -1.0, high = 1.0 }]\nparams = { format = [\"fp16\", \"fp32\"] }\n",
+    )
+    .unwrap();
+    let json = dir.join("report.json");
+    let md = dir.join("report.md");
+    let o = boundgate(&[
+        "audit",
+        "--plan",
+        plan.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+        "--markdown",
+        md.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("4 cells, 20 trials"), "{}", stdout(&o));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["schema"], "boundgate.audit/1");
+    assert_eq!(report["totals"]["rigorous"]["violation"], 0);
+    assert_eq!(report["totals"]["rigorous"]["pass"], 20);
+    assert!(std::fs::read_to_string(&md).unwrap().contains("| kernel |"));
+
+    // Same plan, same seeds: the same report apart from the timings.
+    let json2 = dir.join("report2.json");
+    let o = boundgate(&[
+        "audit",
+        "--plan",
+        plan.to_str().unwrap(),
+        "--json",
+        json2.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let mut a: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let mut b: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json2).unwrap()).unwrap();
+    a["timings"] = serde_json::Value::Null;
+    b["timings"] = serde_json::Value::Null;
+    assert_eq!(a, b);
+}
+
+#[test]
+fn bounds_prints_the_catalogue_and_refusals() {
+    let o = boundgate(&[
+        "bounds", "--n", "4096", "--format", "fp16", "--format", "fp64",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("gamma_n"), "{text}");
+    // fp16 at n = 4096: n u = 2 >= 1, gamma_n has no value.
+    assert!(text.contains("n u < 1"), "{text}");
+}
