@@ -400,6 +400,7 @@ impl Format {
     }
 
     /// The largest finite value.
+    #[inline]
     pub fn max_finite(&self) -> f64 {
         self.max_significand as f64 * pow2(self.emax - (self.precision as i32 - 1))
     }
@@ -474,6 +475,7 @@ impl Format {
     /// the overflow policy. A saturating format maps infinities to the largest
     /// finite value of the same sign, as `__NV_SATFINITE` does for E4M3 and
     /// E5M2 alike (CUDA `cuda_fp8.hpp`, `__nv_cvt_double_to_fp8`).
+    #[inline]
     pub fn round(&self, x: f64, mode: RoundingMode) -> f64 {
         if x.is_nan() {
             return f64::NAN;
@@ -492,28 +494,57 @@ impl Format {
         if self.is_binary64_set() {
             return x;
         }
-        if mode == RoundingMode::NearestEven && self.is_binary32() {
-            // IEEE conversion to binary32 rounds to nearest even, with gradual
-            // underflow and overflow to infinity: exactly this format's rounding.
-            return x as f32 as f64;
+        if mode == RoundingMode::NearestEven {
+            if self.is_binary32() {
+                // IEEE conversion to binary32 rounds to nearest even, with gradual
+                // underflow and overflow to infinity: exactly this format's rounding.
+                return x as f32 as f64;
+            }
+            if let Some(r) = self.round_nearest_normal(x) {
+                return r;
+            }
         }
         self.round_fixed(Fixed::from_f64(x), mode)
     }
 
+    /// Round to nearest even on the bits, for `x` in the format's normal range
+    /// (where the quantum is `2^(e - p + 1)` and `x` is a normal f64): adding
+    /// half a quantum less one, plus the kept last bit, then truncating is round
+    /// half to even; a carry out of the significand bumps the exponent, as it
+    /// should. `None` (use the general path) below `2^emin` and on overflow.
+    #[inline]
+    fn round_nearest_normal(&self, x: f64) -> Option<f64> {
+        let bits = x.to_bits();
+        let e = ((bits >> 52) & 0x7ff) as i32 - 1023;
+        // p = 53 would need a zero-width rounding step: such formats hold
+        // every normal-range f64 and take the general path.
+        if e < self.emin || e > self.emax || self.precision >= 53 {
+            return None;
+        }
+        let shift = 53 - self.precision;
+        let mask = (1u64 << shift) - 1;
+        let lsb = (bits >> shift) & 1;
+        let rounded = f64::from_bits((bits + (mask >> 1) + lsb) & !mask);
+        (rounded.abs() <= self.max_finite()).then_some(rounded)
+    }
+
     /// Whether this is the set of binary64 numbers (whatever its name): every
     /// finite `f64` is then its own rounding.
+    #[inline]
     pub(crate) fn is_binary64_set(&self) -> bool {
         self.precision == 53 && self.emin == -1022 && self.emax == 1023 && self.subnormals
     }
 
     /// Whether this is binary64 with IEEE overflow, so that native `f64`
     /// operations (round to nearest) are its correctly rounded arithmetic.
+    #[inline]
     pub(crate) fn is_binary64(&self) -> bool {
         self.is_binary64_set() && self.overflow == OverflowPolicy::Infinity
     }
 
     /// Whether this is binary32 with IEEE overflow, so that native `f32`
     /// operations (round to nearest) are its correctly rounded arithmetic.
+    #[inline]
     pub(crate) fn is_binary32(&self) -> bool {
         self.precision == 24
             && self.emin == -126

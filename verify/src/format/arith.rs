@@ -32,6 +32,7 @@ impl Format {
     /// // x + (-x) is +0, except toward -infinity.
     /// assert!(Format::FP16.add(1.0, -1.0, RoundingMode::Down).is_sign_negative());
     /// ```
+    #[inline]
     pub fn add(&self, a: f64, b: f64, mode: RoundingMode) -> f64 {
         if !a.is_finite() || !b.is_finite() {
             return self.round(a + b, mode);
@@ -73,6 +74,7 @@ impl Format {
     /// assert_eq!(Format::FP16.mul(2f64.powi(-12), 2f64.powi(-13), RoundingMode::NearestEven), 0.0);
     /// assert_eq!(Format::FP16.mul(2f64.powi(-12), 2f64.powi(-13), RoundingMode::Up), 2f64.powi(-24));
     /// ```
+    #[inline]
     pub fn mul(&self, a: f64, b: f64, mode: RoundingMode) -> f64 {
         if !a.is_finite() || !b.is_finite() {
             return self.round(a * b, mode);
@@ -109,6 +111,7 @@ impl Format {
     /// let fused = Format::FP16.fma(x, x, -(1.0 + 2f64.powi(-9)), rne);
     /// assert_eq!(fused, 2f64.powi(-20));
     /// ```
+    #[inline]
     pub fn fma(&self, a: f64, b: f64, c: f64, mode: RoundingMode) -> f64 {
         if !a.is_finite() || !b.is_finite() || !c.is_finite() {
             // IEEE 754 §7.2: inf * 0 is invalid whatever c is; otherwise the
@@ -168,6 +171,7 @@ fn zero_sum_sign(a_negative: bool, b_negative: bool, mode: RoundingMode) -> f64 
 
 /// `x` as an `f32` if it is one exactly (native binary32 operations on such
 /// operands are the correctly rounded binary32 arithmetic, IEEE 754 §5.4).
+#[inline]
 fn as_f32(x: f64) -> Option<f32> {
     let y = x as f32;
     (y as f64 == x).then_some(y)
@@ -175,6 +179,7 @@ fn as_f32(x: f64) -> Option<f32> {
 
 /// Knuth's TwoSum: `s = fl(a + b)` and `e` with `a + b = s + e` exactly
 /// (when `s` is finite).
+#[inline]
 fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
@@ -184,6 +189,7 @@ fn two_sum(a: f64, b: f64) -> (f64, f64) {
 
 /// Rounds `s + e` to odd at 53 bits, given `s = fl_nearest(s + e)`, `e != 0`
 /// and `s` normal: `s` if its last bit is odd, else its neighbour toward `e`.
+#[inline]
 fn round_to_odd(s: f64, e: f64) -> f64 {
     if s.to_bits() & 1 == 1 {
         s
