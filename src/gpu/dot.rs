@@ -230,14 +230,8 @@ fn check_inputs(x: &[f64], y: &[f64], precision: DotPrecision) -> Result<(), Ver
     require_same_len("x and y", x.len(), y.len())?;
     require_finite("x", x)?;
     require_finite("y", y)?;
-    let storage = precision.storage();
-    match x.iter().chain(y).find(|&&v| !storage.is_representable(v)) {
-        None => Ok(()),
-        Some(&value) => Err(VerifyError::NotRepresentable {
-            format: storage.name().to_string(),
-            value,
-        }),
-    }
+    precision.storage().require_values(x)?;
+    precision.storage().require_values(y)
 }
 
 #[cfg(test)]

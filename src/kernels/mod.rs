@@ -156,21 +156,54 @@ impl KernelRun {
 /// Named inputs.
 pub type Inputs = BTreeMap<String, Tensor>;
 
-/// A kernel under test.
-pub trait Kernel: Sync {
+/// What a kernel is: its name, what it computes, its inputs and parameters.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct KernelInfo {
     /// Its name (`boundgate run NAME`).
-    fn name(&self) -> &'static str;
+    pub name: &'static str,
     /// One line saying what it computes and in which order.
-    fn summary(&self) -> &'static str;
+    pub summary: &'static str,
     /// The inputs it needs.
-    fn inputs(&self) -> &'static [InputSpec];
+    pub inputs: &'static [InputSpec],
     /// The parameters it accepts.
-    fn params(&self) -> &'static [ParamSpec];
+    pub params: &'static [ParamSpec],
+}
+
+/// A kernel under test: a [`KernelInfo`] and a way to run it.
+pub trait Kernel: Sync {
+    /// Its name, summary, inputs and parameters.
+    fn info(&self) -> &'static KernelInfo;
+
     /// Runs the CPU model (or the GPU kernel, where the parameters select it).
     fn run(&self, inputs: &Inputs, params: &Params) -> Result<KernelRun>;
-    /// The shapes of its inputs for an audit of the given size (e.g. a dot of
-    /// size n takes two vectors of length n).
-    fn audit_shapes(&self, size: usize) -> Vec<(&'static str, Vec<usize>)>;
+
+    /// Its name (`boundgate run NAME`).
+    fn name(&self) -> &'static str {
+        self.info().name
+    }
+    /// One line saying what it computes and in which order.
+    fn summary(&self) -> &'static str {
+        self.info().summary
+    }
+    /// The inputs it needs.
+    fn inputs(&self) -> &'static [InputSpec] {
+        self.info().inputs
+    }
+    /// The parameters it accepts.
+    fn params(&self) -> &'static [ParamSpec] {
+        self.info().params
+    }
+    /// The shapes of its inputs for an audit of the given size: by default
+    /// every vector has length `size` and every matrix is `size x size`.
+    fn audit_shapes(&self, size: usize) -> Vec<(&'static str, Vec<usize>)> {
+        self.inputs()
+            .iter()
+            .map(|i| match i.shape {
+                Shape::Vector => (i.name, vec![size]),
+                Shape::Matrix => (i.name, vec![size, size]),
+            })
+            .collect()
+    }
 }
 
 /// Fetches a named input and checks its shape.

@@ -470,6 +470,25 @@ impl Format {
         self.round(x, RoundingMode::TowardZero) == x
     }
 
+    /// Checks that every value is a number of this format (as a kernel that
+    /// reads storage of this format requires), naming the first that is not.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Format;
+    /// assert!(Format::FP16.require_values(&[1.0, 0.5, 65504.0]).is_ok());
+    /// assert!(Format::FP16.require_values(&[1.0, 0.1]).is_err());
+    /// ```
+    pub fn require_values(&self, values: &[f64]) -> Result<()> {
+        match values.iter().find(|&&v| !self.is_representable(v)) {
+            None => Ok(()),
+            Some(&value) => Err(VerifyError::NotRepresentable {
+                format: self.name.to_string(),
+                value,
+            }),
+        }
+    }
+
     /// Rounds `x` to this format, IEEE style: NaN stays NaN, infinities stay
     /// infinite (NaN in a format without them), overflow follows the mode and
     /// the overflow policy. A saturating format maps infinities to the largest

@@ -14,7 +14,9 @@ pub mod recursive;
 pub mod tree;
 pub mod tree_dot;
 
-use super::{BoundCheck, InputSpec, Inputs, KernelRun, Reference, Shape, input};
+use super::{
+    BoundCheck, InputSpec, Inputs, KernelRun, ParamKind, ParamSpec, Reference, Shape, input,
+};
 use crate::error::Result;
 use crate::io::Tensor;
 use boundgate_verify::bounds::directed::add_up;
@@ -38,6 +40,22 @@ pub const DOT_INPUTS: &[InputSpec] = &[
         help: "second vector, same length",
     },
 ];
+
+/// The `format` parameter of the one-format kernels (storage and arithmetic).
+pub const FORMAT_PARAM: ParamSpec = ParamSpec {
+    key: "format",
+    default: "fp32",
+    kind: ParamKind::Format,
+    help: "storage and arithmetic format: fp64, fp32, tf32, bf16, fp16, e4m3, e5m2",
+};
+
+/// The `mode` parameter: rounding of the arithmetic.
+pub const MODE_PARAM: ParamSpec = ParamSpec {
+    key: "mode",
+    default: "rne",
+    kind: ParamKind::Mode,
+    help: "rounding of the arithmetic: rne, rtz, rup, rdn (inputs are always rounded to nearest)",
+};
 
 /// A dot product's inputs as given and as stored in the kernel's format.
 #[derive(Clone, Debug)]

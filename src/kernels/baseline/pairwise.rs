@@ -4,9 +4,12 @@
 //! `h = ceil(len / 2)`, so each product passes through at most
 //! `ceil(log2 n)` additions (Higham 2002, §4.2) after its own rounding.
 
-use super::{DOT_INPUTS, DotOperands, dot_run, published_check, rigorous_as_given, stored_sum_abs};
+use super::{
+    DOT_INPUTS, DotOperands, FORMAT_PARAM, MODE_PARAM, dot_run, published_check, rigorous_as_given,
+    stored_sum_abs,
+};
 use crate::error::Result;
-use crate::kernels::{InputSpec, Inputs, Kernel, KernelRun, ParamKind, ParamSpec, Params};
+use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, ParamSpec, Params};
 use boundgate_verify::bounds::dot::{pairwise_depth, pairwise_published, underflow_ops};
 use boundgate_verify::format::{Format, RoundingMode};
 use serde_json::json;
@@ -49,36 +52,18 @@ fn pairwise_sum(v: &[f64], format: Format, mode: RoundingMode) -> f64 {
 /// `dot-pairwise`: the pairwise dot product kernel.
 pub struct PairwiseDot;
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        key: "format",
-        kind: ParamKind::Format,
-        default: "fp32",
-        help: "storage and arithmetic format: fp64, fp32, tf32, bf16, fp16, e4m3, e5m2",
-    },
-    ParamSpec {
-        key: "mode",
-        kind: ParamKind::Mode,
-        default: "rne",
-        help: "rounding of the arithmetic: rne, rtz, rup, rdn (inputs are always rounded to nearest)",
-    },
-];
+const PARAMS: &[ParamSpec] = &[FORMAT_PARAM, MODE_PARAM];
+
+const INFO: KernelInfo = KernelInfo {
+    name: "dot-pairwise",
+    summary: "dot product with pairwise summation of rounded products, in one format",
+    inputs: DOT_INPUTS,
+    params: PARAMS,
+};
 
 impl Kernel for PairwiseDot {
-    fn name(&self) -> &'static str {
-        "dot-pairwise"
-    }
-    fn summary(&self) -> &'static str {
-        "dot product with pairwise summation of rounded products, in one format"
-    }
-    fn inputs(&self) -> &'static [InputSpec] {
-        DOT_INPUTS
-    }
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
-    }
-    fn audit_shapes(&self, size: usize) -> Vec<(&'static str, Vec<usize>)> {
-        vec![("x", vec![size]), ("y", vec![size])]
+    fn info(&self) -> &'static KernelInfo {
+        &INFO
     }
 
     fn run(&self, inputs: &Inputs, params: &Params) -> Result<KernelRun> {

@@ -5,9 +5,12 @@
 //! Every operation is correctly rounded in the kernel's format and mode, so
 //! this is exactly what IEEE hardware computing in that format does.
 
-use super::{DOT_INPUTS, DotOperands, dot_run, published_check, rigorous_as_given, stored_sum_abs};
+use super::{
+    DOT_INPUTS, DotOperands, FORMAT_PARAM, MODE_PARAM, dot_run, published_check, rigorous_as_given,
+    stored_sum_abs,
+};
 use crate::error::Result;
-use crate::kernels::{InputSpec, Inputs, Kernel, KernelRun, ParamKind, ParamSpec, Params};
+use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, Params};
 use boundgate_verify::bounds::dot::{
     recursive_depth, recursive_higham_mary, recursive_published, underflow_ops,
 };
@@ -44,18 +47,8 @@ pub fn recursive_dot(x: &[f64], y: &[f64], format: Format, mode: RoundingMode, f
 pub struct RecursiveDot;
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        key: "format",
-        kind: ParamKind::Format,
-        default: "fp32",
-        help: "storage and arithmetic format: fp64, fp32, tf32, bf16, fp16, e4m3, e5m2",
-    },
-    ParamSpec {
-        key: "mode",
-        kind: ParamKind::Mode,
-        default: "rne",
-        help: "rounding of the arithmetic: rne, rtz, rup, rdn (inputs are always rounded to nearest)",
-    },
+    FORMAT_PARAM,
+    MODE_PARAM,
     ParamSpec {
         key: "fma",
         kind: ParamKind::Bool,
@@ -70,21 +63,16 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
+const INFO: KernelInfo = KernelInfo {
+    name: "dot-recursive",
+    summary: "dot product, left to right, in one format (FMA optional)",
+    inputs: DOT_INPUTS,
+    params: PARAMS,
+};
+
 impl Kernel for RecursiveDot {
-    fn name(&self) -> &'static str {
-        "dot-recursive"
-    }
-    fn summary(&self) -> &'static str {
-        "dot product, left to right, in one format (FMA optional)"
-    }
-    fn inputs(&self) -> &'static [InputSpec] {
-        DOT_INPUTS
-    }
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
-    }
-    fn audit_shapes(&self, size: usize) -> Vec<(&'static str, Vec<usize>)> {
-        vec![("x", vec![size]), ("y", vec![size])]
+    fn info(&self) -> &'static KernelInfo {
+        &INFO
     }
 
     fn run(&self, inputs: &Inputs, params: &Params) -> Result<KernelRun> {

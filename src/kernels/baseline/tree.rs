@@ -6,7 +6,7 @@
 use super::{DOT_INPUTS, DotOperands, dot_run, rigorous_as_given};
 use crate::error::{Error, Result};
 use crate::gpu::{Backend, DotPrecision, RanOn, run_dot};
-use crate::kernels::{InputSpec, Inputs, Kernel, KernelRun, ParamKind, ParamSpec, Params};
+use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, Params};
 use boundgate_verify::bounds::dot::underflow_ops;
 use boundgate_verify::format::RoundingMode;
 use serde_json::json;
@@ -43,21 +43,16 @@ fn precision(name: &str) -> Result<DotPrecision> {
         })
 }
 
+const INFO: KernelInfo = KernelInfo {
+    name: "dot-tree",
+    summary: "dot product in the fixed order of the GPU baseline kernel (FMA chains, then trees); GPU or CPU model",
+    inputs: DOT_INPUTS,
+    params: PARAMS,
+};
+
 impl Kernel for TreeDot {
-    fn name(&self) -> &'static str {
-        "dot-tree"
-    }
-    fn summary(&self) -> &'static str {
-        "dot product in the fixed order of the GPU baseline kernel (FMA chains, then trees); GPU or CPU model"
-    }
-    fn inputs(&self) -> &'static [InputSpec] {
-        DOT_INPUTS
-    }
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
-    }
-    fn audit_shapes(&self, size: usize) -> Vec<(&'static str, Vec<usize>)> {
-        vec![("x", vec![size]), ("y", vec![size])]
+    fn info(&self) -> &'static KernelInfo {
+        &INFO
     }
 
     fn run(&self, inputs: &Inputs, params: &Params) -> Result<KernelRun> {

@@ -179,8 +179,8 @@ pub fn tree_dot(
     require_same_len("x and y", x.len(), y.len())?;
     require_finite("x", x)?;
     require_finite("y", y)?;
-    require_values_of(format, x)?;
-    require_values_of(format, y)?;
+    format.require_values(x)?;
+    format.require_values(y)?;
     config.validate()?;
 
     let threads = config.threads_per_block;
@@ -242,16 +242,6 @@ fn checked(format: Format, rounded: f64, unrounded: impl FnOnce() -> f64) -> Res
             value: unrounded(),
             max: format.max_finite(),
         })
-    }
-}
-
-fn require_values_of(format: Format, values: &[f64]) -> Result<()> {
-    match values.iter().find(|&&v| !format.is_representable(v)) {
-        None => Ok(()),
-        Some(&value) => Err(VerifyError::NotRepresentable {
-            format: format.name().to_string(),
-            value,
-        }),
     }
 }
 
