@@ -13,5 +13,6 @@ pub mod generate;
 pub mod gpu;
 pub mod io;
 pub mod kernels;
+pub mod plot;
 
 pub use error::{Error, ExitCode, Result};

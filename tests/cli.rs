@@ -308,3 +308,32 @@ fn bounds_prints_the_catalogue_and_refusals() {
     // fp16 at n = 4096: n u = 2 >= 1, gamma_n has no value.
     assert!(text.contains("n u < 1"), "{text}");
 }
+
+#[test]
+fn audit_experiments_write_charts_and_refuse_bad_params() {
+    let dir = workdir("experiment");
+    let plan = dir.join("plan.toml");
+    std::fs::write(
+        &plan,
+        "name = \"exp\"\nseeds = { first = 1, count = 3 }\n[[experiment]]\nname = \"dot-tightness\"\n\
+         params = { formats = [\"fp16\", \"fp32\"], sizes = [8, 64] }\n",
+    )
+    .unwrap();
+    let md = dir.join("r.md");
+    let o = boundgate(&["audit", "--plan", plan.to_str().unwrap(), "--markdown", md.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let text = std::fs::read_to_string(&md).unwrap();
+    for k in 0..2 {
+        let svg = format!("r-dot-tightness-{k}.svg");
+        assert!(text.contains(&svg), "{text}");
+        assert!(std::fs::read_to_string(dir.join(&svg)).unwrap().starts_with("<svg"));
+    }
+
+    std::fs::write(
+        &plan,
+        "name = \"exp\"\nseeds = { first = 1, count = 3 }\n[[experiment]]\nname = \"dot-tightness\"\nparams = { sizes = \"many\" }\n",
+    )
+    .unwrap();
+    let o = boundgate(&["audit", "--plan", plan.to_str().unwrap()]);
+    assert_bad_input(&o, "experiment[0].params.sizes");
+}

@@ -1,6 +1,7 @@
 //! Audit campaigns: plans (TOML), the runner, and reports (JSON, Markdown,
 //! terminal table).
 
+pub mod experiment;
 pub mod plan;
 pub mod report;
 pub mod runner;

@@ -15,6 +15,7 @@
 //! params = { format = ["fp16", "fp32"], fma = ["false", "true"] }
 //! ```
 
+use super::experiment::Params as ExperimentParams;
 use crate::error::{Error, Result};
 use crate::generate::Distribution;
 use crate::io::read_text;
@@ -56,6 +57,20 @@ pub struct Campaign {
     pub seeds: Option<Seeds>,
 }
 
+/// One experiment of a plan (see [`super::experiment`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentSpec {
+    /// The experiment's name (`boundgate audit --list`).
+    pub name: String,
+    /// Its parameters (checked by the experiment when the plan is read).
+    #[serde(default)]
+    pub params: toml::Table,
+    /// Overrides the plan's seeds for this experiment.
+    #[serde(default)]
+    pub seeds: Option<Seeds>,
+}
+
 /// An audit plan.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -71,8 +86,11 @@ pub struct Plan {
     #[serde(default = "default_confidence")]
     pub confidence: f64,
     /// The campaigns.
-    #[serde(rename = "campaign")]
+    #[serde(rename = "campaign", default)]
     pub campaigns: Vec<Campaign>,
+    /// The experiments.
+    #[serde(rename = "experiment", default)]
+    pub experiments: Vec<ExperimentSpec>,
 }
 
 fn default_confidence() -> f64 {
@@ -144,11 +162,28 @@ impl Plan {
         if self.seeds.count == 0 {
             return Err(err("seeds.count".into(), "must be at least 1".into()));
         }
-        if self.campaigns.is_empty() {
+        if self.campaigns.is_empty() && self.experiments.is_empty() {
             return Err(err(
                 "campaign".into(),
-                "the plan has no [[campaign]]".into(),
+                "the plan has no [[campaign]] and no [[experiment]]".into(),
             ));
+        }
+        for (i, e) in self.experiments.iter().enumerate() {
+            let at = |f: &str| format!("experiment[{i}].{f}");
+            let experiment =
+                registry::find_experiment(&e.name).map_err(|x| err(at("name"), x.to_string()))?;
+            if e.seeds.is_some_and(|s| s.count == 0) {
+                return Err(err(at("seeds.count"), "must be at least 1".into()));
+            }
+            // The experiment names the parameter ("params.eps: ..."): keep it in the field.
+            experiment
+                .check_params(&ExperimentParams::new(e.params.clone()))
+                .map_err(|reason| match reason.split_once(": ") {
+                    Some((field, rest)) if field.starts_with("params.") => {
+                        err(at(field), rest.to_string())
+                    }
+                    _ => err(at("params"), reason),
+                })?;
         }
         for (i, c) in self.campaigns.iter().enumerate() {
             let at = |f: &str| format!("campaign[{i}].{f}");
@@ -237,6 +272,24 @@ mod tests {
     fn default_plan_is_valid() {
         let plan = Plan::default_plan().unwrap();
         assert!(!plan.cells().unwrap().is_empty());
+    }
+
+    #[test]
+    fn unknown_experiments_are_refused() {
+        let text =
+            "name = \"x\"\nseeds = { first = 1, count = 2 }\n[[experiment]]\nname = \"no-such\"\n";
+        let e = Plan::from_toml(text, Path::new("p.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("experiment[0].name") && e.contains("unknown experiment"),
+            "{e}"
+        );
+        let text = "name = \"x\"\nseeds = { first = 1, count = 2 }\n";
+        let e = Plan::from_toml(text, Path::new("p.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no [[campaign]] and no [[experiment]]"), "{e}");
     }
 
     #[test]

@@ -4,13 +4,16 @@
 //! The JSON is deterministic for a given plan and build: timings live in their
 //! own section, everything else depends only on the plan and the seeds.
 
+use super::experiment::ExperimentReport;
 use super::plan::Plan;
 use crate::error::ExitCode;
+use crate::error::{Error, Result};
 use boundgate_verify::bounds::Rigor;
 use boundgate_verify::check::{Outcome, TrialsVerdict, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::Path;
 
 /// Version tag of the JSON report.
 pub const SCHEMA: &str = "boundgate.audit/1";
@@ -137,13 +140,22 @@ pub struct Totals {
     /// Probabilistic bounds whose violation counts are inconsistent with their
     /// stated probability at the plan's confidence (findings).
     pub probabilistic_inconsistent: u64,
+    /// Experiments run.
+    pub experiments: usize,
+    /// Rigorous-bound violations reported by experiments (these gate the exit code too).
+    pub experiment_violations: u64,
+    /// Findings reported by experiments.
+    pub experiment_findings: usize,
 }
 
 impl Totals {
-    /// Sums the cells.
-    pub fn of(cells: &[CellReport]) -> Totals {
+    /// Sums the cells and experiments.
+    pub fn of(cells: &[CellReport], experiments: &[ExperimentReport]) -> Totals {
         let mut t = Totals {
             cells: cells.len(),
+            experiments: experiments.len(),
+            experiment_violations: experiments.iter().map(|e| e.rigorous_violations).sum(),
+            experiment_findings: experiments.iter().map(|e| e.findings.len()).sum(),
             ..Totals::default()
         };
         for c in cells {
@@ -188,6 +200,8 @@ pub struct AuditReport {
     pub totals: Totals,
     /// Per cell.
     pub cells: Vec<CellReport>,
+    /// Per experiment.
+    pub experiments: Vec<ExperimentReport>,
     /// Timings (not deterministic).
     pub timings: Timings,
 }
@@ -197,6 +211,7 @@ impl AuditReport {
     pub fn new(
         plan: &Plan,
         cells: Vec<CellReport>,
+        experiments: Vec<ExperimentReport>,
         totals: Totals,
         timings: Timings,
     ) -> AuditReport {
@@ -209,13 +224,14 @@ impl AuditReport {
             confidence: plan.confidence,
             totals,
             cells,
+            experiments,
             timings,
         }
     }
 
     /// 0 when every rigorous bound held, 1 on a violation.
     pub fn exit_code(&self) -> ExitCode {
-        if self.totals.rigorous.violation > 0 {
+        if self.totals.rigorous.violation > 0 || self.totals.experiment_violations > 0 {
             ExitCode::Violation
         } else {
             ExitCode::Ok
@@ -312,10 +328,33 @@ impl AuditReport {
         (headers, rows)
     }
 
-    /// The terminal summary: a table of cells and the totals.
+    /// The terminal summary: a table of cells, one of experiments, and the totals.
     pub fn summary_table(&self) -> String {
         let (headers, rows) = self.rows();
-        let mut out = render_table(&headers, &rows);
+        let mut out = if rows.is_empty() {
+            String::new()
+        } else {
+            render_table(&headers, &rows)
+        };
+        if !self.experiments.is_empty() {
+            let rows: Vec<Vec<String>> = self
+                .experiments
+                .iter()
+                .map(|e| {
+                    vec![
+                        e.name.clone(),
+                        e.title.clone(),
+                        e.rigorous_violations.to_string(),
+                        e.findings.len().to_string(),
+                    ]
+                })
+                .collect();
+            out.push('\n');
+            out.push_str(&render_table(
+                &["experiment", "title", "rigorous violations", "findings"],
+                &rows,
+            ));
+        }
         let t = &self.totals;
         let _ = writeln!(
             out,
@@ -337,8 +376,40 @@ impl AuditReport {
         out
     }
 
+    /// Writes the Markdown page to `path` and each experiment chart as an SVG
+    /// file beside it (`<stem>-<experiment>-<k>.svg`).
+    pub fn write_markdown(&self, path: &Path) -> Result<()> {
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("report")
+            .to_string();
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut charts = Vec::new();
+        for e in &self.experiments {
+            for (k, chart) in e.charts.iter().enumerate() {
+                let file = format!("{stem}-{}-{k}.svg", e.name);
+                let target = dir.join(&file);
+                std::fs::write(&target, chart.to_svg()?).map_err(|source| Error::Io {
+                    path: target,
+                    source,
+                })?;
+                charts.push(file);
+            }
+        }
+        std::fs::write(path, self.to_markdown_with(&charts)).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
     /// A Markdown page: totals, the table, and every hypothesis failure and violation.
     pub fn to_markdown(&self) -> String {
+        self.to_markdown_with(&[])
+    }
+
+    /// The Markdown page, linking the experiments' charts to the given files (in order).
+    fn to_markdown_with(&self, chart_files: &[String]) -> String {
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -396,6 +467,35 @@ impl AuditReport {
                 }
             }
         }
+        let mut files = chart_files.iter();
+        for e in &self.experiments {
+            let _ = writeln!(
+                out,
+                "\n## Experiment `{}`: {}\n\n{}\n",
+                e.name, e.title, e.description
+            );
+            let _ = writeln!(
+                out,
+                "Rigorous-bound violations: {}.\n",
+                e.rigorous_violations
+            );
+            for f in &e.findings {
+                let _ = writeln!(out, "- **Finding:** {f}");
+            }
+            for t in &e.tables {
+                let _ = writeln!(out, "\n{}", t.to_markdown());
+            }
+            for chart in &e.charts {
+                match files.next() {
+                    Some(file) => {
+                        let _ = writeln!(out, "![{}]({file})\n", chart.title);
+                    }
+                    None => {
+                        let _ = writeln!(out, "(chart: {})\n", chart.title);
+                    }
+                }
+            }
+        }
         out
     }
 }
@@ -448,10 +548,26 @@ mod tests {
         totals.published_violations.overflow = 5;
         totals.probabilistic_inconsistent = 2;
         let timings = Timings { total_seconds: 0.0 };
-        let report = AuditReport::new(&plan, Vec::new(), totals.clone(), timings.clone());
+        let report = AuditReport::new(
+            &plan,
+            Vec::new(),
+            Vec::new(),
+            totals.clone(),
+            timings.clone(),
+        );
         assert_eq!(report.exit_code(), ExitCode::Ok);
         totals.rigorous.violation = 1;
-        let report = AuditReport::new(&plan, Vec::new(), totals, timings);
+        let report = AuditReport::new(
+            &plan,
+            Vec::new(),
+            Vec::new(),
+            totals.clone(),
+            timings.clone(),
+        );
+        assert_eq!(report.exit_code(), ExitCode::Violation);
+        totals.rigorous.violation = 0;
+        totals.experiment_violations = 1;
+        let report = AuditReport::new(&plan, Vec::new(), Vec::new(), totals, timings);
         assert_eq!(report.exit_code(), ExitCode::Violation);
         assert_eq!(ExitCode::Violation as i32, 1);
         assert_eq!(ExitCode::BadInput as i32, 2);

@@ -1,12 +1,13 @@
 //! Runs a plan: every cell, every seed; collects verdicts into a report.
 
+use super::experiment::{ExperimentContext, Params as ExperimentParams};
 use super::plan::{Cell, Plan};
 use super::report::{
     AuditReport, BoundSummary, CellReport, OutcomeCounts, Timings, Totals, ViolationCauses,
 };
 use crate::error::{Error, Result};
 use crate::io::Tensor;
-use crate::kernels::{Inputs, LabelledVerdict};
+use crate::kernels::{Inputs, LabelledVerdict, registry};
 use boundgate_verify::bounds::Kind;
 use boundgate_verify::check::{Outcome, Verdict, judge_trials};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -23,7 +24,8 @@ pub struct RunOptions {
 pub fn run_plan(plan: &Plan, options: RunOptions) -> Result<AuditReport> {
     let started = Instant::now();
     let cells = plan.cells()?;
-    let total: u64 = cells.iter().map(|c| c.seeds.count).sum();
+    let total: u64 =
+        cells.iter().map(|c| c.seeds.count).sum::<u64>() + plan.experiments.len() as u64;
     let bar = if options.progress {
         let bar = ProgressBar::new(total);
         bar.set_style(
@@ -46,11 +48,25 @@ pub fn run_plan(plan: &Plan, options: RunOptions) -> Result<AuditReport> {
         ));
         reports.push(run_cell(cell, plan.confidence, &bar)?);
     }
+    let mut experiments = Vec::with_capacity(plan.experiments.len());
+    for spec in &plan.experiments {
+        bar.set_message(spec.name.clone());
+        let experiment = registry::find_experiment(&spec.name)?;
+        let context = ExperimentContext {
+            seeds: spec.seeds.unwrap_or(plan.seeds),
+            confidence: plan.confidence,
+            heavy: crate::generate::heavy(),
+            progress: &bar,
+        };
+        experiments.push(experiment.run(&ExperimentParams::new(spec.params.clone()), &context)?);
+        bar.inc(1);
+    }
     bar.finish_and_clear();
-    let totals = Totals::of(&reports);
+    let totals = Totals::of(&reports, &experiments);
     Ok(AuditReport::new(
         plan,
         reports,
+        experiments,
         totals,
         Timings {
             total_seconds: started.elapsed().as_secs_f64(),

@@ -2,6 +2,7 @@
 
 use crate::audit::{Plan, RunOptions, run_plan};
 use crate::error::{Error, ExitCode, Result};
+use crate::kernels::registry;
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -20,9 +21,23 @@ pub struct AuditArgs {
     /// Never draw a progress bar.
     #[arg(long)]
     quiet: bool,
+    /// List the kernels and experiments a plan can name, and exit.
+    #[arg(long)]
+    list: bool,
 }
 
 pub fn execute(args: AuditArgs) -> Result<ExitCode> {
+    if args.list {
+        println!("kernels (for [[campaign]] kernel = ...):");
+        for k in registry::all() {
+            println!("  {}: {}", k.name(), k.summary());
+        }
+        println!("experiments (for [[experiment]] name = ...):");
+        for e in registry::experiments() {
+            println!("  {}: {}", e.name(), e.summary());
+        }
+        return Ok(ExitCode::Ok);
+    }
     let plan = match &args.plan {
         Some(path) => Plan::from_file(path)?,
         None => Plan::default_plan()?,
@@ -39,7 +54,7 @@ pub fn execute(args: AuditArgs) -> Result<ExitCode> {
         write(path, report.to_json())?;
     }
     if let Some(path) = &args.markdown {
-        write(path, report.to_markdown())?;
+        report.write_markdown(path)?;
     }
     print!("{}", report.summary_table());
     println!("Finished in {:.1} s.", report.timings.total_seconds);

@@ -9,9 +9,14 @@
 //! the published bounds and the errors measured by the exact oracle, both on
 //! the inputs as given and on the values the kernel actually read.
 
+pub mod accessor;
 pub mod baseline;
+pub mod interleave;
+pub mod mpfma;
 pub mod params;
+pub mod qdot;
 pub mod registry;
+pub mod residual;
 
 pub use params::Params;
 

@@ -1,14 +1,13 @@
-//! The kernels `boundgate run` and `boundgate audit` know, by name.
+//! The kernels `boundgate run` knows and the experiments `boundgate audit`
+//! knows, by name, gathered from the kernel families.
 
 use super::Kernel;
-use super::baseline::pairwise::PairwiseDot;
-use super::baseline::recursive::RecursiveDot;
-use super::baseline::tree::TreeDot;
+use super::{accessor, baseline, interleave, mpfma, qdot, residual};
+use crate::audit::experiment::Experiment;
 use crate::error::{Error, Result};
+use std::sync::OnceLock;
 
-static KERNELS: &[&dyn Kernel] = &[&RecursiveDot, &PairwiseDot, &TreeDot];
-
-/// Every registered kernel, in listing order.
+/// Every registered kernel, in listing order (family by family).
 ///
 /// # Example
 /// ```
@@ -16,20 +15,66 @@ static KERNELS: &[&dyn Kernel] = &[&RecursiveDot, &PairwiseDot, &TreeDot];
 /// assert!(names.contains(&"dot-recursive"));
 /// ```
 pub fn all() -> &'static [&'static dyn Kernel] {
-    KERNELS
+    static KERNELS: OnceLock<Vec<&'static dyn Kernel>> = OnceLock::new();
+    KERNELS.get_or_init(|| {
+        [
+            baseline::kernels(),
+            qdot::kernels(),
+            accessor::kernels(),
+            mpfma::kernels(),
+            residual::kernels(),
+            interleave::kernels(),
+        ]
+        .concat()
+    })
+}
+
+/// Every registered experiment.
+pub fn experiments() -> &'static [&'static dyn Experiment] {
+    static EXPERIMENTS: OnceLock<Vec<&'static dyn Experiment>> = OnceLock::new();
+    EXPERIMENTS.get_or_init(|| {
+        [
+            baseline::experiments(),
+            qdot::experiments(),
+            accessor::experiments(),
+            mpfma::experiments(),
+            residual::experiments(),
+            interleave::experiments(),
+        ]
+        .concat()
+    })
 }
 
 /// The kernel with this name.
 pub fn find(name: &str) -> Result<&'static dyn Kernel> {
-    KERNELS
+    all()
         .iter()
         .copied()
         .find(|k| k.name() == name)
         .ok_or_else(|| {
-            let names: Vec<_> = KERNELS.iter().map(|k| k.name()).collect();
+            let names: Vec<_> = all().iter().map(|k| k.name()).collect();
             Error::usage(format!(
                 "unknown kernel `{name}` (kernels: {}; see `boundgate run --list`)",
                 names.join(", ")
+            ))
+        })
+}
+
+/// The experiment with this name.
+pub fn find_experiment(name: &str) -> Result<&'static dyn Experiment> {
+    experiments()
+        .iter()
+        .copied()
+        .find(|e| e.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<_> = experiments().iter().map(|e| e.name()).collect();
+            Error::usage(format!(
+                "unknown experiment `{name}` (experiments: {}; see `boundgate audit --list`)",
+                if names.is_empty() {
+                    "none yet".to_string()
+                } else {
+                    names.join(", ")
+                }
             ))
         })
 }

@@ -11,12 +11,14 @@
 
 pub mod pairwise;
 pub mod recursive;
+pub mod tightness;
 pub mod tree;
 pub mod tree_dot;
 
 use super::{
-    BoundCheck, InputSpec, Inputs, KernelRun, ParamKind, ParamSpec, Reference, Shape, input,
+    BoundCheck, InputSpec, Inputs, Kernel, KernelRun, ParamKind, ParamSpec, Reference, Shape, input,
 };
+use crate::audit::experiment::Experiment;
 use crate::error::Result;
 use crate::io::Tensor;
 use boundgate_verify::bounds::directed::add_up;
@@ -26,6 +28,20 @@ use boundgate_verify::error::{require_nonempty, require_same_len};
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::oracle;
 use boundgate_verify::{Result as VResult, VerifyError};
+
+/// The baseline family's kernels.
+pub fn kernels() -> Vec<&'static dyn Kernel> {
+    vec![
+        &recursive::RecursiveDot,
+        &pairwise::PairwiseDot,
+        &tree::TreeDot,
+    ]
+}
+
+/// The baseline family's experiments.
+pub fn experiments() -> Vec<&'static dyn Experiment> {
+    vec![&tightness::DotTightness]
+}
 
 /// The two inputs of every dot kernel.
 pub const DOT_INPUTS: &[InputSpec] = &[
