@@ -320,13 +320,23 @@ fn audit_experiments_write_charts_and_refuse_bad_params() {
     )
     .unwrap();
     let md = dir.join("r.md");
-    let o = boundgate(&["audit", "--plan", plan.to_str().unwrap(), "--markdown", md.to_str().unwrap()]);
+    let o = boundgate(&[
+        "audit",
+        "--plan",
+        plan.to_str().unwrap(),
+        "--markdown",
+        md.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let text = std::fs::read_to_string(&md).unwrap();
     for k in 0..2 {
         let svg = format!("r-dot-tightness-{k}.svg");
         assert!(text.contains(&svg), "{text}");
-        assert!(std::fs::read_to_string(dir.join(&svg)).unwrap().starts_with("<svg"));
+        assert!(
+            std::fs::read_to_string(dir.join(&svg))
+                .unwrap()
+                .starts_with("<svg")
+        );
     }
 
     std::fs::write(

@@ -41,6 +41,10 @@ enum Command {
     Audit(audit::AuditArgs),
     /// Evaluate the bound catalogue at given parameters.
     Bounds(bounds::BoundsArgs),
+    /// Probe the arithmetic of matrix units (tensor cores): on the GPU when present, else on the model.
+    Probe(crate::kernels::mpfma::cli::ProbeArgs),
+    /// Interleaved execution of approximate kernels: profiles, schedules, execution.
+    Interleave(crate::kernels::interleave::cli::InterleaveArgs),
 }
 
 /// Parses the arguments, runs the command, prints errors as one line, and
@@ -53,6 +57,8 @@ pub fn main() -> i32 {
         Command::Run(args) => run::execute(args),
         Command::Audit(args) => audit::execute(args),
         Command::Bounds(args) => bounds::execute(args),
+        Command::Probe(args) => crate::kernels::mpfma::cli::execute(args),
+        Command::Interleave(args) => crate::kernels::interleave::cli::execute(args),
     };
     match result {
         Ok(code) => code as i32,

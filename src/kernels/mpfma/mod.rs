@@ -2,6 +2,8 @@
 //!
 //! Not implemented yet: this family registers no kernels and no experiments.
 
+pub mod cli;
+
 use crate::audit::experiment::Experiment;
 use crate::kernels::Kernel;
 

@@ -13,10 +13,14 @@
 //! error, or a term of the derivation), a corrected bound sits beside it
 //! ([`Rigor::Rigorous`]) and says so in its source.
 
+pub mod accessor;
 pub mod directed;
 pub mod dot;
 pub mod gamma;
 pub mod probabilistic;
+pub mod qdot;
+pub mod residual;
+pub mod tc;
 
 use crate::error::{Result, VerifyError};
 use serde::Serialize;

@@ -48,6 +48,7 @@ mod large;
 mod matrix;
 mod measure;
 pub mod mpfr;
+pub mod trsv;
 
 pub use accumulator::ExactSum;
 pub use blas::{

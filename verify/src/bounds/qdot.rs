@@ -1,0 +1,1 @@
+//! Bounds of the qdot paper (Diffenderfer et al. 2021): not implemented yet.

@@ -1,0 +1,1 @@
+//! Bounds of the residual-compensated quantized GEMM (Gu): not implemented yet.

@@ -1,0 +1,1 @@
+//! Exact residuals of triangular solves: not implemented yet.
