@@ -6,10 +6,13 @@
 # We do not link the system libraries: gmp-mpfr-sys 1.7 requires GMP 6.3 and
 # Debian 12 ships 6.2.1 (the build script refuses it).
 #
+# Chromium (headless) and a font render the HTML report for the screenshot
+# test (tests/html_screenshot.rs).
+#
 # Safe to run repeatedly: it only calls apt when a package is missing.
 set -euo pipefail
 
-packages=(m4)
+packages=(m4 chromium fonts-dejavu-core)
 missing=()
 for pkg in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then

@@ -11,4 +11,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-system-deps.sh
 eval "$(scripts/install-cuda-nvrtc.sh)"
+# The screenshot test must not skip here: the browser was just installed.
+export BOUNDGATE_REQUIRE_CHROMIUM=1
 cargo test --workspace --features cuda "$@"

@@ -56,6 +56,15 @@ pub enum Error {
         reason: String,
     },
 
+    /// A JSON report (e.g. a shard's, for `boundgate merge`) is malformed.
+    #[error("{}: {reason}", path.display())]
+    Report {
+        /// The report file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+
     /// Bad command-line usage (unknown kernel, missing input, bad parameter).
     #[error("{0}")]
     Usage(String),

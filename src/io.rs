@@ -92,12 +92,68 @@ fn npy_error(path: &Path, reason: impl Into<String>) -> Error {
     }
 }
 
+/// Checks the header's shape before npyz parses it: npyz multiplies the
+/// dimensions unchecked, so a hostile header such as `(2^62, 8)` would
+/// overflow inside it.
+fn precheck_shape(path: &Path, file: &mut File) -> Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut prefix = [0u8; 12];
+    let got = file.read(&mut prefix).map_err(io)?;
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    if got < 10 || &prefix[..6] != b"\x93NUMPY" {
+        // Not .npy at all: npyz gives the precise message.
+        return Ok(());
+    }
+    let (len, start) = match prefix[6] {
+        1 => (u64::from(u16::from_le_bytes([prefix[8], prefix[9]])), 10u64),
+        _ if got == 12 => (
+            u64::from(u32::from_le_bytes([
+                prefix[8], prefix[9], prefix[10], prefix[11],
+            ])),
+            12,
+        ),
+        _ => return Ok(()),
+    };
+    let mut header = Vec::new();
+    file.seek(SeekFrom::Start(start)).map_err(io)?;
+    file.by_ref()
+        .take(len.min(1 << 20))
+        .read_to_end(&mut header)
+        .map_err(io)?;
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    let header = String::from_utf8_lossy(&header);
+    let Some(at) = header.find("'shape'") else {
+        return Ok(());
+    };
+    let tuple = header[at..]
+        .split_once('(')
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(inside, _)| inside)
+        .unwrap_or("");
+    let mut total: u64 = 1;
+    for dim in tuple.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        let d: u64 = dim
+            .parse()
+            .map_err(|_| npy_error(path, format!("shape dimension `{dim}` is not a number")))?;
+        total = total
+            .checked_mul(d)
+            .filter(|t| *t <= u64::MAX / 8)
+            .ok_or_else(|| npy_error(path, format!("shape ({tuple}) overflows")))?;
+    }
+    Ok(())
+}
+
 /// Reads a float64/float32/float16 `.npy` file.
 pub fn read_npy(path: &Path) -> Result<Tensor> {
-    let file = File::open(path).map_err(|source| Error::Io {
+    let mut file = File::open(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
     })?;
+    precheck_shape(path, &mut file)?;
     let file_len = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
     let npy = NpyFile::new(BufReader::new(file))
         .map_err(|e| npy_error(path, format!("not a valid .npy file ({e})")))?;
@@ -207,9 +263,19 @@ pub fn write_npy(path: &Path, tensor: &Tensor) -> Result<()> {
 
 /// Reads a file whole, naming it in the error.
 pub fn read_text(path: &Path) -> Result<String> {
+    // Plans and reports are small; refuse to slurp a hostile multi-GB file.
+    const LIMIT: u64 = 256 << 20;
     let mut s = String::new();
     File::open(path)
-        .and_then(|mut f| f.read_to_string(&mut s))
+        .and_then(|f| {
+            if f.metadata()?.len() > LIMIT {
+                return Err(std::io::Error::other(
+                    "larger than 256 MiB: not a plan or report",
+                ));
+            }
+            let mut f = f;
+            f.read_to_string(&mut s)
+        })
         .map_err(|source| Error::Io {
             path: path.to_path_buf(),
             source,

@@ -9,10 +9,10 @@ use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// How a series is drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Style {
     /// Points joined by straight lines.
@@ -24,14 +24,24 @@ pub enum Style {
 }
 
 /// One named series of points.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Series {
     /// Legend label.
     pub label: String,
-    /// The points (x, y).
+    /// The points (x, y). JSON writes non-finite coordinates as `null`;
+    /// they read back as NaN (and are never drawn).
+    #[serde(deserialize_with = "points_with_nulls")]
     pub points: Vec<(f64, f64)>,
     /// How to draw it.
     pub style: Style,
+}
+
+fn points_with_nulls<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(f64, f64)>, D::Error> {
+    let raw: Vec<(Option<f64>, Option<f64>)> = Vec::deserialize(d)?;
+    Ok(raw
+        .into_iter()
+        .map(|(x, y)| (x.unwrap_or(f64::NAN), y.unwrap_or(f64::NAN)))
+        .collect())
 }
 
 impl Series {
@@ -74,7 +84,7 @@ impl Series {
 /// let svg = chart.to_svg().unwrap();
 /// assert!(svg.starts_with("<svg") && svg.contains("observed"));
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Chart {
     /// Title.
     pub title: String,

@@ -273,7 +273,7 @@ fn audit_runs_a_small_plan_and_reports() {
     assert!(stdout(&o).contains("4 cells, 20 trials"), "{}", stdout(&o));
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(report["schema"], "boundgate.audit/1");
+    assert_eq!(report["schema"], "boundgate.audit/2");
     assert_eq!(report["totals"]["rigorous"]["violation"], 0);
     assert_eq!(report["totals"]["rigorous"]["pass"], 20);
     assert!(std::fs::read_to_string(&md).unwrap().contains("| kernel |"));

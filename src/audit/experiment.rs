@@ -17,10 +17,10 @@ use super::plan::Seeds;
 use crate::error::Result;
 use crate::plot::Chart;
 use indicatif::ProgressBar;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A table of results.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Table {
     /// Caption.
     pub title: String,
@@ -59,7 +59,7 @@ impl Table {
 }
 
 /// What an experiment produced.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExperimentReport {
     /// The experiment's name.
     pub name: String,

@@ -1,11 +1,15 @@
-//! Audit campaigns: plans (TOML), the runner, and reports (JSON, Markdown,
-//! terminal table).
+//! Audit campaigns: plans (TOML), the runner, sharding and merging, and
+//! reports (JSON, Markdown, HTML, JUnit XML, terminal table).
 
 pub mod experiment;
+pub mod html;
+pub mod junit;
 pub mod plan;
 pub mod report;
 pub mod runner;
+pub mod shard;
 
 pub use plan::Plan;
 pub use report::AuditReport;
 pub use runner::{RunOptions, run_plan};
+pub use shard::{Shard, merge};

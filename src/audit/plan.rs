@@ -91,6 +91,11 @@ pub struct Plan {
     /// The experiments.
     #[serde(rename = "experiment", default)]
     pub experiments: Vec<ExperimentSpec>,
+    /// Other plans whose campaigns and experiments are appended to this
+    /// plan's, in order (paths relative to this plan's file; each keeps its
+    /// own seeds). Resolved by [`Plan::from_file`]; empty afterwards.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub include: Vec<String>,
 }
 
 fn default_confidence() -> f64 {
@@ -115,8 +120,53 @@ pub struct Cell {
 impl Plan {
     /// Reads and validates a plan file.
     pub fn from_file(path: &Path) -> Result<Plan> {
+        Plan::from_file_nested(path, 0)
+    }
+
+    fn from_file_nested(path: &Path, depth: usize) -> Result<Plan> {
         let text = read_text(path)?;
-        Plan::from_toml(&text, path)
+        let mut plan = Plan::from_toml(&text, path)?;
+        let includes = std::mem::take(&mut plan.include);
+        for (i, name) in includes.iter().enumerate() {
+            let located = |reason: String| Error::Plan {
+                path: path.to_path_buf(),
+                line: locate(&text, None, "include"),
+                field: format!("include[{i}]"),
+                reason,
+            };
+            if depth >= 8 {
+                return Err(located("includes nest deeper than 8 (a cycle?)".into()));
+            }
+            let target = path.parent().unwrap_or(Path::new(".")).join(name);
+            let included = Plan::from_file_nested(&target, depth + 1)
+                .map_err(|e| located(format!("{name}: {e}")))?;
+            plan.campaigns
+                .extend(included.campaigns.into_iter().map(|mut c| {
+                    c.seeds = c.seeds.or(Some(included.seeds));
+                    c
+                }));
+            plan.experiments
+                .extend(included.experiments.into_iter().map(|mut e| {
+                    e.seeds = e.seeds.or(Some(included.seeds));
+                    e
+                }));
+        }
+        Ok(plan)
+    }
+
+    /// A digest of the plan as parsed (FNV-1a, 64 bits, over its canonical
+    /// JSON form): the shards of one plan carry the same digest.
+    pub fn digest(&self) -> String {
+        let canonical = serde_json::to_string(self).expect("plans serialize");
+        let hash = canonical.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        format!("fnv1a64:{hash:016x}")
+    }
+
+    /// Number of units (cells, then experiments): what `--shard` distributes.
+    pub fn units(&self) -> Result<usize> {
+        Ok(self.cells()?.len() + self.experiments.len())
     }
 
     /// The built-in default plan.
@@ -142,7 +192,21 @@ impl Plan {
                 reason: e.message().to_string(),
             }
         })?;
-        plan.validate(path)?;
+        plan.validate(path).map_err(|e| match e {
+            // Semantic errors know the field; find its line in the text.
+            Error::Plan {
+                path,
+                line: None,
+                field,
+                reason,
+            } => Error::Plan {
+                line: locate_field(text, &field),
+                path,
+                field,
+                reason,
+            },
+            other => other,
+        })?;
         Ok(plan)
     }
 
@@ -162,7 +226,7 @@ impl Plan {
         if self.seeds.count == 0 {
             return Err(err("seeds.count".into(), "must be at least 1".into()));
         }
-        if self.campaigns.is_empty() && self.experiments.is_empty() {
+        if self.campaigns.is_empty() && self.experiments.is_empty() && self.include.is_empty() {
             return Err(err(
                 "campaign".into(),
                 "the plan has no [[campaign]] and no [[experiment]]".into(),
@@ -241,6 +305,62 @@ impl Plan {
             }
         }
         Ok(cells)
+    }
+}
+
+/// The 1-based line of a validated field such as `campaign[2].params.format`
+/// or `seeds.count`: the `k`-th `[[table]]` header, then the first line in
+/// it that assigns the field's first key (or the header itself).
+fn locate_field(text: &str, field: &str) -> Option<usize> {
+    let (table, rest) = match field.split_once('.') {
+        Some((head, rest)) if head.ends_with(']') => (Some(head), rest),
+        None if field.ends_with(']') => (Some(field), ""),
+        _ => (None, field),
+    };
+    let key = rest.split(['.', '[']).next().unwrap_or("");
+    locate(text, table, if key.is_empty() { "" } else { key })
+}
+
+/// The line of `key = ...` inside the `index`-th `[[name]]` table given as
+/// `name[index]` (or at top level when `table` is `None`).
+fn locate(text: &str, table: Option<&str>, key: &str) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let (start, end) = match table {
+        None => {
+            let end = lines
+                .iter()
+                .position(|l| l.trim_start().starts_with('['))
+                .unwrap_or(lines.len());
+            (0, end)
+        }
+        Some(t) => {
+            let (name, index) = t.trim_end_matches(']').split_once('[')?;
+            let index: usize = index.parse().ok()?;
+            let header = format!("[[{name}]]");
+            let start = lines
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.trim() == header)
+                .nth(index)?
+                .0;
+            let end = lines[start + 1..]
+                .iter()
+                .position(|l| l.trim_start().starts_with('['))
+                .map_or(lines.len(), |p| start + 1 + p);
+            if key.is_empty() {
+                return Some(start + 1);
+            }
+            (start, end)
+        }
+    };
+    let found = lines[start..end].iter().position(|l| {
+        l.split_once('=')
+            .is_some_and(|(k, _)| k.trim() == key || k.trim().starts_with(&format!("{key}.")))
+    });
+    match (found, table) {
+        (Some(p), _) => Some(start + p + 1),
+        (None, Some(_)) => Some(start + 1),
+        (None, None) => None,
     }
 }
 

@@ -5,21 +5,22 @@
 //! own section, everything else depends only on the plan and the seeds.
 
 use super::experiment::ExperimentReport;
-use super::plan::Plan;
+use super::plan::{Plan, Seeds};
+use super::shard::Shard;
 use crate::error::ExitCode;
 use crate::error::{Error, Result};
 use boundgate_verify::bounds::Rigor;
 use boundgate_verify::check::{Outcome, TrialsVerdict, Verdict};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// Version tag of the JSON report.
-pub const SCHEMA: &str = "boundgate.audit/1";
+pub const SCHEMA: &str = "boundgate.audit/2";
 
 /// How many trials ended in each outcome.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutcomeCounts {
     /// Error within the bound.
     pub pass: u64,
@@ -44,7 +45,7 @@ impl OutcomeCounts {
 /// verdict: the published models exclude overflow and underflow, so a
 /// violation with a possible overflow, or one the rigorous bound (which adds
 /// the underflow term) still covers, is explained; anything else is not.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ViolationCauses {
     /// An intermediate could overflow (or did: the result was not finite).
     pub overflow: u64,
@@ -79,7 +80,7 @@ impl ViolationCauses {
 }
 
 /// One bound's results over the trials of a cell.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BoundSummary {
     /// The bound's label.
     pub label: String,
@@ -108,8 +109,10 @@ impl BoundSummary {
 }
 
 /// The results of one cell.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CellReport {
+    /// Position of this cell among the plan's units (cells, then experiments).
+    pub unit: usize,
     /// Kernel name.
     pub kernel: String,
     /// Parameters.
@@ -127,7 +130,7 @@ pub struct CellReport {
 }
 
 /// Totals over the whole plan.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Totals {
     /// Cells run.
     pub cells: usize,
@@ -150,12 +153,15 @@ pub struct Totals {
 
 impl Totals {
     /// Sums the cells and experiments.
-    pub fn of(cells: &[CellReport], experiments: &[ExperimentReport]) -> Totals {
+    pub fn of(cells: &[CellReport], experiments: &[ExperimentEntry]) -> Totals {
         let mut t = Totals {
             cells: cells.len(),
             experiments: experiments.len(),
-            experiment_violations: experiments.iter().map(|e| e.rigorous_violations).sum(),
-            experiment_findings: experiments.iter().map(|e| e.findings.len()).sum(),
+            experiment_violations: experiments
+                .iter()
+                .map(|e| e.report.rigorous_violations)
+                .sum(),
+            experiment_findings: experiments.iter().map(|e| e.report.findings.len()).sum(),
             ..Totals::default()
         };
         for c in cells {
@@ -175,58 +181,150 @@ impl Totals {
 }
 
 /// Wall-clock timings, kept apart so the rest of the report is deterministic.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Timings {
-    /// Whole run, seconds.
+    /// Whole run, seconds (for a merged report: the sum over its shards).
     pub total_seconds: f64,
 }
 
-/// A whole audit.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct AuditReport {
-    /// `boundgate.audit/1`.
-    pub schema: &'static str,
+/// Where and with what a report was produced: enough to reproduce it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Environment {
     /// boundgate's version.
-    pub version: &'static str,
+    pub boundgate: String,
+    /// boundgate-verify's version (the checker).
+    pub boundgate_verify: String,
+    /// The MPFR library behind the oracles.
+    pub mpfr: String,
+    /// The GMP library behind MPFR.
+    pub gmp: String,
+    /// The compiler that built this binary.
+    pub rustc: String,
+    /// Target architecture and OS.
+    pub target: String,
+    /// Where kernels asking for `backend = auto` or `gpu` would run: the GPU's
+    /// name, or why there is none (kernels then run their CPU models).
+    pub device: String,
+}
+
+impl Environment {
+    /// This process's environment.
+    pub fn current() -> Environment {
+        let (mpfr, gmp) = boundgate_verify::oracle::mpfr::library_versions();
+        Environment {
+            boundgate: env!("CARGO_PKG_VERSION").to_string(),
+            boundgate_verify: boundgate_verify::VERSION.to_string(),
+            mpfr,
+            gmp,
+            rustc: env!("BOUNDGATE_RUSTC").to_string(),
+            target: format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS),
+            device: crate::gpu::probe().to_string(),
+        }
+    }
+}
+
+/// An experiment's report with its position among the plan's units.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExperimentEntry {
+    /// Position among the plan's units (cells first, then experiments).
+    pub unit: usize,
+    /// The report.
+    #[serde(flatten)]
+    pub report: ExperimentReport,
+}
+
+/// A whole audit.
+///
+/// Everything except [`AuditReport::timings`] depends only on the plan, the
+/// seeds and the build ([`AuditReport::environment`]): the same plan and
+/// seeds give byte-identical JSON apart from that section, and the merge of
+/// a sharded run ([`super::shard`]) equals the unsharded report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AuditReport {
+    /// `boundgate.audit/2`.
+    pub schema: String,
     /// Plan name.
     pub plan: String,
     /// Plan description.
     pub description: String,
-    /// Where kernels ran.
-    pub backend: &'static str,
+    /// A digest of the plan as parsed (shards of different plans never merge).
+    pub plan_digest: String,
+    /// The plan's seeds (cells and experiments may override them; each cell
+    /// records its own first seed and count).
+    pub seeds: Seeds,
     /// Confidence of the statistical judgements.
     pub confidence: f64,
+    /// Versions, target and device.
+    pub environment: Environment,
+    /// Which shard of the plan this report covers (`None`: all of it).
+    pub shard: Option<Shard>,
+    /// Number of units (cells + experiments) in the whole plan.
+    pub units: usize,
     /// Totals.
     pub totals: Totals,
     /// Per cell.
     pub cells: Vec<CellReport>,
     /// Per experiment.
-    pub experiments: Vec<ExperimentReport>,
+    pub experiments: Vec<ExperimentEntry>,
     /// Timings (not deterministic).
     pub timings: Timings,
 }
 
 impl AuditReport {
-    /// Assembles a report.
+    /// Assembles a report of `plan` (or of one shard of it).
     pub fn new(
         plan: &Plan,
+        shard: Option<Shard>,
         cells: Vec<CellReport>,
-        experiments: Vec<ExperimentReport>,
-        totals: Totals,
+        experiments: Vec<ExperimentEntry>,
         timings: Timings,
-    ) -> AuditReport {
-        AuditReport {
-            schema: SCHEMA,
-            version: env!("CARGO_PKG_VERSION"),
+    ) -> Result<AuditReport> {
+        let totals = Totals::of(&cells, &experiments);
+        Ok(AuditReport {
+            schema: SCHEMA.to_string(),
             plan: plan.name.clone(),
             description: plan.description.clone(),
-            backend: "cpu",
+            plan_digest: plan.digest(),
+            seeds: plan.seeds,
             confidence: plan.confidence,
+            environment: Environment::current(),
+            shard,
+            units: plan.units()?,
             totals,
             cells,
             experiments,
             timings,
+        })
+    }
+
+    /// The JSON report, without the timings: byte-identical for the same
+    /// plan, seeds and build.
+    pub fn deterministic_json(&self) -> String {
+        let mut value = serde_json::to_value(self).expect("reports serialize");
+        if let Some(map) = value.as_object_mut() {
+            map.remove("timings");
         }
+        serde_json::to_string_pretty(&value).expect("reports serialize")
+    }
+
+    /// Reads a JSON report (e.g. a shard's), checking its schema.
+    pub fn from_json(text: &str, path: &Path) -> Result<AuditReport> {
+        let bad = |reason: String| Error::Report {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
+        match value.get("schema").and_then(|s| s.as_str()) {
+            Some(SCHEMA) => {}
+            Some(other) => {
+                return Err(bad(format!(
+                    "schema {other}: this boundgate reads {SCHEMA}"
+                )));
+            }
+            None => return Err(bad("no \"schema\" field: not a boundgate report".into())),
+        }
+        serde_json::from_value(value).map_err(|e| bad(format!("malformed report: {e}")))
     }
 
     /// 0 when every rigorous bound held, 1 on a violation.
@@ -243,7 +341,8 @@ impl AuditReport {
         serde_json::to_string_pretty(self).expect("reports serialize")
     }
 
-    fn rows(&self) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    /// The summary table: headers and one row per cell.
+    pub(crate) fn rows(&self) -> (Vec<&'static str>, Vec<Vec<String>>) {
         let headers = vec![
             "kernel",
             "params",
@@ -340,6 +439,7 @@ impl AuditReport {
             let rows: Vec<Vec<String>> = self
                 .experiments
                 .iter()
+                .map(|x| &x.report)
                 .map(|e| {
                     vec![
                         e.name.clone(),
@@ -386,7 +486,7 @@ impl AuditReport {
             .to_string();
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut charts = Vec::new();
-        for e in &self.experiments {
+        for e in self.experiments.iter().map(|x| &x.report) {
             for (k, chart) in e.charts.iter().enumerate() {
                 let file = format!("{stem}-{}-{k}.svg", e.name);
                 let target = dir.join(&file);
@@ -416,10 +516,21 @@ impl AuditReport {
             "# boundgate audit: {}\n\n{}\n",
             self.plan, self.description
         );
+        let env = &self.environment;
         let _ = writeln!(
             out,
-            "boundgate {} ({}), schema `{}`, confidence {}.\n",
-            self.version, self.backend, self.schema, self.confidence
+            "boundgate {} (checker {}, MPFR {}, GMP {}, {}, {}), device: {}. Schema `{}`, seeds {}..={}, confidence {}.\n",
+            env.boundgate,
+            env.boundgate_verify,
+            env.mpfr,
+            env.gmp,
+            env.rustc,
+            env.target,
+            env.device,
+            self.schema,
+            self.seeds.first,
+            self.seeds.first + self.seeds.count - 1,
+            self.confidence
         );
         let (headers, rows) = self.rows();
         let _ = writeln!(out, "| {} |", headers.join(" | "));
@@ -468,7 +579,7 @@ impl AuditReport {
             }
         }
         let mut files = chart_files.iter();
-        for e in &self.experiments {
+        for e in self.experiments.iter().map(|x| &x.report) {
             let _ = writeln!(
                 out,
                 "\n## Experiment `{}`: {}\n\n{}\n",
@@ -544,30 +655,15 @@ mod tests {
     #[test]
     fn a_rigorous_violation_exits_1_and_published_ones_do_not() {
         let plan = Plan::default_plan().unwrap();
-        let mut totals = Totals::default();
-        totals.published_violations.overflow = 5;
-        totals.probabilistic_inconsistent = 2;
         let timings = Timings { total_seconds: 0.0 };
-        let report = AuditReport::new(
-            &plan,
-            Vec::new(),
-            Vec::new(),
-            totals.clone(),
-            timings.clone(),
-        );
+        let mut report = AuditReport::new(&plan, None, Vec::new(), Vec::new(), timings).unwrap();
+        report.totals.published_violations.overflow = 5;
+        report.totals.probabilistic_inconsistent = 2;
         assert_eq!(report.exit_code(), ExitCode::Ok);
-        totals.rigorous.violation = 1;
-        let report = AuditReport::new(
-            &plan,
-            Vec::new(),
-            Vec::new(),
-            totals.clone(),
-            timings.clone(),
-        );
+        report.totals.rigorous.violation = 1;
         assert_eq!(report.exit_code(), ExitCode::Violation);
-        totals.rigorous.violation = 0;
-        totals.experiment_violations = 1;
-        let report = AuditReport::new(&plan, Vec::new(), Vec::new(), totals, timings);
+        report.totals.rigorous.violation = 0;
+        report.totals.experiment_violations = 1;
         assert_eq!(report.exit_code(), ExitCode::Violation);
         assert_eq!(ExitCode::Violation as i32, 1);
         assert_eq!(ExitCode::BadInput as i32, 2);

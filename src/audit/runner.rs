@@ -3,8 +3,9 @@
 use super::experiment::{ExperimentContext, Params as ExperimentParams};
 use super::plan::{Cell, Plan};
 use super::report::{
-    AuditReport, BoundSummary, CellReport, OutcomeCounts, Timings, Totals, ViolationCauses,
+    AuditReport, BoundSummary, CellReport, ExperimentEntry, OutcomeCounts, Timings, ViolationCauses,
 };
+use super::shard::Shard;
 use crate::error::{Error, Result};
 use crate::io::Tensor;
 use crate::kernels::{Inputs, LabelledVerdict, registry};
@@ -18,14 +19,28 @@ use std::time::Instant;
 pub struct RunOptions {
     /// Draw a progress bar on stderr.
     pub progress: bool,
+    /// Run only this shard's units.
+    pub shard: Option<Shard>,
 }
 
 /// Runs every cell of the plan and returns the report.
 pub fn run_plan(plan: &Plan, options: RunOptions) -> Result<AuditReport> {
     let started = Instant::now();
-    let cells = plan.cells()?;
-    let total: u64 =
-        cells.iter().map(|c| c.seeds.count).sum::<u64>() + plan.experiments.len() as u64;
+    let all_cells = plan.cells()?;
+    let owned = |unit: usize| options.shard.is_none_or(|s| s.owns(unit));
+    let cells: Vec<(usize, &Cell)> = all_cells
+        .iter()
+        .enumerate()
+        .filter(|(unit, _)| owned(*unit))
+        .collect();
+    let specs: Vec<(usize, &super::plan::ExperimentSpec)> = plan
+        .experiments
+        .iter()
+        .enumerate()
+        .map(|(j, spec)| (all_cells.len() + j, spec))
+        .filter(|(unit, _)| owned(*unit))
+        .collect();
+    let total: u64 = cells.iter().map(|(_, c)| c.seeds.count).sum::<u64>() + specs.len() as u64;
     let bar = if options.progress {
         let bar = ProgressBar::new(total);
         bar.set_style(
@@ -39,17 +54,17 @@ pub fn run_plan(plan: &Plan, options: RunOptions) -> Result<AuditReport> {
         ProgressBar::hidden()
     };
     let mut reports = Vec::with_capacity(cells.len());
-    for cell in &cells {
+    for &(unit, cell) in &cells {
         bar.set_message(format!(
             "{} n={} {}",
             cell.kernel.name(),
             cell.size,
             cell.distribution.label()
         ));
-        reports.push(run_cell(cell, plan.confidence, &bar)?);
+        reports.push(run_cell(unit, cell, plan.confidence, &bar)?);
     }
-    let mut experiments = Vec::with_capacity(plan.experiments.len());
-    for spec in &plan.experiments {
+    let mut experiments = Vec::with_capacity(specs.len());
+    for (unit, spec) in specs {
         bar.set_message(spec.name.clone());
         let experiment = registry::find_experiment(&spec.name)?;
         let context = ExperimentContext {
@@ -58,20 +73,20 @@ pub fn run_plan(plan: &Plan, options: RunOptions) -> Result<AuditReport> {
             heavy: crate::generate::heavy(),
             progress: &bar,
         };
-        experiments.push(experiment.run(&ExperimentParams::new(spec.params.clone()), &context)?);
+        let report = experiment.run(&ExperimentParams::new(spec.params.clone()), &context)?;
+        experiments.push(ExperimentEntry { unit, report });
         bar.inc(1);
     }
     bar.finish_and_clear();
-    let totals = Totals::of(&reports, &experiments);
-    Ok(AuditReport::new(
+    AuditReport::new(
         plan,
+        options.shard,
         reports,
         experiments,
-        totals,
         Timings {
             total_seconds: started.elapsed().as_secs_f64(),
         },
-    ))
+    )
 }
 
 /// Generates the inputs of one trial.
@@ -102,7 +117,7 @@ pub fn trial_inputs(cell: &Cell, seed: u64) -> Result<Inputs> {
 /// One bound's verdicts over a cell's trials (seed, verdict), and the causes of its violations.
 type LabelledTrials = (String, Vec<(u64, Verdict)>, ViolationCauses);
 
-fn run_cell(cell: &Cell, confidence: f64, bar: &ProgressBar) -> Result<CellReport> {
+fn run_cell(unit: usize, cell: &Cell, confidence: f64, bar: &ProgressBar) -> Result<CellReport> {
     // Per bound label, in the kernel's order (the rigorous bound first).
     let mut by_label: Vec<LabelledTrials> = Vec::new();
     for seed in cell.seeds.first..cell.seeds.first + cell.seeds.count {
@@ -139,6 +154,7 @@ fn run_cell(cell: &Cell, confidence: f64, bar: &ProgressBar) -> Result<CellRepor
         )?);
     }
     Ok(CellReport {
+        unit,
         kernel: cell.kernel.name().to_string(),
         params: cell
             .params

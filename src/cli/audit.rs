@@ -1,23 +1,67 @@
-//! `boundgate audit`: run a plan, show progress, end with a summary table.
+//! `boundgate audit`: run a plan (or one shard of it), show progress, end
+//! with a summary table; `boundgate merge`: combine the shards' reports.
 
-use crate::audit::{Plan, RunOptions, run_plan};
+use crate::audit::{AuditReport, Plan, RunOptions, Shard, html, junit, merge, run_plan};
 use crate::error::{Error, ExitCode, Result};
+use crate::io::read_text;
 use crate::kernels::registry;
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+
+/// Where to write the report, in which forms.
+#[derive(Debug, Args)]
+pub struct ReportOutputs {
+    /// Write the JSON report here (schema boundgate.audit/2).
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write a Markdown report here (charts as SVG files beside it).
+    #[arg(long)]
+    markdown: Option<PathBuf>,
+    /// Write a self-contained HTML report here (inline SVG charts; opens offline).
+    #[arg(long)]
+    html: Option<PathBuf>,
+    /// Write JUnit XML here (one test case per cell; failures = rigorous-bound violations).
+    #[arg(long)]
+    junit: Option<PathBuf>,
+}
+
+impl ReportOutputs {
+    fn write(&self, report: &AuditReport) -> Result<()> {
+        let write = |path: &PathBuf, text: String| {
+            std::fs::write(path, text).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })
+        };
+        if let Some(path) = &self.json {
+            write(path, report.to_json())?;
+        }
+        if let Some(path) = &self.markdown {
+            report.write_markdown(path)?;
+        }
+        if let Some(path) = &self.html {
+            write(path, html::to_html(report)?)?;
+        }
+        if let Some(path) = &self.junit {
+            write(path, junit::to_junit(report))?;
+        }
+        Ok(())
+    }
+}
 
 #[derive(Debug, Args)]
 pub struct AuditArgs {
     /// Plan file (TOML); default: the built-in plans/default.toml.
     #[arg(long)]
     plan: Option<PathBuf>,
-    /// Write the JSON report here.
+    /// Run only shard I of N (1-based: units u with u mod N = I - 1), e.g.
+    /// `--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT`; combine the
+    /// shards' JSON reports with `boundgate merge`.
     #[arg(long)]
-    json: Option<PathBuf>,
-    /// Write a Markdown report here.
-    #[arg(long)]
-    markdown: Option<PathBuf>,
+    shard: Option<Shard>,
+    #[command(flatten)]
+    outputs: ReportOutputs,
     /// Never draw a progress bar.
     #[arg(long)]
     quiet: bool,
@@ -43,20 +87,39 @@ pub fn execute(args: AuditArgs) -> Result<ExitCode> {
         None => Plan::default_plan()?,
     };
     let progress = !args.quiet && std::io::stderr().is_terminal();
-    let report = run_plan(&plan, RunOptions { progress })?;
-    let write = |path: &PathBuf, text: String| {
-        std::fs::write(path, text).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })
-    };
-    if let Some(path) = &args.json {
-        write(path, report.to_json())?;
-    }
-    if let Some(path) = &args.markdown {
-        report.write_markdown(path)?;
-    }
+    let report = run_plan(
+        &plan,
+        RunOptions {
+            progress,
+            shard: args.shard,
+        },
+    )?;
+    finish(&report, &args.outputs)
+}
+
+fn finish(report: &AuditReport, outputs: &ReportOutputs) -> Result<ExitCode> {
+    outputs.write(report)?;
     print!("{}", report.summary_table());
     println!("Finished in {:.1} s.", report.timings.total_seconds);
     Ok(report.exit_code())
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The JSON reports of all shards of one plan (any order).
+    #[arg(required = true)]
+    shards: Vec<PathBuf>,
+    #[command(flatten)]
+    outputs: ReportOutputs,
+}
+
+pub fn execute_merge(args: MergeArgs) -> Result<ExitCode> {
+    let mut reports = Vec::with_capacity(args.shards.len());
+    for path in args.shards {
+        let text = read_text(&path)?;
+        let report = AuditReport::from_json(&text, &path)?;
+        reports.push((path, report));
+    }
+    let merged = merge(reports)?;
+    finish(&merged, &args.outputs)
 }

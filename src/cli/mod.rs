@@ -39,6 +39,8 @@ enum Command {
     Run(run::RunArgs),
     /// Run an audit plan (plans/default.toml by default) and summarise it.
     Audit(audit::AuditArgs),
+    /// Merge the JSON reports of a sharded audit (`audit --shard I/N`) into one report.
+    Merge(audit::MergeArgs),
     /// Evaluate the bound catalogue at given parameters.
     Bounds(bounds::BoundsArgs),
     /// Probe the arithmetic of matrix units (tensor cores): on the GPU when present, else on the model.
@@ -50,12 +52,16 @@ enum Command {
 /// Parses the arguments, runs the command, prints errors as one line, and
 /// returns the process exit code.
 pub fn main() -> i32 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let result = match cli.command {
         Command::Round(args) => round::execute(args),
         Command::Oracle(cmd) => oracle::execute(cmd),
         Command::Run(args) => run::execute(args),
         Command::Audit(args) => audit::execute(args),
+        Command::Merge(args) => audit::execute_merge(args),
         Command::Bounds(args) => bounds::execute(args),
         Command::Probe(args) => crate::kernels::mpfma::cli::execute(args),
         Command::Interleave(args) => crate::kernels::interleave::cli::execute(args),
@@ -64,6 +70,25 @@ pub fn main() -> i32 {
         Ok(code) => code as i32,
         Err(e) => {
             eprintln!("error: {}", one_line(&e));
+            ExitCode::BadInput as i32
+        }
+    }
+}
+
+/// Help and version go to stdout with exit 0; a usage error is one line on
+/// stderr (clap's first line, which names the argument) and exit 2.
+fn usage_error(e: clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            ExitCode::Ok as i32
+        }
+        _ => {
+            let text = e.to_string();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("error: {first}");
             ExitCode::BadInput as i32
         }
     }

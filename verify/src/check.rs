@@ -280,7 +280,7 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
 }
 
 /// The judgement of a probabilistic bound over independent trials.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct TrialsVerdict {
     /// Trials whose bound had a value (hypotheses held) and a finite error.
     pub judged: u64,

@@ -24,5 +24,10 @@ pub mod error;
 pub mod format;
 pub mod oracle;
 pub mod stats;
+#[cfg(feature = "strategies")]
+pub mod strategies;
 
 pub use error::{Result, VerifyError};
+
+/// This crate's version, recorded in reports.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

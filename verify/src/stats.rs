@@ -259,7 +259,7 @@ pub fn clopper_pearson_lower(k: u64, n: u64, confidence: f64) -> Result<f64> {
 }
 
 /// The judgement of a probabilistic claim from a violation count.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct StatVerdict {
     /// Trials that violated the bound.
     pub violations: u64,

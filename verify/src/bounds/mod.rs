@@ -92,7 +92,7 @@ impl Kind {
 }
 
 /// Whether a bound is proven to hold or is reproduced as printed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rigor {
     /// Proven here (derivation in the doc comment and docs/bounds.md): a

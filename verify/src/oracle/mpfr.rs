@@ -326,6 +326,26 @@ pub fn product(factors: &[f64]) -> Float {
     p
 }
 
+/// The versions of the MPFR and GMP libraries this build links (as they
+/// report themselves at run time), for the provenance section of reports.
+///
+/// ```
+/// let (mpfr, gmp) = boundgate_verify::oracle::mpfr::library_versions();
+/// assert!(mpfr.starts_with('4') && gmp.starts_with('6'), "{mpfr} {gmp}");
+/// ```
+pub fn library_versions() -> (String, String) {
+    // SAFETY: both libraries return pointers to static NUL-terminated strings
+    // (mpfr_get_version and the gmp_version variable) that live for the program.
+    unsafe {
+        let mpfr = std::ffi::CStr::from_ptr(gmp_mpfr_sys::mpfr::get_version());
+        let gmp = std::ffi::CStr::from_ptr(gmp_mpfr_sys::gmp::version);
+        (
+            mpfr.to_string_lossy().into_owned(),
+            gmp.to_string_lossy().into_owned(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,46 @@
+//! Every registered kernel against its own rigorous bound, on arbitrary
+//! inputs: the first byte picks the kernel, the second the size, the rest are
+//! the input values (any finite f64, so every exponent range, subnormals and
+//! overflow edges are reachable). A kernel may refuse an input with a typed
+//! error or report "hypothesis not met"; it must never panic and its rigorous
+//! bound must never be violated.
+#![no_main]
+
+use boundgate::io::Tensor;
+use boundgate::kernels::{Inputs, Params, registry};
+use boundgate_verify::check::Outcome;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let [pick, size, rest @ ..] = data else { return };
+    let kernels = registry::all();
+    let kernel = kernels[usize::from(*pick) % kernels.len()];
+    let size = 1 + usize::from(*size % 16);
+    let mut values = rest
+        .chunks_exact(8)
+        .map(|c| f64::from_bits(u64::from_le_bytes(c.try_into().unwrap())))
+        .filter(|v| v.is_finite());
+    let mut inputs = Inputs::new();
+    for (name, shape) in kernel.audit_shapes(size) {
+        let len: usize = shape.iter().product();
+        let v: Vec<f64> = (0..len).map(|_| values.next().unwrap_or(0.5)).collect();
+        let tensor = match shape[..] {
+            [_] => Tensor::vector(v),
+            [r, c] => match Tensor::matrix(r, c, v) {
+                Ok(t) => t,
+                Err(_) => return,
+            },
+            _ => return,
+        };
+        inputs.insert(name.to_string(), tensor);
+    }
+    let params = Params::defaults(kernel);
+    let Ok(run) = kernel.run(&inputs, &params) else { return };
+    let Ok(verdicts) = run.verdicts() else { return };
+    if let Outcome::Violation { element, error, bound } = &verdicts[0].verdict.outcome {
+        panic!(
+            "{}: rigorous bound violated at element {element}: error {error:e} > bound {bound:e}; inputs {inputs:?}",
+            kernel.name()
+        );
+    }
+});

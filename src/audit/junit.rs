@@ -1,0 +1,191 @@
+//! JUnit XML, so that CI systems (GitLab, Jenkins, GitHub test reporters)
+//! show each check.
+//!
+//! One `<testsuite>` per kernel and one for the experiments. Each cell is a
+//! `<testcase>`: it *fails* when its rigorous bound was violated (the same
+//! condition as exit code 1), is *skipped* when the rigorous bound never had a
+//! value (every trial's hypothesis failed), and otherwise passes. Findings
+//! about published bounds (violations, inconsistent probabilistic claims) go
+//! to the test case's `<system-out>`: they are evidence, not failures.
+
+use super::report::{AuditReport, BoundSummary, CellReport};
+use std::fmt::Write as _;
+
+/// Escapes text for XML attributes and content.
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // XML 1.0 forbids most control characters, even escaped.
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn case_name(c: &CellReport) -> String {
+    let params: Vec<String> = c
+        .params
+        .iter()
+        .filter(|(k, _)| *k != "probability")
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!("{} n={} {}", params.join(" "), c.size, c.distribution)
+}
+
+fn findings(bounds: &[BoundSummary]) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in bounds.iter().filter(|b| !b.gating) {
+        if let Some(v) = &b.first_violation {
+            let c = b.violation_causes;
+            out.push(format!(
+                "[{}] {} violations ({} possible overflow, {} underflow, {} unexplained); first: {v}",
+                b.label, b.counts.violation, c.overflow, c.underflow, c.unexplained
+            ));
+        }
+        if let Some(s) = b.statistics.as_ref().and_then(|s| s.statistics.as_ref())
+            && !s.consistent
+        {
+            out.push(format!(
+                "[{}] {} violations in {} trials: inconsistent with p >= {} (p-value {:.3e})",
+                b.label, s.violations, s.trials, s.claimed_probability, s.p_value
+            ));
+        }
+    }
+    out
+}
+
+/// The report as JUnit XML.
+///
+/// # Example
+/// ```no_run
+/// let plan = boundgate::audit::Plan::default_plan().unwrap();
+/// let report = boundgate::audit::run_plan(&plan, Default::default()).unwrap();
+/// let xml = boundgate::audit::junit::to_junit(&report);
+/// assert!(xml.starts_with("<?xml"));
+/// ```
+pub fn to_junit(report: &AuditReport) -> String {
+    let mut kernels: Vec<&str> = report.cells.iter().map(|c| c.kernel.as_str()).collect();
+    let mut seen = Vec::new();
+    kernels.retain(|k| {
+        let new = !seen.contains(k);
+        seen.push(*k);
+        new
+    });
+    let mut suites = String::new();
+    let (mut tests, mut failures, mut skipped) = (0usize, 0usize, 0usize);
+    for kernel in kernels {
+        let mut cases = String::new();
+        let (mut t, mut f, mut s) = (0, 0, 0);
+        for c in report.cells.iter().filter(|c| c.kernel == kernel) {
+            t += 1;
+            let _ = writeln!(
+                cases,
+                "    <testcase classname=\"{}\" name=\"{}\">",
+                xml(kernel),
+                xml(&case_name(c))
+            );
+            let rigorous = c.bounds.iter().find(|b| b.gating);
+            match rigorous {
+                Some(b) if b.counts.violation > 0 => {
+                    f += 1;
+                    let _ = writeln!(
+                        cases,
+                        "      <failure type=\"bound-violation\" message=\"{}: {} of {} trials violate the rigorous bound\">{}</failure>",
+                        xml(&b.label),
+                        b.counts.violation,
+                        c.trials,
+                        xml(b.first_violation.as_deref().unwrap_or(""))
+                    );
+                }
+                Some(b) if b.counts.pass == 0 && b.counts.hypothesis_not_met > 0 => {
+                    s += 1;
+                    let _ = writeln!(
+                        cases,
+                        "      <skipped message=\"hypothesis not met: {}\"/>",
+                        xml(&b.hypothesis_reasons.join("; "))
+                    );
+                }
+                None => {
+                    s += 1;
+                    let _ = writeln!(cases, "      <skipped message=\"no rigorous bound\"/>");
+                }
+                _ => {}
+            }
+            let notes = findings(&c.bounds);
+            if !notes.is_empty() {
+                let _ = writeln!(
+                    cases,
+                    "      <system-out>{}</system-out>",
+                    xml(&notes.join("\n"))
+                );
+            }
+            cases.push_str("    </testcase>\n");
+        }
+        let _ = write!(
+            suites,
+            "  <testsuite name=\"{}\" tests=\"{t}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\">\n{cases}  </testsuite>\n",
+            xml(kernel)
+        );
+        tests += t;
+        failures += f;
+        skipped += s;
+    }
+    if !report.experiments.is_empty() {
+        let mut cases = String::new();
+        let mut f = 0;
+        for e in report.experiments.iter().map(|x| &x.report) {
+            let _ = writeln!(
+                cases,
+                "    <testcase classname=\"experiments\" name=\"{}\">",
+                xml(&e.name)
+            );
+            if e.rigorous_violations > 0 {
+                f += 1;
+                let _ = writeln!(
+                    cases,
+                    "      <failure type=\"bound-violation\" message=\"{} rigorous-bound violations\"/>",
+                    e.rigorous_violations
+                );
+            }
+            if !e.findings.is_empty() {
+                let _ = writeln!(
+                    cases,
+                    "      <system-out>{}</system-out>",
+                    xml(&e.findings.join("\n"))
+                );
+            }
+            cases.push_str("    </testcase>\n");
+        }
+        let n = report.experiments.len();
+        let _ = write!(
+            suites,
+            "  <testsuite name=\"experiments\" tests=\"{n}\" failures=\"{f}\" errors=\"0\" skipped=\"0\">\n{cases}  </testsuite>\n"
+        );
+        tests += n;
+        failures += f;
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"boundgate audit: {}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n{suites}</testsuites>\n",
+        xml(&report.plan)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::xml;
+
+    #[test]
+    fn escapes_markup_and_control_characters() {
+        assert_eq!(
+            xml("a<b & \"c\" 'd'>\u{1}"),
+            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt; "
+        );
+    }
+}

@@ -1,0 +1,206 @@
+//! Public proptest strategies and the test configuration boundgate uses, for
+//! gating your own kernels with `boundgate-verify` as a dev-dependency
+//! (feature `strategies`).
+//!
+//! Strategies produce values *of a format* (already rounded), so that a
+//! failing case shrinks to numbers the kernel really reads:
+//! - [`scaled_significand`]: `s * 2^e` with a random significand of the
+//!   format's precision and `e` uniform in a range, the construction of the
+//!   qdot paper's experiments (Diffenderfer et al. 2021, §5) and of many
+//!   exponent-range tests;
+//! - [`dot_inputs`] with a [`DotCase`]: wide exponent ranges, massive
+//!   cancellation, products in the subnormal range, and products near the
+//!   overflow threshold; [`any_dot_inputs`] mixes the four.
+//!
+//! ```
+//! use boundgate_verify::format::Format;
+//! use boundgate_verify::strategies::{any_dot_inputs, proptest_config};
+//! use proptest::test_runner::TestRunner;
+//!
+//! // Every generated pair is finite, of equal length and exactly representable in fp16.
+//! let mut runner = TestRunner::new(proptest_config(16, 1000));
+//! runner
+//!     .run(&any_dot_inputs(Format::FP16, 1..=8), |(x, y)| {
+//!         assert_eq!(x.len(), y.len());
+//!         assert!(x.iter().chain(&y).all(|&v| Format::FP16.is_representable(v)));
+//!         assert!(boundgate_verify::oracle::dot(&x, &y).is_ok());
+//!         Ok(())
+//!     })
+//!     .unwrap();
+//! ```
+
+use crate::format::{Format, RoundingMode};
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::ops::RangeInclusive;
+
+/// The kinds of adversarial dot-product inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DotCase {
+    /// Factors with exponents over the whole usable range of the format.
+    WideExponent,
+    /// `x = [a, a]`, `y = [b, -b']` with `b'` a slightly perturbed `b`: the
+    /// exact result is tiny compared with `sum |x_i y_i|`.
+    Cancellation,
+    /// Products in and around the format's subnormal range.
+    SubnormalProducts,
+    /// Products (and their sums) near the format's overflow threshold.
+    OverflowEdge,
+}
+
+impl DotCase {
+    /// All cases.
+    pub const ALL: [DotCase; 4] = [
+        DotCase::WideExponent,
+        DotCase::Cancellation,
+        DotCase::SubnormalProducts,
+        DotCase::OverflowEdge,
+    ];
+}
+
+/// A value of `format`: random sign, random `p`-bit significand, exponent
+/// uniform in `exponents` (clamped to the format; values below `2^emin`
+/// are rounded to the format's subnormals).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::strategies::scaled_significand;
+/// use boundgate_verify::format::Format;
+/// use proptest::strategy::{Strategy, ValueTree};
+/// use proptest::test_runner::TestRunner;
+/// let mut runner = TestRunner::deterministic();
+/// let x = scaled_significand(Format::FP16, -20..=10).new_tree(&mut runner).unwrap().current();
+/// assert!(Format::FP16.is_representable(x));
+/// ```
+pub fn scaled_significand(
+    format: Format,
+    exponents: RangeInclusive<i32>,
+) -> impl Strategy<Value = f64> + Clone {
+    let p = format.precision();
+    let lo = (*exponents.start()).max(format.emin() - p as i32 + 1);
+    let hi = (*exponents.end()).min(format.emax()).max(lo);
+    let top = 1u64 << (p - 1);
+    (any::<bool>(), top..2 * top, lo..=hi).prop_map(move |(negative, significand, e)| {
+        let magnitude = significand as f64 * 2f64.powi(e - (p as i32 - 1));
+        let v = format
+            .round(magnitude, RoundingMode::NearestEven)
+            .min(format.max_finite());
+        if negative { -v } else { v }
+    })
+}
+
+/// Dot-product inputs `(x, y)` of one kind, with lengths in `len`.
+pub fn dot_inputs(
+    format: Format,
+    case: DotCase,
+    len: RangeInclusive<usize>,
+) -> BoxedStrategy<(Vec<f64>, Vec<f64>)> {
+    let emin = format.emin();
+    let emax = format.emax();
+    let p = format.precision() as i32;
+    match case {
+        DotCase::WideExponent => {
+            // Each factor over half the range, so products span subnormal to near max.
+            let e = (emin - p) / 2..=emax / 2;
+            pair(format, e.clone(), e, len)
+        }
+        DotCase::SubnormalProducts => {
+            // e_x + e_y around emin - p .. emin: products at and below 2^emin.
+            let ex = (emin - p) / 2 - 2..=(emin / 2) + 1;
+            pair(format, ex.clone(), ex, len)
+        }
+        DotCase::OverflowEdge => {
+            // e_x + e_y around emax - log2(len) .. emax: sums straddle the threshold.
+            let half = emax / 2;
+            pair(format, half - 3..=half, half - 3..=half + 1, len)
+        }
+        DotCase::Cancellation => {
+            let half_len = (*len.start()).div_ceil(2).max(1)..=(*len.end() / 2).max(1);
+            let e = -8..=8;
+            (
+                prop::collection::vec(scaled_significand(format, e.clone()), half_len.clone()),
+                prop::collection::vec(scaled_significand(format, e), half_len),
+                any::<u64>(),
+            )
+                .prop_map(move |(a, b, perturb)| {
+                    let k = a.len().min(b.len());
+                    let (a, b) = (&a[..k], &b[..k]);
+                    let mut x = a.to_vec();
+                    x.extend_from_slice(a);
+                    let mut y = b.to_vec();
+                    // The second half cancels the first, except some entries nudged by one ulp.
+                    y.extend(b.iter().enumerate().map(|(i, &v)| {
+                        let nudged = if (perturb >> (i % 64)) & 1 == 1 {
+                            format.round(v + format.ulp(v), RoundingMode::NearestEven)
+                        } else {
+                            v
+                        };
+                        -nudged
+                    }));
+                    (x, y)
+                })
+                .boxed()
+        }
+    }
+}
+
+fn pair(
+    format: Format,
+    ex: RangeInclusive<i32>,
+    ey: RangeInclusive<i32>,
+    len: RangeInclusive<usize>,
+) -> BoxedStrategy<(Vec<f64>, Vec<f64>)> {
+    len.prop_flat_map(move |n| {
+        (
+            prop::collection::vec(scaled_significand(format, ex.clone()), n),
+            prop::collection::vec(scaled_significand(format, ey.clone()), n),
+        )
+    })
+    .boxed()
+}
+
+/// Any of the [`DotCase`]s.
+pub fn any_dot_inputs(
+    format: Format,
+    len: RangeInclusive<usize>,
+) -> BoxedStrategy<(Vec<f64>, Vec<f64>)> {
+    prop_oneof![
+        dot_inputs(format, DotCase::WideExponent, len.clone()),
+        dot_inputs(format, DotCase::Cancellation, len.clone()),
+        dot_inputs(format, DotCase::SubnormalProducts, len.clone()),
+        dot_inputs(format, DotCase::OverflowEdge, len),
+    ]
+    .boxed()
+}
+
+/// Whether the opt-in heavy campaigns are enabled (`BOUNDGATE_HEAVY=1`).
+pub fn heavy() -> bool {
+    std::env::var_os("BOUNDGATE_HEAVY").is_some_and(|v| v != "0")
+}
+
+/// The seed boundgate's property tests use unless `PROPTEST_RNG_SEED` overrides it.
+pub const PROPTEST_SEED: u64 = 0x00b0_0da7_e5ee_d001;
+
+/// A proptest configuration with a fixed seed ([`PROPTEST_SEED`], or the
+/// `PROPTEST_RNG_SEED` environment variable), `cases` cases by default and
+/// `heavy_cases` with `BOUNDGATE_HEAVY=1`. Failures are shrunk and persisted
+/// under `proptest-regressions/` next to the test file.
+///
+/// # Example
+/// ```
+/// let config = boundgate_verify::strategies::proptest_config(64, 100_000);
+/// assert!(config.cases == 64 || boundgate_verify::strategies::heavy());
+/// ```
+pub fn proptest_config(cases: u32, heavy_cases: u32) -> proptest::test_runner::Config {
+    use proptest::test_runner::{Config, RngSeed};
+    let seed = std::env::var("PROPTEST_RNG_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(PROPTEST_SEED);
+    Config {
+        cases: if heavy() { heavy_cases } else { cases },
+        rng_seed: RngSeed::Fixed(seed),
+        ..Config::default()
+    }
+}
