@@ -90,7 +90,33 @@ pub fn scaled_significand(
     })
 }
 
-/// Dot-product inputs `(x, y)` of one kind, with lengths in `len`.
+/// Dot-product inputs `(x, y)` of one kind, with lengths in `len`; every
+/// value is representable in `format`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// use boundgate_verify::oracle;
+/// use boundgate_verify::strategies::{DotCase, dot_inputs};
+/// use proptest::strategy::{Strategy, ValueTree};
+/// use proptest::test_runner::TestRunner;
+/// let mut runner = TestRunner::deterministic();
+/// let fp16 = Format::FP16;
+/// // Subnormal products: some x_i y_i below fp16's smallest normal 2^-14.
+/// let (x, y) = dot_inputs(fp16, DotCase::SubnormalProducts, 8..=8)
+///     .new_tree(&mut runner).unwrap().current();
+/// assert!(x.iter().zip(&y).any(|(a, b)| (a * b).abs() < 2f64.powi(-14)));
+/// // Cancellation: the exact result is far below sum |x_i y_i|.
+/// let (x, y) = dot_inputs(fp16, DotCase::Cancellation, 8..=8)
+///     .new_tree(&mut runner).unwrap().current();
+/// let exact = oracle::dot(&x, &y).unwrap().round(Format::FP64, RoundingMode::NearestEven);
+/// let s: f64 = x.iter().zip(&y).map(|(a, b)| (a * b).abs()).sum();
+/// assert!(exact.abs() <= 0.01 * s);
+/// // Overflow edge: products near fp16's largest value 65504.
+/// let (x, y) = dot_inputs(fp16, DotCase::OverflowEdge, 4..=4)
+///     .new_tree(&mut runner).unwrap().current();
+/// assert!(x.iter().zip(&y).any(|(a, b)| (a * b).abs() > 1000.0));
+/// ```
 pub fn dot_inputs(
     format: Format,
     case: DotCase,
@@ -160,7 +186,20 @@ fn pair(
     .boxed()
 }
 
-/// Any of the [`DotCase`]s.
+/// Any of the [`DotCase`]s (the default hunting ground for dot-like kernels).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::format::Format;
+/// use boundgate_verify::strategies::{any_dot_inputs, proptest_config};
+/// use proptest::test_runner::TestRunner;
+/// let mut runner = TestRunner::new(proptest_config(32, 32));
+/// runner.run(&any_dot_inputs(Format::BF16, 1..=16), |(x, y)| {
+///     assert_eq!(x.len(), y.len());
+///     assert!(!x.is_empty() && x.len() <= 16);
+///     Ok(())
+/// }).unwrap();
+/// ```
 pub fn any_dot_inputs(
     format: Format,
     len: RangeInclusive<usize>,
