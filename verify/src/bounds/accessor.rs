@@ -1,1 +1,842 @@
-//! Bounds of the memory-accessor kernels (Grützmacher et al. 2021): not implemented yet.
+//! Bounds of the memory-accessor kernels (Grützmacher, Anzt and Quintana-Ortí,
+//! *Using Ginkgo's memory accessor for improving the accuracy of memory-bound
+//! low precision BLAS*, Softw. Pract. Exper. 2021): low-precision storage,
+//! high-precision arithmetic, for the summation order the kernels really use.
+//!
+//! The paper gives no error bound (its §4 reports "average relative errors"
+//! against an fp64 kernel). The bounds here are the standard ones of Higham
+//! (2002), evaluated for the real order of each kernel, plus the terms the
+//! standard model leaves out:
+//!
+//! - **Order.** A term of a sum passes through at most `depth` roundings on its
+//!   way to the result; for a sum evaluated in any order, `s^ = sum_i t_i (1 +
+//!   theta_i)` with `|theta_i| <= gamma_depth` (Higham 2002, Lemma 3.1 and the
+//!   remark after eq. (3.5): "n" is the number of roundings a term undergoes,
+//!   `ceil(log2 n) + 1` for pairwise summation). The accessor kernels reduce
+//!   with FMA chains and warp or block trees, so `depth` is chain length plus
+//!   tree levels, not `n` ([`padded_tree_depth`] for trees padded with zeros).
+//! - **Exact products.** A product of two storage numbers is exact in the
+//!   arithmetic format when `2 p_S <= p_A` and its exponent range fits
+//!   ([`products_exact`]): fp32 x fp32 in fp64, fp16 x fp16 in fp32. Then an
+//!   FMA `fl(x y + c)` rounds once, and (with subnormals in the arithmetic
+//!   format) its exact result is a multiple of the smallest subnormal, so it is
+//!   exact whenever it lands in the subnormal range (as additions are: Higham
+//!   2002, §2.1, citing Hauser 1996): no underflow term at all.
+//! - **Underflow.** Otherwise every operation obeys `fl(z) = z (1 + delta) +
+//!   eta`, `|eta| <= eta_min` (Higham 2002, eq. (2.8)); an `eta` created by an
+//!   operation is later multiplied by at most `depth` factors `(1 + delta)` and
+//!   by the scalars applied after it (`alpha` in `alpha A x`), so the sum of
+//!   those scalars' magnitudes over all operations, the *eta weight* `w`, gives
+//!   the term `(1 + gamma_depth) w eta_min` ([`rigorous_accumulation`]).
+//! - **The final store.** Writing a result `y^` to the storage format adds
+//!   `|w(y^) - y^| <= u_S |y^| + eta_S` for a floating-point storage format
+//!   ([`StoreModel`], [`after_store`]); scaled integer storage has its own model.
+//! - **Overflow** is a checked hypothesis: `(1 + u)^depth (S + w eta) <= max`.
+//!
+//! For triangular solves the kernel follows the paper (§4.3, after Hogg 2013):
+//! diagonal blocks are inverted and each block of the solution is a product of
+//! the inverse with the updated right-hand side. [`blocked_inverse_residual`]
+//! bounds its residual componentwise from the computed intermediates, and
+//! [`blocked_inverse_forward`] turns that into a per-component forward error
+//! bound through `|T^{-1}| <= M(T)^{-1}` (derivations in their docs and in
+//! docs/bounds-accessor.md). [`higham_thm_8_5`] is the published backward error
+//! of substitution, which the blocked-inverse algorithm need not satisfy.
+//!
+//! All numbers are rounded upward ([`super::directed`]).
+
+use super::directed::{add_down, add_up, div_up, exp_up, ln1p_up, mul_down, mul_up};
+use super::gamma::gamma_value;
+use super::{Bound, Quantity, Rigor, Source, require};
+use crate::check::ElementBounds;
+use crate::error::{Result, VerifyError, require_same_len};
+use crate::format::{Format, RoundingMode};
+use crate::oracle::trsv::{Diag, InverseBound, Triangular, Uplo};
+
+const HIGHAM_3_5: Source = Source::new(
+    "Higham 2002, Accuracy and Stability of Numerical Algorithms (2nd ed.)",
+    "Section 3.1 (n = roundings on a term's path)",
+    Some("(3.5)"),
+);
+const HIGHAM_THM_8_5: Source = Source::new(
+    "Higham 2002, Accuracy and Stability of Numerical Algorithms (2nd ed.)",
+    "Theorem 8.5 (substitution: (T + dT) x^ = b, |dT| <= gamma_n |T|)",
+    None,
+);
+const RIGOROUS_ACCUMULATION: Source = Source::new(
+    "boundgate (Higham 2002 eq. (2.8) model with underflow, for the kernel's order; bounds::accessor)",
+    "rigorous accumulation bound",
+    None,
+);
+const RIGOROUS_STORE: Source = Source::new(
+    "boundgate (accessor write model; bounds::accessor)",
+    "rigorous bound after the store to the storage format",
+    None,
+);
+const RIGOROUS_TRSV_BACKWARD: Source = Source::new(
+    "boundgate (blocked TRSV with inverted diagonal blocks; bounds::accessor) with Higham 2002, Theorem 7.1 (Rigal-Gaches)",
+    "normwise backward error <= ||rho||_inf / (||T||_inf ||x^||_inf)",
+    None,
+);
+const RIGOROUS_TRSV: Source = Source::new(
+    "boundgate (blocked TRSV with inverted diagonal blocks, Grützmacher et al. 2021 §4.3 / Hogg 2013; bounds::accessor)",
+    "residual bound, then |x - x^| <= |T^{-1}| |r| (oracle::trsv::InverseBound)",
+    None,
+);
+
+/// `ceil(log2 m)` for `m >= 1`, and 0 for `m <= 1`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::ceil_log2;
+/// assert_eq!(ceil_log2(0), 0);
+/// assert_eq!(ceil_log2(1), 0);
+/// assert_eq!(ceil_log2(5), 3);
+/// assert_eq!(ceil_log2(32), 5);
+/// ```
+pub fn ceil_log2(m: usize) -> u64 {
+    if m <= 1 {
+        0
+    } else {
+        (usize::BITS - (m - 1).leading_zeros()) as u64
+    }
+}
+
+/// The number of levels of a halving tree (`v[t] += v[t + s]` for `t < s`,
+/// `s = P/2, ..., 1`, over `P` slots) at which a term can meet a nonzero
+/// partner, when only the first `m` slots can hold nonzero values and the rest
+/// are zero padding: `ceil(log2 m)`. At level `s`, slot `t` holds the slots
+/// `t + 2 s k`; its partner holds `t + s + 2 s k`, which contains a real slot
+/// only if `t + s < m`, so only levels `s < m` can round (adding an exact zero
+/// is exact).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::padded_tree_depth;
+/// // A warp tree (32 lanes) over 8 warp sums padded with 24 zeros: 3 levels round.
+/// assert_eq!(padded_tree_depth(8), 3);
+/// assert_eq!(padded_tree_depth(1), 0);
+/// ```
+pub fn padded_tree_depth(m: usize) -> u64 {
+    ceil_log2(m)
+}
+
+/// Whether every product of two numbers of `storage` is a number of
+/// `arithmetic` (so an FMA on them rounds only its sum): `2 p_S <= p_A`, the
+/// largest product `max_S^2` is finite in `arithmetic`, and no product falls
+/// off `arithmetic`'s grid: with subnormals in `arithmetic`, the product's
+/// lowest possible bit `2^(2 (emin_S - p_S + 1))` is at or above
+/// `2^(emin_A - p_A + 1)`; without them, the smallest product `min_S^2` is at
+/// least `2^emin_A`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::products_exact;
+/// use boundgate_verify::format::Format;
+/// assert!(products_exact(Format::FP32, Format::FP64));
+/// assert!(products_exact(Format::FP16, Format::FP32));
+/// assert!(!products_exact(Format::BF16, Format::FP32)); // bf16 subnormal products underflow fp32
+/// assert!(!products_exact(Format::FP64, Format::FP64));
+/// ```
+pub fn products_exact(storage: Format, arithmetic: Format) -> bool {
+    let ps = storage.precision() as i32;
+    let pa = arithmetic.precision() as i32;
+    let largest = storage.max_finite() * storage.max_finite();
+    let on_grid = if arithmetic.has_subnormals() {
+        2 * (storage.emin() - ps + 1) > arithmetic.emin() - pa
+    } else {
+        2.0 * storage.min_positive().log2() >= arithmetic.emin() as f64
+    };
+    2 * ps <= pa && largest.is_finite() && largest <= arithmetic.max_finite() && on_grid
+}
+
+/// Whether an FMA chain on products of `storage` numbers in `arithmetic` has
+/// no underflow error at all: the products are exact ([`products_exact`]) and
+/// `arithmetic` has subnormals, so an FMA result in the subnormal range is a
+/// multiple of the smallest subnormal and thus exact (module docs).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::fma_chain_underflow_free;
+/// use boundgate_verify::format::Format;
+/// assert!(fma_chain_underflow_free(Format::FP32, Format::FP64));
+/// assert!(!fma_chain_underflow_free(Format::FP32, Format::FP64.without_subnormals()));
+/// ```
+pub fn fma_chain_underflow_free(storage: Format, arithmetic: Format) -> bool {
+    products_exact(storage, arithmetic) && arithmetic.has_subnormals()
+}
+
+/// A rounded sum: every term passes through at most `depth` roundings; `S`
+/// bounds `sum |terms|`; `eta_weight` is the sum, over the operations that can
+/// suffer an absolute underflow error, of the magnitude of the scalar that
+/// multiplies their result afterwards (1 for most; `|alpha|` for the chain of
+/// `alpha A x`; 0 where [`fma_chain_underflow_free`] holds).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Accumulation {
+    /// Most roundings on any term's path.
+    pub depth: u64,
+    /// An upper bound on `sum |terms|`.
+    pub sum_abs: f64,
+    /// Weighted count of operations with an underflow term.
+    pub eta_weight: f64,
+}
+
+fn check_nonnegative(name: &str, v: f64) -> Result<()> {
+    if v.is_nan() || v < 0.0 {
+        return Err(VerifyError::invalid(
+            name,
+            v,
+            "must be a non-negative number",
+        ));
+    }
+    Ok(())
+}
+
+/// The rigorous bound for a sum evaluated in `arithmetic` (rounding `mode`) in
+/// an order of the given depth: `|s^ - s| <= gamma_depth S + (1 + gamma_depth)
+/// w eta_min` (module docs; Higham 2002, Lemma 3.1 and eq. (2.8)). Hypotheses
+/// checked: `depth u < 1`, no overflow (`(1 + u)^depth (S + w eta_min) <= max`).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::{rigorous_accumulation, Accumulation};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let rne = RoundingMode::NearestEven;
+/// // fp32 storage, fp64 arithmetic, exact products: no underflow term.
+/// let acc = Accumulation { depth: 20, sum_abs: 1000.0, eta_weight: 0.0 };
+/// let b = rigorous_accumulation(Format::FP64, rne, &acc).unwrap();
+/// assert!(b.value >= 20.0 * 2f64.powi(-53) * 1000.0 && b.value < 21.0 * 2f64.powi(-53) * 1000.0);
+/// let huge = Accumulation { depth: 4, sum_abs: f64::MAX, eta_weight: 0.0 };
+/// assert!(rigorous_accumulation(Format::FP64, rne, &huge).is_err()); // may overflow
+/// ```
+pub fn rigorous_accumulation(
+    arithmetic: Format,
+    mode: RoundingMode,
+    acc: &Accumulation,
+) -> Result<Bound> {
+    check_nonnegative("sum_abs", acc.sum_abs)?;
+    check_nonnegative("eta_weight", acc.eta_weight)?;
+    let u = arithmetic.unit_roundoff(mode);
+    let gamma = gamma_value(acc.depth, u).map_err(|e| retag(e, &RIGOROUS_ACCUMULATION))?;
+    let eta = arithmetic.underflow_abs_error(mode);
+    let weighted_eta = mul_up(acc.eta_weight, eta);
+    let growth = exp_up(mul_up(acc.depth as f64, ln1p_up(u)));
+    let largest = mul_up(growth, add_up(acc.sum_abs, weighted_eta));
+    require(
+        largest <= arithmetic.max_finite(),
+        &RIGOROUS_ACCUMULATION,
+        "no overflow: (1 + u)^depth (S + w eta_min) <= max_finite",
+        || format!("{largest:e} > {:e}", arithmetic.max_finite()),
+    )?;
+    let value = add_up(
+        mul_up(gamma, acc.sum_abs),
+        mul_up(add_up(1.0, gamma), weighted_eta),
+    );
+    Ok(Bound::deterministic(
+        value,
+        Quantity::AbsoluteError,
+        RIGOROUS_ACCUMULATION,
+        Rigor::Rigorous,
+    )
+    .with_hypothesis(
+        "depth u < 1",
+        format!("depth {}, u = 2^{}", acc.depth, u.log2()),
+    )
+    .with_hypothesis(
+        "no overflow",
+        format!("{largest:e} <= {:e}", arithmetic.max_finite()),
+    )
+    .with_hypothesis(
+        "fl(z) = z(1 + delta) + eta, |eta| <= eta_min",
+        format!("eta weight {}, eta_min = {eta:e}", acc.eta_weight),
+    ))
+}
+
+/// The published bound of Higham (2002, §3.1, eq. (3.5)) with `n` replaced by
+/// the number of roundings on a term's path in the kernel's order:
+/// `|s^ - s| <= gamma_depth S`, as printed (no underflow, no store). With
+/// exact products and subnormals this is also rigorous (module docs); with
+/// inexact products it can fail under underflow (a finding, not a bug).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::higham_3_5_depth;
+/// use boundgate_verify::bounds::Rigor;
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let b = higham_3_5_depth(Format::FP64, RoundingMode::NearestEven, 13, 2.0).unwrap();
+/// assert_eq!(b.rigor, Rigor::Published);
+/// assert!(b.value >= 26.0 * 2f64.powi(-53));
+/// ```
+pub fn higham_3_5_depth(
+    arithmetic: Format,
+    mode: RoundingMode,
+    depth: u64,
+    sum_abs: f64,
+) -> Result<Bound> {
+    check_nonnegative("sum_abs", sum_abs)?;
+    let u = arithmetic.unit_roundoff(mode);
+    let gamma = gamma_value(depth, u).map_err(|e| retag(e, &HIGHAM_3_5))?;
+    Ok(Bound::deterministic(
+        mul_up(gamma, sum_abs),
+        Quantity::AbsoluteError,
+        HIGHAM_3_5,
+        Rigor::Published,
+    )
+    .with_hypothesis("depth u < 1", format!("depth {depth}, u = 2^{}", u.log2()))
+    .with_hypothesis(
+        "fl(z) = z(1 + delta), |delta| <= u (no underflow)",
+        "assumed by the source, not checked",
+    ))
+}
+
+/// How a write to storage rounds: `|w(v) - v| <= relative |v| + absolute` for
+/// every `|v| <= max` (beyond `max` the write overflows).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StoreModel {
+    /// The relative part (`u_S` for a floating-point format).
+    pub relative: f64,
+    /// The absolute part (`eta_S` for a floating-point format; the scale for
+    /// truncating scaled integers).
+    pub absolute: f64,
+    /// The largest magnitude that is stored without overflow.
+    pub max: f64,
+}
+
+impl StoreModel {
+    /// Rounding to a floating-point format in `mode`: `u_S`, `eta_S`, and the
+    /// format's largest finite value (values beyond it are treated as overflow,
+    /// which is conservative for round to nearest).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::accessor::StoreModel;
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// let m = StoreModel::float(Format::FP32, RoundingMode::NearestEven);
+    /// assert_eq!(m.relative, 2f64.powi(-24));
+    /// assert_eq!(m.absolute, 2f64.powi(-150));
+    /// ```
+    pub fn float(storage: Format, mode: RoundingMode) -> StoreModel {
+        StoreModel {
+            relative: storage.unit_roundoff(mode),
+            absolute: storage.underflow_abs_error(mode),
+            max: storage.max_finite(),
+        }
+    }
+
+    /// The error bound of storing `v`, or `None` if it may overflow.
+    pub fn error_up(&self, v: f64) -> Option<f64> {
+        (v.abs() <= self.max).then(|| add_up(mul_up(self.relative, v.abs()), self.absolute))
+    }
+}
+
+/// The rigorous bound after storing the computed `y^` (before the store) with
+/// `model`: `before + relative |y^| + absolute`, since `|w(y^) - y| <= |y^ - y|
+/// + |w(y^) - y^|`. Hypothesis: `|y^| <= model.max` (the store does not overflow).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::{after_store, rigorous_accumulation, Accumulation, StoreModel};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let rne = RoundingMode::NearestEven;
+/// let before = rigorous_accumulation(Format::FP64, rne, &Accumulation { depth: 3, sum_abs: 3.0, eta_weight: 0.0 }).unwrap();
+/// let model = StoreModel::float(Format::FP32, rne);
+/// let after = after_store(&before, &model, 2.5).unwrap();
+/// assert!(after.value >= before.value + 2.5 * 2f64.powi(-24));
+/// assert!(after_store(&before, &model, 1e39).is_err()); // overflows fp32
+/// ```
+pub fn after_store(before: &Bound, model: &StoreModel, computed: f64) -> Result<Bound> {
+    let store = model.error_up(computed);
+    require(
+        store.is_some(),
+        &RIGOROUS_STORE,
+        "the result fits the storage format",
+        || format!("|y^| = {:e} > {:e}", computed.abs(), model.max),
+    )?;
+    let store = store.expect("checked");
+    let mut bound = before.clone();
+    bound.value = add_up(bound.value, store);
+    bound.source = RIGOROUS_STORE;
+    Ok(bound.with_hypothesis(
+        "|w(v) - v| <= relative |v| + absolute",
+        format!(
+            "relative {:e}, absolute {:e}: {store:e} added",
+            model.relative, model.absolute
+        ),
+    ))
+}
+
+/// The published form after the store, first order as the standard model
+/// gives it: `gamma_depth S + u_S |y^|` (Higham 2002, eq. (3.5) with the store
+/// as one more rounding `fl(y^) = y^ (1 + delta)`, eq. (2.4)); no underflow term.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::higham_3_5_stored;
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let rne = RoundingMode::NearestEven;
+/// let b = higham_3_5_stored(Format::FP64, Format::FP32, rne, 5, 4.0, 1.0).unwrap();
+/// assert!(b.value >= 2f64.powi(-24));
+/// ```
+pub fn higham_3_5_stored(
+    arithmetic: Format,
+    storage: Format,
+    mode: RoundingMode,
+    depth: u64,
+    sum_abs: f64,
+    computed: f64,
+) -> Result<Bound> {
+    let before = higham_3_5_depth(arithmetic, mode, depth, sum_abs)?;
+    let store = mul_up(storage.unit_roundoff(mode), computed.abs());
+    let mut bound = before;
+    bound.value = add_up(bound.value, store);
+    Ok(bound.with_hypothesis(
+        "the store rounds once: fl(y^) = y^(1 + delta), |delta| <= u_S",
+        format!("u_S |y^| = {store:e} added"),
+    ))
+}
+
+/// The published componentwise backward error of substitution (Higham 2002,
+/// Theorem 8.5): the computed solution of `T x = b` satisfies `(T + dT) x^ =
+/// b` with `|dT| <= gamma_n |T|`; the value is `gamma_n`, to compare with the
+/// Oettli-Prager backward error `max_i |b - T x^|_i / (|T| |x^|)_i`
+/// ([`crate::oracle::trsv::backward_error`]). Theorem 8.5 is about
+/// substitution; a blocked solve with inverted diagonal blocks is a different
+/// algorithm, for which its violation is a finding about that algorithm.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::higham_thm_8_5;
+/// use boundgate_verify::bounds::Quantity;
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let b = higham_thm_8_5(Format::FP64, RoundingMode::NearestEven, 100).unwrap();
+/// assert_eq!(b.quantity, Quantity::BackwardError);
+/// assert!(b.value > 100.0 * 2f64.powi(-53));
+/// ```
+pub fn higham_thm_8_5(arithmetic: Format, mode: RoundingMode, n: usize) -> Result<Bound> {
+    let u = arithmetic.unit_roundoff(mode);
+    let gamma = gamma_value(n as u64, u).map_err(|e| retag(e, &HIGHAM_THM_8_5))?;
+    Ok(Bound::deterministic(
+        gamma,
+        Quantity::BackwardError,
+        HIGHAM_THM_8_5,
+        Rigor::Published,
+    )
+    .with_hypothesis("n u < 1", format!("n = {n}, u = 2^{}", u.log2()))
+    .with_hypothesis(
+        "fl(z) = z(1 + delta), no underflow; the algorithm is substitution",
+        "assumed by the source, not checked",
+    ))
+}
+
+/// The intermediates of a blocked triangular solve with inverted diagonal
+/// blocks, as the kernel computed them (all values of the arithmetic format).
+///
+/// Positions: the solve runs over *positions* `p = 0, ..., n - 1`, the row
+/// `p` for a lower triangle and `n - 1 - p` for an upper one, so that in
+/// positions the matrix is always lower triangular. Block `k` holds positions
+/// `k nb .. min((k + 1) nb, n)`.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockedInverseTrsv<'a> {
+    /// The system as the kernel read it (values of the storage format).
+    pub system: Triangular<'a>,
+    /// The right-hand side as read, by row.
+    pub b: &'a [f64],
+    /// The block size `nb`.
+    pub block: usize,
+    /// The computed inverse `Y^_k` of each diagonal block (in positions),
+    /// row-major, `m_k x m_k` with `m_k` the block's size; entries above the
+    /// diagonal are zero.
+    pub inverses: &'a [Vec<f64>],
+    /// `v^`: the updated right-hand side of every position (`b` minus the
+    /// update from earlier blocks, as computed).
+    pub v_hat: &'a [f64],
+    /// The computed solution before any store, by row.
+    pub x_hat: &'a [f64],
+    /// The depth of the update sum `sum_j l_pj x^_j` of each block (chain plus
+    /// tree levels; 0 for block 0, which has no update).
+    pub update_depths: &'a [u64],
+    /// The number of operations of the update sum of each block that can
+    /// suffer an underflow error (per row).
+    pub update_ops: &'a [u64],
+}
+
+impl BlockedInverseTrsv<'_> {
+    fn row_of(&self, p: usize) -> usize {
+        match self.system.uplo() {
+            Uplo::Lower => p,
+            Uplo::Upper => self.system.n() - 1 - p,
+        }
+    }
+
+    /// `l_pq` in positions (the diagonal as the solve uses it).
+    fn l(&self, p: usize, q: usize) -> f64 {
+        if p == q {
+            self.system.diagonal(self.row_of(p))
+        } else {
+            self.system.matrix().get(self.row_of(p), self.row_of(q))
+        }
+    }
+
+    fn validate(&self) -> Result<usize> {
+        let n = self.system.n();
+        require_same_len("b and the order of T", self.b.len(), n)?;
+        require_same_len("v^ and the order of T", self.v_hat.len(), n)?;
+        require_same_len("x^ and the order of T", self.x_hat.len(), n)?;
+        if self.block == 0 {
+            return Err(VerifyError::invalid("block", 0, "must be positive"));
+        }
+        let blocks = n.div_ceil(self.block);
+        require_same_len("inverses and blocks", self.inverses.len(), blocks)?;
+        require_same_len("update depths and blocks", self.update_depths.len(), blocks)?;
+        require_same_len(
+            "update operation counts and blocks",
+            self.update_ops.len(),
+            blocks,
+        )?;
+        for (k, y) in self.inverses.iter().enumerate() {
+            let m = self.block.min(n - k * self.block);
+            require_same_len(&format!("inverse of block {k}"), y.len(), m * m)?;
+        }
+        Ok(blocks)
+    }
+}
+
+/// A componentwise bound `rho` (by row) on the residual `b - T x^` of the
+/// stored system, for the blocked solve with inverted diagonal blocks.
+///
+/// Derivation (positions, block `k` with rows `I`, earlier positions `J`,
+/// arithmetic unit roundoff `u`, underflow unit `eta`, block size `nb`):
+/// 1. The update `v^_p = fl(b_p - fl(sum_{q in J} l_pq x^_q))` is a sum of the
+///    terms `b_p` and `-l_pq x^_q` with at most `D = depth_k + 1` roundings:
+///    `|v^_p - v_p| <= e_p := gamma_D (|b_p| + sum_q |l_pq x^_q|) + (1 + gamma_D) m_k eta`
+///    (`v_p` the exact update; `e_p = 0` for block 0, which reads `b` only).
+/// 2. The inverse `Y^` of `L = L_II` is computed column by column by
+///    substitution (`y_cc = fl(1/l_cc)`, `y_rc = fl(-fl(sum_{c<=p<r} l_rp y_pc) / l_rr)`),
+///    so `G = L Y^ - I` satisfies, entry by entry,
+///    `|G_rc| <= gamma_nb (|N| |Y^|)_rc + u [r = c] + H_rc`, `N` the strictly lower part
+///    of `L`, `H_rc = ((r - c)(1 + gamma_{nb+1}) + |l_rr|) eta` (Higham 2002, Lemma 8.4
+///    for one substitution step, with eq. (2.8)'s `eta`; unit diagonal: no division,
+///    no `u [r = c]` and no `|l_rr| eta`).
+/// 3. `x^_I = fl(Y^ v^) = Y^ v^ + f`, `|f| <= F := gamma_nb |Y^| |v^| + nb (1 + gamma_nb) eta`.
+/// 4. `r_I = v_I - L x^_I = -(v^ - v) - G v^ - L f`, hence
+///    `|r_I| <= e + |G| |v^| + |L| F =: rho_I`.
+///
+/// Every quantity is evaluated with upward rounding. Hypotheses checked: all
+/// intermediates finite (no operation overflowed: an overflow leaves an
+/// infinity or NaN in `Y^`, `v^` or `x^`), and `nb u < 1`, `(depth_k + 1) u < 1`.
+///
+/// # Errors
+/// [`VerifyError::LengthMismatch`] for inconsistent shapes; unmet hypotheses
+/// as [`VerifyError::HypothesisNotMet`].
+pub fn blocked_inverse_residual(
+    arithmetic: Format,
+    mode: RoundingMode,
+    solve: &BlockedInverseTrsv<'_>,
+) -> Result<Vec<f64>> {
+    let blocks = solve.validate()?;
+    let n = solve.system.n();
+    let finite = solve.v_hat.iter().chain(solve.x_hat).all(|v| v.is_finite())
+        && solve.inverses.iter().flatten().all(|v| v.is_finite());
+    require(
+        finite,
+        &RIGOROUS_TRSV,
+        "no overflow: every intermediate (Y^, v^, x^) is finite",
+        || "an intermediate is infinite or NaN".into(),
+    )?;
+    let u = arithmetic.unit_roundoff(mode);
+    let eta = arithmetic.underflow_abs_error(mode);
+    let nb = solve.block;
+    let gamma_nb = gamma_value(nb as u64, u).map_err(|e| retag(e, &RIGOROUS_TRSV))?;
+    let gamma_nb1 = gamma_value(nb as u64 + 1, u).map_err(|e| retag(e, &RIGOROUS_TRSV))?;
+    let unit = solve.system.diag() == Diag::Unit;
+    let mut rho = vec![0.0; n];
+    for k in 0..blocks {
+        let start = k * nb;
+        let m = nb.min(n - start);
+        let y = &solve.inverses[k];
+        let v = &solve.v_hat[start..start + m];
+        // 1. the update error e.
+        let mut e = vec![0.0; m];
+        if k > 0 {
+            let depth = solve.update_depths[k] + 1;
+            let gamma = gamma_value(depth, u).map_err(|er| retag(er, &RIGOROUS_TRSV))?;
+            let eta_part = mul_up(mul_up(add_up(1.0, gamma), solve.update_ops[k] as f64), eta);
+            for (r, er) in e.iter_mut().enumerate() {
+                let p = start + r;
+                let mut s = solve.b[solve.row_of(p)].abs();
+                for q in 0..start {
+                    let l = solve.l(p, q);
+                    if l != 0.0 {
+                        s = add_up(s, mul_up(l.abs(), solve.x_hat[solve.row_of(q)].abs()));
+                    }
+                }
+                *er = add_up(mul_up(gamma, s), eta_part);
+            }
+        }
+        // w = |Y^| |v^| (Y^ lower triangular).
+        let w: Vec<f64> = (0..m)
+            .map(|r| {
+                (0..=r).fold(0.0, |s, c| {
+                    add_up(s, mul_up(y[r * m + c].abs(), v[c].abs()))
+                })
+            })
+            .collect();
+        // 3. F = gamma_nb w + nb (1 + gamma_nb) eta.
+        let f_eta = mul_up(mul_up(nb as f64, add_up(1.0, gamma_nb)), eta);
+        let f: Vec<f64> = w
+            .iter()
+            .map(|wr| add_up(mul_up(gamma_nb, *wr), f_eta))
+            .collect();
+        for r in 0..m {
+            let p = start + r;
+            let l_rr = solve.l(p, p).abs();
+            // 2. (|G| |v^|)_r = gamma_nb (|N| w)_r + u |v_r| + sum_c H_rc |v_c|.
+            let mut nw = 0.0;
+            let mut h = 0.0;
+            let mut lf = mul_up(l_rr, f[r]);
+            for c in 0..r {
+                let l = solve.l(p, start + c).abs();
+                nw = add_up(nw, mul_up(l, w[c]));
+                lf = add_up(lf, mul_up(l, f[c]));
+            }
+            for (c, vc) in v.iter().enumerate().take(r + 1) {
+                let mut h_rc = mul_up((r - c) as f64, add_up(1.0, gamma_nb1));
+                if !unit {
+                    h_rc = add_up(h_rc, l_rr);
+                }
+                h = add_up(h, mul_up(mul_up(h_rc, eta), vc.abs()));
+            }
+            let mut g = add_up(mul_up(gamma_nb, nw), h);
+            if !unit {
+                g = add_up(g, mul_up(u, v[r].abs()));
+            }
+            rho[solve.row_of(p)] = add_up(add_up(e[r], g), lf);
+        }
+    }
+    Ok(rho)
+}
+
+/// The rigorous per-component forward error bound of the blocked solve with
+/// respect to the exact solution of the system **as given** (`given`, `b_given`),
+/// after an optional store of `x^` with `store`:
+/// `|x - x^| <= |T^{-1}| (rho + |b - b~| + |T - T~| |x^|)` (+ the store term),
+/// because `b - T x^ = (b~ - T~ x^) + (b - b~) - (T - T~) x^` and
+/// `x - x^ = T^{-1} (b - T x^)`; `|T^{-1}| w` is bounded rigorously by
+/// [`InverseBound`] (the comparison matrix `M(T)^{-1}`, Higham 2002 §8.3, or a
+/// verified approximate inverse, whichever is smaller).
+/// `rho` comes from [`blocked_inverse_residual`] on the stored system
+/// `solve.system`, `solve.b`.
+///
+/// # Errors
+/// Shape mismatches, a singular or non-finite given system, and the
+/// hypotheses of [`blocked_inverse_residual`] and of the store.
+#[allow(clippy::too_many_arguments)] // the system as given, as stored, and the store
+pub fn blocked_inverse_forward(
+    arithmetic: Format,
+    mode: RoundingMode,
+    given: &Triangular<'_>,
+    b_given: &[f64],
+    solve: &BlockedInverseTrsv<'_>,
+    store: Option<&StoreModel>,
+) -> Result<ElementBounds> {
+    let n = given.n();
+    require_same_len("given and stored orders", n, solve.system.n())?;
+    require_same_len("b and the order of T", b_given.len(), n)?;
+    if given.uplo() != solve.system.uplo() || given.diag() != solve.system.diag() {
+        return Err(VerifyError::invalid(
+            "system",
+            "given vs stored",
+            "the given and the stored system must have the same triangle and diagonal",
+        ));
+    }
+    given.require_nonsingular()?;
+    let rho = blocked_inverse_residual(arithmetic, mode, solve)?;
+    let mut total = rho.clone();
+    for i in 0..n {
+        let mut t = add_up(total[i], abs_diff_up(b_given[i], solve.b[i]));
+        let (start, off) = given.off_diagonal(i);
+        let (_, off_stored) = solve.system.off_diagonal(i);
+        for (k, (a, a_s)) in off.iter().zip(off_stored).enumerate() {
+            let x = solve.x_hat[start + k].abs();
+            if x != 0.0 {
+                t = add_up(t, mul_up(abs_diff_up(*a, *a_s), x));
+            }
+        }
+        if given.diag() == Diag::NonUnit {
+            let d = abs_diff_up(given.diagonal(i), solve.system.diagonal(i));
+            t = add_up(t, mul_up(d, solve.x_hat[i].abs()));
+        }
+        total[i] = t;
+    }
+    let mut values = InverseBound::new(*given)?.apply_up(&total)?;
+    let mut bound =
+        Bound::deterministic(0.0, Quantity::AbsoluteError, RIGOROUS_TRSV, Rigor::Rigorous)
+            .with_hypothesis(
+                "residual bound of the blocked solve (bounds::accessor::blocked_inverse_residual)",
+                format!("max rho = {:e}", rho.iter().copied().fold(0.0, f64::max)),
+            )
+            .with_hypothesis(
+                "|T^{-1}| w bounded by M(T)^{-1} w or a verified approximate inverse",
+                "oracle::trsv::InverseBound",
+            );
+    if let Some(model) = store {
+        for (i, z) in values.iter_mut().enumerate() {
+            let s = model.error_up(solve.x_hat[i]);
+            require(
+                s.is_some(),
+                &RIGOROUS_STORE,
+                "the result fits the storage format",
+                || format!("|x^[{i}]| = {:e} > {:e}", solve.x_hat[i].abs(), model.max),
+            )?;
+            *z = add_up(*z, s.expect("checked"));
+        }
+        bound = bound.with_hypothesis(
+            "|w(v) - v| <= relative |v| + absolute",
+            format!(
+                "relative {:e}, absolute {:e}",
+                model.relative, model.absolute
+            ),
+        );
+    }
+    ElementBounds::new(bound, values)
+}
+
+/// A rigorous bound on the normwise (Rigal-Gaches) backward error of the
+/// blocked solve's `x^` (before any store) for the stored system:
+/// `eta(x^) = ||b~ - T~ x^||_inf / (||T~||_inf ||x^||_inf) <= ||rho||_inf /
+/// (||T~||_inf ||x^||_inf)` with `rho` from [`blocked_inverse_residual`]
+/// (Higham 2002, Theorem 7.1 with `E = T`, `f = 0`: `eta` is the smallest
+/// `eps` with `(T + dT) x^ = b`, `||dT||_inf <= eps ||T||_inf`). This is the
+/// normwise backward-error bound of the algorithm the kernel runs, computed a
+/// posteriori from its intermediates; compare [`higham_thm_8_5`], the a priori
+/// bound of substitution, which this algorithm need not satisfy.
+///
+/// Evaluation: `||rho||_inf` rounded up, the denominator rounded down; 0 when
+/// `rho = 0`, `+inf` when the denominator is 0 (e.g. `x^ = 0`).
+///
+/// # Errors
+/// As [`blocked_inverse_residual`].
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::{blocked_inverse_normwise_backward, BlockedInverseTrsv};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// use boundgate_verify::oracle::Matrix;
+/// use boundgate_verify::oracle::trsv::{Diag, Triangular, Uplo};
+/// // T = [[2, 0], [1, 4]], b = [2, 5]: one block of 2, Y = [[1/2, 0], [-1/8, 1/4]].
+/// let a = [2.0, 0.0, 1.0, 4.0];
+/// let t = Triangular::new(Matrix::new(2, 2, &a).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+/// let (b, x) = ([2.0, 5.0], [1.0, 1.0]);
+/// let inverses = vec![vec![0.5, 0.0, -0.125, 0.25]];
+/// let solve = BlockedInverseTrsv {
+///     system: t, b: &b, block: 32, inverses: &inverses, v_hat: &b, x_hat: &x,
+///     update_depths: &[0], update_ops: &[0],
+/// };
+/// let be = blocked_inverse_normwise_backward(Format::FP64, RoundingMode::NearestEven, &solve).unwrap();
+/// assert!(be.value > 0.0 && be.value < 1e-14);
+/// ```
+pub fn blocked_inverse_normwise_backward(
+    arithmetic: Format,
+    mode: RoundingMode,
+    solve: &BlockedInverseTrsv<'_>,
+) -> Result<Bound> {
+    let rho = blocked_inverse_residual(arithmetic, mode, solve)?;
+    let rho_inf = rho.iter().copied().fold(0.0, f64::max);
+    let system = &solve.system;
+    let t_inf = (0..system.n())
+        .map(|i| {
+            let (_, off) = system.off_diagonal(i);
+            off.iter()
+                .fold(system.diagonal(i).abs(), |s, a| add_down(s, a.abs()))
+        })
+        .fold(0.0, f64::max);
+    let x_inf = solve.x_hat.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    let denominator = mul_down(t_inf, x_inf);
+    let value = if rho_inf == 0.0 {
+        0.0
+    } else if denominator == 0.0 {
+        f64::INFINITY
+    } else {
+        div_up(rho_inf, denominator)
+    };
+    Ok(Bound::deterministic(
+        value,
+        Quantity::BackwardError,
+        RIGOROUS_TRSV_BACKWARD,
+        Rigor::Rigorous,
+    )
+    .with_hypothesis(
+        "residual bound of the blocked solve (bounds::accessor::blocked_inverse_residual)",
+        format!("||rho||_inf = {rho_inf:e}"),
+    )
+    .with_hypothesis(
+        "normwise backward error = ||r||_inf / (||T||_inf ||x^||_inf) (Higham 2002, Theorem 7.1)",
+        format!("||T||_inf >= {t_inf:e}, ||x^||_inf = {x_inf:e}"),
+    ))
+}
+
+/// `|a - b|` rounded up (exact when representable).
+fn abs_diff_up(a: f64, b: f64) -> f64 {
+    let d = super::directed::sub_up(a.max(b), a.min(b));
+    if d.is_nan() { f64::INFINITY } else { d }
+}
+
+/// Moves a gamma failure under the result that needed it.
+fn retag(err: VerifyError, source: &Source) -> VerifyError {
+    match err {
+        VerifyError::HypothesisNotMet {
+            hypothesis, detail, ..
+        } => VerifyError::HypothesisNotMet {
+            source_ref: source.to_string(),
+            hypothesis,
+            detail,
+        },
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_product_pairs() {
+        assert!(products_exact(Format::FP32, Format::FP64));
+        assert!(products_exact(Format::FP16, Format::FP64));
+        assert!(products_exact(Format::BF16, Format::FP64));
+        assert!(products_exact(Format::FP16, Format::FP32));
+        assert!(!products_exact(Format::BF16, Format::FP32));
+        assert!(!products_exact(Format::FP32, Format::FP32));
+        assert!(products_exact(
+            Format::FP16.without_subnormals(),
+            Format::FP32
+        ));
+        // fp16 products are at least 2^-48 >= 2^-126: exact without fp32 subnormals too.
+        assert!(products_exact(
+            Format::FP16,
+            Format::FP32.without_subnormals()
+        ));
+        // fp32 products reach 2^-298 >= 2^-1022.
+        assert!(products_exact(
+            Format::FP32,
+            Format::FP64.without_subnormals()
+        ));
+    }
+
+    #[test]
+    fn tree_depths() {
+        assert_eq!(padded_tree_depth(32), 5);
+        assert_eq!(padded_tree_depth(33), 6);
+        assert_eq!(padded_tree_depth(2), 1);
+    }
+
+    #[test]
+    fn store_error_covers_every_fp16_rounding_of_a_few_values() {
+        let rne = RoundingMode::NearestEven;
+        let model = StoreModel::float(Format::FP16, rne);
+        for v in [1e-8, 3e-6, 0.1, 1.0 / 3.0, 1000.1, 65000.0] {
+            let stored = Format::FP16.round(v, rne);
+            assert!((stored - v).abs() <= model.error_up(v).unwrap(), "{v}");
+        }
+        assert!(model.error_up(1e6).is_none());
+    }
+}

@@ -1,0 +1,495 @@
+// Memory-accessor BLAS (Grützmacher, Anzt, Quintana-Ortí, Softw. Pract. Exper. 2021):
+// values live in memory in a STORAGE format and are computed on in an ARITHMETIC
+// format; every read widens (exactly), every write rounds to nearest even (once).
+//
+// Every kernel has a FIXED, documented order of operations, reproduced bit for bit
+// by the CPU models in src/kernels/accessor/ (order.rs: warp_tree, warp_dot,
+// block_reduce, grid_dot; gemv.rs; spmv.rs; trsv.rs). No atomics: results depend
+// on the sizes only, never on scheduling or on the device.
+//
+// Arithmetic: explicit round-to-nearest intrinsics (__fma_rn, __dadd_rn, __dsub_rn,
+// __dmul_rn, __ddiv_rn and the f32 forms), which the compiler may neither contract
+// nor reorder; no flush-to-zero. Storage: binary64, binary32, binary16 and bfloat16
+// (16-bit formats as bit patterns, so that no header is needed and NVRTC alone
+// compiles this file). Writes of binary64 values to 16-bit formats round to odd in
+// binary32 first (__double2float_rz plus a sticky bit), then to nearest even: with
+// at least two extra bits this is the correctly rounded result (Boldo and
+// Melquiond, IEEE TC 57(4), 2008, Theorem 1), as the CPU model's Format::round is.
+//
+// Building blocks (order.rs):
+//   warp_tree:    for off = 16, 8, 4, 2, 1: v = v + shfl_down(v, off); lane 0 holds the sum.
+//   block_reduce: warp_tree per warp; warp sums to shared memory; warp 0 reduces
+//                 them, padded with +0 to 32 lanes, with warp_tree.
+// Kernels:
+//   DOT   blocks of 256 threads, B = min(ceil(n / 256), 1024) blocks; thread t of block b
+//         chains acc = fma(x[i], y[i], acc) for i = b*256 + t + k*256*B; block_reduce;
+//         then one block of 1024 threads block_reduces the B partials (+0 beyond B)
+//         and writes the result in the arithmetic format and through the accessor.
+//   AXPY  y[i] = w(fma(alpha, r(x[i]), r(y[i]))).
+//   GEMV  op(A) = A: 8 warps per block, a warp per row: lane l chains the columns
+//         l, l + 32, ...; warp_tree. op(A) = A^T: blocks of 32 x 8 threads, thread
+//         (c, g) chains the rows g, g + 8, ... of column 32*blockIdx.x + c; a tree
+//         over g (s = 4, 2, 1) in shared memory. Then y = beta == 0 ? alpha*s :
+//         fma(alpha, s, beta*y0), written through the accessor.
+//   SPMV  CSR: a warp per row, lane l chains the row's entries l, l + 32, ...;
+//         warp_tree. ELL (column-major slots, column index -1 = padding): a thread
+//         per row chains its slots k = 0 .. width - 1. Then alpha and beta as GEMV.
+//   TRSV  positions p = 0 .. n-1 (row p for lower, n-1-p for upper: in positions T
+//         is lower triangular), blocks of 32 positions.
+//         trsv_invert: a warp per diagonal block; lane c computes column c of the
+//         block's inverse Y by substitution: y_cc = 1 / l_cc (unit: 1), then for
+//         r = c+1 ..: y_rc = (-(sum_{p=c}^{r-1} l_rp y_pc)) / l_rr (unit: no division),
+//         the sum an fma chain in increasing p. Y stays in the arithmetic format.
+//         trsv_solve: one block of 8 warps, block by block: for each row r of the
+//         block (warp r mod 8) v_r = b_r (block 0) or b_r - warp_dot over the solved
+//         positions q = lane, lane + 32, ...; then thread r computes
+//         x_r = sum_{c <= r} y_rc v_c as an fma chain in increasing c. x stays in the
+//         arithmetic format (global scratch) and is written through the accessor at
+//         the end.
+
+typedef unsigned long long index_t;
+
+// ---------------------------------------------------------------- arithmetic
+
+struct ArithF64 {
+    typedef double T;
+    static __device__ __forceinline__ T fma(T a, T b, T c) { return __fma_rn(a, b, c); }
+    static __device__ __forceinline__ T add(T a, T b) { return __dadd_rn(a, b); }
+    static __device__ __forceinline__ T sub(T a, T b) { return __dsub_rn(a, b); }
+    static __device__ __forceinline__ T mul(T a, T b) { return __dmul_rn(a, b); }
+    static __device__ __forceinline__ T div(T a, T b) { return __ddiv_rn(a, b); }
+    static __device__ __forceinline__ T from_f32(float v) { return (double)v; }
+    static __device__ __forceinline__ T from_f64(double v) { return v; }
+    static __device__ __forceinline__ T shfl_down(T v, unsigned int off) {
+        return __shfl_down_sync(0xffffffffu, v, off);
+    }
+};
+
+struct ArithF32 {
+    typedef float T;
+    static __device__ __forceinline__ T fma(T a, T b, T c) { return __fmaf_rn(a, b, c); }
+    static __device__ __forceinline__ T add(T a, T b) { return __fadd_rn(a, b); }
+    static __device__ __forceinline__ T sub(T a, T b) { return __fsub_rn(a, b); }
+    static __device__ __forceinline__ T mul(T a, T b) { return __fmul_rn(a, b); }
+    static __device__ __forceinline__ T div(T a, T b) { return __fdiv_rn(a, b); }
+    static __device__ __forceinline__ T from_f32(float v) { return v; }
+    // Only instantiated for storage contained in binary32 (never binary64).
+    static __device__ __forceinline__ T from_f64(double v) { return __double2float_rn(v); }
+    static __device__ __forceinline__ T shfl_down(T v, unsigned int off) {
+        return __shfl_down_sync(0xffffffffu, v, off);
+    }
+};
+
+// ------------------------------------------------------------------- storage
+
+// Binary32 rounding to odd of a binary64 value: truncate, and set the last bit
+// if anything was lost (finite values only).
+static __device__ __forceinline__ float round_to_odd_f32(double v) {
+    float r = __double2float_rz(v);
+    if ((double)r != v && !isnan(v) && !isinf(v)) {
+        r = __int_as_float(__float_as_int(r) | 1);
+    }
+    return r;
+}
+
+static __device__ __forceinline__ unsigned short f32_to_f16_rn(float v) {
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
+    return h;
+}
+
+static __device__ __forceinline__ unsigned short f32_to_bf16_rn(float v) {
+    unsigned short h;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
+    return h;
+}
+
+static __device__ __forceinline__ float f16_to_f32(unsigned short h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+
+static __device__ __forceinline__ float bf16_to_f32(unsigned short h) {
+    return __uint_as_float(((unsigned int)h) << 16);
+}
+
+struct StoreF64 {
+    typedef double S;
+    template <class A> static __device__ __forceinline__ typename A::T read(const S* p, index_t i) {
+        return A::from_f64(p[i]);
+    }
+    static __device__ __forceinline__ S write(double v) { return v; }
+    static __device__ __forceinline__ S write(float v) { return (double)v; }
+};
+
+struct StoreF32 {
+    typedef float S;
+    template <class A> static __device__ __forceinline__ typename A::T read(const S* p, index_t i) {
+        return A::from_f32(p[i]);
+    }
+    static __device__ __forceinline__ S write(double v) { return __double2float_rn(v); }
+    static __device__ __forceinline__ S write(float v) { return v; }
+};
+
+struct StoreF16 {
+    typedef unsigned short S;
+    template <class A> static __device__ __forceinline__ typename A::T read(const S* p, index_t i) {
+        return A::from_f32(f16_to_f32(p[i]));
+    }
+    static __device__ __forceinline__ S write(double v) { return f32_to_f16_rn(round_to_odd_f32(v)); }
+    static __device__ __forceinline__ S write(float v) { return f32_to_f16_rn(v); }
+};
+
+struct StoreBF16 {
+    typedef unsigned short S;
+    template <class A> static __device__ __forceinline__ typename A::T read(const S* p, index_t i) {
+        return A::from_f32(bf16_to_f32(p[i]));
+    }
+    static __device__ __forceinline__ S write(double v) { return f32_to_bf16_rn(round_to_odd_f32(v)); }
+    static __device__ __forceinline__ S write(float v) { return f32_to_bf16_rn(v); }
+};
+
+// ------------------------------------------------------------ building blocks
+
+template <class A>
+static __device__ __forceinline__ typename A::T warp_tree(typename A::T v) {
+    for (unsigned int off = 16; off > 0; off >>= 1) {
+        v = A::add(v, A::shfl_down(v, off));
+    }
+    return v;
+}
+
+// The block's sum, valid in thread 0. blockDim.x is a multiple of 32, at most 1024.
+template <class A>
+static __device__ __forceinline__ typename A::T block_reduce(typename A::T v) {
+    typedef typename A::T T;
+    __shared__ __align__(8) unsigned char warp_sums_raw[32 * sizeof(double)];
+    T* warp_sums = reinterpret_cast<T*>(warp_sums_raw);
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    v = warp_tree<A>(v);
+    if (lane == 0) {
+        warp_sums[warp] = v;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        T w = lane < (blockDim.x >> 5) ? warp_sums[lane] : (T)0;
+        v = warp_tree<A>(w);
+    }
+    return v;
+}
+
+// y = beta == 0 ? alpha s : fma(alpha, s, beta y0)
+template <class A>
+static __device__ __forceinline__ typename A::T finish(typename A::T s, typename A::T alpha,
+                                                       typename A::T beta, typename A::T y0) {
+    if (beta == (typename A::T)0) {
+        return A::mul(alpha, s);
+    }
+    return A::fma(alpha, s, A::mul(beta, y0));
+}
+
+// ------------------------------------------------------------------------ DOT
+
+template <class St, class A>
+static __device__ __forceinline__ void dot_blocks(const typename St::S* __restrict__ x,
+                                                  const typename St::S* __restrict__ y, index_t n,
+                                                  typename A::T* __restrict__ partials) {
+    typedef typename A::T T;
+    const index_t stride = (index_t)blockDim.x * (index_t)gridDim.x;
+    T acc = 0;
+    for (index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        acc = A::fma(St::template read<A>(x, i), St::template read<A>(y, i), acc);
+    }
+    const T sum = block_reduce<A>(acc);
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = sum;
+    }
+}
+
+template <class St, class A>
+static __device__ __forceinline__ void dot_final(const typename A::T* __restrict__ partials,
+                                                 unsigned int count, typename A::T* __restrict__ out,
+                                                 typename St::S* __restrict__ out_stored) {
+    typedef typename A::T T;
+    T v = threadIdx.x < count ? partials[threadIdx.x] : (T)0;
+    v = block_reduce<A>(v);
+    if (threadIdx.x == 0) {
+        out[0] = v;
+        out_stored[0] = St::write(v);
+    }
+}
+
+// ----------------------------------------------------------------------- AXPY
+
+template <class St, class A>
+static __device__ __forceinline__ void axpy(typename A::T alpha, const typename St::S* __restrict__ x,
+                                            typename St::S* __restrict__ y, index_t n) {
+    const index_t stride = (index_t)blockDim.x * (index_t)gridDim.x;
+    for (index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        y[i] = St::write(A::fma(alpha, St::template read<A>(x, i), St::template read<A>(y, i)));
+    }
+}
+
+// ----------------------------------------------------------------------- GEMV
+
+template <class St, class A>
+static __device__ __forceinline__ void gemv_n(index_t m, index_t n, typename A::T alpha,
+                                              const typename St::S* __restrict__ a,
+                                              const typename St::S* __restrict__ x, typename A::T beta,
+                                              const typename St::S* __restrict__ y0,
+                                              typename A::T* __restrict__ y_arith,
+                                              typename St::S* __restrict__ y) {
+    typedef typename A::T T;
+    const unsigned int lane = threadIdx.x & 31u;
+    const index_t row = (index_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (row >= m) {
+        return;  // the whole warp leaves together
+    }
+    T acc = 0;
+    for (index_t j = lane; j < n; j += 32) {
+        acc = A::fma(St::template read<A>(a, row * n + j), St::template read<A>(x, j), acc);
+    }
+    const T s = warp_tree<A>(acc);
+    if (lane == 0) {
+        const T y0v = beta == (T)0 ? (T)0 : St::template read<A>(y0, row);
+        const T out = finish<A>(s, alpha, beta, y0v);
+        y_arith[row] = out;
+        y[row] = St::write(out);
+    }
+}
+
+template <class St, class A>
+static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::T alpha,
+                                              const typename St::S* __restrict__ a,
+                                              const typename St::S* __restrict__ x, typename A::T beta,
+                                              const typename St::S* __restrict__ y0,
+                                              typename A::T* __restrict__ y_arith,
+                                              typename St::S* __restrict__ y) {
+    typedef typename A::T T;
+    __shared__ __align__(8) unsigned char sh_raw[8 * 32 * sizeof(double)];
+    T* sh = reinterpret_cast<T*>(sh_raw);
+    const unsigned int c = threadIdx.x;  // 0..31
+    const unsigned int g = threadIdx.y;  // 0..7
+    const index_t col = (index_t)blockIdx.x * 32 + c;
+    T acc = 0;
+    if (col < n) {
+        for (index_t i = g; i < m; i += 8) {
+            acc = A::fma(St::template read<A>(a, i * n + col), St::template read<A>(x, i), acc);
+        }
+    }
+    sh[g * 32 + c] = acc;
+    __syncthreads();
+    for (unsigned int s = 4; s > 0; s >>= 1) {
+        if (g < s) {
+            sh[g * 32 + c] = A::add(sh[g * 32 + c], sh[(g + s) * 32 + c]);
+        }
+        __syncthreads();
+    }
+    if (g == 0 && col < n) {
+        const T y0v = beta == (T)0 ? (T)0 : St::template read<A>(y0, col);
+        const T out = finish<A>(sh[c], alpha, beta, y0v);
+        y_arith[col] = out;
+        y[col] = St::write(out);
+    }
+}
+
+// ----------------------------------------------------------------------- SPMV
+
+template <class St, class A>
+static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restrict__ row_ptr,
+                                                const int* __restrict__ col_idx,
+                                                const typename St::S* __restrict__ values,
+                                                const typename St::S* __restrict__ x, typename A::T alpha,
+                                                typename A::T beta, const typename St::S* __restrict__ y0,
+                                                typename A::T* __restrict__ y_arith,
+                                                typename St::S* __restrict__ y) {
+    typedef typename A::T T;
+    const unsigned int lane = threadIdx.x & 31u;
+    const index_t row = (index_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (row >= rows) {
+        return;
+    }
+    T acc = 0;
+    for (index_t k = (index_t)row_ptr[row] + lane; k < (index_t)row_ptr[row + 1]; k += 32) {
+        acc = A::fma(St::template read<A>(values, k), St::template read<A>(x, (index_t)col_idx[k]), acc);
+    }
+    const T s = warp_tree<A>(acc);
+    if (lane == 0) {
+        const T y0v = beta == (T)0 ? (T)0 : St::template read<A>(y0, row);
+        const T out = finish<A>(s, alpha, beta, y0v);
+        y_arith[row] = out;
+        y[row] = St::write(out);
+    }
+}
+
+template <class St, class A>
+static __device__ __forceinline__ void spmv_ell(index_t rows, index_t width, const int* __restrict__ col_idx,
+                                                const typename St::S* __restrict__ values,
+                                                const typename St::S* __restrict__ x, typename A::T alpha,
+                                                typename A::T beta, const typename St::S* __restrict__ y0,
+                                                typename A::T* __restrict__ y_arith,
+                                                typename St::S* __restrict__ y) {
+    typedef typename A::T T;
+    const index_t row = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= rows) {
+        return;
+    }
+    T acc = 0;
+    for (index_t k = 0; k < width; ++k) {
+        const int c = col_idx[k * rows + row];
+        if (c >= 0) {
+            acc = A::fma(St::template read<A>(values, k * rows + row), St::template read<A>(x, (index_t)c), acc);
+        }
+    }
+    const T y0v = beta == (T)0 ? (T)0 : St::template read<A>(y0, row);
+    const T out = finish<A>(acc, alpha, beta, y0v);
+    y_arith[row] = out;
+    y[row] = St::write(out);
+}
+
+// ----------------------------------------------------------------------- TRSV
+
+static __device__ __forceinline__ index_t trsv_row(index_t p, index_t n, int upper) {
+    return upper ? n - 1 - p : p;
+}
+
+// One warp (32 threads) per diagonal block k = blockIdx.x; inv holds 32 x 32 entries
+// per block (row-major, arithmetic format).
+template <class St, class A>
+static __device__ __forceinline__ void trsv_invert(index_t n, const typename St::S* __restrict__ a,
+                                                   int upper, int unit, typename A::T* __restrict__ inv) {
+    typedef typename A::T T;
+    const index_t s = (index_t)blockIdx.x * 32;
+    const index_t m = n - s < 32 ? n - s : 32;
+    const index_t c = threadIdx.x;
+    T* y = inv + (index_t)blockIdx.x * 32 * 32;
+    if (c >= m) {
+        return;
+    }
+#define L(p, q) St::template read<A>(a, trsv_row((p), n, upper) * n + trsv_row((q), n, upper))
+    y[c * 32 + c] = unit ? (T)1 : A::div((T)1, L(s + c, s + c));
+    for (index_t r = c + 1; r < m; ++r) {
+        T acc = 0;
+        for (index_t p = c; p < r; ++p) {
+            acc = A::fma(L(s + r, s + p), y[p * 32 + c], acc);
+        }
+        y[r * 32 + c] = unit ? -acc : A::div(-acc, L(s + r, s + r));
+    }
+}
+
+// One block of 256 threads (8 warps). x is scratch (n entries, arithmetic format).
+template <class St, class A>
+static __device__ __forceinline__ void trsv_solve(index_t n, const typename St::S* __restrict__ a,
+                                                  const typename St::S* __restrict__ b, int upper,
+                                                  const typename A::T* __restrict__ inv,
+                                                  typename A::T* __restrict__ x,
+                                                  typename St::S* __restrict__ x_stored) {
+    typedef typename A::T T;
+    __shared__ __align__(8) unsigned char v_raw[32 * sizeof(double)];
+    T* v = reinterpret_cast<T*>(v_raw);
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned int warps = blockDim.x >> 5;
+    const index_t blocks = (n + 31) / 32;
+    for (index_t k = 0; k < blocks; ++k) {
+        const index_t s = k * 32;
+        const index_t m = n - s < 32 ? n - s : 32;
+        for (index_t r = warp; r < m; r += warps) {
+            const index_t p = s + r;
+            const T bp = St::template read<A>(b, trsv_row(p, n, upper));
+            T vr = bp;
+            if (k > 0) {
+                T acc = 0;
+                for (index_t q = lane; q < s; q += 32) {
+                    acc = A::fma(L(p, q), x[q], acc);
+                }
+                vr = A::sub(bp, warp_tree<A>(acc));
+            }
+            if (lane == 0) {
+                v[r] = vr;
+            }
+        }
+        __syncthreads();
+        if (threadIdx.x < m) {
+            const index_t r = threadIdx.x;
+            const T* y = inv + k * 32 * 32;
+            T acc = 0;
+            for (index_t c = 0; c <= r; ++c) {
+                acc = A::fma(y[r * 32 + c], v[c], acc);
+            }
+            x[s + r] = acc;
+        }
+        __syncthreads();
+    }
+    for (index_t p = threadIdx.x; p < n; p += blockDim.x) {
+        x_stored[trsv_row(p, n, upper)] = St::write(x[p]);
+    }
+#undef L
+}
+
+// ------------------------------------------------------------ instantiations
+
+#define ACCESSOR_KERNELS(SN, St, AN, A)                                                                   \
+    extern "C" __global__ void accessor_dot_blocks_##SN##_##AN(const St::S* __restrict__ x,               \
+                                                             const St::S* __restrict__ y, index_t n,      \
+                                                             A::T* __restrict__ partials) {               \
+        dot_blocks<St, A>(x, y, n, partials);                                                             \
+    }                                                                                                     \
+    extern "C" __global__ void accessor_dot_final_##SN##_##AN(const A::T* __restrict__ partials,          \
+                                                            unsigned int count, A::T* __restrict__ out,   \
+                                                            St::S* __restrict__ out_stored) {             \
+        dot_final<St, A>(partials, count, out, out_stored);                                               \
+    }                                                                                                     \
+    extern "C" __global__ void accessor_axpy_##SN##_##AN(A::T alpha, const St::S* __restrict__ x,         \
+                                                       St::S* __restrict__ y, index_t n) {                \
+        axpy<St, A>(alpha, x, y, n);                                                                      \
+    }                                                                                                     \
+    extern "C" __global__ void accessor_gemv_n_##SN##_##AN(index_t m, index_t n, A::T alpha,              \
+                                                         const St::S* __restrict__ a,                     \
+                                                         const St::S* __restrict__ x, A::T beta,          \
+                                                         const St::S* __restrict__ y0,                    \
+                                                         A::T* __restrict__ y_arith,                      \
+                                                         St::S* __restrict__ y) {                         \
+        gemv_n<St, A>(m, n, alpha, a, x, beta, y0, y_arith, y);                                           \
+    }                                                                                                     \
+    extern "C" __global__ void accessor_gemv_t_##SN##_##AN(index_t m, index_t n, A::T alpha,              \
+                                                         const St::S* __restrict__ a,                     \
+                                                         const St::S* __restrict__ x, A::T beta,          \
+                                                         const St::S* __restrict__ y0,                    \
+                                                         A::T* __restrict__ y_arith,                      \
+                                                         St::S* __restrict__ y) {                         \
+        gemv_t<St, A>(m, n, alpha, a, x, beta, y0, y_arith, y);                                           \
+    }                                                                                                     \
+    extern "C" __global__ void accessor_spmv_csr_##SN##_##AN(                                             \
+        index_t rows, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,                   \
+        const St::S* __restrict__ values, const St::S* __restrict__ x, A::T alpha, A::T beta,             \
+        const St::S* __restrict__ y0, A::T* __restrict__ y_arith, St::S* __restrict__ y) {                \
+        spmv_csr<St, A>(rows, row_ptr, col_idx, values, x, alpha, beta, y0, y_arith, y);                  \
+    }                                                                                                     \
+    extern "C" __global__ void accessor_spmv_ell_##SN##_##AN(                                             \
+        index_t rows, index_t width, const int* __restrict__ col_idx, const St::S* __restrict__ values,   \
+        const St::S* __restrict__ x, A::T alpha, A::T beta, const St::S* __restrict__ y0,                 \
+        A::T* __restrict__ y_arith, St::S* __restrict__ y) {                                              \
+        spmv_ell<St, A>(rows, width, col_idx, values, x, alpha, beta, y0, y_arith, y);                    \
+    }                                                                                                     \
+    extern "C" __global__ void accessor_trsv_invert_##SN##_##AN(index_t n, const St::S* __restrict__ a,   \
+                                                              int upper, int unit,                        \
+                                                              A::T* __restrict__ inv) {                   \
+        trsv_invert<St, A>(n, a, upper, unit, inv);                                                       \
+    }                                                                                                     \
+    extern "C" __global__ void accessor_trsv_solve_##SN##_##AN(                                           \
+        index_t n, const St::S* __restrict__ a, const St::S* __restrict__ b, int upper,                   \
+        const A::T* __restrict__ inv, A::T* __restrict__ x, St::S* __restrict__ x_stored) {               \
+        trsv_solve<St, A>(n, a, b, upper, inv, x, x_stored);                                              \
+    }
+
+// Storage contained in the arithmetic format only (reads widen exactly).
+ACCESSOR_KERNELS(f64, StoreF64, f64, ArithF64)
+ACCESSOR_KERNELS(f32, StoreF32, f64, ArithF64)
+ACCESSOR_KERNELS(f32, StoreF32, f32, ArithF32)
+ACCESSOR_KERNELS(f16, StoreF16, f64, ArithF64)
+ACCESSOR_KERNELS(f16, StoreF16, f32, ArithF32)
+ACCESSOR_KERNELS(bf16, StoreBF16, f64, ArithF64)
+ACCESSOR_KERNELS(bf16, StoreBF16, f32, ArithF32)

@@ -1,0 +1,324 @@
+//! What the accessor kernels share: their parameters, the assembly of
+//! per-element bounds (arithmetic, representation, store) and of a run.
+
+use super::storage::{AccessorSpec, IntOverflow, IntRounding, ScaleRule, StorageKind, Stored};
+use crate::error::{Error, Result};
+use crate::kernels::{BoundCheck, ParamKind, ParamSpec, Params, Reference};
+use boundgate_verify::bounds::accessor::{
+    Accumulation, StoreModel, after_store, rigorous_accumulation,
+};
+use boundgate_verify::bounds::directed::{add_up, mul_up, sub_up};
+use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+use boundgate_verify::check::ElementBounds;
+use boundgate_verify::format::{Format, RoundingMode};
+use boundgate_verify::{Result as VResult, VerifyError};
+
+/// `storage`: what memory holds.
+pub const STORAGE: ParamSpec = ParamSpec {
+    key: "storage",
+    default: "fp32",
+    kind: ParamKind::Choice(StorageKind::NAMES),
+    help: "storage format: fp64, fp32, fp16, bf16, or int8/int16/int32 times a power-of-two scale",
+};
+/// `arithmetic`: what registers compute in.
+pub const ARITHMETIC: ParamSpec = ParamSpec {
+    key: "arithmetic",
+    default: "fp64",
+    kind: ParamKind::Choice(&["fp64", "fp32"]),
+    help: "arithmetic format (must contain the storage format: reads widen exactly)",
+};
+/// `write`: rounding of writes to floating-point storage.
+pub const WRITE: ParamSpec = ParamSpec {
+    key: "write",
+    default: "rne",
+    kind: ParamKind::Mode,
+    help: "rounding of writes to floating-point storage (inputs and the output): rne, rtz, rup, rdn",
+};
+/// `ftz`: flush subnormal writes to zero.
+pub const FTZ: ParamSpec = ParamSpec {
+    key: "ftz",
+    default: "false",
+    kind: ParamKind::Bool,
+    help: "floating-point writes flush subnormal results to zero",
+};
+/// `scale`: the scale rule of integer storage.
+pub const SCALE: ParamSpec = ParamSpec {
+    key: "scale",
+    default: "auto",
+    kind: ParamKind::Choice(&["auto", "none", "absmax"]),
+    help: "integer storage: absmax (least power of two s with max|v| <= K s, per array; auto) or none (s = 1)",
+};
+/// `int_rounding`: truncate or round integer writes.
+pub const INT_ROUNDING: ParamSpec = ParamSpec {
+    key: "int_rounding",
+    default: "truncate",
+    kind: ParamKind::Choice(&["truncate", "nearest"]),
+    help: "integer writes: truncate toward zero (C++ static_cast, Ginkgo) or round to nearest even",
+};
+/// `int_overflow`: refuse or saturate out-of-range integer writes.
+pub const INT_OVERFLOW: ParamSpec = ParamSpec {
+    key: "int_overflow",
+    default: "error",
+    kind: ParamKind::Choice(&["error", "saturate"]),
+    help: "integer writes out of range: error (Ginkgo does not saturate) or saturate",
+};
+/// `store`: write the output to the storage format.
+pub const STORE: ParamSpec = ParamSpec {
+    key: "store",
+    default: "true",
+    kind: ParamKind::Bool,
+    help: "true: the output is written to the storage format (as in memory); false: the arithmetic result before the store",
+};
+/// The values `alpha` takes (ParamKind has no free number kind).
+pub const ALPHAS: &[&str] = &["1", "-1", "2", "0.5", "-0.5", "0.25", "3", "0"];
+/// The values `beta` takes.
+pub const BETAS: &[&str] = &["0", "1", "-1", "0.5", "2", "-2"];
+/// `alpha`.
+pub const ALPHA: ParamSpec = ParamSpec {
+    key: "alpha",
+    default: "1",
+    kind: ParamKind::Choice(ALPHAS),
+    help: "the scalar alpha",
+};
+/// `beta`.
+pub const BETA: ParamSpec = ParamSpec {
+    key: "beta",
+    default: "0",
+    kind: ParamKind::Choice(BETAS),
+    help: "the scalar beta (the input y is read only when beta != 0)",
+};
+
+/// The parameters every accessor kernel takes.
+pub const ACCESSOR_PARAMS: [ParamSpec; 8] = [
+    STORAGE,
+    ARITHMETIC,
+    WRITE,
+    FTZ,
+    SCALE,
+    INT_ROUNDING,
+    INT_OVERFLOW,
+    STORE,
+];
+
+/// The accessor configuration from the parameters.
+pub fn spec(params: &Params) -> Result<AccessorSpec> {
+    let storage = StorageKind::parse(params.text("storage")?)?;
+    let arithmetic = Format::by_name(params.text("arithmetic")?)?;
+    let mut spec = AccessorSpec::new(storage, arithmetic)?;
+    spec.write_mode = params.mode("write")?;
+    spec.ftz = params.bool("ftz")?;
+    spec.scale = match params.text("scale")? {
+        "none" => ScaleRule::None,
+        "absmax" => ScaleRule::Absmax,
+        _ => ScaleRule::Auto,
+    };
+    spec.int_rounding = match params.text("int_rounding")? {
+        "nearest" => IntRounding::Nearest,
+        _ => IntRounding::Truncate,
+    };
+    spec.int_overflow = match params.text("int_overflow")? {
+        "saturate" => IntOverflow::Saturate,
+        _ => IntOverflow::Error,
+    };
+    spec.validate()?;
+    Ok(spec)
+}
+
+/// A scalar parameter (`alpha`, `beta`), which must be a number of the
+/// arithmetic format.
+pub fn scalar(params: &Params, key: &str, arithmetic: Format) -> Result<f64> {
+    let v = params.f64(key)?;
+    if !arithmetic.is_representable(v) {
+        return Err(Error::usage(format!(
+            "parameter {key}={v} is not a number of the arithmetic format {arithmetic}"
+        )));
+    }
+    Ok(v)
+}
+
+/// Calls `$body` with `$a` bound to the native type of the arithmetic format.
+macro_rules! with_arith {
+    ($format:expr, $a:ident => $body:expr) => {
+        if $format == boundgate_verify::format::Format::FP32 {
+            type $a = f32;
+            $body
+        } else {
+            type $a = f64;
+            $body
+        }
+    };
+}
+pub(crate) use with_arith;
+
+/// `|a - b|` rounded up; infinite if either is not finite.
+pub fn abs_diff_up(a: f64, b: f64) -> f64 {
+    if !(a.is_finite() && b.is_finite()) {
+        return f64::INFINITY;
+    }
+    sub_up(a.max(b), a.min(b))
+}
+
+/// `sum_k |a~_k x~_k - a_k x_k|` rounded up, from `a~ x~ - a x = (a~ - a) x~ +
+/// a (x~ - x)`: the representation error of a sum of products whose factors
+/// were stored (`a`, `x` as given; `a~`, `x~` as read).
+pub fn products_representation_up(
+    a: impl Iterator<Item = (f64, f64)>,
+    x: impl Iterator<Item = (f64, f64)>,
+) -> f64 {
+    a.zip(x).fold(0.0, |s, ((ag, ar), (xg, xr))| {
+        let da = abs_diff_up(ag, ar);
+        let dx = abs_diff_up(xg, xr);
+        let mut t = 0.0;
+        if da != 0.0 {
+            t = add_up(t, mul_up(da, xr.abs()));
+        }
+        if dx != 0.0 {
+            t = add_up(t, mul_up(ag.abs(), dx));
+        }
+        add_up(s, t)
+    })
+}
+
+/// The hypothesis every bound on stored data needs: the inputs fit the storage.
+pub fn require_stored(name: &str, stored: &Stored, storage: StorageKind) -> VResult<()> {
+    if let Some((index, value)) = stored.overflow {
+        return Err(VerifyError::HypothesisNotMet {
+            source_ref: "every accessor bound".into(),
+            hypothesis: format!("every input is finite in {}", storage.name()),
+            detail: format!("{name}[{index}] = {value:e} overflows it"),
+        });
+    }
+    if let Some(index) = stored.values.iter().position(|v| !v.is_finite()) {
+        return Err(VerifyError::HypothesisNotMet {
+            source_ref: "every accessor bound".into(),
+            hypothesis: "finite inputs".into(),
+            detail: format!("{name}[{index}] = {}", stored.values[index]),
+        });
+    }
+    Ok(())
+}
+
+/// One output element's rigorous bound with respect to the exact result on
+/// the inputs as given: the accumulation bound, plus the representation
+/// error, plus (when the output is stored) the store's error.
+pub fn element_bound(
+    arithmetic: Format,
+    accumulation: &Accumulation,
+    representation: f64,
+    store: Option<(&StoreModel, f64)>,
+) -> VResult<Bound> {
+    let mut bound = rigorous_accumulation(arithmetic, RoundingMode::NearestEven, accumulation)?;
+    if representation != 0.0 {
+        bound.value = add_up(bound.value, representation);
+        bound = bound.with_hypothesis(
+            "inputs written to the storage format",
+            format!("representation error <= {representation:e} added"),
+        );
+    }
+    match store {
+        Some((model, computed)) => after_store(&bound, model, computed),
+        None => Ok(bound),
+    }
+}
+
+/// Collects per-element bounds into [`ElementBounds`] (the first failure wins).
+pub fn collect_bounds(bounds: Vec<VResult<Bound>>) -> VResult<ElementBounds> {
+    let mut values = Vec::with_capacity(bounds.len());
+    let mut template = None;
+    for b in bounds {
+        let b = b?;
+        values.push(b.value);
+        if template.is_none() {
+            template = Some(b);
+        }
+    }
+    let template = template.unwrap_or_else(|| {
+        Bound::deterministic(
+            0.0,
+            Quantity::AbsoluteError,
+            Source::new("boundgate", "empty output", None),
+            Rigor::Rigorous,
+        )
+    });
+    ElementBounds::new(template, values)
+}
+
+/// The rigorous bound check (reference: inputs as given).
+pub fn rigorous_check(bounds: VResult<ElementBounds>) -> BoundCheck {
+    BoundCheck {
+        label: "rigorous".into(),
+        reference: Reference::AsGiven,
+        bounds,
+    }
+}
+
+/// A published bound check on the stored values.
+pub fn published_check(label: &str, bounds: VResult<ElementBounds>) -> BoundCheck {
+    BoundCheck {
+        label: label.to_string(),
+        reference: Reference::AsStored,
+        bounds,
+    }
+}
+
+/// The accumulation of a BLAS output `fl(alpha s) ` (or `fma(alpha, s,
+/// fl(beta y))` when `beta != 0`), where the sum `s` has depth `sum_depth`:
+/// product terms get one more rounding when `alpha != 1` or `beta != 0`, the
+/// term `beta y` two; the chain's underflow terms (`chain_ops` of them, 0 for
+/// exact products) are scaled by `|alpha|`, and the final operations add up
+/// to 2 more. `sum_abs` bounds `sum |a x|` of the stored values, `y_abs` is `|y~|`.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::common::blas_accumulation;
+/// let acc = blas_accumulation(10, 0.0, 1.0, 0.0, 5.0, 0.0);
+/// assert_eq!((acc.depth, acc.sum_abs, acc.eta_weight), (10, 5.0, 0.0));
+/// let acc = blas_accumulation(10, 4.0, -2.0, 1.0, 5.0, 3.0);
+/// assert_eq!((acc.depth, acc.sum_abs, acc.eta_weight), (11, 13.0, 10.0));
+/// ```
+pub fn blas_accumulation(
+    sum_depth: u64,
+    chain_ops: f64,
+    alpha: f64,
+    beta: f64,
+    sum_abs: f64,
+    y_abs: f64,
+) -> Accumulation {
+    let extra = u64::from(alpha != 1.0 || beta != 0.0);
+    let final_ops = (extra + u64::from(beta != 0.0)) as f64;
+    Accumulation {
+        depth: (sum_depth + extra).max(if beta != 0.0 { 2 } else { 0 }),
+        sum_abs: add_up(mul_up(alpha.abs(), sum_abs), mul_up(beta.abs(), y_abs)),
+        eta_weight: add_up(mul_up(alpha.abs(), chain_ops), final_ops),
+    }
+}
+
+/// `sum_k |a_k x_k|` rounded up over stored values.
+pub fn abs_sum_up(terms: impl Iterator<Item = (f64, f64)>) -> f64 {
+    terms.fold(0.0, |s, (a, x)| add_up(s, mul_up(a.abs(), x.abs())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn representation_bound_holds_exactly_on_a_small_case() {
+        let rne = RoundingMode::NearestEven;
+        let a = [0.1, -0.7, 1e-30];
+        let x = [0.3, 2.0 / 3.0, 5.0];
+        let ar: Vec<f64> = a.iter().map(|&v| Format::FP16.round(v, rne)).collect();
+        let xr: Vec<f64> = x.iter().map(|&v| Format::FP16.round(v, rne)).collect();
+        let bound = products_representation_up(
+            a.iter().copied().zip(ar.iter().copied()),
+            x.iter().copied().zip(xr.iter().copied()),
+        );
+        let exact: rug::Rational = (0..3)
+            .map(|k| {
+                let q = |v: f64| rug::Rational::from_f64(v).unwrap();
+                (q(ar[k]) * q(xr[k]) - q(a[k]) * q(x[k])).abs()
+            })
+            .sum();
+        assert!(exact <= rug::Rational::from_f64(bound).unwrap());
+    }
+}

@@ -1,0 +1,387 @@
+//! `accessor-spmv`: `y := alpha A x + beta y` for a sparse `A` through the
+//! memory accessor (Grützmacher et al. 2021, §4.4, ELL; CSR added here), in
+//! the order of `kernels/accessor_blas.cu`:
+//!
+//! - **CSR** (the "vector" kernel): one warp per row, lane `l` chains the
+//!   row's entries `l, l + 32, ...`, then the warp tree; depth
+//!   [`warp_dot_depth`]`(nnz_i)`.
+//! - **ELL** (column-major slots): one thread per row chains its slots
+//!   `k = 0, 1, ..., width - 1`, skipping padding; depth `nnz_i`. The paper's
+//!   Ginkgo ELL kernel may use several threads per row; this kernel uses one,
+//!   and the bound follows the kernel actually run.
+//! - Then `alpha` and `beta` as in GEMV ([`blas_accumulation`]), and the store.
+//!
+//! Matrix values, `x` and `y` go through the accessor; column indices are
+//! integers and are read exactly.
+
+use super::arith::{Arith, to_arith};
+use super::axpy::store_all;
+use super::common::{
+    self, ACCESSOR_PARAMS, ALPHA, BETA, abs_diff_up, abs_sum_up, blas_accumulation, collect_bounds,
+    element_bound, products_representation_up, published_check, require_stored, rigorous_check,
+    with_arith,
+};
+use super::gemv::{GEMV_INPUTS, no_relative_model, no_store};
+use super::order::{warp_dot, warp_dot_depth};
+use super::sparse::{CsrMatrix, EllMatrix};
+use super::storage::{Accessor, AccessorSpec, Stored, fma_exact};
+use crate::error::{Error, Result};
+use crate::io::Tensor;
+use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, input};
+use boundgate_verify::Result as VResult;
+use boundgate_verify::bounds::accessor::{Accumulation, higham_3_5_depth, higham_3_5_stored};
+use boundgate_verify::bounds::directed::{add_up, mul_up};
+use boundgate_verify::check::ElementBounds;
+use boundgate_verify::error::require_same_len;
+use boundgate_verify::format::RoundingMode;
+use boundgate_verify::oracle::{ExactOp, Sparse, Spmv};
+use serde::Serialize;
+use serde_json::json;
+
+/// The sparse format (and kernel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SparseFormat {
+    /// CSR, a warp per row.
+    Csr,
+    /// ELL, a thread per row.
+    Ell,
+}
+
+impl SparseFormat {
+    /// The depth of a row with `nnz` entries.
+    pub fn row_depth(self, nnz: usize) -> u64 {
+        match self {
+            SparseFormat::Csr => warp_dot_depth(nnz),
+            SparseFormat::Ell => nnz as u64,
+        }
+    }
+}
+
+/// What one accessor SpMV computed.
+#[derive(Clone, Debug)]
+pub struct SpmvComputation {
+    /// The accessors of the values of `A`, of `x` and of `y`.
+    pub accessors: (Accessor, Accessor, Option<Accessor>),
+    /// `A` with its values as read.
+    pub a_read: CsrMatrix,
+    /// `A`'s values, `x` and `y` as stored and read.
+    pub stored: (Stored, Stored, Option<Stored>),
+    /// The format.
+    pub format: SparseFormat,
+    /// `alpha`, `beta`.
+    pub scalars: (f64, f64),
+    /// Results before the store.
+    pub before_store: Vec<f64>,
+    /// The output.
+    pub output: Vec<f64>,
+    /// The accessor of the output.
+    pub output_accessor: Option<Accessor>,
+    /// Whether the FMA chains are free of underflow errors.
+    pub exact_products: bool,
+}
+
+/// Runs SpMV through the accessor in the GPU order.
+///
+/// # Errors
+/// Shape mismatches, scalars outside the arithmetic format, a missing `y`
+/// with `beta != 0`, integer storage that cannot hold a value.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::spmv::{accessor_spmv, SparseFormat};
+/// use boundgate::kernels::accessor::sparse::CsrMatrix;
+/// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+/// use boundgate_verify::format::Format;
+/// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+/// let a = CsrMatrix::from_dense(2, 2, &[2.0, 0.0, 1.0, 3.0]).unwrap();
+/// let out = accessor_spmv(&spec, &a, SparseFormat::Ell, (1.0, 0.0), &[1.0, 1.0], None, true).unwrap();
+/// assert_eq!(out.output, vec![2.0, 4.0]);
+/// ```
+pub fn accessor_spmv(
+    spec: &AccessorSpec,
+    a: &CsrMatrix,
+    format: SparseFormat,
+    (alpha, beta): (f64, f64),
+    x: &[f64],
+    y: Option<&[f64]>,
+    store: bool,
+) -> Result<SpmvComputation> {
+    require_same_len("x and the columns of A", x.len(), a.cols())?;
+    spec.arithmetic.require_values(&[alpha, beta])?;
+    let y = if beta != 0.0 {
+        let y = y.ok_or_else(|| Error::usage("beta != 0 needs the input y"))?;
+        require_same_len("y and the rows of A", y.len(), a.rows())?;
+        Some(y)
+    } else {
+        None
+    };
+    let (aa, ax) = (spec.for_data(a.values())?, spec.for_data(x)?);
+    let ay = y.map(|y| spec.for_data(y)).transpose()?;
+    let (sa, sx) = (aa.store(a.values())?, ax.store(x)?);
+    let sy = match (&ay, y) {
+        (Some(acc), Some(y)) => Some(acc.store(y)?),
+        _ => None,
+    };
+    let a_read = a.with_values(sa.values.clone())?;
+    let before_store: Vec<f64> = with_arith!(spec.arithmetic, A => {
+        let xv: Vec<A> = to_arith(&sx.values);
+        let sums: Vec<A> = match format {
+            SparseFormat::Csr => (0..a.rows())
+                .map(|i| {
+                    let (cols, vals) = a_read.row(i);
+                    warp_dot(cols.len(), |k| (A::of(vals[k]), xv[cols[k]]))
+                })
+                .collect(),
+            SparseFormat::Ell => {
+                let ell = EllMatrix::from_csr(&a_read);
+                (0..a.rows())
+                    .map(|i| {
+                        let mut acc = A::ZERO;
+                        for k in 0..ell.width() {
+                            if let Some((c, v)) = ell.slot(i, k) {
+                                acc = A::fma(A::of(v), xv[c], acc);
+                            }
+                        }
+                        acc
+                    })
+                    .collect()
+            }
+        };
+        let (al, be) = (A::of(alpha), A::of(beta));
+        sums.iter()
+            .enumerate()
+            .map(|(i, &s)| match &sy {
+                None => A::mul(al, s).to_f64(),
+                Some(sy) => A::fma(al, s, A::mul(be, A::of(sy.values[i]))).to_f64(),
+            })
+            .collect()
+    });
+    let (output, output_accessor) = store_all(spec, &before_store, store)?;
+    Ok(SpmvComputation {
+        exact_products: fma_exact(&aa, &ax, spec.arithmetic),
+        accessors: (aa, ax, ay),
+        a_read,
+        stored: (sa, sx, sy),
+        format,
+        scalars: (alpha, beta),
+        before_store,
+        output,
+        output_accessor,
+    })
+}
+
+impl SpmvComputation {
+    fn check_stored(&self) -> VResult<()> {
+        require_stored("a", &self.stored.0, self.accessors.0.spec().storage)?;
+        require_stored("x", &self.stored.1, self.accessors.1.spec().storage)?;
+        if let (Some(s), Some(acc)) = (&self.stored.2, &self.accessors.2) {
+            require_stored("y", s, acc.spec().storage)?;
+        }
+        Ok(())
+    }
+
+    fn accumulation(&self, i: usize) -> Accumulation {
+        let (cols, vals) = self.a_read.row(i);
+        let x = &self.stored.1.values;
+        let s = abs_sum_up(cols.iter().zip(vals).map(|(&c, &v)| (v, x[c])));
+        let y_abs = self.stored.2.as_ref().map_or(0.0, |sy| sy.values[i].abs());
+        let chain_ops = if self.exact_products {
+            0.0
+        } else {
+            cols.len() as f64
+        };
+        let (alpha, beta) = self.scalars;
+        blas_accumulation(
+            self.format.row_depth(cols.len()),
+            chain_ops,
+            alpha,
+            beta,
+            s,
+            y_abs,
+        )
+    }
+
+    /// Per-element rigorous bounds with respect to the exact result on `A`
+    /// (`a`, the matrix as given), `x` and `y` as given.
+    pub fn rigorous(
+        &self,
+        a: &CsrMatrix,
+        x: &[f64],
+        y: Option<&[f64]>,
+        store: bool,
+    ) -> VResult<ElementBounds> {
+        self.check_stored()?;
+        let arithmetic = self.accessors.0.arithmetic();
+        let model = self.output_accessor.map(|acc| acc.store_model());
+        let (alpha, beta) = self.scalars;
+        let xs = &self.stored.1.values;
+        let bounds = (0..a.rows())
+            .map(|i| {
+                let (cols, given) = a.row(i);
+                let (_, read) = self.a_read.row(i);
+                let mut representation = mul_up(
+                    alpha.abs(),
+                    products_representation_up(
+                        given.iter().copied().zip(read.iter().copied()),
+                        cols.iter().map(|&c| (x[c], xs[c])),
+                    ),
+                );
+                if let (Some(y), Some(sy)) = (y, &self.stored.2) {
+                    representation = add_up(
+                        representation,
+                        mul_up(beta.abs(), abs_diff_up(y[i], sy.values[i])),
+                    );
+                }
+                let store = if store {
+                    Some((model.as_ref().ok_or_else(no_store)?, self.before_store[i]))
+                } else {
+                    None
+                };
+                element_bound(arithmetic, &self.accumulation(i), representation, store)
+            })
+            .collect();
+        collect_bounds(bounds)
+    }
+
+    /// Per-element published bounds (Higham 2002 (3.5), `n` = depth of the row).
+    pub fn published(&self, store: bool) -> VResult<ElementBounds> {
+        self.check_stored()?;
+        let arithmetic = self.accessors.0.arithmetic();
+        let rne = RoundingMode::NearestEven;
+        let bounds = (0..self.a_read.rows())
+            .map(|i| {
+                let acc = self.accumulation(i);
+                match (store, self.accessors.0.storage_format()) {
+                    (true, Some(storage)) => higham_3_5_stored(
+                        arithmetic,
+                        storage,
+                        rne,
+                        acc.depth,
+                        acc.sum_abs,
+                        self.before_store[i],
+                    ),
+                    (true, None) => Err(no_relative_model()),
+                    (false, _) => higham_3_5_depth(arithmetic, rne, acc.depth, acc.sum_abs),
+                }
+            })
+            .collect();
+        collect_bounds(bounds)
+    }
+}
+
+/// The errors of `computed` against the exact `alpha A x + beta y`.
+///
+/// # Errors
+/// Shape mismatches.
+pub fn spmv_errors(
+    a: &CsrMatrix,
+    (alpha, beta): (f64, f64),
+    x: &[f64],
+    y: Option<&[f64]>,
+    computed: &[f64],
+) -> Result<Vec<boundgate_verify::oracle::ErrorMeasure>> {
+    let y = if beta != 0.0 { y } else { None };
+    Ok(Spmv::new(alpha, Sparse::Csr(a.view()), x, beta, y)?.errors(computed)?)
+}
+
+/// The `sparse` parameter.
+pub const SPARSE: ParamSpec = ParamSpec {
+    key: "sparse",
+    default: "csr",
+    kind: ParamKind::Choice(&["csr", "ell"]),
+    help: "sparse format of A (its nonzeros): csr (a warp per row) or ell (a thread per row)",
+};
+
+const PARAMS: [ParamSpec; 11] = {
+    let mut p = [SPARSE; 11];
+    let mut i = 0;
+    while i < ACCESSOR_PARAMS.len() {
+        p[i] = ACCESSOR_PARAMS[i];
+        i += 1;
+    }
+    p[8] = ALPHA;
+    p[9] = BETA;
+    p
+};
+
+const INFO: KernelInfo = KernelInfo {
+    name: "accessor-spmv",
+    summary: "y := alpha A x + beta y for the nonzeros of A (CSR: a warp per row; ELL: a thread per row) through the memory accessor",
+    inputs: GEMV_INPUTS,
+    params: &PARAMS,
+};
+
+/// `accessor-spmv`.
+pub struct AccessorSpmv;
+
+impl Kernel for AccessorSpmv {
+    fn info(&self) -> &'static KernelInfo {
+        &INFO
+    }
+
+    fn run(&self, inputs: &Inputs, params: &crate::kernels::Params) -> Result<KernelRun> {
+        let spec = common::spec(params)?;
+        let store = params.bool("store")?;
+        let alpha = common::scalar(params, "alpha", spec.arithmetic)?;
+        let beta = common::scalar(params, "beta", spec.arithmetic)?;
+        let format = match params.text("sparse")? {
+            "ell" => SparseFormat::Ell,
+            _ => SparseFormat::Csr,
+        };
+        let a_t = input(inputs, &GEMV_INPUTS[0])?;
+        let (rows, cols) = a_t.dims2().expect("checked 2-D");
+        let a = CsrMatrix::from_dense(rows, cols, a_t.data())?;
+        let x = input(inputs, &GEMV_INPUTS[1])?.data();
+        let y = if beta != 0.0 {
+            Some(input(inputs, &GEMV_INPUTS[2])?.data())
+        } else {
+            None
+        };
+        let c = accessor_spmv(&spec, &a, format, (alpha, beta), x, y, store)?;
+        let stored_y = c.stored.2.as_ref().map(|s| s.values.as_slice());
+        let details = json!({
+            "order": match format {
+                SparseFormat::Csr => "CSR: a warp per row, FMA chains over entries l, l + 32, ..., warp tree (kernels/accessor_blas.cu)",
+                SparseFormat::Ell => "ELL (column-major slots): a thread per row, one FMA chain over its slots (kernels/accessor_blas.cu)",
+            },
+            "accessor": spec,
+            "format": format,
+            "nnz": a.nnz(),
+            "max_row": a.max_row_len(),
+            "alpha": alpha,
+            "beta": beta,
+            "exact_products": c.exact_products,
+            "store": store,
+        });
+        Ok(KernelRun {
+            errors_as_given: spmv_errors(&a, (alpha, beta), x, y, &c.output)?,
+            errors_as_stored: spmv_errors(
+                &c.a_read,
+                (alpha, beta),
+                &c.stored.1.values,
+                stored_y,
+                &c.output,
+            )?,
+            rigorous: rigorous_check(c.rigorous(&a, x, y, store)),
+            others: vec![published_check(
+                if store {
+                    "published: Higham 2002 (3.5), n = row depth, + u_S|y^| for the store"
+                } else {
+                    "published: Higham 2002 (3.5), n = row depth"
+                },
+                c.published(store),
+            )],
+            output: Tensor::vector(c.output),
+            details,
+        })
+    }
+
+    fn audit_shapes(&self, size: usize) -> Vec<(&'static str, Vec<usize>)> {
+        vec![
+            ("a", vec![size, size]),
+            ("x", vec![size]),
+            ("y", vec![size]),
+        ]
+    }
+}

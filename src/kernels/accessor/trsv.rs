@@ -1,0 +1,505 @@
+//! `accessor-trsv`: the triangular solve `T x = b` through the memory accessor
+//! (Grützmacher et al. 2021, §4.3: "the kernel inverts the panel (diagonal
+//! block) ... using shared memory and registers", after Hogg, *A fast dense
+//! triangular solve in CUDA*, SIAM J. Sci. Comput. 35(3), 2013), in the order
+//! of `kernels/accessor_blas.cu`.
+//!
+//! The solve runs over *positions* `p = 0..n` (row `p` for a lower triangle,
+//! row `n - 1 - p` for an upper one), so that in positions the matrix is lower
+//! triangular; blocks of [`TRSV_BLOCK`] positions:
+//!
+//! 1. **Invert the diagonal blocks** (one warp per block, in parallel; lane `c`
+//!    computes column `c` of `Y = L_kk^{-1}` by substitution):
+//!    `y_cc = 1 / l_cc`, then for `r = c + 1, ...`:
+//!    `y_rc = -(sum_{p = c}^{r-1} l_rp y_pc) / l_rr` with the sum an FMA chain in
+//!    increasing `p` (unit diagonal: `y_cc = 1`, no division). `Y` stays in the
+//!    arithmetic format.
+//! 2. **Solve block by block** (one block of 8 warps): for block `k`, each row
+//!    `p` computes the update `s_p = sum_{q < k nb} l_pq x_q` with a warp
+//!    ([`warp_dot`]: lanes chain `q = l, l + 32, ...`, warp tree) and
+//!    `v_p = fl(b_p - s_p)` (block 0: `v_p = b_p`); then `x_p = sum_{c <= r}
+//!    y_rc v_c` as one FMA chain in increasing `c`. The solved `x` stays in the
+//!    arithmetic format until the end (the paper keeps partial results in
+//!    registers and shared memory in fp64).
+//! 3. **Store** `x` (all of it) to the storage format.
+//!
+//! Bounds: `boundgate_verify::bounds::accessor::blocked_inverse_residual`
+//! bounds the residual of the stored system componentwise from `Y`, `v` and
+//! `x`; `blocked_inverse_forward` turns it into per-component forward error
+//! bounds with respect to the system as given (representation and store
+//! included). The published backward error of substitution (Higham 2002,
+//! Theorem 8.5: `(T + dT) x^ = b`, `|dT| <= gamma_n |T|`) is measured exactly
+//! (oracle `trsv::backward_error`) and reported in the run's details; this
+//! kernel is not substitution, so it need not satisfy it.
+
+use super::arith::{Arith, to_arith};
+use super::axpy::store_all;
+use super::common::{self, ACCESSOR_PARAMS, rigorous_check, with_arith};
+use super::order::{warp_dot, warp_dot_depth};
+use super::storage::{Accessor, AccessorSpec, Stored};
+use crate::error::Result;
+use crate::io::Tensor;
+use crate::kernels::{
+    InputSpec, Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, Shape, input,
+};
+use boundgate_verify::Result as VResult;
+use boundgate_verify::bounds::Bound;
+use boundgate_verify::bounds::accessor::{
+    BlockedInverseTrsv, blocked_inverse_forward, blocked_inverse_normwise_backward, higham_thm_8_5,
+};
+use boundgate_verify::check::ElementBounds;
+use boundgate_verify::error::{require_nonempty, require_same_len};
+use boundgate_verify::format::RoundingMode;
+use boundgate_verify::oracle::trsv::{
+    BackwardError, Diag, Triangular, Uplo, backward_error, solution_errors,
+};
+use boundgate_verify::oracle::{ErrorMeasure, Matrix};
+use serde_json::json;
+
+/// Positions per diagonal block (one warp inverts a block).
+pub const TRSV_BLOCK: usize = 32;
+/// Warps of the solve kernel's block.
+pub const TRSV_WARPS: usize = 8;
+
+/// What one accessor TRSV computed, with the intermediates the bounds need.
+#[derive(Clone, Debug)]
+pub struct TrsvComputation {
+    /// The accessors of `T` and `b`.
+    pub accessors: (Accessor, Accessor),
+    /// `T` and `b` as stored and read.
+    pub stored: (Stored, Stored),
+    /// The order.
+    pub n: usize,
+    /// Which triangle.
+    pub uplo: Uplo,
+    /// Unit or non-unit diagonal.
+    pub diag: Diag,
+    /// The computed inverses of the diagonal blocks (positions, row-major).
+    pub inverses: Vec<Vec<f64>>,
+    /// The updated right-hand sides `v` (by position).
+    pub v_hat: Vec<f64>,
+    /// The solution before the store (by row).
+    pub before_store: Vec<f64>,
+    /// The output.
+    pub output: Vec<f64>,
+    /// The accessor of the output.
+    pub output_accessor: Option<Accessor>,
+    /// Depth of each block's update sum.
+    pub update_depths: Vec<u64>,
+    /// Operations of each block's update sum that can underflow (per row).
+    pub update_ops: Vec<u64>,
+}
+
+fn row_of(uplo: Uplo, n: usize, p: usize) -> usize {
+    match uplo {
+        Uplo::Lower => p,
+        Uplo::Upper => n - 1 - p,
+    }
+}
+
+/// Runs the blocked TRSV through the accessor (module docs).
+///
+/// # Errors
+/// [`boundgate_verify::VerifyError::Empty`] for `n = 0`, shape mismatches,
+/// [`boundgate_verify::VerifyError::InvalidParameter`] for a zero on the
+/// diagonal of the system as given or as stored (singular), integer storage
+/// that cannot hold a value.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::trsv::accessor_trsv;
+/// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+/// use boundgate_verify::format::Format;
+/// use boundgate_verify::oracle::trsv::{Diag, Uplo};
+/// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+/// // [[2, 0], [1, 4]] x = [2, 9]: x = [1, 2].
+/// let out = accessor_trsv(&spec, &[2.0, 0.0, 1.0, 4.0], 2, &[2.0, 9.0], Uplo::Lower, Diag::NonUnit, true).unwrap();
+/// assert_eq!(out.output, vec![1.0, 2.0]);
+/// let singular = accessor_trsv(&spec, &[0.0, 0.0, 1.0, 4.0], 2, &[2.0, 9.0], Uplo::Lower, Diag::NonUnit, true);
+/// assert!(singular.is_err());
+/// ```
+pub fn accessor_trsv(
+    spec: &AccessorSpec,
+    a: &[f64],
+    n: usize,
+    b: &[f64],
+    uplo: Uplo,
+    diag: Diag,
+    store: bool,
+) -> Result<TrsvComputation> {
+    require_nonempty("b", b)?;
+    require_same_len("A and n x n", a.len(), n * n)?;
+    require_same_len("b and n", b.len(), n)?;
+    let given = Triangular::new(Matrix::new(n, n, a)?, uplo, diag)?;
+    require_nonzero_diagonal(&given)?;
+    let (aa, ab) = (spec.for_data(a)?, spec.for_data(b)?);
+    let (sa, sb) = (aa.store(a)?, ab.store(b)?);
+    require_nonzero_diagonal(&Triangular::new(
+        Matrix::new(n, n, &sa.values)?,
+        uplo,
+        diag,
+    )?)?;
+    let nb = TRSV_BLOCK;
+    let blocks = n.div_ceil(nb);
+    let (inverses, v_hat, x_pos) = with_arith!(spec.arithmetic, A => {
+        let av: Vec<A> = to_arith(&sa.values);
+        let bv: Vec<A> = to_arith(&sb.values);
+        let (y, v, x) = solve::<A>(&av, &bv, n, uplo, diag);
+        (
+            y.into_iter().map(|blk| blk.iter().map(|e| e.to_f64()).collect()).collect::<Vec<Vec<f64>>>(),
+            v.iter().map(|e| e.to_f64()).collect::<Vec<f64>>(),
+            x.iter().map(|e| e.to_f64()).collect::<Vec<f64>>(),
+        )
+    });
+    let mut before_store = vec![0.0; n];
+    for (p, &xp) in x_pos.iter().enumerate() {
+        before_store[row_of(uplo, n, p)] = xp;
+    }
+    let (output, output_accessor) = store_all(spec, &before_store, store)?;
+    Ok(TrsvComputation {
+        accessors: (aa, ab),
+        stored: (sa, sb),
+        n,
+        uplo,
+        diag,
+        inverses,
+        v_hat,
+        before_store,
+        output,
+        output_accessor,
+        update_depths: (0..blocks).map(|k| warp_dot_depth(k * nb)).collect(),
+        update_ops: (0..blocks).map(|k| (k * nb) as u64).collect(),
+    })
+}
+
+fn require_nonzero_diagonal(t: &Triangular<'_>) -> VResult<()> {
+    if t.diag() == Diag::Unit {
+        return Ok(());
+    }
+    for i in 0..t.n() {
+        if t.diagonal(i) == 0.0 {
+            return Err(boundgate_verify::VerifyError::invalid(
+                &format!("a[{i}][{i}]"),
+                0.0,
+                "zero on the diagonal: the triangular system is singular",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The CPU model of the two kernels (module docs): returns the inverses of
+/// the diagonal blocks, `v` and `x`, by position.
+#[allow(clippy::type_complexity)]
+fn solve<A: Arith>(
+    a: &[A],
+    b: &[A],
+    n: usize,
+    uplo: Uplo,
+    diag: Diag,
+) -> (Vec<Vec<A>>, Vec<A>, Vec<A>) {
+    let nb = TRSV_BLOCK;
+    let row = |p: usize| row_of(uplo, n, p);
+    let l = |p: usize, q: usize| a[row(p) * n + row(q)];
+    let unit = diag == Diag::Unit;
+    // 1. Inverses of the diagonal blocks.
+    let inverses: Vec<Vec<A>> = (0..n.div_ceil(nb))
+        .map(|k| {
+            let s = k * nb;
+            let m = nb.min(n - s);
+            let mut y = vec![A::ZERO; m * m];
+            for c in 0..m {
+                y[c * m + c] = if unit {
+                    A::ONE
+                } else {
+                    A::div(A::ONE, l(s + c, s + c))
+                };
+                for r in c + 1..m {
+                    let mut acc = A::ZERO;
+                    for p in c..r {
+                        acc = A::fma(l(s + r, s + p), y[p * m + c], acc);
+                    }
+                    y[r * m + c] = if unit {
+                        A::neg(acc)
+                    } else {
+                        A::div(A::neg(acc), l(s + r, s + r))
+                    };
+                }
+            }
+            y
+        })
+        .collect();
+    // 2. Block by block.
+    let mut v = vec![A::ZERO; n];
+    let mut x = vec![A::ZERO; n];
+    for (k, y) in inverses.iter().enumerate() {
+        let s = k * nb;
+        let m = nb.min(n - s);
+        for p in s..s + m {
+            v[p] = if k == 0 {
+                b[row(p)]
+            } else {
+                let update = warp_dot(s, |q| (l(p, q), x[q]));
+                A::sub(b[row(p)], update)
+            };
+        }
+        for r in 0..m {
+            let mut acc = A::ZERO;
+            for c in 0..=r {
+                acc = A::fma(y[r * m + c], v[s + c], acc);
+            }
+            x[s + r] = acc;
+        }
+    }
+    (inverses, v, x)
+}
+
+impl TrsvComputation {
+    fn stored_system(&self) -> VResult<Triangular<'_>> {
+        Triangular::new(
+            Matrix::new(self.n, self.n, &self.stored.0.values)?,
+            self.uplo,
+            self.diag,
+        )
+    }
+
+    /// Every entry of the triangle that the solve reads is finite as stored
+    /// (entries outside it are never read, whatever they hold).
+    fn require_triangle_stored(&self, given: &[f64]) -> VResult<()> {
+        let n = self.n;
+        for i in 0..n {
+            for j in 0..n {
+                let inside = match self.uplo {
+                    Uplo::Lower => j < i,
+                    Uplo::Upper => j > i,
+                } || (i == j && self.diag == Diag::NonUnit);
+                let k = i * n + j;
+                if inside && !self.stored.0.values[k].is_finite() {
+                    let what = if given[k].is_finite() {
+                        format!("overflows {}", self.accessors.0.spec().storage.name())
+                    } else {
+                        "is not finite".to_string()
+                    };
+                    return Err(boundgate_verify::VerifyError::HypothesisNotMet {
+                        source_ref: "every accessor bound".into(),
+                        hypothesis: "finite inputs in the storage format".into(),
+                        detail: format!("a[{i}][{j}] = {:e} {what}", given[k]),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The intermediates in the checker's form.
+    pub fn solve_record(&self) -> VResult<BlockedInverseTrsv<'_>> {
+        Ok(BlockedInverseTrsv {
+            system: self.stored_system()?,
+            b: &self.stored.1.values,
+            block: TRSV_BLOCK,
+            inverses: &self.inverses,
+            v_hat: &self.v_hat,
+            x_hat: &self.before_store,
+            update_depths: &self.update_depths,
+            update_ops: &self.update_ops,
+        })
+    }
+
+    /// Per-component rigorous forward error bounds with respect to the exact
+    /// solution of the system as given.
+    pub fn rigorous(&self, a: &[f64], b: &[f64], store: bool) -> VResult<ElementBounds> {
+        self.require_triangle_stored(a)?;
+        common::require_stored("b", &self.stored.1, self.accessors.1.spec().storage)?;
+        let given = Triangular::new(Matrix::new(self.n, self.n, a)?, self.uplo, self.diag)?;
+        let model = self.output_accessor.map(|acc| acc.store_model());
+        if store && model.is_none() {
+            return Err(super::gemv::no_store());
+        }
+        let record = self.solve_record()?;
+        blocked_inverse_forward(
+            self.accessors.0.arithmetic(),
+            RoundingMode::NearestEven,
+            &given,
+            b,
+            &record,
+            if store { model.as_ref() } else { None },
+        )
+    }
+
+    /// The rigorous normwise backward-error bound of the solution before the
+    /// store, on the stored system (`bounds::accessor::blocked_inverse_normwise_backward`).
+    pub fn normwise_backward_bound(&self) -> VResult<Bound> {
+        let record = self.solve_record()?;
+        blocked_inverse_normwise_backward(
+            self.accessors.0.arithmetic(),
+            RoundingMode::NearestEven,
+            &record,
+        )
+    }
+
+    /// The exact backward errors of the solution before the store, on the
+    /// stored system (oracle), or why there are none.
+    pub fn backward_error(&self) -> VResult<BackwardError> {
+        backward_error(
+            &self.stored_system()?,
+            &self.stored.1.values,
+            &self.before_store,
+        )
+    }
+}
+
+/// Forward errors of `computed` for the system `(a, b)`; every element
+/// non-finite (exact NaN) when the system has a NaN or infinity.
+pub fn trsv_errors(
+    a: &[f64],
+    n: usize,
+    b: &[f64],
+    uplo: Uplo,
+    diag: Diag,
+    computed: &[f64],
+) -> Result<Vec<ErrorMeasure>> {
+    let t = Triangular::new(Matrix::new(n, n, a)?, uplo, diag)?;
+    let finite_system = t.require_nonsingular().is_ok() && b.iter().all(|v| v.is_finite());
+    if !finite_system || computed.iter().any(|v| !v.is_finite()) {
+        if finite_system {
+            // The computed solution overflowed: the exact one is finite.
+            if let Ok(exact) = solution_errors(&t, b, &vec![0.0; n]) {
+                return Ok(computed
+                    .iter()
+                    .zip(exact)
+                    .map(|(&c, e)| ErrorMeasure::NonFinite {
+                        computed: c,
+                        exact: e.exact(),
+                    })
+                    .collect());
+            }
+        }
+        return Ok(computed
+            .iter()
+            .map(|&c| ErrorMeasure::NonFinite {
+                computed: c,
+                exact: f64::NAN,
+            })
+            .collect());
+    }
+    Ok(solution_errors(&t, b, computed)?)
+}
+
+/// The inputs of `accessor-trsv`.
+pub const TRSV_INPUTS: &[InputSpec] = &[
+    InputSpec {
+        name: "a",
+        shape: Shape::Matrix,
+        help: "the n x n matrix whose lower or upper triangle is T",
+    },
+    InputSpec {
+        name: "b",
+        shape: Shape::Vector,
+        help: "the right-hand side",
+    },
+];
+
+/// The `uplo` parameter.
+pub const UPLO: ParamSpec = ParamSpec {
+    key: "uplo",
+    default: "lower",
+    kind: ParamKind::Choice(&["lower", "upper"]),
+    help: "which triangle of a is T (the other is not read)",
+};
+/// The `diag` parameter.
+pub const DIAG: ParamSpec = ParamSpec {
+    key: "diag",
+    default: "non-unit",
+    kind: ParamKind::Choice(&["non-unit", "unit"]),
+    help: "unit: the diagonal is 1 and not read",
+};
+
+const PARAMS: [ParamSpec; 10] = {
+    let mut p = [UPLO; 10];
+    let mut i = 0;
+    while i < ACCESSOR_PARAMS.len() {
+        p[i] = ACCESSOR_PARAMS[i];
+        i += 1;
+    }
+    p[9] = DIAG;
+    p
+};
+
+const INFO: KernelInfo = KernelInfo {
+    name: "accessor-trsv",
+    summary: "T x = b (lower/upper, unit/non-unit) through the memory accessor: diagonal blocks of 32 inverted, then block by block (warp-tree updates, products with the inverses)",
+    inputs: TRSV_INPUTS,
+    params: &PARAMS,
+};
+
+/// `accessor-trsv`.
+pub struct AccessorTrsv;
+
+impl Kernel for AccessorTrsv {
+    fn info(&self) -> &'static KernelInfo {
+        &INFO
+    }
+
+    fn run(&self, inputs: &Inputs, params: &crate::kernels::Params) -> Result<KernelRun> {
+        let spec = common::spec(params)?;
+        let store = params.bool("store")?;
+        let uplo = match params.text("uplo")? {
+            "upper" => Uplo::Upper,
+            _ => Uplo::Lower,
+        };
+        let diag = match params.text("diag")? {
+            "unit" => Diag::Unit,
+            _ => Diag::NonUnit,
+        };
+        let a_t = input(inputs, &TRSV_INPUTS[0])?;
+        let (rows, cols) = a_t.dims2().expect("checked 2-D");
+        require_same_len("rows and columns of a", rows, cols)?;
+        let (a, b) = (a_t.data(), input(inputs, &TRSV_INPUTS[1])?.data());
+        let c = accessor_trsv(&spec, a, rows, b, uplo, diag, store)?;
+        let published = higham_thm_8_5(spec.arithmetic, RoundingMode::NearestEven, rows);
+        let backward = c.backward_error();
+        let rigorous_backward = c.normwise_backward_bound();
+        let details = json!({
+            "order": "diagonal blocks of 32 inverted by substitution (a warp each), then block by block: warp-tree updates, FMA chains with the inverses (kernels/accessor_blas.cu)",
+            "accessor": spec,
+            "uplo": uplo,
+            "diag": diag,
+            "block": TRSV_BLOCK,
+            "store": store,
+            "backward_error": backward.as_ref().ok(),
+            "rigorous_normwise_backward_bound": match &rigorous_backward {
+                Ok(b) => json!({
+                    "value": b.value,
+                    "source": b.source.to_string(),
+                    "holds": backward.as_ref().ok().map(|be| be.normwise_inf <= b.value),
+                }),
+                Err(e) => json!({ "hypothesis_not_met": e.to_string() }),
+            },
+            "published_backward_bound": published.as_ref().ok().map(|b| json!({
+                "value": b.value,
+                "source": b.source.to_string(),
+                "componentwise_holds": backward.as_ref().ok().map(|be| be.componentwise <= b.value),
+                "normwise_holds": backward.as_ref().ok().map(|be| be.normwise_inf <= b.value),
+            })),
+        });
+        Ok(KernelRun {
+            errors_as_given: trsv_errors(a, rows, b, uplo, diag, &c.output)?,
+            errors_as_stored: trsv_errors(
+                &c.stored.0.values,
+                rows,
+                &c.stored.1.values,
+                uplo,
+                diag,
+                &c.output,
+            )?,
+            rigorous: rigorous_check(c.rigorous(a, b, store)),
+            others: Vec::new(),
+            output: Tensor::vector(c.output),
+            details,
+        })
+    }
+
+    fn audit_shapes(&self, size: usize) -> Vec<(&'static str, Vec<usize>)> {
+        vec![("a", vec![size, size]), ("b", vec![size])]
+    }
+}

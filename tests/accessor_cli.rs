@@ -1,0 +1,256 @@
+//! The accessor kernels through the command line, end to end: `boundgate run`
+//! with .npy inputs writes the output, the per-element rigorous bounds and a
+//! JSON report; `run --list` and `audit --list` name the kernels and
+//! experiments; the smoke plan audits every accessor kernel with exit code 0.
+
+use boundgate::io::{Tensor, read_npy, write_npy};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workdir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "boundgate-accessor-cli-{}-{test}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn boundgate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_boundgate"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn save(dir: &Path, name: &str, t: &Tensor) -> String {
+    let p = dir.join(name);
+    write_npy(&p, t).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn run_lists_the_five_kernels_and_two_experiments() {
+    let o = boundgate(&["run", "--list"]);
+    assert!(o.status.success());
+    let out = text(&o.stdout);
+    for k in [
+        "accessor-dot",
+        "accessor-axpy",
+        "accessor-gemv",
+        "accessor-trsv",
+        "accessor-spmv",
+    ] {
+        assert!(out.contains(k), "{k} missing from:\n{out}");
+    }
+    let o = boundgate(&["audit", "--list"]);
+    let out = text(&o.stdout);
+    for e in ["accessor-accuracy", "accessor-roofline"] {
+        assert!(out.contains(e), "{e} missing from:\n{out}");
+    }
+}
+
+#[test]
+fn run_gemv_writes_output_bounds_and_report() {
+    let dir = workdir("gemv");
+    let a = save(
+        &dir,
+        "a.npy",
+        &Tensor::matrix(3, 2, vec![0.1, 0.2, -0.3, 0.4, 1e-3, 7.0]).unwrap(),
+    );
+    let x = save(&dir, "x.npy", &Tensor::vector(vec![1.0 / 3.0, -2.5]));
+    let out = dir.join("y.npy");
+    let bound = dir.join("bound.npy");
+    let json = dir.join("report.json");
+    let o = boundgate(&[
+        "run",
+        "accessor-gemv",
+        "--input",
+        &format!("a={a}"),
+        "--input",
+        &format!("x={x}"),
+        "--output",
+        out.to_str().unwrap(),
+        "--bound-output",
+        bound.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let y = read_npy(&out).unwrap();
+    let b = read_npy(&bound).unwrap();
+    assert_eq!(y.shape(), &[3]);
+    assert_eq!(b.shape(), &[3]);
+    // Defaults: fp32 storage, fp64 arithmetic, output stored in fp32.
+    for v in y.data() {
+        assert_eq!(*v as f32 as f64, *v);
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["kernel"], "accessor-gemv");
+    assert_eq!(report["params"]["storage"], "fp32");
+    assert_eq!(report["params"]["arithmetic"], "fp64");
+    assert_eq!(
+        report["verdicts"][0]["verdict"]["outcome"]["outcome"],
+        "pass"
+    );
+    // Exact check of the bound: |y_i - (A x)_i| <= bound_i, with rationals.
+    let q = |v: f64| rug::Rational::from_f64(v).unwrap();
+    let av = [0.1, 0.2, -0.3, 0.4, 1e-3, 7.0];
+    let xv = [1.0 / 3.0, -2.5];
+    for i in 0..3 {
+        let exact = q(av[2 * i]) * q(xv[0]) + q(av[2 * i + 1]) * q(xv[1]);
+        assert!((q(y.data()[i]) - exact).abs() <= q(b.data()[i]));
+    }
+}
+
+#[test]
+fn run_trsv_and_spmv_with_parameters() {
+    let dir = workdir("trsv");
+    let a = save(
+        &dir,
+        "a.npy",
+        &Tensor::matrix(3, 3, vec![2.0, 5.0, -1.0, 0.0, 4.0, 0.5, 0.0, 0.0, 8.0]).unwrap(),
+    );
+    let b = save(&dir, "b.npy", &Tensor::vector(vec![1.0, 2.0, 3.0]));
+    let out = dir.join("x.npy");
+    let json = dir.join("r.json");
+    let o = boundgate(&[
+        "run",
+        "accessor-trsv",
+        "--input",
+        &format!("a={a}"),
+        "--input",
+        &format!("b={b}"),
+        "--param",
+        "uplo=upper",
+        "--param",
+        "storage=bf16",
+        "--param",
+        "arithmetic=fp32",
+        "--output",
+        out.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["details"]["uplo"], "upper");
+    assert!(report["details"]["backward_error"]["componentwise"].is_number());
+    let x = dir.join("y.npy");
+    let xv = save(&dir, "xv.npy", &Tensor::vector(vec![1.0, -1.0, 0.5]));
+    let o = boundgate(&[
+        "run",
+        "accessor-spmv",
+        "--input",
+        &format!("a={a}"),
+        "--input",
+        &format!("x={xv}"),
+        "--param",
+        "sparse=ell",
+        "--output",
+        x.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(read_npy(&x).unwrap().data(), &[-3.5, -3.75, 4.0]);
+}
+
+#[test]
+fn bad_inputs_exit_2_with_one_line() {
+    let dir = workdir("bad");
+    let a = save(
+        &dir,
+        "a.npy",
+        &Tensor::matrix(2, 2, vec![0.0, 0.0, 1.0, 1.0]).unwrap(),
+    );
+    let b = save(&dir, "b.npy", &Tensor::vector(vec![1.0, 1.0]));
+    let out = dir.join("x.npy");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![
+                "run".into(),
+                "accessor-trsv".into(),
+                "--input".into(),
+                format!("a={a}"),
+                "--input".into(),
+                format!("b={b}"),
+            ],
+            "singular",
+        ),
+        (
+            vec![
+                "run".into(),
+                "accessor-dot".into(),
+                "--input".into(),
+                format!("x={b}"),
+                "--input".into(),
+                format!("y={b}"),
+                "--param".into(),
+                "storage=fp64".into(),
+                "--param".into(),
+                "arithmetic=fp32".into(),
+            ],
+            "reads would round",
+        ),
+        (
+            vec![
+                "run".into(),
+                "accessor-dot".into(),
+                "--input".into(),
+                format!("x={b}"),
+                "--input".into(),
+                format!("y={b}"),
+                "--param".into(),
+                "alpha=1".into(),
+            ],
+            "no parameter `alpha`",
+        ),
+    ];
+    for (mut args, needle) in cases {
+        args.extend(["--output".to_string(), out.to_str().unwrap().to_string()]);
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = boundgate(&refs);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
+        let err = text(&o.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "`{needle}` not in {err}");
+    }
+}
+
+#[test]
+fn the_smoke_plan_audits_every_accessor_kernel() {
+    let dir = workdir("audit");
+    let plan = Path::new(env!("CARGO_MANIFEST_DIR")).join("plans/accessor-smoke.toml");
+    let md = dir.join("report.md");
+    let o = boundgate(&[
+        "audit",
+        "--plan",
+        plan.to_str().unwrap(),
+        "--markdown",
+        md.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}\n{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let report = std::fs::read_to_string(&md).unwrap();
+    for k in [
+        "accessor-dot",
+        "accessor-axpy",
+        "accessor-gemv",
+        "accessor-trsv",
+        "accessor-spmv",
+        "accessor-accuracy",
+    ] {
+        assert!(report.contains(k), "{k} missing from the report");
+    }
+    assert!(report.contains("0 violated"), "{report}");
+}
