@@ -1,0 +1,233 @@
+// Blocked GEMM on tensor cores: Algorithm 1 of Bhola and Duraisamy ("Deterministic
+// and Probabilistic Rounding Error Analysis for Mixed-Precision Arithmetic on Modern
+// Computing Units", Section 3.3), D = C + A B, with a FIXED, documented order that
+// the CPU model src/kernels/mpfma/blockfma.rs reproduces bit for bit.
+//
+// Layout: A is M x K, B is K x N, C and D are M x N, all row-major. C may be null
+// (then every accumulator starts at +0). The host pads M and N to multiples of 64
+// and K to a multiple of 16 with zeros (a zero product takes no part in a tensor
+// core's alignment, so padding changes no result) and crops D.
+//
+// Order: a block of 128 threads (4 warps) owns a 64 x 64 tile of D; warp w owns the
+// 32 x 32 sub-tile at rows 32 (w / 2), columns 32 (w % 2), as 2 x 4 mma tiles of
+// 16 x 8. For k0 = 0, 16, 32, ... (increasing), the 64 x 16 slice of A and the
+// 16 x 64 slice of B go through shared memory, then each warp issues, per 16 x 8
+// tile, ONE mma.sync m16n8k16 (fp16, bf16) or TWO m16n8k8 in k order (tf32),
+// accumulating in place. So every D_ij is
+//     D_ij = mma(... mma(mma(C_ij, k 0..15), k 16..31) ...)
+// and nothing else ever touches its accumulator: Algorithm 1 with b = the
+// instruction's k, each step the hardware's fused block (on sm_80 the m16n8k16
+// instruction is two fused halves of 8 and m16n8k8 tf32 two of 4: the records'
+// split-K; on sm_90, mma.sync fuses the whole k, as the sm90 records say).
+//
+// Precisions (extern "C" entry points):
+//   mpfma_gemm_f16_f32   A, B binary16 bit patterns, C, D float (fp32 accumulation)
+//   mpfma_gemm_bf16_f32  A, B bfloat16 bit patterns, C, D float
+//   mpfma_gemm_f16_f16   A, B, C, D binary16 bit patterns (fp16 accumulation)
+//   mpfma_gemm_tf32_f32  A, B float (the unit reads their top 19 bits: tf32), C, D float
+//
+// No headers: fragments are built from bit patterns and moved with PTX, so NVRTC
+// compiles this file alone. Fragment layouts: PTX ISA, "Matrix Fragments for
+// mma.m16n8k16 with floating point type" and "... mma.m16n8k8 ... .tf32".
+
+typedef unsigned short u16;
+typedef unsigned int u32;
+
+#define MPFMA_BM 64
+#define MPFMA_BN 64
+#define MPFMA_BK 16
+#define MPFMA_PAD 8
+
+enum Variant { F16_F32 = 0, BF16_F32 = 1, F16_F16 = 2, TF32_F32 = 3 };
+
+template <int V> struct Traits;
+template <> struct Traits<F16_F32> { typedef u16 in_t; typedef float out_t; };
+template <> struct Traits<BF16_F32> { typedef u16 in_t; typedef float out_t; };
+template <> struct Traits<F16_F16> { typedef u16 in_t; typedef u16 out_t; };
+template <> struct Traits<TF32_F32> { typedef float in_t; typedef float out_t; };
+
+__device__ __forceinline__ u32 pack2(u16 lo, u16 hi) {
+    return (u32)lo | ((u32)hi << 16);
+}
+
+__device__ __forceinline__ u32 bits_of(float x) {
+    u32 u;
+    asm("mov.b32 %0, %1;" : "=r"(u) : "f"(x));
+    return u;
+}
+
+// One fused step of 16 (or 8 for tf32) products into a 16 x 8 fp32 tile.
+template <int V>
+__device__ __forceinline__ void mma_f32(float (&d)[4], const u32 (&a)[4], const u32 (&b)[2]) {
+    if constexpr (V == F16_F32) {
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    } else if constexpr (V == BF16_F32) {
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    } else {
+        asm volatile(
+            "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    }
+}
+
+// One fused step of 16 products into a 16 x 8 fp16 tile (two f16x2 registers).
+__device__ __forceinline__ void mma_f16(u32 (&d)[2], const u32 (&a)[4], const u32 (&b)[2]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
+        "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};"
+        : "+r"(d[0]), "+r"(d[1])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+template <int V>
+__device__ __forceinline__ void gemm_tile(const typename Traits<V>::in_t* __restrict__ A,
+                                          const typename Traits<V>::in_t* __restrict__ B,
+                                          const typename Traits<V>::out_t* __restrict__ C,
+                                          typename Traits<V>::out_t* __restrict__ D,
+                                          int M, int N, int K) {
+    typedef typename Traits<V>::in_t in_t;
+    __shared__ in_t As[MPFMA_BM][MPFMA_BK + MPFMA_PAD];
+    __shared__ in_t Bs[MPFMA_BK][MPFMA_BN + MPFMA_PAD];
+
+    const int tid = (int)threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int g = lane >> 2;   // groupID
+    const int tq = lane & 3;   // threadID_in_group
+    const int row0 = (int)blockIdx.y * MPFMA_BM;
+    const int col0 = (int)blockIdx.x * MPFMA_BN;
+    if (row0 >= M || col0 >= N) {
+        return;
+    }
+    const int wm = (warp >> 1) * 32;
+    const int wn = (warp & 1) * 32;
+
+    float acc[2][4][4];
+    u32 acc16[2][4][2];
+    for (int mi = 0; mi < 2; ++mi) {
+        for (int ni = 0; ni < 4; ++ni) {
+            const int r = row0 + wm + mi * 16 + g;
+            const int c = col0 + wn + ni * 8 + 2 * tq;
+            if constexpr (V == F16_F16) {
+                acc16[mi][ni][0] = C ? pack2(C[r * N + c], C[r * N + c + 1]) : 0u;
+                acc16[mi][ni][1] = C ? pack2(C[(r + 8) * N + c], C[(r + 8) * N + c + 1]) : 0u;
+            } else {
+                acc[mi][ni][0] = C ? C[r * N + c] : 0.0f;
+                acc[mi][ni][1] = C ? C[r * N + c + 1] : 0.0f;
+                acc[mi][ni][2] = C ? C[(r + 8) * N + c] : 0.0f;
+                acc[mi][ni][3] = C ? C[(r + 8) * N + c + 1] : 0.0f;
+            }
+        }
+    }
+
+    for (int k0 = 0; k0 < K; k0 += MPFMA_BK) {
+        {
+            // 128 threads move 64 x 16 elements of A and 16 x 64 of B, 8 each.
+            const int ar = tid >> 1;
+            const int ac = (tid & 1) * 8;
+            const int br = tid >> 3;
+            const int bc = (tid & 7) * 8;
+            for (int e = 0; e < 8; ++e) {
+                As[ar][ac + e] = A[(row0 + ar) * K + k0 + ac + e];
+                Bs[br][bc + e] = B[(k0 + br) * N + col0 + bc + e];
+            }
+        }
+        __syncthreads();
+        if constexpr (V == TF32_F32) {
+            for (int ks = 0; ks < MPFMA_BK; ks += 8) {
+                u32 a[2][4];
+                u32 b[4][2];
+                for (int mi = 0; mi < 2; ++mi) {
+                    const int r = wm + mi * 16 + g;
+                    a[mi][0] = bits_of(As[r][ks + tq]);
+                    a[mi][1] = bits_of(As[r + 8][ks + tq]);
+                    a[mi][2] = bits_of(As[r][ks + tq + 4]);
+                    a[mi][3] = bits_of(As[r + 8][ks + tq + 4]);
+                }
+                for (int ni = 0; ni < 4; ++ni) {
+                    const int c = wn + ni * 8 + g;
+                    b[ni][0] = bits_of(Bs[ks + tq][c]);
+                    b[ni][1] = bits_of(Bs[ks + tq + 4][c]);
+                }
+                for (int mi = 0; mi < 2; ++mi) {
+                    for (int ni = 0; ni < 4; ++ni) {
+                        mma_f32<V>(acc[mi][ni], a[mi], b[ni]);
+                    }
+                }
+            }
+        } else {
+            u32 a[2][4];
+            u32 b[4][2];
+            for (int mi = 0; mi < 2; ++mi) {
+                const int r = wm + mi * 16 + g;
+                a[mi][0] = pack2((u16)As[r][2 * tq], (u16)As[r][2 * tq + 1]);
+                a[mi][1] = pack2((u16)As[r + 8][2 * tq], (u16)As[r + 8][2 * tq + 1]);
+                a[mi][2] = pack2((u16)As[r][2 * tq + 8], (u16)As[r][2 * tq + 9]);
+                a[mi][3] = pack2((u16)As[r + 8][2 * tq + 8], (u16)As[r + 8][2 * tq + 9]);
+            }
+            for (int ni = 0; ni < 4; ++ni) {
+                const int c = wn + ni * 8 + g;
+                b[ni][0] = pack2((u16)Bs[2 * tq][c], (u16)Bs[2 * tq + 1][c]);
+                b[ni][1] = pack2((u16)Bs[2 * tq + 8][c], (u16)Bs[2 * tq + 9][c]);
+            }
+            for (int mi = 0; mi < 2; ++mi) {
+                for (int ni = 0; ni < 4; ++ni) {
+                    if constexpr (V == F16_F16) {
+                        mma_f16(acc16[mi][ni], a[mi], b[ni]);
+                    } else {
+                        mma_f32<V>(acc[mi][ni], a[mi], b[ni]);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+    }
+
+    for (int mi = 0; mi < 2; ++mi) {
+        for (int ni = 0; ni < 4; ++ni) {
+            const int r = row0 + wm + mi * 16 + g;
+            const int c = col0 + wn + ni * 8 + 2 * tq;
+            if constexpr (V == F16_F16) {
+                D[r * N + c] = (u16)(acc16[mi][ni][0] & 0xffffu);
+                D[r * N + c + 1] = (u16)(acc16[mi][ni][0] >> 16);
+                D[(r + 8) * N + c] = (u16)(acc16[mi][ni][1] & 0xffffu);
+                D[(r + 8) * N + c + 1] = (u16)(acc16[mi][ni][1] >> 16);
+            } else {
+                D[r * N + c] = acc[mi][ni][0];
+                D[r * N + c + 1] = acc[mi][ni][1];
+                D[(r + 8) * N + c] = acc[mi][ni][2];
+                D[(r + 8) * N + c + 1] = acc[mi][ni][3];
+            }
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+mpfma_gemm_f16_f32(const u16* A, const u16* B, const float* C, float* D, int M, int N, int K) {
+    gemm_tile<F16_F32>(A, B, C, D, M, N, K);
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+mpfma_gemm_bf16_f32(const u16* A, const u16* B, const float* C, float* D, int M, int N, int K) {
+    gemm_tile<BF16_F32>(A, B, C, D, M, N, K);
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+mpfma_gemm_f16_f16(const u16* A, const u16* B, const u16* C, u16* D, int M, int N, int K) {
+    gemm_tile<F16_F16>(A, B, C, D, M, N, K);
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+mpfma_gemm_tf32_f32(const float* A, const float* B, const float* C, float* D, int M, int N, int K) {
+    gemm_tile<TF32_F32>(A, B, C, D, M, N, K);
+}

@@ -1,0 +1,127 @@
+//! Algorithm 1 of Bhola and Duraisamy (§3.3) as the paper models it: a CPU
+//! model with the block size `b` and the format of every rounding step.
+//!
+//! `A~ = fl_{u_low}(A)`, `B~ = fl_{u_low}(B)`; each output block
+//! `D_ij = 0; for k = 1..q: D_ij = fl_{u_FMA}(D_ij + A~_ik B~_kj)`, and one block
+//! step is eq. (7): the products rounded to `t~` (exact when they fit), added
+//! left to right to the previous `D_ij` in `t_bar` (a rounding after every
+//! addition), the block's result rounded to `t_FMA`. The output-block sizes
+//! `b1 x b2` do not change any element's arithmetic, so only `b` is a
+//! parameter; every element is computed independently.
+//!
+//! This is the arithmetic Theorems 3.7-3.10 are about. Real tensor cores do
+//! something else ([`super::blockfma`]).
+
+use super::record::{TcInput, TcOutput};
+use boundgate_verify::bounds::tc::{Alg1Arithmetic, Roundoffs};
+use boundgate_verify::format::{Format, RoundingMode};
+use serde::Serialize;
+
+/// The formats and rounding modes of Algorithm 1.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::alg1::Alg1;
+/// use boundgate::kernels::mpfma::record::{TcInput, TcOutput};
+/// let alg = Alg1::table2(TcInput::Fp16, TcOutput::Fp32, 4);
+/// // fp32 accumulation: the chain is an fp32 FMA chain (products exact in fp32).
+/// let x = [1.0, 2f64.powi(-12), 2f64.powi(-12)];
+/// assert_eq!(alg.dot(&x, &x), 1.0 + 2f64.powi(-23));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Alg1 {
+    /// Format of the inputs (`t_low`).
+    pub low: Format,
+    /// Format of the products (`t~`).
+    pub tilde: Format,
+    /// Format of the accumulation (`t_bar`).
+    pub bar: Format,
+    /// Rounding of the accumulation.
+    pub bar_mode: RoundingMode,
+    /// Format of each block result (`t_FMA`).
+    pub fma: Format,
+    /// Rounding of each block result.
+    pub fma_mode: RoundingMode,
+    /// Inner block size `b`.
+    pub block: usize,
+}
+
+impl Alg1 {
+    /// Table 2 of the paper: products in fp32, accumulation and output in the
+    /// accumulator format, round to nearest even.
+    pub fn table2(input: TcInput, output: TcOutput, block: usize) -> Alg1 {
+        let acc = match output {
+            TcOutput::Fp32 => Format::FP32,
+            TcOutput::Fp16 => Format::FP16,
+        };
+        Alg1 {
+            low: input.operand(),
+            tilde: Format::FP32,
+            bar: acc,
+            bar_mode: RoundingMode::NearestEven,
+            fma: acc,
+            fma_mode: RoundingMode::NearestEven,
+            block: block.max(1),
+        }
+    }
+
+    /// The unit roundoffs `(u_low, u_high, u~, u_bar, u_FMA)` (`u_high` of `t_FMA`).
+    pub fn roundoffs(&self) -> Roundoffs {
+        let rne = RoundingMode::NearestEven;
+        Roundoffs {
+            u_low: self.low.unit_roundoff(rne),
+            u_high: self.fma.unit_roundoff(self.fma_mode),
+            u_tilde: self.tilde.unit_roundoff(rne),
+            u_bar: self.bar.unit_roundoff(self.bar_mode),
+            u_fma: self.fma.unit_roundoff(self.fma_mode),
+        }
+    }
+
+    /// The arithmetic the rigorous bound needs.
+    pub fn arithmetic(&self) -> Alg1Arithmetic {
+        Alg1Arithmetic {
+            bar: self.bar,
+            bar_mode: self.bar_mode,
+            fma: self.fma,
+            fma_mode: self.fma_mode,
+        }
+    }
+
+    /// Whether every product `x_i y_i` is exact in `t~`.
+    pub fn products_exact(&self, x: &[f64], y: &[f64]) -> bool {
+        x.iter().zip(y).all(|(&a, &b)| {
+            let p = self.tilde.mul(a, b, RoundingMode::NearestEven);
+            // The operands have at most 24-bit significands: a * b is exact in f64.
+            p == a * b || !p.is_finite()
+        })
+    }
+
+    /// One output element: eq. (7) chained over blocks of `b`.
+    pub fn dot(&self, x: &[f64], y: &[f64]) -> f64 {
+        let mut d = 0.0;
+        for (xs, ys) in x.chunks(self.block).zip(y.chunks(self.block)) {
+            let mut z = d;
+            for (&a, &b) in xs.iter().zip(ys) {
+                let p = self.tilde.mul(a, b, RoundingMode::NearestEven);
+                z = self.bar.add(z, p, self.bar_mode);
+            }
+            d = self.fma.round(z, self.fma_mode);
+        }
+        d
+    }
+
+    /// `D = A B` for `a` (`m x k`) and `b` (`k x t`), row-major, values of `t_low`.
+    pub fn gemm(&self, a: &[f64], b: &[f64], m: usize, k: usize, t: usize) -> Vec<f64> {
+        let mut column = vec![0.0; k];
+        let mut d = vec![0.0; m * t];
+        for j in 0..t {
+            for (r, slot) in column.iter_mut().enumerate() {
+                *slot = b[r * t + j];
+            }
+            for i in 0..m {
+                d[i * t + j] = self.dot(&a[i * k..(i + 1) * k], &column);
+            }
+        }
+        d
+    }
+}

@@ -1,0 +1,457 @@
+//! The bit-exact tensor-core model: chained block FMAs on integers.
+//!
+//! One block step (the semantics of MMA-Sim's `nv_fused_dot_add`, Xie et al.,
+//! arXiv 2511.10909, `mmasim/simulator/functions.py`; Fasi et al. 2021; the
+//! derivation of its error bound is in `boundgate_verify::bounds::tc`):
+//!
+//! 1. every factor `x` of the input format (precision `p`, minimum exponent
+//!    `emin`) is split as `x = s 2^(e - p + 1)`, `e = max(floor(log2|x|), emin)`,
+//!    `s` an integer below `2^p`; a product `a b` is the exact integer
+//!    `s_a s_b` at exponent `e_a + e_b` with `2 (p - 1)` fractional bits; `c`
+//!    likewise in the accumulator format; zeros take no part;
+//! 2. with `E` the largest exponent, every term is shifted to `F` fractional
+//!    bits below `2^E` and truncated toward zero (an integer shift of its
+//!    magnitude);
+//! 3. the integers are summed exactly (`i64`: at most 33 terms below `2^(F+3)`)
+//!    and `sum 2^(E - F)` is rounded once to the accumulator format: toward zero
+//!    for fp32 (and for Hopper fp8's 13-bit fp32), to nearest even for fp16;
+//!    a magnitude at or above `2^(emax + 1)` gives infinity (MMA-Sim converts
+//!    with `torch.tensor`), an exact zero gives `+0`.
+//!
+//! NaN and infinity follow MMA-Sim: if the binary64 sum of the block's
+//! products and `c` is NaN or infinite, so is the result.
+//!
+//! A GEMM chains the steps along the inner dimension from `c = 0`, one output
+//! element at a time: `D_ij = step(step(...step(0, block 1)..., block q-1), block q)`,
+//! which is Algorithm 1's order and the order of `kernels/mpfma_gemm.cu`.
+//! The inner dimension need not be a multiple of the block: the last block
+//! is shorter, which is exactly the same as padding with zeros (a zero term
+//! takes no part in the alignment).
+
+use super::record::TcRecord;
+use boundgate_verify::format::{Format, RoundingMode};
+
+/// Exponent given to zero terms: far below every real exponent, so they never
+/// set the alignment, and their (zero) significands shift to zero.
+const ZERO_EXP: i32 = -(1 << 24);
+/// Any block whose largest exponent is below this has only zero terms.
+const ALL_ZERO: i32 = -(1 << 23);
+
+/// `floor(log2 |x|)` for finite nonzero `x`.
+#[inline]
+fn floor_log2(x: f64) -> i32 {
+    let bits = x.to_bits();
+    let field = ((bits >> 52) & 0x7ff) as i32;
+    if field == 0 {
+        let m = bits & ((1u64 << 52) - 1);
+        -1074 + (63 - m.leading_zeros() as i32)
+    } else {
+        field - 1023
+    }
+}
+
+/// `2^e` for `-1022 <= e <= 1023`.
+#[inline]
+fn pow2(e: i32) -> f64 {
+    f64::from_bits(((e + 1023) as u64) << 52)
+}
+
+/// `x = sig 2^(exp - p + 1)` with `exp = max(floor(log2|x|), emin)`; zero gives
+/// `(0, ZERO_EXP)`. Exact for every value of a format with precision `p`.
+#[inline]
+fn decode(x: f64, precision: u32, emin: i32) -> (i64, i32) {
+    if x == 0.0 {
+        return (0, ZERO_EXP);
+    }
+    let e = floor_log2(x).max(emin);
+    let sig = (x.abs() * pow2(precision as i32 - 1 - e)) as i64;
+    (if x < 0.0 { -sig } else { sig }, e)
+}
+
+/// The block-FMA arithmetic of one record, ready to run.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::blockfma::BlockFma;
+/// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+/// let unit = BlockFma::new(&TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap());
+/// // [1, -1, 2^-13] . [1, 1, 2^-13]: an fp32 FMA chain gives 1, 0, then 2^-26 exactly;
+/// // the block FMA aligns 2^-26 to 2^0 with 25 fractional bits and truncates it away.
+/// let a = [1.0, -1.0, 2f64.powi(-13)];
+/// let b = [1.0, 1.0, 2f64.powi(-13)];
+/// assert_eq!(unit.step(&a, &b, 0.0), 0.0);
+/// let chain = a.iter().zip(&b).fold(0.0f32, |s, (x, y)| (*x as f32).mul_add(*y as f32, s));
+/// assert_eq!(chain as f64, 2f64.powi(-26));
+/// ```
+#[derive(Clone, Debug)]
+pub struct BlockFma {
+    record: TcRecord,
+    operand: Format,
+    accumulator: Format,
+    /// Left shift of a product's integer to `F` fractional bits.
+    shift_product: u32,
+    /// Left shift of `c`'s integer to `F` fractional bits.
+    shift_c: u32,
+    fraction_bits: i32,
+    /// Fast fp32-range truncation: the number of fraction bits kept, if applicable.
+    truncate_bits: Option<u32>,
+}
+
+impl BlockFma {
+    /// The arithmetic of `record`.
+    ///
+    /// # Panics
+    /// Never for the records of [`TcRecord::lookup`]; a hand-made record
+    /// whose fractional bits cannot hold a product is a programming error
+    /// (its `spec().validate()` fails first where records come from users).
+    pub fn new(record: &TcRecord) -> BlockFma {
+        let operand = record.input.operand();
+        let accumulator = record.accumulator;
+        let product_bits = 2 * (operand.precision() - 1);
+        let acc_bits = accumulator.precision() - 1;
+        assert!(
+            record.fraction_bits >= product_bits && record.fraction_bits >= acc_bits,
+            "record {}: F = {} cannot hold the operands",
+            record.label(),
+            record.fraction_bits
+        );
+        let fp32_range = accumulator.emin() == -126 && accumulator.emax() == 127;
+        let truncate_bits = (fp32_range
+            && record.output_mode == RoundingMode::TowardZero
+            && record.subnormal_outputs)
+            .then_some(acc_bits);
+        BlockFma {
+            record: *record,
+            operand,
+            accumulator,
+            shift_product: record.fraction_bits - product_bits,
+            shift_c: record.fraction_bits - acc_bits,
+            fraction_bits: record.fraction_bits as i32,
+            truncate_bits,
+        }
+    }
+
+    /// The record.
+    pub fn record(&self) -> &TcRecord {
+        &self.record
+    }
+
+    /// Decodes an operand (a value of the input format, as the unit reads it).
+    #[inline]
+    fn decode_operand(&self, x: f64) -> (i64, i32) {
+        let x = if !self.record.subnormal_inputs && x.abs() < self.operand.min_positive_normal() {
+            0.0
+        } else {
+            x
+        };
+        decode(x, self.operand.precision(), self.operand.emin())
+    }
+
+    #[inline]
+    fn decode_acc(&self, c: f64) -> (i64, i32) {
+        decode(c, self.accumulator.precision(), self.accumulator.emin())
+    }
+
+    /// Rounds `acc 2^(e_max - F)` to the accumulator format.
+    #[inline]
+    fn finish(&self, acc: i64, e_max: i32) -> f64 {
+        if acc == 0 {
+            return 0.0;
+        }
+        // Exact: |acc| < 2^53 and the scale is a power of two in range.
+        let r = acc as f64 * pow2(e_max - self.fraction_bits);
+        let acc_fmt = self.accumulator;
+        let a = r.abs();
+        if a >= pow2(acc_fmt.emax() + 1) {
+            return f64::INFINITY.copysign(r);
+        }
+        if let Some(bits) = self.truncate_bits {
+            if a >= pow2(acc_fmt.emin()) {
+                let mask = (1u64 << (52 - bits)) - 1;
+                return f64::from_bits(r.to_bits() & !mask);
+            }
+            let quantum = pow2(acc_fmt.emin() - bits as i32);
+            return (r / quantum).trunc() * quantum;
+        }
+        let rounded = acc_fmt.round(r, self.record.output_mode);
+        if !self.record.subnormal_outputs && rounded.abs() < acc_fmt.min_positive_normal() {
+            return 0.0;
+        }
+        rounded
+    }
+
+    /// One block step `fl(c + sum_j a_j b_j)` on operand values (any length;
+    /// the hardware's is the record's block). NaN and infinities as MMA-Sim.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::blockfma::BlockFma;
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// let unit = BlockFma::new(&TcRecord::lookup(Arch::Sm80, TcInput::Fp16, TcOutput::Fp32).unwrap());
+    /// // fp32 output toward zero: 1 + 2^-24 (kept by the 24 fractional bits) truncates to 1.
+    /// assert_eq!(unit.step(&[1.0, 2f64.powi(-12)], &[1.0, 2f64.powi(-12)], 0.0), 1.0);
+    /// assert!(unit.step(&[f64::INFINITY], &[0.0], 1.0).is_nan());
+    /// ```
+    pub fn step(&self, a: &[f64], b: &[f64], c: f64) -> f64 {
+        let mut check = c;
+        for (&x, &y) in a.iter().zip(b) {
+            check += x * y;
+        }
+        if !check.is_finite() {
+            return check;
+        }
+        let (c_sig, c_exp) = self.decode_acc(c);
+        let terms: Vec<(i64, i64, i32)> = a
+            .iter()
+            .zip(b)
+            .map(|(&x, &y)| {
+                let (sx, ex) = self.decode_operand(x);
+                let (sy, ey) = self.decode_operand(y);
+                (sx, sy, ex + ey)
+            })
+            .collect();
+        let e_max = terms.iter().map(|t| t.2).fold(c_exp, i32::max);
+        if e_max < ALL_ZERO {
+            return 0.0;
+        }
+        let mut acc = align(c_sig, self.shift_c, e_max - c_exp);
+        for &(sx, sy, e) in &terms {
+            acc += align(sx * sy, self.shift_product, e_max - e);
+        }
+        self.finish(acc, e_max)
+    }
+
+    /// Chains steps over `x . y` in blocks of the record's size from `c = c0`;
+    /// returns the result and every block's result (the last is the result).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::blockfma::BlockFma;
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// let unit = BlockFma::new(&TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap());
+    /// let (d, partials) = unit.chain(&[1.0; 40], &[0.5; 40], 0.0);
+    /// assert_eq!(d, 20.0);
+    /// assert_eq!(partials, vec![8.0, 16.0, 20.0]); // blocks of 16, 16, 8
+    /// ```
+    pub fn chain(&self, x: &[f64], y: &[f64], c0: f64) -> (f64, Vec<f64>) {
+        let b = self.record.block;
+        let mut c = c0;
+        let mut partials = Vec::with_capacity(x.len().div_ceil(b));
+        for (xs, ys) in x.chunks(b).zip(y.chunks(b)) {
+            c = self.step(xs, ys, c);
+            partials.push(c);
+        }
+        (c, partials)
+    }
+
+    /// `D = A B` for operand values `a` (`m x k`, row-major) and `b` (`k x t`,
+    /// row-major), each element a chain of block steps from `c = 0`. Calls
+    /// `visit(i, j, d_ij, partials)` for every element in row-major order.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::blockfma::BlockFma;
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// let unit = BlockFma::new(&TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap());
+    /// let a = [1.0, 2.0, 3.0, 4.0]; // 2 x 2
+    /// let b = [5.0, 6.0, 7.0, 8.0]; // 2 x 2
+    /// let mut d = vec![];
+    /// unit.gemm_visit(&a, &b, 2, 2, 2, |_, _, v, _| d.push(v));
+    /// assert_eq!(d, vec![19.0, 22.0, 43.0, 50.0]);
+    /// ```
+    pub fn gemm_visit(
+        &self,
+        a: &[f64],
+        b: &[f64],
+        m: usize,
+        k: usize,
+        t: usize,
+        mut visit: impl FnMut(usize, usize, f64, &[f64]),
+    ) {
+        assert!(
+            a.len() == m * k && b.len() == k * t,
+            "shapes checked by the caller"
+        );
+        let rows = Decoded::rows(self, a, m, k);
+        let mut bt = vec![0.0; k * t];
+        for r in 0..k {
+            for c in 0..t {
+                bt[c * k + r] = b[r * t + c];
+            }
+        }
+        let cols = Decoded::rows(self, &bt, t, k);
+        let mut partials = Vec::with_capacity(k.div_ceil(self.record.block));
+        for i in 0..m {
+            for j in 0..t {
+                partials.clear();
+                let d = if rows.finite[i] && cols.finite[j] {
+                    self.chain_fast(&rows, i, &cols, j, &mut partials)
+                } else {
+                    let (d, p) = self.chain(&a[i * k..(i + 1) * k], &bt[j * k..(j + 1) * k], 0.0);
+                    partials.extend(p);
+                    d
+                };
+                visit(i, j, d, &partials);
+            }
+        }
+    }
+
+    /// `D = A B` (see [`BlockFma::gemm_visit`]), row-major `m x t`.
+    pub fn gemm(&self, a: &[f64], b: &[f64], m: usize, k: usize, t: usize) -> Vec<f64> {
+        let mut d = Vec::with_capacity(m * t);
+        self.gemm_visit(a, b, m, k, t, |_, _, v, _| d.push(v));
+        d
+    }
+
+    /// The chain for finite operands, on pre-decoded integers.
+    #[inline]
+    fn chain_fast(
+        &self,
+        rows: &Decoded,
+        i: usize,
+        cols: &Decoded,
+        j: usize,
+        partials: &mut Vec<f64>,
+    ) -> f64 {
+        let k = rows.k;
+        let (sa, ea) = (&rows.sig[i * k..(i + 1) * k], &rows.exp[i * k..(i + 1) * k]);
+        let (sb, eb) = (&cols.sig[j * k..(j + 1) * k], &cols.exp[j * k..(j + 1) * k]);
+        let b = self.record.block;
+        let mut c = 0.0f64;
+        let mut start = 0;
+        while start < k {
+            let end = (start + b).min(k);
+            if !c.is_finite() {
+                // An overflowed accumulator stays infinite (MMA-Sim's binary64 check).
+                partials.push(c);
+                start = end;
+                continue;
+            }
+            let (c_sig, c_exp) = self.decode_acc(c);
+            let (sa, ea, sb, eb) = (
+                &sa[start..end],
+                &ea[start..end],
+                &sb[start..end],
+                &eb[start..end],
+            );
+            let mut e_max = c_exp;
+            for r in 0..sa.len() {
+                e_max = e_max.max(ea[r] + eb[r]);
+            }
+            c = if e_max < ALL_ZERO {
+                0.0
+            } else {
+                let mut acc = align(c_sig, self.shift_c, e_max - c_exp);
+                let shift = self.shift_product;
+                for r in 0..sa.len() {
+                    let p = i64::from(sa[r]) * i64::from(sb[r]);
+                    let d = (e_max - ea[r] - eb[r]).min(63) as u32;
+                    let magnitude = ((p.unsigned_abs() << shift) >> d) as i64;
+                    let sign = p >> 63;
+                    acc += (magnitude ^ sign) - sign;
+                }
+                self.finish(acc, e_max)
+            };
+            partials.push(c);
+            start = end;
+        }
+        c
+    }
+}
+
+/// `sig` shifted left by `up` and right by `down` (toward zero), signed.
+#[inline]
+fn align(sig: i64, up: u32, down: i32) -> i64 {
+    let down = down.clamp(0, 63) as u32;
+    let magnitude = ((sig.unsigned_abs() << up) >> down) as i64;
+    if sig < 0 { -magnitude } else { magnitude }
+}
+
+/// Operands decoded once: significands and exponents, row by row.
+struct Decoded {
+    k: usize,
+    sig: Vec<i32>,
+    exp: Vec<i32>,
+    finite: Vec<bool>,
+}
+
+impl Decoded {
+    fn rows(unit: &BlockFma, values: &[f64], rows: usize, k: usize) -> Decoded {
+        let mut sig = Vec::with_capacity(values.len());
+        let mut exp = Vec::with_capacity(values.len());
+        let mut finite = vec![true; rows];
+        for (r, row) in values.chunks(k.max(1)).enumerate().take(rows) {
+            for &x in row {
+                if x.is_finite() {
+                    let (s, e) = unit.decode_operand(x);
+                    // Significands of the input formats have at most 11 bits.
+                    sig.push(s as i32);
+                    exp.push(e);
+                } else {
+                    finite[r] = false;
+                    sig.push(0);
+                    exp.push(ZERO_EXP);
+                }
+            }
+        }
+        Decoded {
+            k,
+            sig,
+            exp,
+            finite,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::mpfma::record::{Arch, TcInput, TcOutput};
+
+    #[test]
+    fn decode_is_exact_for_subnormals_and_extremes() {
+        let fp16 = Format::FP16;
+        for x in [
+            2f64.powi(-24),
+            65504.0,
+            -1.5,
+            2f64.powi(-14),
+            3.0 * 2f64.powi(-24),
+        ] {
+            let (s, e) = decode(x, 11, fp16.emin());
+            assert_eq!(s as f64 * 2f64.powi(e - 10), x, "{x}");
+            assert!(s.unsigned_abs() < 1 << 11);
+        }
+        assert_eq!(decode(2f64.powi(-24), 11, -14), (1, -14));
+    }
+
+    #[test]
+    fn fast_and_slow_chains_agree() {
+        for record in TcRecord::all() {
+            let unit = BlockFma::new(&record);
+            let fmt = record.input.operand();
+            let k = 3 * record.block + 5;
+            let vals: Vec<f64> = (0..2 * k)
+                .map(|i| {
+                    let v = ((i * 7919) % 97) as f64 / 13.0 - 3.5;
+                    fmt.round(v * 2f64.powi((i % 9) as i32 - 4), RoundingMode::NearestEven)
+                })
+                .collect();
+            let (a, b) = vals.split_at(k);
+            let mut fast = Vec::new();
+            unit.gemm_visit(a, b, 1, k, 1, |_, _, d, p| fast.push((d, p.to_vec())));
+            let (d, p) = unit.chain(a, b, 0.0);
+            assert_eq!(fast[0].0.to_bits(), d.to_bits(), "{}", record.label());
+            assert_eq!(fast[0].1, p);
+        }
+    }
+
+    #[test]
+    fn overflow_gives_infinity_and_stays() {
+        let record = TcRecord::lookup(Arch::Sm90, TcInput::Bf16, TcOutput::Fp32).unwrap();
+        let unit = BlockFma::new(&record);
+        let big = 2f64.powi(100);
+        let (d, _) = unit.chain(&[big; 20], &[big; 20], 0.0);
+        assert_eq!(d, f64::INFINITY);
+    }
+}

@@ -1,0 +1,115 @@
+//! Helpers shared by the family's kernels and experiments: per-element bounds,
+//! representation errors, transposes.
+
+use boundgate_verify::bounds::directed::{add_up, mul_up, sub_down, sub_up};
+use boundgate_verify::bounds::{Bound, Rigor};
+use boundgate_verify::check::ElementBounds;
+use boundgate_verify::{Result as VResult, VerifyError};
+
+/// `2^-53`: the unit roundoff of inputs given as binary64 (`u'` of Lemmas 3.2,
+/// 3.3, 3.5, 3.6 and Theorems 3.8, 3.10).
+pub const U_GIVEN_F64: f64 = 1.1102230246251565e-16;
+
+/// Per-element bounds from a fallible per-element evaluation: the first
+/// element's bound is the template (provenance, hypotheses); the first
+/// failure is the result. A non-finite input is an unmet hypothesis (the
+/// verdict then reports the non-finite exact result), not a hard error.
+pub fn element_bounds(
+    n: usize,
+    mut bound_of: impl FnMut(usize) -> VResult<Bound>,
+) -> VResult<ElementBounds> {
+    let mut template = None;
+    let mut values = Vec::with_capacity(n);
+    for i in 0..n {
+        let b = bound_of(i).map_err(non_finite_as_hypothesis)?;
+        values.push(b.value);
+        if template.is_none() {
+            template = Some(b);
+        }
+    }
+    match template {
+        Some(t) => ElementBounds::new(t, values),
+        None => Err(VerifyError::Empty {
+            what: "output".into(),
+        }),
+    }
+}
+
+/// A bound whose value is a constant times a per-element quantity: evaluated
+/// once with quantity 1 (so `template.value` is the constant) and scaled.
+pub fn scaled(template: VResult<Bound>, per_element: &[f64]) -> VResult<ElementBounds> {
+    let template = template?;
+    let constant = template.value;
+    let values = per_element.iter().map(|&s| mul_up(constant, s)).collect();
+    ElementBounds::new(template, values)
+}
+
+/// `NonFinite` input errors become `HypothesisNotMet` (an explicit verdict).
+pub fn non_finite_as_hypothesis(e: VerifyError) -> VerifyError {
+    match e {
+        VerifyError::NonFinite { what, index, value } => VerifyError::HypothesisNotMet {
+            source_ref: "every bound of the mpfma family".into(),
+            hypothesis: "finite inputs".into(),
+            detail: format!("{what}[{index}] = {value}"),
+        },
+        other => other,
+    }
+}
+
+/// `|x~ - x|` rounded up (exact in most cases by Sterbenz's lemma; directed anyway).
+fn diff_up(read: f64, given: f64) -> f64 {
+    sub_up(read, given).abs().max(sub_down(read, given).abs())
+}
+
+/// An upper bound on `sum_i |x~_i y~_i - x_i y_i|`, the representation error of a
+/// dot product whose inputs `x, y` were read as `x~, y~`:
+/// `|x~ y~ - x y| <= |x~| |y~ - y| + |y| |x~ - x|`.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::common::representation_up;
+/// let (x, y) = ([0.1], [0.3]);
+/// let (xs, ys) = ([0.0999755859375], [0.300048828125]); // fp16 values
+/// let b = representation_up(&x, &xs, &y, &ys);
+/// assert!((xs[0] * ys[0] - x[0] * y[0]).abs() <= b);
+/// ```
+pub fn representation_up(x: &[f64], x_read: &[f64], y: &[f64], y_read: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        let term = add_up(
+            mul_up(x_read[i].abs(), diff_up(y_read[i], y[i])),
+            mul_up(y[i].abs(), diff_up(x_read[i], x[i])),
+        );
+        total = add_up(total, term);
+    }
+    total
+}
+
+/// Adds a per-element quantity to a rigorous bound, recording why.
+pub fn add_to(
+    mut bounds: ElementBounds,
+    extra: &[f64],
+    statement: &str,
+    detail: String,
+) -> VResult<ElementBounds> {
+    let values: Vec<f64> = bounds
+        .values()
+        .iter()
+        .zip(extra)
+        .map(|(&b, &e)| add_up(b, e))
+        .collect();
+    bounds.bound = bounds.bound.with_hypothesis(statement, detail);
+    debug_assert_eq!(bounds.bound.rigor, Rigor::Rigorous);
+    ElementBounds::new(bounds.bound, values)
+}
+
+/// The transpose of a row-major `rows x cols` matrix.
+pub fn transpose(data: &[f64], rows: usize, cols: usize) -> Vec<f64> {
+    let mut out = vec![0.0; data.len()];
+    for r in 0..rows {
+        for c in 0..cols {
+            out[c * rows + r] = data[r * cols + c];
+        }
+    }
+    out
+}

@@ -1,0 +1,622 @@
+//! `mpfma-gemm`: `D = A B` on a tensor-core model (the bit-exact block FMA of
+//! a record, or Algorithm 1 as the paper models it), with Theorems 3.7-3.10
+//! and the rigorous bounds per element.
+//!
+//! Shapes: `A` is `m x n`, `B` is `n x t` (any sizes >= 1). The inner
+//! dimension need not be a multiple of the block `b`: it is padded with zeros
+//! to `q b`, which changes no result (a zero product takes no part in a block
+//! FMA's alignment and adds no rounding error in Algorithm 1), and the
+//! theorems are evaluated for `q b`. `m` and `t` are free: output blocks do
+//! not change any element's arithmetic.
+
+use super::alg1::Alg1;
+use super::blockfma::BlockFma;
+use super::common::{U_GIVEN_F64, add_to, element_bounds, representation_up, scaled, transpose};
+use super::record::{Arch, TcInput, TcOutput, TcRecord};
+use crate::error::{Error, Result};
+use crate::io::Tensor;
+use crate::kernels::{
+    BoundCheck, InputSpec, Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, Params,
+    Reference, Shape, input,
+};
+use boundgate_verify::bounds::directed::{add_up, mul_up};
+use boundgate_verify::bounds::tc::{
+    GammaTilde, GemmShape, Roundoffs, ThmConstant, alg1_rigorous, block_fma_a_posteriori,
+    block_fma_a_priori, block_fma_constant, thm_3_7, thm_3_8, thm_3_9, thm_3_9_probability,
+    thm_3_10, vibea_lambda,
+};
+use boundgate_verify::bounds::{Bound, Kind};
+use boundgate_verify::check::ElementBounds;
+use boundgate_verify::format::{Format, RoundingMode};
+use boundgate_verify::oracle::{self, Matrix};
+use boundgate_verify::{Result as VResult, VerifyError};
+use serde_json::json;
+
+/// `mpfma-gemm`: the tensor-core GEMM kernel.
+pub struct MpfmaGemm;
+
+const INPUTS: &[InputSpec] = &[
+    InputSpec {
+        name: "a",
+        shape: Shape::Matrix,
+        help: "left matrix A, m x n",
+    },
+    InputSpec {
+        name: "b",
+        shape: Shape::Matrix,
+        help: "right matrix B, n x t",
+    },
+];
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "model",
+        default: "tc",
+        kind: ParamKind::Choice(&["tc", "alg1"]),
+        help: "tc: the bit-exact block FMA of the record; alg1: Algorithm 1 as the paper models it (a rounding after every addition)",
+    },
+    ParamSpec {
+        key: "arch",
+        default: "sm90",
+        kind: ParamKind::Choice(&["sm80", "sm90"]),
+        help: "the record's architecture: sm80 (A100) or sm90 (H100/H200)",
+    },
+    ParamSpec {
+        key: "input",
+        default: "fp16",
+        kind: ParamKind::Choice(&["fp16", "bf16", "tf32", "e4m3", "e5m2"]),
+        help: "format of A and B (inputs are rounded to it, nearest even; tf32 is stored as fp32 and truncated by the unit)",
+    },
+    ParamSpec {
+        key: "output",
+        default: "fp32",
+        kind: ParamKind::Choice(&["fp32", "fp16", "fp32-fp16"]),
+        help: "accumulator: fp32, fp16, or fp32 converted to fp16 at the end (cuBLAS GemmEx with fp16 C and 32F compute, the paper's Listing 1)",
+    },
+    ParamSpec {
+        key: "block",
+        default: "0",
+        kind: ParamKind::Count,
+        help: "inner block size b; 0 = the record's",
+    },
+    ParamSpec {
+        key: "probability",
+        default: "0.9999",
+        kind: ParamKind::Probability,
+        help: "per-element probability the VIBEA bounds (Theorems 3.9, 3.10) are evaluated at (lambda solved for it; the audit's union over m t elements then claims 1 - m t (1 - p))",
+    },
+    ParamSpec {
+        key: "backend",
+        default: "cpu",
+        kind: ParamKind::Choice(&["cpu", "gpu", "auto"]),
+        help: "cpu: the model; gpu: kernels/mpfma_gemm.cu (needs a device matching the record, model tc, fp16/bf16/tf32); auto: gpu when possible",
+    },
+];
+
+const INFO: KernelInfo = KernelInfo {
+    name: "mpfma-gemm",
+    summary: "D = A B on a tensor-core model (block FMA of an sm80/sm90 record, or Algorithm 1), Theorems 3.7-3.10",
+    inputs: INPUTS,
+    params: PARAMS,
+};
+
+/// What a run computes: the record, the model, the epilogue.
+#[derive(Clone, Copy, Debug)]
+pub struct GemmConfig {
+    /// The tensor-core record (its block possibly overridden).
+    pub record: TcRecord,
+    /// Algorithm 1 instead of the block FMA.
+    pub alg1: bool,
+    /// The fp32 result is converted to fp16 at the end.
+    pub fp16_epilogue: bool,
+}
+
+impl GemmConfig {
+    /// From a kernel's parameters.
+    pub fn from_params(params: &Params) -> Result<GemmConfig> {
+        let arch: Arch = params.text("arch")?.parse()?;
+        let input: TcInput = params.text("input")?.parse()?;
+        let (acc, fp16_epilogue) = match params.text("output")? {
+            "fp16" => (TcOutput::Fp16, false),
+            "fp32-fp16" => (TcOutput::Fp32, true),
+            _ => (TcOutput::Fp32, false),
+        };
+        let mut record = TcRecord::lookup(arch, input, acc)?;
+        let block = params.usize("block")?;
+        if block != 0 {
+            record = record.with_block(block);
+        }
+        Ok(GemmConfig {
+            record,
+            alg1: params.text("model")? == "alg1",
+            fp16_epilogue,
+        })
+    }
+
+    /// Algorithm 1 with Table 2's formats and the record's block.
+    pub fn alg1_model(&self) -> Alg1 {
+        Alg1::table2(self.record.input, self.record.output, self.record.block)
+    }
+
+    /// The unit roundoffs the paper's theorems take: Table 2 (products in
+    /// fp32, accumulation and output in the accumulator format, to nearest).
+    /// An fp32 accumulator counts as fp32 even where the record keeps fewer
+    /// bits (Hopper fp8): that is the paper's reading of the PTX guide.
+    pub fn roundoffs(&self) -> Roundoffs {
+        let acc = match self.record.output {
+            TcOutput::Fp32 => Format::FP32,
+            TcOutput::Fp16 => Format::FP16,
+        };
+        Roundoffs::of_formats(
+            [self.record.input.operand(), acc, Format::FP32, acc, acc],
+            RoundingMode::NearestEven,
+        )
+    }
+}
+
+/// The operands of a run: as given, stored, and read by the unit.
+pub struct GemmOperands {
+    /// Rows of `A`.
+    pub m: usize,
+    /// Inner dimension.
+    pub k: usize,
+    /// Columns of `B`.
+    pub t: usize,
+    /// `A` and `B` as given.
+    pub a: Vec<f64>,
+    /// `B` as given.
+    pub b: Vec<f64>,
+    /// `A` as the unit reads it.
+    pub a_read: Vec<f64>,
+    /// `B` as the unit reads it.
+    pub b_read: Vec<f64>,
+}
+
+impl GemmOperands {
+    /// Rounds `a` (`m x k`) and `b` (`k x t`) to the record's storage (nearest
+    /// even) and reads them as the unit does.
+    ///
+    /// # Errors
+    /// [`VerifyError::Empty`] for an empty dimension, [`VerifyError::LengthMismatch`]
+    /// if the inner dimensions differ.
+    pub fn new(
+        record: &TcRecord,
+        a: Vec<f64>,
+        (m, k): (usize, usize),
+        b: Vec<f64>,
+        (k_b, t): (usize, usize),
+    ) -> VResult<GemmOperands> {
+        for (name, v) in [("rows of A", m), ("columns of A", k), ("columns of B", t)] {
+            if v == 0 {
+                return Err(VerifyError::Empty { what: name.into() });
+            }
+        }
+        boundgate_verify::error::require_same_len("columns of A and rows of B", k, k_b)?;
+        let read = |v: &[f64]| -> Vec<f64> {
+            let storage = record.input.storage();
+            v.iter()
+                .map(|&x| {
+                    record
+                        .input
+                        .read(storage.round(x, RoundingMode::NearestEven))
+                })
+                .collect()
+        };
+        Ok(GemmOperands {
+            m,
+            k,
+            t,
+            a_read: read(&a),
+            b_read: read(&b),
+            a,
+            b,
+        })
+    }
+
+    /// The first input that is finite as given but not as read (it overflowed the input format).
+    pub fn first_overflow(&self) -> Option<(char, usize, f64)> {
+        let find = |name, given: &[f64], read: &[f64]| {
+            given
+                .iter()
+                .zip(read)
+                .position(|(g, r)| g.is_finite() && !r.is_finite())
+                .map(|i| (name, i, given[i]))
+        };
+        find('A', &self.a, &self.a_read).or_else(|| find('B', &self.b, &self.b_read))
+    }
+}
+
+/// The result of the model and the per-element quantities the bounds need.
+pub struct GemmRun {
+    /// `D`, row-major `m x t` (after the epilogue).
+    pub d: Vec<f64>,
+    /// Per element: the a-posteriori block-FMA bound (model `tc`), or its failure.
+    pub a_posteriori: Vec<VResult<f64>>,
+    /// Where it ran ("cpu model" or the device).
+    pub ran_on: String,
+}
+
+/// Runs the CPU model (block FMA or Algorithm 1) on the operands.
+pub fn run_model(config: &GemmConfig, ops: &GemmOperands) -> GemmRun {
+    let (m, k, t) = (ops.m, ops.k, ops.t);
+    let mut a_posteriori = Vec::with_capacity(m * t);
+    let mut d = if config.alg1 {
+        config.alg1_model().gemm(&ops.a_read, &ops.b_read, m, k, t)
+    } else {
+        let unit = BlockFma::new(&config.record);
+        let spec = config.record.spec();
+        let bt = transpose(&ops.b_read, k, t);
+        let mut d = Vec::with_capacity(m * t);
+        unit.gemm_visit(&ops.a_read, &ops.b_read, m, k, t, |i, j, v, partials| {
+            d.push(v);
+            a_posteriori.push(
+                block_fma_a_posteriori(
+                    &spec,
+                    &ops.a_read[i * k..(i + 1) * k],
+                    &bt[j * k..(j + 1) * k],
+                    partials,
+                )
+                .map(|b| b.value),
+            );
+        });
+        d
+    };
+    if config.fp16_epilogue {
+        for v in &mut d {
+            *v = Format::FP16.round(*v, RoundingMode::NearestEven);
+        }
+    }
+    GemmRun {
+        d,
+        a_posteriori,
+        ran_on: "cpu model".into(),
+    }
+}
+
+/// The bound on the final conversion to fp16 (`output = fp32-fp16`), given a
+/// bound `magnitude` on the fp32 result: `u16 |d| + eta16`; the conversion may
+/// overflow beyond 65504.
+fn epilogue_up(magnitude: f64) -> VResult<f64> {
+    let fp16 = Format::FP16;
+    if magnitude > fp16.max_finite() {
+        return Err(VerifyError::HypothesisNotMet {
+            source_ref: "fp16 epilogue".into(),
+            hypothesis: "no overflow of the fp16 result".into(),
+            detail: format!("|D_ij| may reach {magnitude:e} > 65504"),
+        });
+    }
+    let rne = RoundingMode::NearestEven;
+    Ok(add_up(
+        mul_up(fp16.unit_roundoff(rne), magnitude),
+        fp16.underflow_abs_error(rne),
+    ))
+}
+
+/// Per-element sums `(|A||B|)_ij` of two row-major operands, rounded up.
+fn abs_products(a: &[f64], bt: &[f64], m: usize, k: usize, t: usize) -> VResult<Vec<f64>> {
+    let mut out = Vec::with_capacity(m * t);
+    for i in 0..m {
+        for j in 0..t {
+            out.push(oracle::abs_dot_up(
+                &a[i * k..(i + 1) * k],
+                &bt[j * k..(j + 1) * k],
+            )?);
+        }
+    }
+    Ok(out)
+}
+
+/// The rigorous bound w.r.t. the inputs as given: arithmetic (block FMA a
+/// priori, or Algorithm 1's corrected Theorem 3.7) + representation + epilogue.
+pub fn rigorous_bounds(
+    config: &GemmConfig,
+    ops: &GemmOperands,
+    s_read: &VResult<Vec<f64>>,
+) -> VResult<ElementBounds> {
+    if let Some((name, index, value)) = ops.first_overflow() {
+        return Err(VerifyError::HypothesisNotMet {
+            source_ref: "every mpfma-gemm bound".into(),
+            hypothesis: format!("every input is finite in {}", config.record.input),
+            detail: format!("{name}[{index}] = {value:e} overflows it"),
+        });
+    }
+    let s_read = s_read.as_ref().map_err(Clone::clone)?;
+    let (m, k, t) = (ops.m, ops.k, ops.t);
+    let bt_read = transpose(&ops.b_read, k, t);
+    let bt = transpose(&ops.b, k, t);
+    let arithmetic = if config.alg1 {
+        let alg = config.alg1_model();
+        let shape = GemmShape::new(1, k as u64, alg.block as u64)?;
+        element_bounds(m * t, |e| {
+            let (i, j) = (e / t, e % t);
+            let exact = alg.products_exact(
+                &ops.a_read[i * k..(i + 1) * k],
+                &bt_read[j * k..(j + 1) * k],
+            );
+            alg1_rigorous(&alg.arithmetic(), &shape, exact, s_read[e])
+        })?
+    } else {
+        let spec = config.record.spec();
+        element_bounds(m * t, |e| {
+            let (i, j) = (e / t, e % t);
+            block_fma_a_priori(
+                &spec,
+                &ops.a_read[i * k..(i + 1) * k],
+                &bt_read[j * k..(j + 1) * k],
+            )
+        })?
+    };
+    let representation: Vec<f64> = (0..m * t)
+        .map(|e| {
+            let (i, j) = (e / t, e % t);
+            representation_up(
+                &ops.a[i * k..(i + 1) * k],
+                &ops.a_read[i * k..(i + 1) * k],
+                &bt[j * k..(j + 1) * k],
+                &bt_read[j * k..(j + 1) * k],
+            )
+        })
+        .collect();
+    let mut bounds = add_to(
+        arithmetic,
+        &representation,
+        "inputs rounded to the input format (representation error added)",
+        "sum |a~ b~ - a b| <= sum |a~| |b~ - b| + |b| |a~ - a|".into(),
+    )?;
+    if config.fp16_epilogue {
+        let extra = bounds
+            .values()
+            .iter()
+            .zip(s_read)
+            .map(|(&b, &s)| epilogue_up(add_up(s, b)))
+            .collect::<VResult<Vec<f64>>>()?;
+        bounds = add_to(
+            bounds,
+            &extra,
+            "final conversion to fp16 (nearest even)",
+            "u16 (S + bound) + eta16".into(),
+        )?;
+    }
+    Ok(bounds)
+}
+
+/// Theorems 3.8 and 3.10 model the cast of the given inputs to `t_low` as one
+/// rounding with unit roundoff `u_low` (`|Delta A| <= u_low |A|`). A tf32 unit
+/// does not round: the fp64 data are rounded to the fp32 storage (nearest,
+/// `u32`) and the unit truncates fp32 to tf32 (MMA-Sim `truncate_to_tf32`;
+/// [`TcInput::read`]), relative error below `2^-10 = 2 u_tf32`. So the cast's
+/// unit roundoff is `(1 + u32)(1 + 2^-10) - 1`, rounded up; other inputs are
+/// cast to nearest and keep Table 2's `u_low`. Returns the roundoffs and a
+/// label suffix naming the change (empty when there is none).
+fn cast_roundoffs(config: &GemmConfig, r: &Roundoffs) -> (Roundoffs, &'static str) {
+    if config.record.input != TcInput::Tf32 {
+        return (*r, "");
+    }
+    let (u32_, trunc) = (
+        Format::FP32.unit_roundoff(RoundingMode::NearestEven),
+        2f64.powi(-10),
+    );
+    let u_cast = add_up(add_up(u32_, trunc), mul_up(u32_, trunc));
+    (
+        Roundoffs {
+            u_low: u_cast,
+            ..*r
+        },
+        ", u_low of the truncating tf32 cast",
+    )
+}
+
+/// The published and probabilistic bounds (Theorems 3.7-3.10) and, for the
+/// block-FMA model, the a-posteriori rigorous bound.
+pub fn other_bounds(
+    config: &GemmConfig,
+    ops: &GemmOperands,
+    run: &GemmRun,
+    s_read: &VResult<Vec<f64>>,
+    s_given: &VResult<Vec<f64>>,
+    probability: f64,
+) -> (Vec<BoundCheck>, serde_json::Value) {
+    let r = config.roundoffs();
+    let k = ops.k as u64;
+    let b = config.record.block as u64;
+    let per_element = GemmShape::new(1, k, b);
+    let whole = GemmShape::new((ops.m * ops.t) as u64, k, b);
+    let lambda = per_element
+        .clone()
+        .and_then(|s| vibea_lambda(&r, &s, probability));
+    let check = |label: &str, reference, bounds| BoundCheck {
+        label: label.to_string(),
+        reference,
+        bounds,
+    };
+    let with = |s: &VResult<Vec<f64>>, f: &dyn Fn() -> VResult<Bound>| -> VResult<ElementBounds> {
+        let s = s.as_ref().map_err(Clone::clone)?;
+        scaled(f(), s)
+    };
+    let mut others = vec![
+        check(
+            "published: Theorem 3.7 (DBEA)",
+            Reference::AsStored,
+            with(s_read, &|| {
+                thm_3_7(&r, per_element.as_ref().map_err(Clone::clone)?, 1.0)
+            }),
+        ),
+        check(
+            "published: Theorem 3.8 (DBEA, inputs as given)",
+            Reference::AsGiven,
+            with(s_given, &|| {
+                thm_3_8(
+                    &r,
+                    per_element.as_ref().map_err(Clone::clone)?,
+                    U_GIVEN_F64,
+                    1.0,
+                )
+            }),
+        ),
+    ];
+    for kind in [GammaTilde::AuthorsCentred, GammaTilde::Paired] {
+        others.push(check(
+            &format!("probabilistic: Theorem 3.9 (VIBEA), {}", kind.name()),
+            Reference::AsStored,
+            with(s_read, &|| {
+                let lambda = *lambda.as_ref().map_err(Clone::clone)?;
+                thm_3_9(
+                    &r,
+                    per_element.as_ref().map_err(Clone::clone)?,
+                    lambda,
+                    ThmConstant::Tilde(kind),
+                    1.0,
+                )
+            }),
+        ));
+    }
+    // The paired check is the one labelled rigorous under the model, so it
+    // takes the cast the unit really performs (`cast_roundoffs`); Theorem 3.8
+    // above stays as printed, with Table 2's u_low (docs/findings/mpfma.md, F5).
+    let (r_cast, cast_note) = cast_roundoffs(config, &r);
+    others.push(check(
+        &format!("probabilistic: Theorem 3.10 (VIBEA, inputs as given), paired gamma~{cast_note}"),
+        Reference::AsGiven,
+        with(s_given, &|| {
+            let lambda = *lambda.as_ref().map_err(Clone::clone)?;
+            thm_3_10(
+                &r_cast,
+                per_element.as_ref().map_err(Clone::clone)?,
+                U_GIVEN_F64,
+                lambda,
+                ThmConstant::Tilde(GammaTilde::Paired),
+                1.0,
+            )
+        }),
+    ));
+    if !config.alg1 && !run.a_posteriori.is_empty() {
+        let bounds = run
+            .a_posteriori
+            .iter()
+            .zip(&run.d)
+            .map(|(b, &d)| {
+                let b = b.clone()?;
+                // The epilogue's rounding, a posteriori: half an fp16 ulp of the result.
+                Ok(if config.fp16_epilogue {
+                    add_up(b, Format::FP16.ulp(d) / 2.0)
+                } else {
+                    b
+                })
+            })
+            .collect::<VResult<Vec<f64>>>()
+            .and_then(|values| {
+                let template = Bound::deterministic(
+                    0.0,
+                    boundgate_verify::bounds::Quantity::AbsoluteError,
+                    boundgate_verify::bounds::tc::BLOCK_FMA_SOURCE,
+                    boundgate_verify::bounds::Rigor::Rigorous,
+                )
+                .with_hypothesis(
+                    "a posteriori, from the computed block results",
+                    config.record.label(),
+                );
+                ElementBounds::new(template, values)
+            });
+        others.push(check(
+            "rigorous a posteriori: block FMA",
+            Reference::AsStored,
+            bounds,
+        ));
+    }
+    let whole_probability = match (&whole, &lambda) {
+        (Ok(w), Ok(l)) => thm_3_9_probability(&r, w, *l).ok(),
+        _ => None,
+    };
+    let q = k.div_ceil(b);
+    let details = json!({
+        "lambda": lambda.as_ref().ok(),
+        "vibea_probability_per_element": probability,
+        "vibea_probability_whole_matrix": whole_probability,
+        "vibea_whole_matrix_vacuous": whole_probability.map(|p| Kind::Probabilistic { probability: p }.is_vacuous()),
+        "block_fma_constant": block_fma_constant(&config.record.spec(), q),
+        "roundoffs": r,
+    });
+    (others, details)
+}
+
+impl Kernel for MpfmaGemm {
+    fn info(&self) -> &'static KernelInfo {
+        &INFO
+    }
+
+    fn audit_shapes(&self, size: usize) -> Vec<(&'static str, Vec<usize>)> {
+        // The paper's Fig. 6 shape in miniature: tall A, narrow B, long inner dimension.
+        vec![("a", vec![size, 4 * size]), ("b", vec![4 * size, 8])]
+    }
+
+    fn run(&self, inputs: &Inputs, params: &Params) -> Result<KernelRun> {
+        let config = GemmConfig::from_params(params)?;
+        let probability = params.f64("probability")?;
+        let a = input(inputs, &INPUTS[0])?;
+        let b = input(inputs, &INPUTS[1])?;
+        let (dims_a, dims_b) = (
+            a.dims2().expect("checked matrix"),
+            b.dims2().expect("checked matrix"),
+        );
+        let ops = GemmOperands::new(
+            &config.record,
+            a.data().to_vec(),
+            dims_a,
+            b.data().to_vec(),
+            dims_b,
+        )?;
+        let run = match params.text("backend")? {
+            "cpu" => run_model(&config, &ops),
+            backend => super::gpu::run_or_model(&config, &ops, backend == "gpu")?,
+        };
+        let (m, k, t) = (ops.m, ops.k, ops.t);
+        let bt_read = transpose(&ops.b_read, k, t);
+        let bt = transpose(&ops.b, k, t);
+        let s_read = abs_products(&ops.a_read, &bt_read, m, k, t);
+        let s_given = abs_products(&ops.a, &bt, m, k, t);
+        let rigorous = rigorous_bounds(&config, &ops, &s_read);
+        let (others, bound_details) =
+            other_bounds(&config, &ops, &run, &s_read, &s_given, probability);
+        let a_given = Matrix::new(m, k, &ops.a)?;
+        let b_given = Matrix::new(k, t, &ops.b)?;
+        let a_read = Matrix::new(m, k, &ops.a_read)?;
+        let b_read = Matrix::new(k, t, &ops.b_read)?;
+        let errors_as_given = oracle::gemm_errors(&a_given, &b_given, &run.d)?;
+        let errors_as_stored = oracle::gemm_errors(&a_read, &b_read, &run.d)?;
+        let details = json!({
+            "record": config.record,
+            "model": if config.alg1 { "alg1" } else { "tc" },
+            "fp16_epilogue": config.fp16_epilogue,
+            "shape": { "m": m, "n": k, "t": t, "block": config.record.block, "q": k.div_ceil(config.record.block) },
+            "ran_on": run.ran_on,
+            "bounds": bound_details,
+        });
+        Ok(KernelRun {
+            output: Tensor::matrix(m, t, run.d)?,
+            rigorous: BoundCheck {
+                label: "rigorous".into(),
+                reference: Reference::AsGiven,
+                bounds: rigorous,
+            },
+            others,
+            errors_as_given,
+            errors_as_stored,
+            details,
+        })
+    }
+}
+
+/// Parses an `mpfma-gemm` configuration from text pairs (for experiments and tests).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::gemm::config_from_pairs;
+/// let c = config_from_pairs(&["arch=sm80", "input=tf32"]).unwrap();
+/// assert_eq!(c.record.block, 4);
+/// assert!(config_from_pairs(&["input=e4m3", "arch=sm80"]).is_err());
+/// ```
+pub fn config_from_pairs(pairs: &[&str]) -> Result<GemmConfig> {
+    let owned: Vec<String> = pairs.iter().map(|s| s.to_string()).collect();
+    let params = Params::parse(&MpfmaGemm, &owned)?;
+    GemmConfig::from_params(&params).map_err(|e: Error| e)
+}

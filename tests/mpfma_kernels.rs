@@ -1,0 +1,428 @@
+//! The mpfma family through the kernel contract and the command line:
+//! `mpfma-gemm` and `mpfma-mac` runs, every "bad input" of the issue (shapes
+//! that do not divide the block, inputs that overflow fp16 or fp8, subnormal
+//! inputs and products, NaN/inf, n u >= 1) as a typed error or an explicit
+//! verdict, and `boundgate run mpfma-gemm` / `boundgate probe` end to end.
+
+use boundgate::io::{Tensor, read_npy, write_npy};
+use boundgate::kernels::mpfma::gemm::MpfmaGemm;
+use boundgate::kernels::mpfma::mac::MpfmaMac;
+use boundgate::kernels::{Inputs, Kernel, KernelRun, Params, registry};
+use boundgate_verify::check::Outcome;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn params(kernel: &dyn Kernel, pairs: &[&str]) -> Params {
+    let owned: Vec<String> = pairs.iter().map(|s| s.to_string()).collect();
+    Params::parse(kernel, &owned).unwrap()
+}
+
+fn matrix(rows: usize, cols: usize, f: impl Fn(usize, usize) -> f64) -> Tensor {
+    let data = (0..rows * cols).map(|i| f(i / cols, i % cols)).collect();
+    Tensor::matrix(rows, cols, data).unwrap()
+}
+
+fn gemm_inputs(a: Tensor, b: Tensor) -> Inputs {
+    let mut inputs = Inputs::new();
+    inputs.insert("a".into(), a);
+    inputs.insert("b".into(), b);
+    inputs
+}
+
+fn run_gemm(a: Tensor, b: Tensor, pairs: &[&str]) -> boundgate::error::Result<KernelRun> {
+    MpfmaGemm.run(&gemm_inputs(a, b), &params(&MpfmaGemm, pairs))
+}
+
+fn outcome(run: &KernelRun, label_start: &str) -> Outcome {
+    run.verdicts()
+        .unwrap()
+        .into_iter()
+        .find(|v| v.label.starts_with(label_start))
+        .unwrap_or_else(|| panic!("no bound labelled {label_start}"))
+        .verdict
+        .outcome
+}
+
+fn pseudo(i: usize, j: usize) -> f64 {
+    (((i * 131 + j * 71) % 97) as f64 - 48.0) / 50.0
+}
+
+#[test]
+fn registered_with_their_experiments() {
+    assert!(registry::find("mpfma-gemm").is_ok());
+    assert!(registry::find("mpfma-mac").is_ok());
+    for name in [
+        "mpfma-fig5",
+        "mpfma-fig6",
+        "mpfma-blockfma-vs-thm37",
+        "mpfma-probe",
+    ] {
+        assert!(registry::find_experiment(name).is_ok(), "{name}");
+    }
+}
+
+#[test]
+fn every_configuration_runs_and_its_rigorous_bounds_hold() {
+    for arch in ["sm80", "sm90"] {
+        for input in ["fp16", "bf16", "tf32", "e4m3", "e5m2"] {
+            for output in ["fp32", "fp16", "fp32-fp16"] {
+                for model in ["tc", "alg1"] {
+                    let pairs = [
+                        &format!("arch={arch}")[..],
+                        &format!("input={input}"),
+                        &format!("output={output}"),
+                        &format!("model={model}"),
+                    ];
+                    let run = run_gemm(
+                        matrix(5, 40, pseudo),
+                        matrix(40, 3, |i, j| pseudo(j, i)),
+                        &pairs,
+                    );
+                    let unsupported = (arch == "sm80" && input.starts_with('e'))
+                        || (output == "fp16" && (input == "bf16" || input == "tf32"));
+                    match run {
+                        Err(e) => assert!(unsupported, "{pairs:?}: {e}"),
+                        Ok(run) => {
+                            assert!(!unsupported, "{pairs:?} should be refused");
+                            let verdicts = run.verdicts().unwrap();
+                            assert!(
+                                verdicts[0].verdict.is_pass(),
+                                "{pairs:?}: {:?}",
+                                verdicts[0].verdict
+                            );
+                            for v in &verdicts {
+                                if v.label.starts_with("rigorous") {
+                                    assert!(
+                                        !v.verdict.is_violation(),
+                                        "{pairs:?} {}: {:?}",
+                                        v.label,
+                                        v.verdict
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_shapes_are_typed_errors() {
+    let e = run_gemm(matrix(2, 3, pseudo), matrix(4, 2, pseudo), &[]).unwrap_err();
+    assert!(e.to_string().contains("length mismatch"), "{e}");
+    let e = run_gemm(matrix(0, 3, pseudo), matrix(3, 2, pseudo), &[]).unwrap_err();
+    assert!(e.to_string().contains("empty"), "{e}");
+    let mut inputs = gemm_inputs(matrix(2, 3, pseudo), matrix(3, 2, pseudo));
+    inputs.insert("b".into(), Tensor::vector(vec![1.0; 3]));
+    assert!(MpfmaGemm.run(&inputs, &params(&MpfmaGemm, &[])).is_err());
+    let e = run_gemm(
+        matrix(2, 3, pseudo),
+        matrix(3, 2, pseudo),
+        &["arch=sm80", "input=e4m3"],
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("no fp8"), "{e}");
+}
+
+#[test]
+fn shapes_that_do_not_divide_the_block_are_padded_exactly() {
+    // k = 37 with blocks of 16: the same result as explicit zero padding to 48.
+    let a = matrix(3, 37, pseudo);
+    let b = matrix(37, 2, |i, j| pseudo(j + 5, i));
+    let padded_a = matrix(3, 48, |i, j| if j < 37 { pseudo(i, j) } else { 0.0 });
+    let padded_b = matrix(48, 2, |i, j| if i < 37 { pseudo(j + 5, i) } else { 0.0 });
+    for model in ["model=tc", "model=alg1"] {
+        let run = run_gemm(a.clone(), b.clone(), &[model]).unwrap();
+        let padded = run_gemm(padded_a.clone(), padded_b.clone(), &[model]).unwrap();
+        assert_eq!(run.output, padded.output, "{model}");
+        assert!(run.details["bounds"].is_object());
+    }
+}
+
+#[test]
+fn inputs_that_overflow_fp16_or_fp8_get_an_explicit_verdict() {
+    for (input, big) in [("fp16", 1.0e6), ("e4m3", 1000.0), ("e5m2", 1.0e6)] {
+        let a = matrix(
+            2,
+            16,
+            |i, j| if i == 0 && j == 3 { big } else { pseudo(i, j) },
+        );
+        let run = run_gemm(a, matrix(16, 2, pseudo), &[&format!("input={input}")]).unwrap();
+        match outcome(&run, "rigorous") {
+            Outcome::HypothesisNotMet { reason } => {
+                assert!(reason.contains("overflows"), "{reason}")
+            }
+            // Or the exact result itself is reported non-finite (never a silent pass).
+            other => panic!("{input}: expected an unmet hypothesis, got {other:?}"),
+        }
+        assert!(!run.output.data()[0].is_finite() || run.output.data()[0].is_nan());
+    }
+}
+
+#[test]
+fn nan_and_infinite_inputs_give_non_finite_verdicts() {
+    for bad in [f64::NAN, f64::INFINITY] {
+        let a = matrix(
+            2,
+            8,
+            |i, j| if i == 1 && j == 2 { bad } else { pseudo(i, j) },
+        );
+        let run = run_gemm(a, matrix(8, 2, pseudo), &[]).unwrap();
+        assert!(
+            matches!(outcome(&run, "rigorous"), Outcome::NonFinite { .. }),
+            "{bad}"
+        );
+        // Row 0 is unaffected and exact-checked.
+        assert!(run.output.data()[0].is_finite());
+    }
+}
+
+#[test]
+fn subnormal_inputs_and_products_are_bounded_rigorously() {
+    // fp16 subnormals (2^-24 .. 2^-15) and products far below fp16's range.
+    let a = matrix(4, 32, |i, j| {
+        2f64.powi(-24 + ((i * 7 + j) % 10) as i32) * if j % 3 == 0 { -1.0 } else { 1.0 }
+    });
+    let b = matrix(32, 4, |i, j| 2f64.powi(-20 + ((i + j * 5) % 12) as i32));
+    for pairs in [
+        vec!["input=fp16"],
+        vec!["input=fp16", "output=fp16"],
+        vec!["input=bf16"],
+        vec!["input=fp16", "model=alg1"],
+    ] {
+        let run = run_gemm(a.clone(), b.clone(), &pairs).unwrap();
+        assert!(
+            matches!(outcome(&run, "rigorous"), Outcome::Pass),
+            "{pairs:?}"
+        );
+        if !pairs.contains(&"model=alg1") {
+            assert!(
+                matches!(outcome(&run, "rigorous a posteriori"), Outcome::Pass),
+                "{pairs:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn n_u_at_least_one_means_no_published_bound() {
+    // fp16 accumulation over 4096 terms: (n - 1) u16 >= 1, Theorem 3.7 has no value.
+    let run = run_gemm(
+        matrix(1, 4096, |_, j| pseudo(0, j)),
+        matrix(4096, 1, |i, _| pseudo(i, 1)),
+        &["output=fp16"],
+    )
+    .unwrap();
+    match outcome(&run, "published: Theorem 3.7") {
+        Outcome::HypothesisNotMet { reason } => assert!(reason.contains("n u < 1"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    // The rigorous block-FMA bound has no such hypothesis.
+    assert!(matches!(outcome(&run, "rigorous"), Outcome::Pass));
+}
+
+#[test]
+fn gpu_backend_without_a_gpu_is_an_error_and_auto_falls_back() {
+    let a = matrix(2, 16, pseudo);
+    let b = matrix(16, 2, pseudo);
+    if boundgate::kernels::mpfma::gpu::device_arch().is_err() {
+        let e = run_gemm(a.clone(), b.clone(), &["backend=gpu"]).unwrap_err();
+        assert!(e.to_string().starts_with("GPU:"), "{e}");
+        let run = run_gemm(a, b, &["backend=auto"]).unwrap();
+        assert!(
+            run.details["ran_on"]
+                .as_str()
+                .unwrap()
+                .starts_with("cpu model (")
+        );
+    }
+}
+
+fn mac_inputs(a: Vec<f64>, b: Vec<f64>, c: Vec<f64>) -> Inputs {
+    let mut inputs = Inputs::new();
+    inputs.insert("a".into(), Tensor::vector(a));
+    inputs.insert("b".into(), Tensor::vector(b));
+    inputs.insert("c".into(), Tensor::vector(c));
+    inputs
+}
+
+#[test]
+fn mac_kernel_checks_the_lemmas_and_refuses_bad_input() {
+    let a: Vec<f64> = (0..200).map(|i| 1.0 + (i as f64) / 199.0).collect();
+    let b: Vec<f64> = (0..200).map(|i| 2.0 - (i as f64) / 300.0).collect();
+    let c: Vec<f64> = (0..200)
+        .map(|i| 1.0 + ((i * 7) % 13) as f64 / 13.0)
+        .collect();
+    for op in ["mac", "fma", "mpfma"] {
+        let run = MpfmaMac
+            .run(
+                &mac_inputs(a.clone(), b.clone(), c.clone()),
+                &params(&MpfmaMac, &[&format!("op={op}")]),
+            )
+            .unwrap();
+        for v in run.verdicts().unwrap() {
+            assert!(
+                !v.verdict.is_violation(),
+                "{op} {}: {:?}",
+                v.label,
+                v.verdict
+            );
+        }
+    }
+    let p = params(&MpfmaMac, &[]);
+    assert!(
+        MpfmaMac
+            .run(&mac_inputs(vec![1.0], vec![1.0, 2.0], vec![1.0]), &p)
+            .is_err()
+    );
+    assert!(
+        MpfmaMac
+            .run(&mac_inputs(vec![], vec![], vec![]), &p)
+            .is_err()
+    );
+    let run = MpfmaMac
+        .run(&mac_inputs(vec![f64::NAN], vec![1.0], vec![1.0]), &p)
+        .unwrap();
+    assert!(!run.verdicts().unwrap()[0].verdict.is_violation());
+    // fp16 overflow in the cast of a: the rigorous bound says why it has no value.
+    let run = MpfmaMac
+        .run(&mac_inputs(vec![1.0e6], vec![1.0], vec![1.0]), &p)
+        .unwrap();
+    assert!(matches!(
+        run.verdicts().unwrap()[0].verdict.outcome,
+        Outcome::HypothesisNotMet { .. }
+    ));
+}
+
+fn binary() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_boundgate"))
+}
+
+fn workdir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("boundgate-mpfma-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn cli_run_mpfma_gemm_with_defaults() {
+    let dir = workdir("run");
+    let (pa, pb) = (dir.join("A.npy"), dir.join("B.npy"));
+    write_npy(&pa, &matrix(8, 64, pseudo)).unwrap();
+    write_npy(&pb, &matrix(64, 4, |i, j| pseudo(j, i))).unwrap();
+    let (out, bound, json) = (dir.join("D.npy"), dir.join("bound.npy"), dir.join("r.json"));
+    let o = binary()
+        .args(["run", "mpfma-gemm", "--input"])
+        .arg(format!("a={}", pa.display()))
+        .arg("--input")
+        .arg(format!("b={}", pb.display()))
+        .arg("--output")
+        .arg(&out)
+        .arg("--bound-output")
+        .arg(&bound)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let d = read_npy(&out).unwrap();
+    assert_eq!(d.shape(), &[8, 4]);
+    assert!(
+        read_npy(&bound)
+            .unwrap()
+            .data()
+            .iter()
+            .all(|b| b.is_finite() && *b > 0.0)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["details"]["record"]["arch"], "Sm90");
+    assert_eq!(report["details"]["record"]["input"], "Fp16");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("Theorem 3.7"), "{text}");
+}
+
+#[test]
+fn cli_probe_on_the_model_and_its_errors() {
+    let dir = workdir("probe");
+    let json = dir.join("probe.json");
+    let o = binary()
+        .args([
+            "probe",
+            "--backend",
+            "cpu",
+            "--arch",
+            "sm80",
+            "--input",
+            "fp16,tf32",
+            "--output",
+            "fp32",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("sm80 fp16->fp32") && text.contains("block-size: 8"),
+        "{text}"
+    );
+    assert!(
+        text.contains("sm80 tf32->fp32") && text.contains("block-size: 4"),
+        "{text}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["probes"].as_array().unwrap().len(), 2);
+    // An unknown architecture, a missing combination, a GPU that is not there: exit 2, one line.
+    for args in [
+        vec!["probe", "--arch", "sm70"],
+        vec![
+            "probe",
+            "--backend",
+            "cpu",
+            "--arch",
+            "sm80",
+            "--input",
+            "e4m3",
+            "--output",
+            "fp32",
+        ],
+    ] {
+        let o = binary().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr)
+                .trim_end()
+                .lines()
+                .count(),
+            1
+        );
+    }
+    if boundgate::kernels::mpfma::gpu::device_arch().is_err() {
+        let o = binary()
+            .args(["probe", "--backend", "gpu"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("GPU"));
+        // auto falls back to the model, saying so on stderr.
+        let o = binary()
+            .args(["probe", "--input", "fp16", "--output", "fp32"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("probing the CPU model"));
+    }
+}
