@@ -315,7 +315,8 @@ impl ThmConstant {
 /// let r = Roundoffs::table2_fp32();
 /// let one = thm_3_9_probability(&r, &GemmShape::new(1, 64, 16).unwrap(), 6.0).unwrap();
 /// let many = thm_3_9_probability(&r, &GemmShape::new(1 << 30, 64, 16).unwrap(), 6.0).unwrap();
-/// assert!(one > 0.99 && many < 0.0); // a union over 2^30 elements: vacuous
+/// // One output: 0.9844...; a union over 2^30 outputs: negative, i.e. vacuous.
+/// assert!(one > 0.98 && many < 0.0);
 /// ```
 pub fn thm_3_9_probability(r: &Roundoffs, shape: &GemmShape, lambda: f64) -> Result<f64> {
     let mut bar = PbTable::new(r.u_bar, lambda)?;
