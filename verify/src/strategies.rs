@@ -29,6 +29,8 @@
 //!     .unwrap();
 //! ```
 
+pub mod qdot;
+
 use crate::format::{Format, RoundingMode};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};

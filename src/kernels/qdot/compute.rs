@@ -1,0 +1,449 @@
+//! The computation phase, Algorithm 3.1, in a fixed order that the GPU kernel
+//! (`kernels/qdot.cu`) reproduces bit for bit.
+//!
+//! **Per bin** (precision `pi_k`, arithmetic: cast format `F`, accumulator `C`):
+//! 1. scaling (§3.2): `a_j = x_j 2^-fexp(x_j)`, `b_j = y_j 2^-fexp(y_j)`,
+//!    exact, in `[1/2, 2)`; so `x_j y_j = a_j b_j 2^(u_k)` (exact binning);
+//! 2. cast: `a^_j = fl_F(a_j)`, `b^_j = fl_F(b_j)` (round to nearest even);
+//! 3. tiles: the vector is cut into tiles of `T` consecutive indices; within a
+//!    tile the bin's elements are accumulated left to right,
+//!    `s = fl_C(s + a^_j b^_j)` with one rounding (an FMA in `C`), except for
+//!    pure fp16 where the product is rounded to fp16 first; the chain starts
+//!    from 0, so its first step is the rounded product;
+//! 4. tree: the tile results `t_0 .. t_{m-1}` of the bin, one per tile of the
+//!    whole vector (0 where the tile holds none of its elements), are summed
+//!    in `C` level by level: `t'_i = t_{2i} + t_{2i+1}`, an odd last element
+//!    carried up unchanged, until one is left (`m = ceil(n / T)`);
+//! 5. the bin sum is rounded to the input precision `I`, then multiplied by
+//!    `2^(u_k)` in `I` (one rounding, exact unless the result is subnormal).
+//!
+//! **Across bins** (line 7): the results of the computed bins are summed in
+//! `I` in ascending exponent order, `z = ((z_1 + z_2) + z_3) + ...`;
+//! perforated bins are skipped.
+//!
+//! **Early exit** (Theorem 3.6): the original kernel, steps 3-4 on the
+//! unscaled inputs over all indices in the input level's arithmetic, then one
+//! rounding to `I` ([`original_dot`]).
+//!
+//! fp16 and bfloat16 products of values in `[1/2, 2)` are exact in fp32, so
+//! `fl_32(s + a b)` is computed as an fp32 addition of the fp32 product; fp32
+//! and fp64 chains use the hardware FMA (`mul_add`, correctly rounded); other
+//! combinations go through `Format::fma` (correct rounding into any format).
+
+use super::config::{Level, QdotConfig};
+use super::select::Selection;
+use boundgate_verify::bounds::qdot::{BinArithmetic, TileOrder};
+use boundgate_verify::format::{Fixed, Format, RoundingMode};
+
+const RNE: RoundingMode = RoundingMode::NearestEven;
+
+/// The arithmetic of a chain, specialised where native types are exact.
+#[derive(Clone, Copy, Debug)]
+enum Arith {
+    /// fp64 values, fp64 FMA.
+    F64,
+    /// fp32 values, fp32 FMA.
+    F32,
+    /// fp16 or bf16 values (`format`), fp32 accumulation.
+    NarrowF32(Format),
+    /// fp16 values, fp16 products, fp16 sums.
+    F16,
+    /// Anything else: `accumulator.fma` on values of `format`.
+    Generic(BinArithmetic),
+}
+
+impl Arith {
+    fn of(a: BinArithmetic) -> Arith {
+        let (f, c) = (a.format, a.accumulator);
+        if f == Format::FP64 && c == Format::FP64 {
+            Arith::F64
+        } else if f == Format::FP32 && c == Format::FP32 {
+            Arith::F32
+        } else if (f == Format::FP16 || f == Format::BF16) && c == Format::FP32 {
+            Arith::NarrowF32(f)
+        } else if f == Format::FP16 && c == Format::FP16 {
+            Arith::F16
+        } else {
+            Arith::Generic(a)
+        }
+    }
+
+    fn accumulator(self) -> Format {
+        match self {
+            Arith::F64 => Format::FP64,
+            Arith::F32 | Arith::NarrowF32(_) => Format::FP32,
+            Arith::F16 => Format::FP16,
+            Arith::Generic(a) => a.accumulator,
+        }
+    }
+
+    /// Rounds a value to the chain's format (the cast, step 2).
+    #[inline]
+    fn cast(self, v: f64) -> f64 {
+        match self {
+            Arith::F64 => v,
+            Arith::F32 => v as f32 as f64,
+            Arith::NarrowF32(f) => f.round(v, RNE),
+            Arith::F16 => Format::FP16.round(v, RNE),
+            Arith::Generic(a) => a.format.round(v, RNE),
+        }
+    }
+
+    /// One chain step `s <- fl(s + a b)` on cast values (step 3).
+    #[inline]
+    fn step(self, s: f64, a: f64, b: f64) -> f64 {
+        match self {
+            Arith::F64 => a.mul_add(b, s),
+            Arith::F32 => (a as f32).mul_add(b as f32, s as f32) as f64,
+            // The product of two narrow values may fall outside the fp32 range
+            // only for unscaled bf16 (early exit): the FMA is then required.
+            Arith::NarrowF32(_) => (a as f32).mul_add(b as f32, s as f32) as f64,
+            Arith::F16 => {
+                let p = Format::FP16.mul(a, b, RNE);
+                Format::FP16.add(s, p, RNE)
+            }
+            Arith::Generic(g) => g.accumulator.fma(a, b, s, RNE),
+        }
+    }
+
+    /// A step on scaled values (in `[1/2, 2)` before the cast), where narrow
+    /// products are exact in fp32 and need no FMA.
+    #[inline]
+    fn step_scaled(self, s: f64, a: f64, b: f64) -> f64 {
+        match self {
+            Arith::NarrowF32(_) => (s as f32 + (a as f32) * (b as f32)) as f64,
+            other => other.step(s, a, b),
+        }
+    }
+
+    /// A tree addition in the accumulator (step 4).
+    #[inline]
+    fn add(self, a: f64, b: f64) -> f64 {
+        match self {
+            Arith::F64 => a + b,
+            Arith::F32 | Arith::NarrowF32(_) => (a as f32 + b as f32) as f64,
+            Arith::F16 => Format::FP16.add(a, b, RNE),
+            Arith::Generic(g) => g.accumulator.add(a, b, RNE),
+        }
+    }
+}
+
+/// The level-by-level pairwise tree of step 4, computed in a stream with
+/// `O(log m)` state: a binary counter of complete subtrees, merged from the
+/// smallest at the end, which pairs exactly as the levels do.
+struct Tree {
+    arith: Arith,
+    stack: Vec<(f64, usize)>,
+}
+
+impl Tree {
+    fn new(arith: Arith) -> Tree {
+        Tree {
+            arith,
+            stack: Vec::with_capacity(40),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, v: f64) {
+        let mut node = (v, 1usize);
+        while let Some(&(top, size)) = self.stack.last() {
+            if size != node.1 {
+                break;
+            }
+            self.stack.pop();
+            node = (self.arith.add(top, node.0), 2 * size);
+        }
+        self.stack.push(node);
+    }
+
+    fn finish(mut self) -> f64 {
+        let Some((mut r, _)) = self.stack.pop() else {
+            return 0.0;
+        };
+        while let Some((left, _)) = self.stack.pop() {
+            r = self.arith.add(left, r);
+        }
+        r
+    }
+}
+
+/// The level-by-level tree of step 4 written out (the GPU's form): pairs
+/// `(t_{2i}, t_{2i+1})`, an odd last element carried up.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::compute::tree_levels;
+/// // fp16: ((2048 + 1) + 1) is 2048 twice over; (2048 + (1 + 1)) = 2050.
+/// let t = [2048.0, 1.0, 1.0];
+/// let add = |a: f64, b: f64| boundgate_verify::format::Format::FP16.add(a, b, boundgate_verify::format::RoundingMode::NearestEven);
+/// assert_eq!(tree_levels(&t, add), 2048.0);
+/// ```
+pub fn tree_levels(values: &[f64], add: impl Fn(f64, f64) -> f64) -> f64 {
+    let mut level = values.to_vec();
+    if level.is_empty() {
+        return 0.0;
+    }
+    while level.len() > 1 {
+        level = level
+            .chunks(2)
+            .map(|c| if c.len() == 2 { add(c[0], c[1]) } else { c[0] })
+            .collect();
+    }
+    level[0]
+}
+
+/// `v 2^e` correctly rounded into `format` (step 5's rescale; `e` may lie
+/// outside the `f64` exponent range).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::compute::scale_round;
+/// use boundgate_verify::format::Format;
+/// // 1.5 * 2^-1074 is a tie between 1 and 2 subnormal ulps: to even
+/// assert_eq!(scale_round(1.5, -1074, Format::FP64), f64::from_bits(2));
+/// assert_eq!(scale_round(1.5, -1075, Format::FP64), f64::from_bits(1)); // 0.75 ulp
+/// assert_eq!(scale_round(3.0, 10, Format::FP64), 3072.0);
+/// assert_eq!(scale_round(1.0, -30, Format::FP16), 0.0); // below half the smallest fp16 subnormal
+/// assert_eq!(scale_round(1.5, 1024, Format::FP64), f64::INFINITY);
+/// ```
+pub fn scale_round(v: f64, e: i32, format: Format) -> f64 {
+    if v == 0.0 || !v.is_finite() {
+        return v;
+    }
+    if (-1022..=1023).contains(&e) {
+        let r = v * f64::from_bits(((e + 1023) as u64) << 52);
+        // Exact (so correctly rounded) when the result is a normal number of the format.
+        if r.is_finite()
+            && r.abs() >= format.min_positive_normal()
+            && r.abs() <= format.max_finite()
+        {
+            return r;
+        }
+    }
+    let f = Fixed::from_f64(v);
+    match Fixed::from_parts(
+        f.negative(),
+        f.mantissa(),
+        f.exponent().saturating_add(e),
+        false,
+    ) {
+        Some(scaled) => format.round_fixed(scaled, RNE),
+        // Unreachable: a value without a sticky bit is always accepted.
+        None => f64::NAN,
+    }
+}
+
+/// `x 2^-fexp(x)` for the `fexp` the selection used (exact; in `[1/2, 2)`).
+#[inline]
+fn scaled(x: f64, fexp: i32) -> f64 {
+    if (-1022..=1022).contains(&fexp) {
+        x * f64::from_bits(((1023 - fexp) as u64) << 52)
+    } else {
+        // 2^-fexp is outside the normal range: two exact steps.
+        let half = fexp / 2;
+        (x * f64::from_bits(((1023 - half) as u64) << 52))
+            * f64::from_bits(((1023 - (fexp - half)) as u64) << 52)
+    }
+}
+
+/// Step 3-4 for one bin: its sum in the accumulator (as an `f64`).
+fn bin_sum(
+    x: &[f64],
+    y: &[f64],
+    indices: &[u32],
+    arith: Arith,
+    fexp: boundgate_verify::bounds::qdot::Fexp,
+    order: TileOrder,
+) -> f64 {
+    let tile = order.tile_len();
+    let tiles = order.tiles();
+    let mut tree = Tree::new(arith);
+    let mut current = 0usize;
+    let mut chain = 0.0;
+    for &i in indices {
+        let i = i as usize;
+        let t = i / tile;
+        while current < t {
+            tree.push(chain);
+            chain = 0.0;
+            current += 1;
+        }
+        let (a, b) = (x[i], y[i]);
+        // Nonzero and finite: the selection checked.
+        let fa = fexp.of(a).unwrap_or(0);
+        let fb = fexp.of(b).unwrap_or(0);
+        let a = arith.cast(scaled(a, fa));
+        let b = arith.cast(scaled(b, fb));
+        chain = arith.step_scaled(chain, a, b);
+    }
+    while current < tiles {
+        tree.push(chain);
+        chain = 0.0;
+        current += 1;
+    }
+    tree.finish()
+}
+
+/// The result of the computation phase, with the bin results for reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Computed {
+    /// The approximate dot product `z`.
+    pub value: f64,
+    /// `z_k` per bin of the selection (0 for perforated bins).
+    pub bin_results: Vec<f64>,
+}
+
+/// Algorithm 3.1 on the selection's bins (or the original kernel after an
+/// early exit). `x`, `y` are the values the selection was made on.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::config::{QdotConfig, Tolerance};
+/// use boundgate::kernels::qdot::{compute::compute, select::select};
+/// use boundgate_verify::format::Format;
+/// let c = QdotConfig::new(Format::FP64).unwrap();
+/// let x = [1.0, 2f64.powi(-60), 0.5];
+/// let y = [1.0, 1.0, 0.5];
+/// let s = select(&x, &y, Tolerance::new(1e-10).unwrap(), &c).unwrap();
+/// // 2^-60 is perforated, 1 and 0.25 are computed exactly.
+/// assert_eq!(compute(&x, &y, &s, &c).value, 1.25);
+/// ```
+pub fn compute(x: &[f64], y: &[f64], selection: &Selection, config: &QdotConfig) -> Computed {
+    let order = TileOrder {
+        n: x.len(),
+        tile: config.tile,
+    };
+    if selection.early_exit {
+        return Computed {
+            value: original_dot(x, y, config.input_level(), config.input, order),
+            bin_results: Vec::new(),
+        };
+    }
+    let levels = config.levels();
+    let input = config.input;
+    let mut z: Option<f64> = None;
+    let mut bin_results = Vec::with_capacity(selection.n_bins());
+    for (k, bin) in selection.bins.iter().enumerate() {
+        let Some(level) = bin.level else {
+            bin_results.push(0.0);
+            continue;
+        };
+        let arith = Arith::of(levels[level].arithmetic);
+        let s = bin_sum(x, y, selection.indices(k), arith, config.fexp, order);
+        let zk = scale_round(input.round(s, RNE), bin.exponent, input);
+        bin_results.push(zk);
+        z = Some(match z {
+            None => zk,
+            Some(acc) => input.add(acc, zk, RNE),
+        });
+    }
+    Computed {
+        value: z.unwrap_or(0.0),
+        bin_results,
+    }
+}
+
+/// The original kernel `k(X)`: the dot product of the unscaled inputs in the
+/// tiled order, in the input level's arithmetic, rounded once to the input
+/// precision. This is what the early exit runs, and the "double precision
+/// dot product" of the paper's metrics (the role of `cublasDdot`).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::compute::original_dot;
+/// use boundgate::kernels::qdot::config::QdotConfig;
+/// use boundgate_verify::bounds::qdot::TileOrder;
+/// use boundgate_verify::format::Format;
+/// let c = QdotConfig::new(Format::FP64).unwrap();
+/// let v = original_dot(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0], c.input_level(), Format::FP64, TileOrder { n: 3, tile: 2 });
+/// assert_eq!(v, 32.0);
+/// ```
+pub fn original_dot(x: &[f64], y: &[f64], level: Level, input: Format, order: TileOrder) -> f64 {
+    let arith = Arith::of(level.arithmetic);
+    let tile = order.tile_len();
+    let mut tree = Tree::new(arith);
+    for (xs, ys) in x.chunks(tile).zip(y.chunks(tile)) {
+        let chain = xs
+            .iter()
+            .zip(ys)
+            .fold(0.0, |s, (&a, &b)| arith.step(s, a, b));
+        tree.push(chain);
+    }
+    let sum = tree.finish();
+    if arith.accumulator() == input {
+        sum
+    } else {
+        input.round(sum, RNE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn the_streamed_tree_pairs_exactly_as_the_levels_do() {
+        // fp16 additions of random values: any difference in pairing shows.
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let arith = Arith::F16;
+        for m in 1..80 {
+            for _ in 0..20 {
+                let v: Vec<f64> = (0..m)
+                    .map(|_| Format::FP16.round(rng.random_range(-300.0..300.0), RNE))
+                    .collect();
+                let mut tree = Tree::new(arith);
+                for &x in &v {
+                    tree.push(x);
+                }
+                let streamed = tree.finish();
+                let levels = tree_levels(&v, |a, b| arith.add(a, b));
+                assert_eq!(streamed.to_bits(), levels.to_bits(), "m = {m}: {v:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn scale_round_is_one_correct_rounding() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..2000 {
+            let v: f64 = rng.random_range(-4.0..4.0);
+            let e: i32 = rng.random_range(-1200..-1000);
+            let got = scale_round(v, e, Format::FP64);
+            let exact = rug::Float::with_val(60, v) << e;
+            let want = Format::FP64.round_float(&exact, RNE);
+            assert_eq!(got.to_bits(), want.to_bits(), "{v} 2^{e}");
+        }
+        assert_eq!(scale_round(1.0, -25, Format::FP16), 0.0); // a tie: to even (0)
+        assert_eq!(scale_round(1.5, -25, Format::FP16), 2f64.powi(-24));
+        assert_eq!(scale_round(-1.0, 2000, Format::FP64), f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn scaling_is_exact_and_in_range() {
+        use boundgate_verify::bounds::qdot::Fexp;
+        for v in [
+            f64::from_bits(1),
+            1e-310,
+            0.3,
+            0.75,
+            1.0,
+            3.5,
+            1e300,
+            f64::MAX,
+        ] {
+            for d in Fexp::ALL {
+                let f = d.of(v).unwrap();
+                let s = scaled(v, f);
+                assert!((0.5..2.0).contains(&s), "{v} {d} -> {s}");
+                assert_eq!(
+                    rug::Float::with_val(60, s) << f,
+                    rug::Float::with_val(60, v),
+                    "{v} {d}"
+                );
+            }
+        }
+    }
+}

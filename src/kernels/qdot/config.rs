@@ -1,0 +1,349 @@
+//! The knobs of qdot: input precision, `fexp` definition, the arithmetic of
+//! half bins, the ladder of precision levels of (3.9), the tolerance of the
+//! bin score (3.10), the evaluation order and the early exit of Theorem 3.6.
+
+use crate::error::{Error, Result};
+use boundgate_verify::VerifyError;
+use boundgate_verify::bounds::qdot::{BinArithmetic, Fexp};
+use boundgate_verify::format::Format;
+use serde::Serialize;
+use std::fmt;
+
+/// How half-precision bins are computed (Algorithm 3.1 with the paper's
+/// implementation notes, §3.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HalfMode {
+    /// fp16 values, products exact in fp32, fp32 accumulation: what the paper
+    /// ran on tensor cores (`cublasGemmStridedBatchedEx`), modelled with IEEE
+    /// round-to-nearest fp32 additions (`fmaf` on fp16 operands).
+    Fp16Fp32,
+    /// fp16 values, products rounded to fp16, fp16 accumulation (what
+    /// overflowed for large bins without tensor cores, §3.3).
+    Fp16,
+}
+
+impl HalfMode {
+    /// The names the kernel parameter takes.
+    pub const NAMES: &'static [&'static str] = &["fp16-fp32", "fp16"];
+
+    /// Parses `fp16-fp32` or `fp16`.
+    pub fn parse(name: &str) -> Result<HalfMode> {
+        match name {
+            "fp16-fp32" => Ok(HalfMode::Fp16Fp32),
+            "fp16" => Ok(HalfMode::Fp16),
+            other => Err(Error::usage(format!(
+                "half mode `{other}`: expected fp16-fp32 or fp16"
+            ))),
+        }
+    }
+
+    /// The arithmetic of a half bin.
+    pub fn arithmetic(self) -> BinArithmetic {
+        BinArithmetic {
+            format: Format::FP16,
+            accumulator: match self {
+                HalfMode::Fp16Fp32 => Format::FP32,
+                HalfMode::Fp16 => Format::FP16,
+            },
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            HalfMode::Fp16Fp32 => "fp16-fp32",
+            HalfMode::Fp16 => "fp16",
+        }
+    }
+}
+
+/// The levels (3.9) chooses from below the input precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ladder {
+    /// half (11 bits), single (24), double (53): the paper's (3.9).
+    Paper,
+    /// bfloat16 (8 bits, fp32 accumulation) below half: (3.9) generalised by
+    /// mantissa bits, as the paper suggests after (3.11).
+    Bf16,
+}
+
+impl Ladder {
+    /// The names the kernel parameter takes.
+    pub const NAMES: &'static [&'static str] = &["paper", "bf16"];
+
+    /// Parses `paper` or `bf16`.
+    pub fn parse(name: &str) -> Result<Ladder> {
+        match name {
+            "paper" => Ok(Ladder::Paper),
+            "bf16" => Ok(Ladder::Bf16),
+            other => Err(Error::usage(format!(
+                "ladder `{other}`: expected paper or bf16"
+            ))),
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ladder::Paper => "paper",
+            Ladder::Bf16 => "bf16",
+        }
+    }
+}
+
+/// The tolerance in the bin score (3.10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Score {
+    /// `eps` as printed in (3.10): Theorem 3.5 then bounds the relative error by `N_bins eps`.
+    Eps,
+    /// `eps / N_bins`, as in the experiments of §4.1: the bound becomes `eps`.
+    EpsOverNbins,
+}
+
+impl Score {
+    /// The names the kernel parameter takes.
+    pub const NAMES: &'static [&'static str] = &["eps-over-nbins", "eps"];
+
+    /// Parses `eps` or `eps-over-nbins`.
+    pub fn parse(name: &str) -> Result<Score> {
+        match name {
+            "eps" => Ok(Score::Eps),
+            "eps-over-nbins" => Ok(Score::EpsOverNbins),
+            other => Err(Error::usage(format!(
+                "score `{other}`: expected eps or eps-over-nbins"
+            ))),
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Score::Eps => "eps",
+            Score::EpsOverNbins => "eps-over-nbins",
+        }
+    }
+}
+
+/// The qdot tolerance `eps`, validated.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::config::Tolerance;
+/// assert!(Tolerance::new(1e-8).is_ok());
+/// for bad in [0.0, -1.0, 1.0, 2.0, f64::NAN, f64::INFINITY] {
+///     assert!(Tolerance::new(bad).is_err());
+/// }
+/// // The applications of §4.2 sweep tolerances up to 1e3: allowed explicitly.
+/// assert_eq!(Tolerance::loose(1e3).unwrap().value(), 1e3);
+/// assert!(Tolerance::loose(0.0).is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Tolerance(f64);
+
+impl Tolerance {
+    /// A relative error tolerance in `(0, 1)`: the guarantee of Theorem 3.5
+    /// says nothing for `eps >= 1` (the result 0 would be within it).
+    pub fn new(eps: f64) -> std::result::Result<Tolerance, VerifyError> {
+        if eps.is_finite() && eps > 0.0 && eps < 1.0 {
+            Ok(Tolerance(eps))
+        } else {
+            Err(VerifyError::invalid(
+                "eps",
+                eps,
+                "the qdot tolerance must be in (0, 1)",
+            ))
+        }
+    }
+
+    /// Any finite positive tolerance, `>= 1` included, as the CG experiments
+    /// of §4.2 use (up to 1e3); the relative-error guarantee is then vacuous.
+    pub fn loose(eps: f64) -> std::result::Result<Tolerance, VerifyError> {
+        if eps.is_finite() && eps > 0.0 {
+            Ok(Tolerance(eps))
+        } else {
+            Err(VerifyError::invalid(
+                "eps",
+                eps,
+                "the qdot tolerance must be finite and positive",
+            ))
+        }
+    }
+
+    /// The value.
+    pub fn value(self) -> f64 {
+        self.0
+    }
+}
+
+/// One precision level of (3.9): its name, mantissa bits `m` and arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Level {
+    /// `half`, `single`, `double` or `bf16`.
+    pub name: &'static str,
+    /// `m`: the precision in bits, implicit bit included (11, 24, 53, 8).
+    pub bits: u32,
+    /// How a bin at this level is computed.
+    pub arithmetic: BinArithmetic,
+}
+
+/// The configuration of a qdot run.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::config::QdotConfig;
+/// use boundgate_verify::format::Format;
+/// let c = QdotConfig::new(Format::FP64).unwrap();
+/// let names: Vec<_> = c.levels().iter().map(|l| l.name).collect();
+/// assert_eq!(names, ["half", "single", "double"]);
+/// let fp32 = QdotConfig::new(Format::FP32).unwrap();
+/// assert_eq!(fp32.levels().iter().map(|l| l.bits).collect::<Vec<_>>(), [11, 24]);
+/// assert!(QdotConfig::new(Format::E4M3).is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct QdotConfig {
+    /// The precision of `x` and `y` (fp64, fp32, fp16 or bf16); bin results
+    /// are summed in it.
+    pub input: Format,
+    /// Which `fexp` the selection uses.
+    pub fexp: Fexp,
+    /// How half bins are computed.
+    pub half: HalfMode,
+    /// The levels below the input precision.
+    pub ladder: Ladder,
+    /// The tolerance of the bin score.
+    pub score: Score,
+    /// Indices per tile of the evaluation order (0: one tile, sequential).
+    pub tile: usize,
+    /// Run the original kernel when Theorem 3.6 says every bin keeps the input precision.
+    pub early_exit: bool,
+}
+
+impl QdotConfig {
+    /// The inputs qdot accepts.
+    pub const INPUTS: [Format; 4] = [Format::FP64, Format::FP32, Format::FP16, Format::BF16];
+
+    /// The defaults for inputs in `input`: IEEE `fexp` (the paper's
+    /// implementation), half bins as on tensor cores, the paper's ladder, the
+    /// experiments' `eps / N_bins`, tiles of 64, early exit on.
+    pub fn new(input: Format) -> std::result::Result<QdotConfig, VerifyError> {
+        if !Self::INPUTS.contains(&input) {
+            return Err(VerifyError::invalid(
+                "input",
+                input,
+                "qdot inputs are fp64, fp32, fp16 or bf16",
+            ));
+        }
+        Ok(QdotConfig {
+            input,
+            fexp: Fexp::Ieee,
+            half: HalfMode::Fp16Fp32,
+            ladder: Ladder::Paper,
+            score: Score::EpsOverNbins,
+            tile: 64,
+            early_exit: true,
+        })
+    }
+
+    /// The levels of (3.9), ascending: those of the ladder with fewer bits than
+    /// the input, then the input's own level (the ladder stops at `mu`, the
+    /// condition `mu >= m` of (3.9)).
+    pub fn levels(&self) -> Vec<Level> {
+        let mut below = Vec::new();
+        if self.ladder == Ladder::Bf16 {
+            below.push(Level {
+                name: "bf16",
+                bits: 8,
+                arithmetic: BinArithmetic {
+                    format: Format::BF16,
+                    accumulator: Format::FP32,
+                },
+            });
+        }
+        below.push(Level {
+            name: "half",
+            bits: 11,
+            arithmetic: self.half.arithmetic(),
+        });
+        below.push(Level {
+            name: "single",
+            bits: 24,
+            arithmetic: BinArithmetic {
+                format: Format::FP32,
+                accumulator: Format::FP32,
+            },
+        });
+        let mu = self.input.precision();
+        let mut levels: Vec<Level> = below.into_iter().filter(|l| l.bits < mu).collect();
+        levels.push(self.input_level());
+        levels
+    }
+
+    /// The input's own level.
+    pub fn input_level(&self) -> Level {
+        let i = self.input;
+        let (name, arithmetic) = if i == Format::FP64 {
+            (
+                "double",
+                BinArithmetic {
+                    format: i,
+                    accumulator: i,
+                },
+            )
+        } else if i == Format::FP32 {
+            (
+                "single",
+                BinArithmetic {
+                    format: i,
+                    accumulator: i,
+                },
+            )
+        } else if i == Format::FP16 {
+            ("half", self.half.arithmetic())
+        } else {
+            (
+                "bf16",
+                BinArithmetic {
+                    format: i,
+                    accumulator: Format::FP32,
+                },
+            )
+        };
+        Level {
+            name,
+            bits: i.precision(),
+            arithmetic,
+        }
+    }
+
+    /// The mantissa bits of the levels, ascending (the ladder of
+    /// `boundgate_verify::bounds::qdot::precision_3_9`).
+    pub fn ladder_bits(&self) -> Vec<u32> {
+        self.levels().iter().map(|l| l.bits).collect()
+    }
+
+    /// `mu^` of Theorem 3.6: the bits of the level below the input's (0 if none:
+    /// then only perforation is below).
+    pub fn mu_hat(&self) -> u32 {
+        let levels = self.levels();
+        levels.len().checked_sub(2).map_or(0, |i| levels[i].bits)
+    }
+}
+
+impl fmt::Display for QdotConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "input {}, fexp {}, half {}, ladder {}, score {}, tile {}, early exit {}",
+            self.input,
+            self.fexp,
+            self.half.name(),
+            self.ladder.name(),
+            self.score.name(),
+            self.tile,
+            self.early_exit
+        )
+    }
+}

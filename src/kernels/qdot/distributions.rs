@@ -1,0 +1,107 @@
+//! The input distributions of the paper's experiments (§4.1), seeded, and
+//! proptest strategies built on them and on exponent-range edge cases.
+//!
+//! - Distribution A, uniformly distributed exponents: `s 2^p`,
+//!   `s ~ U[0.5, 1)`, `p` a uniform integer in `[-t/2, t/2]`;
+//! - Distribution B, normally distributed exponents: `s 2^p`,
+//!   `s ~ U[0.5, 1)`, `p ~ N(0, t/2)` rounded to the nearest integer. The paper
+//!   writes `N(0, 0.5 t)` without saying whether `0.5 t` is the variance or the
+//!   standard deviation; we take the standard deviation.
+//!
+//! Both are positive, as printed (so `x^T y` has no cancellation); the
+//! `signed` variants flip each sign with probability 1/2.
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution as _, Normal};
+use serde::Serialize;
+
+/// Draws the exponent `p` of one value.
+type ExponentSampler = Box<dyn Fn(&mut ChaCha8Rng) -> i32>;
+
+/// One of the paper's two distributions with its parameter `t`.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::distributions::PaperDistribution;
+/// let a = PaperDistribution::A { t: 10, signed: false };
+/// let v = a.sample(7, 0, 1000);
+/// assert!(v.iter().all(|&x| x >= 0.5 * 2f64.powi(-5) && x < 2f64.powi(5)));
+/// assert_eq!(v, a.sample(7, 0, 1000)); // seeded
+/// assert_eq!(a.label(), "A(t=10)");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum PaperDistribution {
+    /// Uniform integer exponents in `[-t/2, t/2]`.
+    A {
+        /// The exponent range parameter.
+        t: u32,
+        /// Random signs (not in the paper).
+        signed: bool,
+    },
+    /// Normal exponents, standard deviation `t/2`.
+    B {
+        /// The exponent spread parameter.
+        t: u32,
+        /// Random signs (not in the paper).
+        signed: bool,
+    },
+}
+
+impl PaperDistribution {
+    /// A short label, e.g. `A(t=10)` or `B(t=4, signed)`.
+    pub fn label(&self) -> String {
+        let (name, t, signed) = match *self {
+            PaperDistribution::A { t, signed } => ("A", t, signed),
+            PaperDistribution::B { t, signed } => ("B", t, signed),
+        };
+        if signed {
+            format!("{name}(t={t}, signed)")
+        } else {
+            format!("{name}(t={t})")
+        }
+    }
+
+    /// `len` values from a generator seeded by `(seed, stream)`.
+    pub fn sample(&self, seed: u64, stream: u64, len: usize) -> Vec<f64> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(stream);
+        let (signed, exponent): (bool, ExponentSampler) = match *self {
+            PaperDistribution::A { t, signed } => {
+                let half = (t / 2) as i32;
+                (signed, Box::new(move |r| r.random_range(-half..=half)))
+            }
+            PaperDistribution::B { t, signed } => {
+                // t = 0 degenerates to p = 0.
+                let normal = Normal::new(0.0, f64::from(t) / 2.0).ok();
+                (
+                    signed,
+                    Box::new(move |r| {
+                        normal
+                            .map(|n| n.sample(r).round().clamp(-1000.0, 1000.0) as i32)
+                            .unwrap_or(0)
+                    }),
+                )
+            }
+        };
+        (0..len)
+            .map(|_| {
+                let s: f64 = rng.random_range(0.5..1.0);
+                let p = exponent(&mut rng);
+                let v = s * 2f64.powi(p);
+                if signed && rng.random::<bool>() {
+                    -v
+                } else {
+                    v
+                }
+            })
+            .collect()
+    }
+}
+
+/// Proptest strategies for qdot inputs (defined in the checker,
+/// `boundgate_verify::strategies::qdot`, so user crates can use them with
+/// `boundgate-verify` alone).
+pub mod strategies {
+    pub use boundgate_verify::strategies::qdot::*;
+}

@@ -1,0 +1,196 @@
+//! Experiment `qdot-acg`: ACG (Algorithm 4.1) on HPCCG 27-point problems,
+//! the paper's §4.2 and Fig. 4: iterations against the qdot tolerance from
+//! 1e-16 to 1e3, the largest tolerance with the fp64 CG iteration count, and
+//! at that tolerance the share of components per precision at each
+//! iteration, for `r^T r` and `p^T q`. The paper's largest tolerances:
+//! 1e0 for 100x100x1 and 1e2 for 100x100x10 (and 1e3, 1e2 for the 1000x1000
+//! problems, opt-in here through `problems`).
+
+use super::{CONFIG_KEYS, config_of, decades, sci};
+use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use crate::error::{Error, Result};
+use crate::kernels::qdot::apps::acg::cg;
+use crate::kernels::qdot::apps::dots::{CLASSES, CallStats, PlainDot, QdotDot};
+use crate::kernels::qdot::apps::hpccg::{generate, parse_dims};
+use crate::kernels::qdot::config::Tolerance;
+use crate::plot::{Chart, Series};
+use serde_json::json;
+
+/// The `qdot-acg` experiment.
+pub struct Acg;
+
+/// The paper's largest tolerance with CG's iteration count (§4.2).
+fn paper_value(dims: (usize, usize, usize)) -> Option<f64> {
+    match dims {
+        (100, 100, 1) => Some(1e0),
+        (1000, 1000, 1) => Some(1e3),
+        (100, 100, 10) | (1000, 1000, 10) => Some(1e2),
+        _ => None,
+    }
+}
+
+/// Percentage series per precision class over calls (skipping classes never used).
+pub fn breakdown_chart(title: String, calls: &[&CallStats]) -> Chart {
+    let mut chart = Chart::new(title, "iteration", "% of components");
+    for (c, class) in CLASSES.iter().enumerate() {
+        let points: Vec<(f64, f64)> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i as f64, s.percentages()[c]))
+            .collect();
+        if points.iter().any(|p| p.1 > 0.0) {
+            chart = chart.with(Series::line(*class, points));
+        }
+    }
+    chart
+}
+
+impl Experiment for Acg {
+    fn name(&self) -> &'static str {
+        "qdot-acg"
+    }
+    fn summary(&self) -> &'static str {
+        "qdot in CG (Alg. 4.1) on HPCCG 27-point problems: iterations and precisions against the tolerance"
+    }
+    fn check_params(&self, params: &Params) -> std::result::Result<(), String> {
+        let mut known = vec!["problems", "eps", "tol", "max_iter", "check_bounds"];
+        known.extend(CONFIG_KEYS);
+        params.only(&known)?;
+        for p in params.str_list_or("problems", &[])? {
+            parse_dims(&p).map_err(|e| format!("params.problems: {e}"))?;
+        }
+        // Present but empty would leave the charts without an eps range.
+        let eps = params.f64_list_or("eps", &[1.0])?;
+        if eps.is_empty() {
+            return Err("params.eps: must not be empty".into());
+        }
+        for e in eps {
+            Tolerance::loose(e).map_err(|err| format!("params.eps: {err}"))?;
+        }
+        let tol = params.f64_or("tol", 1e-8)?;
+        if !tol.is_finite() || tol <= 0.0 {
+            return Err("params.tol: must be positive".into());
+        }
+        params.usize_or("max_iter", 1000)?;
+        params.bool_or("check_bounds", true)?;
+        config_of(params).map(|_| ())
+    }
+
+    fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
+        self.check_params(params).map_err(Error::usage)?;
+        let u = Error::usage;
+        let problems = params
+            .str_list_or("problems", &["100x100x1", "100x100x10"])
+            .map_err(u)?;
+        let eps_list = params.f64_list_or("eps", &decades(-16, 3)).map_err(u)?;
+        let tol = params.f64_or("tol", 1e-8).map_err(u)?;
+        let max_iter = params.usize_or("max_iter", 1000).map_err(u)?;
+        let check = params.bool_or("check_bounds", true).map_err(u)?;
+        let qdot = config_of(params).map_err(u)?;
+        let mut report = ExperimentReport::new(
+            self.name(),
+            "ACG: CG with qdot dot products on HPCCG problems (Alg. 4.1, Fig. 4)",
+            format!(
+                "HPCCG 27-point problems {problems:?} (27 on the diagonal, -1 per neighbour, b so that \
+                 x = 1), x_0 = 0, CG tolerance tau = {tol:e} on sqrt(r^T r) (HPCCG's norm, so qdot's value \
+                 decides when to stop), at most {max_iter} iterations. qdot: {qdot}. 'CG' uses the fp64 \
+                 dot product in the same tiled order. Every qdot call is {}checked against the rigorous \
+                 bound with the exact oracle. Paper (GPU, cuBLAS orders): largest tolerance with CG's \
+                 iteration count 1e0 for 100x100x1, 1e2 for 100x100x10.",
+                if check { "" } else { "not " }
+            ),
+        );
+        let mut table = Table::new(
+            "iterations against the qdot tolerance",
+            &[
+                "problem",
+                "n",
+                "eps",
+                "iterations",
+                "CG iterations",
+                "converged",
+                "true ||b - Ax|| / ||b||",
+            ],
+        );
+        let mut summary = Table::new(
+            "largest tolerance with CG's iteration count",
+            &["problem", "CG iterations", "largest eps (ours)", "paper"],
+        );
+        let mut data = Vec::new();
+        for name in &problems {
+            let dims = parse_dims(name).map_err(u)?;
+            let p = generate(dims.0, dims.1, dims.2)?;
+            ctx.progress.set_message(format!("qdot-acg {name} CG"));
+            let base = cg(&p.a, &p.b, tol, max_iter, &mut PlainDot { tile: qdot.tile })?;
+            let mut series = Vec::new();
+            let mut best: Option<(f64, QdotDot)> = None;
+            for &e in &eps_list {
+                ctx.progress
+                    .set_message(format!("qdot-acg {name} eps={e:e}"));
+                let mut dots = QdotDot::new(qdot, Tolerance::loose(e)?, check);
+                let out = cg(&p.a, &p.b, tol, max_iter, &mut dots)?;
+                report.rigorous_violations += dots.violations;
+                table.row(vec![
+                    name.clone(),
+                    p.b.len().to_string(),
+                    format!("{e:.0e}"),
+                    out.iterations.to_string(),
+                    base.iterations.to_string(),
+                    out.converged.to_string(),
+                    sci(out.true_relative_residual),
+                ]);
+                data.push(json!({
+                    "problem": name, "eps": e, "iterations": out.iterations, "converged": out.converged,
+                    "breakdown": out.breakdown, "true_relative_residual": out.true_relative_residual,
+                    "cg_iterations": base.iterations, "qdot_calls": dots.calls.len(),
+                    "rigorous_checked": dots.checked, "rigorous_violations": dots.violations,
+                }));
+                series.push((e, out.iterations as f64));
+                if out.converged && out.iterations == base.iterations {
+                    best = Some((e, dots));
+                }
+            }
+            let paper = paper_value(dims);
+            summary.row(vec![
+                name.clone(),
+                base.iterations.to_string(),
+                best.as_ref()
+                    .map_or("none".into(), |b| format!("{:.0e}", b.0)),
+                paper.map_or("-".into(), |v| format!("{v:.0e}")),
+            ]);
+            report.charts.push(
+                Chart::new(
+                    format!("{name}: ACG iterations"),
+                    "qdot tolerance eps",
+                    "iterations",
+                )
+                .log_x()
+                .with(Series::line("ACG", series))
+                .with(Series::reference(
+                    "CG (fp64)",
+                    vec![
+                        (eps_list[0], base.iterations as f64),
+                        (*eps_list.last().unwrap_or(&1.0), base.iterations as f64),
+                    ],
+                )),
+            );
+            if let Some((e, dots)) = &best {
+                // Calls: c_0 = r^T r, then per iteration p^T q and r^T r.
+                let rr: Vec<&CallStats> = dots.calls.iter().step_by(2).collect();
+                let pq: Vec<&CallStats> = dots.calls.iter().skip(1).step_by(2).collect();
+                report.charts.push(breakdown_chart(
+                    format!("{name}, eps = {e:.0e}: precisions in r^T r"),
+                    &rr,
+                ));
+                report.charts.push(breakdown_chart(
+                    format!("{name}, eps = {e:.0e}: precisions in p^T q"),
+                    &pq,
+                ));
+            }
+        }
+        report.tables.push(summary);
+        report.tables.push(table);
+        report.data = json!({ "tol": tol, "rows": data });
+        Ok(report)
+    }
+}

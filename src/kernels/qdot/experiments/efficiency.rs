@@ -1,0 +1,132 @@
+//! Experiment `qdot-efficiency`: the approximation efficiency (2.5),
+//! `T(k) / (T(Theta) + T(k))`, and speedup (2.6), `T(k) / T(k~)`, of the CPU
+//! model, timed with `std::time::Instant` (best of `repeats` runs): `k` is
+//! the original fp64 kernel in the same tiled order, `Theta` the selection
+//! (Algorithm 3.2, one counting pass), `k~` the computation (Algorithm 3.1).
+//!
+//! Timings are measurements, not deterministic results: this experiment is
+//! kept out of the default plan and out of every snapshot; criterion's
+//! `benches/qdot.rs` measures the same ratios with statistics. The paper
+//! measured an efficiency of about 1/40 = 0.025 on a GPU (sort-bound); its
+//! Fig. 3 shows speedups above 1 for the GPU computation phase.
+
+use super::{CONFIG_KEYS, config_of, seed_for};
+use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use crate::error::{Error, Result};
+use crate::kernels::qdot::compute::{compute, original_dot};
+use crate::kernels::qdot::config::Tolerance;
+use crate::kernels::qdot::distributions::PaperDistribution;
+use crate::kernels::qdot::select::select;
+use boundgate_verify::bounds::qdot::TileOrder;
+use serde_json::json;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// The `qdot-efficiency` experiment.
+pub struct Efficiency;
+
+fn best_of<T>(repeats: usize, mut f: impl FnMut() -> T) -> Duration {
+    (0..repeats.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            black_box(f());
+            start.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+impl Experiment for Efficiency {
+    fn name(&self) -> &'static str {
+        "qdot-efficiency"
+    }
+    fn summary(&self) -> &'static str {
+        "qdot efficiency (2.5) and speedup (2.6) of the CPU model, timed (not deterministic)"
+    }
+    fn check_params(&self, params: &Params) -> std::result::Result<(), String> {
+        let mut known = vec!["sizes", "eps", "t", "repeats"];
+        known.extend(CONFIG_KEYS);
+        params.only(&known)?;
+        params.usize_list_or("sizes", &[])?;
+        for e in params.f64_list_or("eps", &[])? {
+            Tolerance::new(e).map_err(|err| format!("params.eps: {err}"))?;
+        }
+        params.usize_or("t", 9)?;
+        params.usize_or("repeats", 5)?;
+        config_of(params).map(|_| ())
+    }
+
+    fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
+        self.check_params(params).map_err(Error::usage)?;
+        let sizes = params
+            .usize_list_or("sizes", &[100_000, 1_000_000])
+            .map_err(Error::usage)?;
+        let eps_list = params
+            .f64_list_or("eps", &[1e-15, 1e-8, 1e-3])
+            .map_err(Error::usage)?;
+        let t = params.usize_or("t", 9).map_err(Error::usage)? as u32;
+        let repeats = params.usize_or("repeats", 5).map_err(Error::usage)?;
+        let qdot = config_of(params).map_err(Error::usage)?;
+        let mut report = ExperimentReport::new(
+            self.name(),
+            "qdot efficiency and speedup on the CPU (eqs. 2.5, 2.6)",
+            format!(
+                "Distribution B (t = {t}), best of {repeats} runs, {qdot}. T(k): the fp64 dot in the \
+                 tiled order; T(Theta): selection (Alg. 3.2, counting pass, no sort); T(k~): computation \
+                 (Alg. 3.1, emulated fp16 casts, native fp32/fp64). Efficiency (2.5) = T(k) / (T(Theta) + \
+                 T(k)); speedup (2.6) = T(k) / T(k~). The paper: efficiency about 0.025 on its GPU \
+                 (sort-bound). These numbers are timings of this machine, not deterministic."
+            ),
+        );
+        let mut table = Table::new(
+            "times in microseconds",
+            &[
+                "n",
+                "eps",
+                "T(k)",
+                "T(Theta)",
+                "T(k~)",
+                "efficiency (2.5)",
+                "speedup (2.6)",
+                "early exit",
+            ],
+        );
+        let mut data = Vec::new();
+        for &n in &sizes {
+            let d = PaperDistribution::B { t, signed: false };
+            let seed = seed_for(ctx.seeds.first, &[n as u64]);
+            let (x, y) = (d.sample(seed, 0, n), d.sample(seed, 1, n));
+            let order = TileOrder { n, tile: qdot.tile };
+            let level = qdot.input_level();
+            let t_k = best_of(repeats, || original_dot(&x, &y, level, qdot.input, order));
+            for &e in &eps_list {
+                ctx.progress
+                    .set_message(format!("qdot-efficiency n={n} eps={e:e}"));
+                let eps = Tolerance::new(e)?;
+                let selection = select(&x, &y, eps, &qdot)?;
+                let t_sel = best_of(repeats, || select(&x, &y, eps, &qdot));
+                let t_comp = best_of(repeats, || compute(&x, &y, &selection, &qdot).value);
+                let us = |d: Duration| d.as_secs_f64() * 1e6;
+                let efficiency = us(t_k) / (us(t_sel) + us(t_k));
+                let speedup = us(t_k) / us(t_comp);
+                table.row(vec![
+                    n.to_string(),
+                    format!("{e:.0e}"),
+                    format!("{:.1}", us(t_k)),
+                    format!("{:.1}", us(t_sel)),
+                    format!("{:.1}", us(t_comp)),
+                    format!("{efficiency:.3}"),
+                    format!("{speedup:.3}"),
+                    selection.early_exit.to_string(),
+                ]);
+                data.push(json!({
+                    "n": n, "eps": e, "t_k_us": us(t_k), "t_select_us": us(t_sel),
+                    "t_compute_us": us(t_comp), "efficiency": efficiency, "speedup": speedup,
+                }));
+            }
+        }
+        report.tables.push(table);
+        report.data = json!({ "timings_are_nondeterministic": true, "rows": data });
+        Ok(report)
+    }
+}

@@ -1,0 +1,145 @@
+//! The experiments of the paper's §4 as audit-plan experiments:
+//! - `qdot-fig1`: Fig. 1, bound minus relative error over distributions A and B;
+//! - `qdot-fig2`: Fig. 2, effectiveness over tolerances 1e-15..1e-1, `t` in {5, 9, 13};
+//! - `qdot-efficiency`: the efficiency (2.5) and speedup (2.6) of the CPU model (timed);
+//! - `qdot-acg`: ACG on HPCCG 27-point problems (Algorithm 4.1, Fig. 4);
+//! - `qdot-apm`: APM on a random graph Laplacian (Algorithm 4.2, Figs. 6-7).
+//!
+//! Every qdot call of the first two and of the applications (optionally) is
+//! checked against the rigorous bound with the exact oracle; a violation
+//! counts in the report's `rigorous_violations` and fails the audit.
+
+pub mod acg;
+pub mod apm;
+pub mod efficiency;
+pub mod fig1;
+pub mod fig2;
+
+use super::bounds::evaluate;
+use super::compute::{compute, original_dot};
+use super::config::{HalfMode, QdotConfig, Tolerance};
+use super::select::select;
+use crate::audit::experiment::Params;
+use crate::error::Result;
+use boundgate_verify::bounds::qdot::{Fexp, TileOrder};
+use boundgate_verify::format::Format;
+use boundgate_verify::oracle;
+
+/// What one qdot trial measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trial {
+    /// `|x^T y - z| / |x^T y|` against the exact result (None if it is zero).
+    pub relerr: Option<f64>,
+    /// `|k(X) - z| / |k(X)|` against the fp64 dot `k(X)` (the paper's measure,
+    /// with `cublasDdot` as `k`).
+    pub relerr_fp64: Option<f64>,
+    /// Theorem 3.5's relative bound (`eps` with `eps / N_bins` in the score).
+    pub bound: Option<f64>,
+    /// The rigorous bound had a value and the error exceeded it.
+    pub rigorous_violated: bool,
+    /// Components per precision class (`apps::dots::CLASSES`).
+    pub components: [usize; 5],
+}
+
+/// Runs qdot on one pair and measures it.
+pub fn trial(x: &[f64], y: &[f64], config: &QdotConfig, eps: Tolerance) -> Result<Trial> {
+    let selection = select(x, y, eps, config)?;
+    let z = compute(x, y, &selection, config).value;
+    let exact = oracle::dot(x, y)?;
+    let bounds = evaluate(x, y, &selection, config, eps, &exact)?;
+    let reference = original_dot(
+        x,
+        y,
+        config.input_level(),
+        config.input,
+        TileOrder {
+            n: x.len(),
+            tile: config.tile,
+        },
+    );
+    let error = exact.error_of(z);
+    let magnitude = exact.to_f64().abs();
+    let rigorous_violated = match &bounds.rigorous {
+        Ok(b) => error.absolute_up().is_none_or(|e| e > b.value),
+        Err(_) => false,
+    };
+    let levels = config.levels();
+    let mut components = [0usize; 5];
+    let class = |name: &str| {
+        super::apps::dots::CLASSES
+            .iter()
+            .position(|c| *c == name)
+            .unwrap_or(0)
+    };
+    if selection.early_exit {
+        components[class(config.input_level().name)] = x.len() - selection.zeros;
+    }
+    for b in &selection.bins {
+        components[class(b.level.map_or("perforate", |l| levels[l].name))] += b.count;
+    }
+    Ok(Trial {
+        relerr: error.relative_up(),
+        relerr_fp64: (reference != 0.0).then(|| ((reference - z) / reference).abs()),
+        bound: bounds
+            .thm_3_5
+            .as_ref()
+            .ok()
+            .filter(|_| magnitude > 0.0)
+            .map(|b| b.value / magnitude),
+        rigorous_violated,
+        components,
+    })
+}
+
+/// The qdot options every experiment accepts: `fexp`, `half`, `tile`.
+pub const CONFIG_KEYS: [&str; 3] = ["fexp", "half", "tile"];
+
+/// The fp64 configuration an experiment's parameters ask for.
+pub fn config_of(p: &Params) -> std::result::Result<QdotConfig, String> {
+    let mut c = QdotConfig::new(Format::FP64).map_err(|e| e.to_string())?;
+    c.fexp = p
+        .str_or("fexp", "ieee")?
+        .parse::<Fexp>()
+        .map_err(|e| format!("params.fexp: {e}"))?;
+    c.half =
+        HalfMode::parse(p.str_or("half", "fp16-fp32")?).map_err(|e| format!("params.half: {e}"))?;
+    c.tile = p.usize_or("tile", 64)?;
+    Ok(c)
+}
+
+/// A seed for one sample, mixing the plan's first seed with its coordinates
+/// (SplitMix64 steps, so neighbouring coordinates give unrelated streams).
+pub fn seed_for(first: u64, parts: &[u64]) -> u64 {
+    parts.iter().fold(first, |h, &p| {
+        let mut z = h ^ p.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    })
+}
+
+/// Minimum, quartiles and maximum (`values` is sorted in place); NaN if empty.
+pub fn five_numbers(values: &mut [f64]) -> [f64; 5] {
+    if values.is_empty() {
+        return [f64::NAN; 5];
+    }
+    values.sort_by(f64::total_cmp);
+    let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+    [at(0.0), at(0.25), at(0.5), at(0.75), at(1.0)]
+}
+
+/// `1.234e-5` style, or `-` for NaN.
+pub fn sci(v: f64) -> String {
+    if v.is_nan() {
+        "-".into()
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+/// Tolerances `10^k` for `k` in `lo..=hi`.
+pub fn decades(lo: i32, hi: i32) -> Vec<f64> {
+    (lo..=hi)
+        .map(|k| format!("1e{k}").parse().expect("a number"))
+        .collect()
+}

@@ -1,0 +1,387 @@
+//! Launchers of `kernels/qdot.cu` (feature `cuda`): qdot on binary64 inputs
+//! on the GPU, in the fixed order of the CPU model ([`super::compute`]), so
+//! that the result can be compared bit for bit (`tests/qdot_gpu.rs`, ignored
+//! without a device).
+//!
+//! 1. `qdot_exponents_f64`: `e_i` per index and the exponent histogram over
+//!    every possible sum of binary64 exponents, `[-2148, 2046]`, in shared
+//!    memory (one pass, no sort); the host reads the 4195 counts and runs
+//!    [`select_from_histogram`] (Algorithm 3.2 lines 4-8 and Theorem 3.6:
+//!    the same code as the CPU selection).
+//! 2. `qdot_tiles_f64` (or `qdot_original_tiles_f64` after an early exit):
+//!    one thread per tile, one accumulator per computed bin ("slot").
+//! 3. `qdot_tree_level_f64`, launched until one value per slot is left.
+//! 4. `qdot_finish_f64`: rescale by `2^u_k` and sum in ascending exponent.
+//!
+//! Not run in this project's development session (no GPU was lent to it):
+//! compiled here, the kernels compiled by NVRTC for sm_80/sm_90 by
+//! `tests/nvrtc_compile.rs`, nothing executed. `docs/gpu/` holds no qdot
+//! record yet. A machine without a driver gets the probe's typed error (never
+//! a panic); a panic inside the bindings is caught and returned as
+//! [`GpuError::Internal`].
+
+use super::config::{QdotConfig, Tolerance};
+use super::select::{Selection, select_from_histogram};
+use crate::gpu::nvrtc::{BuildOptions, Target, compile};
+use crate::gpu::{DeviceStatus, GpuError, probe};
+use boundgate_verify::VerifyError;
+use boundgate_verify::bounds::qdot::{BinArithmetic, Fexp, TileOrder};
+use boundgate_verify::error::{require_finite, require_same_len};
+use boundgate_verify::format::Format;
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
+    LaunchConfig, PushKernelArg, ValidAsZeroBits,
+};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+/// The kernel source, embedded like the other `kernels/*.cu`.
+pub const SOURCE: &str = include_str!("../../../kernels/qdot.cu");
+
+/// The exponent of `counts[0]` in the device histogram (`-QDOT_HIST_OFFSET`).
+pub const HISTOGRAM_FIRST: i32 = -2148;
+/// The histogram's length (`QDOT_HIST_SIZE`).
+pub const HISTOGRAM_LEN: usize = 4195;
+/// The most computed bins one launch handles (`QDOT_MAX_SLOTS`).
+pub const MAX_SLOTS: usize = 128;
+
+/// What the GPU computed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuQdot {
+    /// The result `z`.
+    pub value: f64,
+    /// The selection the host made from the device histogram.
+    pub selection: Selection,
+    /// `e_i` per index as the device computed them (`-32768` for zero products).
+    pub exponents: Vec<i16>,
+}
+
+/// The kernel code of a bin arithmetic (`qdot_cast`/`qdot_step` in the .cu).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::gpu::code_of;
+/// use boundgate_verify::bounds::qdot::BinArithmetic;
+/// use boundgate_verify::format::Format;
+/// let half = BinArithmetic { format: Format::FP16, accumulator: Format::FP32 };
+/// assert_eq!(code_of(half), Some(2));
+/// let e4m3 = BinArithmetic { format: Format::E4M3, accumulator: Format::FP32 };
+/// assert_eq!(code_of(e4m3), None);
+/// ```
+pub fn code_of(a: BinArithmetic) -> Option<i8> {
+    let (f, c) = (a.format, a.accumulator);
+    if f == Format::FP64 && c == Format::FP64 {
+        Some(0)
+    } else if f == Format::FP32 && c == Format::FP32 {
+        Some(1)
+    } else if f == Format::FP16 && c == Format::FP32 {
+        Some(2)
+    } else if f == Format::FP16 && c == Format::FP16 {
+        Some(3)
+    } else if f == Format::BF16 && c == Format::FP32 {
+        Some(4)
+    } else {
+        None
+    }
+}
+
+fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
+    move |e| GpuError::Driver {
+        call: call.to_string(),
+        message: format!("{e:?}"),
+    }
+}
+
+/// One thread per item (the tile and tree kernels have no grid-stride loop:
+/// the x dimension of a grid holds up to 2^31 - 1 blocks).
+fn grid(count: usize, threads: u32) -> Result<LaunchConfig, GpuError> {
+    let blocks = u32::try_from(count.div_ceil(threads as usize).max(1))
+        .ok()
+        .filter(|&b| b <= i32::MAX as u32)
+        .ok_or_else(|| VerifyError::invalid("n", count, "too many tiles for one launch"))?;
+    Ok(LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
+struct Device {
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+}
+
+impl Device {
+    fn open() -> Result<Device, GpuError> {
+        let info = match probe() {
+            DeviceStatus::Available(info) => info,
+            DeviceStatus::Unavailable { reason } => return Err(reason),
+        };
+        let context = CudaContext::new(0).map_err(driver("open device 0"))?;
+        let (major, minor) = info.compute_capability;
+        let built = compile(
+            "kernels/qdot.cu",
+            SOURCE,
+            &BuildOptions::new(Target::Cubin(major, minor)),
+        )?;
+        let module = context
+            .load_module(cudarc::nvrtc::Ptx::from_binary(built.image))
+            .map_err(driver("cuModuleLoadData kernels/qdot.cu"))?;
+        let stream = context.new_stream().map_err(driver("cuStreamCreate"))?;
+        Ok(Device { stream, module })
+    }
+
+    fn function(&self, name: &'static str) -> Result<CudaFunction, GpuError> {
+        self.module
+            .load_function(name)
+            .map_err(driver("cuModuleGetFunction"))
+    }
+
+    fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>, GpuError> {
+        self.stream
+            .clone_htod(data)
+            .map_err(driver("copy to the device"))
+    }
+
+    fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<T>, GpuError> {
+        self.stream
+            .alloc_zeros(len.max(1))
+            .map_err(driver("cuMemAlloc"))
+    }
+
+    fn download<T: DeviceRepr + Default + Clone>(
+        &self,
+        d: &CudaSlice<T>,
+    ) -> Result<Vec<T>, GpuError> {
+        self.stream
+            .clone_dtoh(d)
+            .map_err(driver("copy to the host"))
+    }
+}
+
+/// qdot of binary64 `x`, `y` on the GPU with the configuration's `fexp`,
+/// ladder, half arithmetic, score, tile and early exit.
+///
+/// # Errors
+/// [`GpuError::Input`] for bad input (checked before any device is touched:
+/// lengths, NaN/inf, a non-fp64 input precision, more than [`MAX_SLOTS`]
+/// computed bins), the probe's error without a device, driver and NVRTC
+/// errors.
+pub fn qdot_gpu(
+    x: &[f64],
+    y: &[f64],
+    eps: Tolerance,
+    config: &QdotConfig,
+) -> Result<GpuQdot, GpuError> {
+    require_same_len("x and y", x.len(), y.len())?;
+    require_finite("x", x)?;
+    require_finite("y", y)?;
+    if config.input != Format::FP64 {
+        return Err(VerifyError::invalid(
+            "input",
+            config.input,
+            "kernels/qdot.cu takes binary64 inputs only",
+        )
+        .into());
+    }
+    if let Some(level) = config
+        .levels()
+        .iter()
+        .find(|l| code_of(l.arithmetic).is_none())
+    {
+        return Err(VerifyError::invalid(
+            "ladder",
+            level.name,
+            "kernels/qdot.cu has no code for this bin arithmetic",
+        )
+        .into());
+    }
+    catch_unwind(AssertUnwindSafe(|| run(x, y, eps, config))).unwrap_or_else(|p| {
+        let message = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".into());
+        Err(GpuError::Internal(message))
+    })
+}
+
+fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQdot, GpuError> {
+    let dev = Device::open()?;
+    let n = x.len();
+    let n64 = n as u64;
+    let fexp_paper: i32 = i32::from(config.fexp == Fexp::Paper);
+    let d_x = dev.upload(x)?;
+    let d_y = dev.upload(y)?;
+    let mut d_e = dev.zeros::<i16>(n)?;
+    let mut d_hist = dev.zeros::<u32>(HISTOGRAM_LEN)?;
+    let exponents_fn = dev.function("qdot_exponents_f64")?;
+    let blocks = n.div_ceil(256).clamp(1, 1024);
+    let cfg = LaunchConfig {
+        grid_dim: (blocks as u32, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0, // the histogram is static shared memory
+    };
+    // SAFETY: the arguments match qdot_exponents_f64(const double*, const
+    // double*, index_t, int, short*, unsigned int*); e has n entries, hist 4195.
+    unsafe {
+        dev.stream
+            .launch_builder(&exponents_fn)
+            .arg(&d_x)
+            .arg(&d_y)
+            .arg(&n64)
+            .arg(&fexp_paper)
+            .arg(&mut d_e)
+            .arg(&mut d_hist)
+            .launch(cfg)
+            .map_err(driver("launch qdot_exponents_f64"))?;
+    }
+    let hist: Vec<u64> = dev.download(&d_hist)?.into_iter().map(u64::from).collect();
+    let mut exponents = dev.download(&d_e)?;
+    exponents.truncate(n);
+    let binned: u64 = hist.iter().sum();
+    let zeros = n - binned as usize;
+    let selection = select_from_histogram(HISTOGRAM_FIRST, &hist, zeros, eps, config)?;
+
+    let order = TileOrder {
+        n,
+        tile: config.tile,
+    };
+    let (tile, tiles) = (order.tile_len() as u64, order.tiles());
+    // Slots: the computed bins, ascending exponent (or the original kernel).
+    let levels = config.levels();
+    let (codes, slot_exponents, slot_of_bin, e_min, range): (
+        Vec<i8>,
+        Vec<i32>,
+        Vec<i32>,
+        i32,
+        i32,
+    ) = if selection.early_exit {
+        (vec![0], vec![0], vec![-1], 0, 1)
+    } else {
+        let e_min = selection.e_min.unwrap_or(0);
+        let range = selection.e_max.map_or(1, |hi| hi - e_min + 1);
+        let mut slot_of_bin = vec![-1i32; range as usize];
+        let (mut codes, mut exps) = (Vec::new(), Vec::new());
+        for b in &selection.bins {
+            if let Some(l) = b.level {
+                slot_of_bin[(b.exponent - e_min) as usize] = codes.len() as i32;
+                codes.push(code_of(levels[l].arithmetic).unwrap_or(0));
+                exps.push(b.exponent);
+            }
+        }
+        (codes, exps, slot_of_bin, e_min, range)
+    };
+    let slots = codes.len();
+    if slots == 0 {
+        // Every bin perforated (or every product zero): z = 0, as the CPU model.
+        return Ok(GpuQdot {
+            value: 0.0,
+            selection,
+            exponents,
+        });
+    }
+    if slots > MAX_SLOTS {
+        return Err(VerifyError::invalid(
+            "bins",
+            slots,
+            format!("kernels/qdot.cu computes at most {MAX_SLOTS} bins per launch"),
+        )
+        .into());
+    }
+    let d_codes = dev.upload(&codes)?;
+    let d_exps = dev.upload(&slot_exponents)?;
+    let mut partials = dev.zeros::<f64>(slots * tiles)?;
+    let tiles64 = tiles as u64;
+    // SAFETY: the argument lists match the kernels in kernels/qdot.cu; partials
+    // holds slots x tiles values, slot_of_bin `range` entries, codes `slots`.
+    unsafe {
+        if selection.early_exit {
+            let f = dev.function("qdot_original_tiles_f64")?;
+            dev.stream
+                .launch_builder(&f)
+                .arg(&d_x)
+                .arg(&d_y)
+                .arg(&n64)
+                .arg(&tile)
+                .arg(&mut partials)
+                .arg(&tiles64)
+                .launch(grid(tiles, 128)?)
+                .map_err(driver("launch qdot_original_tiles_f64"))?;
+        } else {
+            let f = dev.function("qdot_tiles_f64")?;
+            let d_slot_of_bin = dev.upload(&slot_of_bin)?;
+            let slots32 = slots as i32;
+            dev.stream
+                .launch_builder(&f)
+                .arg(&d_x)
+                .arg(&d_y)
+                .arg(&d_e)
+                .arg(&n64)
+                .arg(&tile)
+                .arg(&e_min)
+                .arg(&range)
+                .arg(&d_slot_of_bin)
+                .arg(&d_codes)
+                .arg(&slots32)
+                .arg(&fexp_paper)
+                .arg(&mut partials)
+                .arg(&tiles64)
+                .launch(grid(tiles, 128)?)
+                .map_err(driver("launch qdot_tiles_f64"))?;
+        }
+    }
+    // The tree, level by level, ping-ponging between two buffers.
+    let tree_fn = dev.function("qdot_tree_level_f64")?;
+    let slots32 = slots as i32;
+    let mut m = tiles;
+    let mut current = partials;
+    while m > 1 {
+        let m_out = m.div_ceil(2);
+        let mut next = dev.zeros::<f64>(slots * m_out)?;
+        let (m_in64, m_out64) = (m as u64, m_out as u64);
+        // SAFETY: qdot_tree_level_f64(const double*, double*, index_t, index_t,
+        // const signed char*, int); in has slots x m, out slots x m_out values.
+        unsafe {
+            dev.stream
+                .launch_builder(&tree_fn)
+                .arg(&current)
+                .arg(&mut next)
+                .arg(&m_in64)
+                .arg(&m_out64)
+                .arg(&d_codes)
+                .arg(&slots32)
+                .launch(grid(slots * m_out, 256)?)
+                .map_err(driver("launch qdot_tree_level_f64"))?;
+        }
+        current = next;
+        m = m_out;
+    }
+    let finish_fn = dev.function("qdot_finish_f64")?;
+    let mut d_out = dev.upload(&[f64::NAN])?;
+    // SAFETY: qdot_finish_f64(const double*, const int*, int, double*); sums
+    // holds one value per slot, out one value.
+    unsafe {
+        dev.stream
+            .launch_builder(&finish_fn)
+            .arg(&current)
+            .arg(&d_exps)
+            .arg(&slots32)
+            .arg(&mut d_out)
+            .launch(grid(1, 1)?)
+            .map_err(driver("launch qdot_finish_f64"))?;
+    }
+    let out = dev.download(&d_out)?;
+    dev.stream
+        .synchronize()
+        .map_err(driver("cuStreamSynchronize (kernel execution)"))?;
+    let value = out
+        .first()
+        .copied()
+        .ok_or_else(|| GpuError::Internal("the result buffer came back empty".into()))?;
+    Ok(GpuQdot {
+        value,
+        selection,
+        exponents,
+    })
+}

@@ -1,0 +1,186 @@
+//! The input distributions of the qdot paper (Diffenderfer, Osei-Kuffuor,
+//! Menon 2021, §4.1) as shrinkable proptest strategies, and exponent-range
+//! edge cases for quantized dot products.
+//!
+//! - Distribution A: `s 2^p`, `s` in `[0.5, 1)`, `p` a uniform integer in
+//!   `[-t/2, t/2]`;
+//! - Distribution B: the same with `p` from a discretised normal of standard
+//!   deviation `t/2` (the paper's `N(0, 0.5 t)`; we read `0.5 t` as the
+//!   standard deviation).
+//!
+//! Both are positive as printed; `signed = true` flips signs at random.
+//!
+//! ```
+//! use boundgate_verify::format::Format;
+//! use boundgate_verify::strategies::qdot::{distribution_a, edge_pairs, paper_pairs};
+//! use proptest::strategy::{Strategy, ValueTree};
+//! use proptest::test_runner::TestRunner;
+//! let mut runner = TestRunner::deterministic();
+//! // Distribution A with t = 20: exponents in [-10, 10], significands in [0.5, 1).
+//! let x = distribution_a(Format::FP64, 20, false, 50..=50).new_tree(&mut runner).unwrap().current();
+//! assert!(x.iter().all(|&v| v >= 0.5 * 2f64.powi(-10) && v < 2f64.powi(10)));
+//! // Pairs from A or B as in the paper's Fig. 1 and 2, and edge cases with zeros.
+//! let (x, y) = paper_pairs(Format::FP64, 1..=64).new_tree(&mut runner).unwrap().current();
+//! assert_eq!(x.len(), y.len());
+//! let (x, y) = edge_pairs(Format::FP32, 1..=64).new_tree(&mut runner).unwrap().current();
+//! assert!(x.iter().chain(&y).all(|&v| Format::FP32.is_representable(v)));
+//! ```
+
+use super::{any_dot_inputs, scaled_significand};
+use crate::format::{Format, RoundingMode};
+use proptest::prelude::*;
+use std::ops::RangeInclusive;
+
+/// `s 2^p` with `s` a random `p`-bit significand in `[0.5, 1)` of
+/// `format` and `p` from `exponents`, optionally signed: the paper's
+/// distributions A (uniform `p`) and B (`exponents` concentrated) as
+/// shrinkable strategies.
+pub fn paper_values(
+    format: Format,
+    exponents: BoxedStrategy<i32>,
+    signed: bool,
+    len: RangeInclusive<usize>,
+) -> BoxedStrategy<Vec<f64>> {
+    let p = format.precision();
+    let top = 1u64 << (p - 1);
+    let value = (top..2 * top, exponents, any::<bool>()).prop_map(move |(m, e, neg)| {
+        // m 2^-p in [0.5, 1), times 2^e, rounded into the format's range.
+        let v = format.round(
+            m as f64 * 2f64.powi(e - p as i32),
+            RoundingMode::NearestEven,
+        );
+        let v = v.min(format.max_finite());
+        if signed && neg { -v } else { v }
+    });
+    prop::collection::vec(value, len).boxed()
+}
+
+/// Distribution A with parameter `t` (uniform integer exponents in `[-t/2, t/2]`).
+pub fn distribution_a(
+    format: Format,
+    t: i32,
+    signed: bool,
+    len: RangeInclusive<usize>,
+) -> BoxedStrategy<Vec<f64>> {
+    paper_values(format, (-t / 2..=t / 2).boxed(), signed, len)
+}
+
+/// Distribution B with parameter `t`: exponents from a discretised normal
+/// of standard deviation `t/2` (a sum of uniform draws, which shrinks
+/// toward 0).
+pub fn distribution_b(
+    format: Format,
+    t: i32,
+    signed: bool,
+    len: RangeInclusive<usize>,
+) -> BoxedStrategy<Vec<f64>> {
+    // Sum of 12 uniforms on [-1/2, 1/2] has variance 1: scale by t/2.
+    let sd = f64::from(t.max(0)) / 2.0;
+    let e = prop::collection::vec(-0.5f64..0.5, 12)
+        .prop_map(move |u| (u.iter().sum::<f64>() * sd).round() as i32)
+        .boxed();
+    paper_values(format, e, signed, len)
+}
+
+/// Pairs `(x, y)` of one length from A or B with random `t` (A: 10..=100,
+/// B: 2..=30 as in Fig. 1, or small `t` as in Fig. 2), signed or not.
+pub fn paper_pairs(
+    format: Format,
+    len: RangeInclusive<usize>,
+) -> BoxedStrategy<(Vec<f64>, Vec<f64>)> {
+    (len, 0u8..3, 2i32..=100, any::<bool>())
+        .prop_flat_map(move |(n, which, t, signed)| {
+            let n = n..=n;
+            match which {
+                0 => {
+                    let t = t.max(10);
+                    (
+                        distribution_a(format, t, signed, n.clone()),
+                        distribution_a(format, t, signed, n),
+                    )
+                }
+                1 => {
+                    let t = 2 + t % 29;
+                    (
+                        distribution_b(format, t, signed, n.clone()),
+                        distribution_b(format, t, signed, n),
+                    )
+                }
+                _ => {
+                    let t = 4 + t % 11;
+                    (
+                        distribution_b(format, t, signed, n.clone()),
+                        distribution_a(format, t, signed, n),
+                    )
+                }
+            }
+        })
+        .boxed()
+}
+
+/// Edge cases of the exponent range for qdot: the adversarial dot inputs
+/// of [`super::any_dot_inputs`] (wide exponents, cancellation, subnormal
+/// products, overflow edge), significands just below 2 (largest cast
+/// errors; where the two `fexp` definitions differ below 1), many equal
+/// elements in one bin under a dominant one (accumulation error), and
+/// zeros anywhere.
+pub fn edge_pairs(
+    format: Format,
+    len: RangeInclusive<usize>,
+) -> BoxedStrategy<(Vec<f64>, Vec<f64>)> {
+    let lo = format.emin() - format.precision() as i32 + 1;
+    let hi = format.emax();
+    let near_two = {
+        let p = format.precision() as i32;
+        let exps = (lo.max(-60))..=((hi - 1).min(60));
+        (
+            prop::collection::vec((0u32..8, exps.clone(), any::<bool>()), len.clone()),
+            prop::collection::vec((0u32..8, exps, any::<bool>()), len.clone()),
+        )
+            .prop_map(move |(a, b)| {
+                let make = |v: Vec<(u32, i32, bool)>| -> Vec<f64> {
+                    v.into_iter()
+                        .map(|(k, e, neg)| {
+                            // 2 - k ulp: largest significands, then scaled.
+                            let s = 2.0 - f64::from(k) * 2f64.powi(1 - p);
+                            let v = format
+                                .round(s * 2f64.powi(e), RoundingMode::NearestEven)
+                                .min(format.max_finite());
+                            if neg { -v } else { v }
+                        })
+                        .collect()
+                };
+                let (x, y) = (make(a), make(b));
+                let n = x.len().min(y.len());
+                (x[..n].to_vec(), y[..n].to_vec())
+            })
+    };
+    let repeated = (
+        scaled_significand(format, -4..=4),
+        scaled_significand(format, -30..=-5),
+        *len.start()..=(*len.end()).max(2),
+    )
+        .prop_map(|(big, small, n)| {
+            let mut x = vec![small; n];
+            x[0] = big;
+            (x, vec![1.0; n])
+        });
+    let base = prop_oneof![
+        4 => any_dot_inputs(format, len.clone()),
+        3 => near_two,
+        2 => repeated,
+    ];
+    (base, any::<u64>())
+        .prop_map(|((mut x, mut y), zero_mask)| {
+            // Zero out a few entries (fexp(0) is undefined).
+            for (i, (a, b)) in x.iter_mut().zip(y.iter_mut()).enumerate() {
+                match (zero_mask >> (2 * (i % 32))) & 0b11 {
+                    0 if i % 7 == 3 => *a = 0.0,
+                    1 if i % 11 == 5 => *b = 0.0,
+                    _ => {}
+                }
+            }
+            (x, y)
+        })
+        .boxed()
+}
