@@ -1,1 +1,904 @@
-//! Bounds of the residual-compensated quantized GEMM (Gu): not implemented yet.
+//! Bounds of the residual-compensated quantized GEMM of Gu, *A method for
+//! accelerating low precision operations by sparse matrix multiplication*
+//! (preprint; seed `residual-sparse-gemm-gu.txt`), and the exact integer
+//! oracle its integer products are checked against.
+//!
+//! # The computation being bounded
+//!
+//! `C = A B` with `A` (`m x k`) and `B` (`k x n`) given as `f64`. The kernel
+//! quantizes `A` and `B` to integers `Aq`, `Bq` with scales `lambda` (a value
+//! `x` is represented by `q / lambda`; Gu eq. (1)-(3)), one scale per row of
+//! `A` and per column of `B` (vector-wise, Gu §3.2) or one per matrix. It then
+//! forms residuals, quantizes them to `RAq`, `RBq` (Algorithm 1, lines 4-6),
+//! keeps a subset of the entries of `A` and `B` (masks `KA`, `KB`: Algorithm 1,
+//! line 8) and computes the integer products (exact)
+//!
+//! ```text
+//! P0 = Aq Bq,   P1 = (KA o Aq) RBq,   P2 = RAq (KB o Bq)
+//! ```
+//!
+//! and, in a floating-point format `F` with round to nearest even,
+//!
+//! ```text
+//! y_t = fl(fl(fl(P_t) / lambda_row) / lambda_col),   D = fl(fl(y0 + y1) + y2)
+//! ```
+//!
+//! (dequantization, Gu §3.2 `C_fp = C_int / (lambda_a_i lambda_b_j)`, divided
+//! one scale at a time so that no product of scales can overflow; then
+//! Algorithm 1, line 17). Direct quantization is `KA = KB = 0`, the full
+//! residual (the first three terms of Gu eq. (7)) is `KA = KB = 1`.
+//!
+//! # The rigorous bound ([`rigorous`])
+//!
+//! Write `A^ = Aq / lambda_A`, `RA^ = RAq / lambda_RA` (exact reals, scale per
+//! row), likewise `B^`, `RB^` (scale per column), and let `EA = A - A^`,
+//! `qA = EA - RA^` (everything the quantized residual misses: the storage
+//! rounding of `A`, the rounding of the dequantization and of the subtraction
+//! that formed the residual, and the residual's own quantization), and the same
+//! for `B`. The identity of the issue, `AB - (A'B' + A^r RB + RA B^r) =
+//! (A - A^r) RB + RA (B - B^r) - RA RB`, written for the quantities the kernel
+//! really multiplies, is (expand `A = A^ + RA^ + qA`, `B = B^ + RB^ + qB`)
+//!
+//! ```text
+//! AB - (T0 + T1 + T2) = ((1 - KA) o A^) RB^ + RA^ ((1 - KB) o B^)      [dropped entries]
+//!                       + A^ qB + qA B^                               [residual quantization]
+//!                       + EA EB                                       [residual x residual]
+//! ```
+//!
+//! with `T0 = A^ B^`, `T1 = (KA o A^) RB^`, `T2 = RA^ (KB o B^)`. Per element,
+//! with `|.|` taken entrywise:
+//!
+//! - dropped: `(1/la_i)(1/lrb_j) sum_k (1 - KA_ik)|Aq_ik||RBq_kj| + (1/lra_i)(1/lb_j) sum_k |RAq_ik|(1 - KB_kj)|Bq_kj|`,
+//!   the sums exact integers;
+//! - residual quantization: `(1/la_i) (sum_k |Aq_ik|) bB_j + bA_i (1/lb_j) sum_k |Bq_kj|`,
+//!   where `bA_i >= max_k |qA_ik|` is evaluated a posteriori, entry by entry,
+//!   from `a_ik`, `Aq_ik`, `RAq_ik` and the scales with directed rounding (so it
+//!   holds whatever rounding rule, scale rule or saturation produced them);
+//! - residual x residual: `|EA||EB| <= (|RA^| + bA)(|RB^| + bB)` summed over k,
+//!   or `k eA_i eB_j` with `eA_i >= max_k |EA_ik|`, whichever is smaller;
+//! - floating point: `fl(P)` is `P (1 + d)`; each division is `z (1 + d) + e`
+//!   with `|d| <= u`, `|e| <= eta` (Higham 2002, §2.1, eq. (2.8), gradual
+//!   underflow), so `|y_t - T_t| <= gamma_3 X_t + eta (1 + u)/lambda_col + eta`
+//!   with `X_t >= |T_t|`; additions are exact when subnormal (Higham 2002, §2.1)
+//!   and otherwise `|fl(z) - z| <= u |z|`, so the two additions add
+//!   `u (Y0 + Y1) + u ((1 + u)(Y0 + Y1) + Y2)` with `Y_t = X_t + |y_t - T_t|`
+//!   (an addition of an exact zero is exact and adds nothing).
+//!
+//! Hypotheses checked: finite inputs and scales, `F` has subnormals, and no
+//! intermediate of the dequantize-and-add can overflow `F`. Every number is
+//! evaluated with upward rounding ([`super::directed`]).
+//!
+//! # The published results
+//!
+//! - [`eq8_first_order`]: Gu eq. (8) with eq. (12) (`|ra| <= 1/lambda`): to
+//!   first order the error is `sum_k ra_ik b_kj + sum_k a_ik rb_kj` over the
+//!   entries the method does not compensate (the `Es` of §3.2), bounded by
+//!   `(1/la_i) sum_k (1 - KB_kj)|b_kj| + (1/lb_j) sum_k (1 - KA_ik)|a_ik|`.
+//!   It omits `RA RB` (`Er`) and the residual quantization (`Eq`): for the full
+//!   residual it is 0. As printed it has no absolute values (a signed sum over
+//!   `c_ij` is no bound for data of both signs); we take magnitudes, the most
+//!   favourable reading.
+//! - [`threshold_claim`]: §3.1 "we expect the relative error ... to be at most
+//!   2M" with `M` the threshold (and §5.2: the threshold serves "as an upper
+//!   limit for residual correction errors"), i.e. `|d_ij - c_ij| <= 2 M |c_ij|`.
+
+use super::directed::{add_up, div_down, div_up, mul_up, sub_down, sub_up};
+use super::gamma::gamma_value;
+use super::{Bound, Quantity, Rigor, Source, require};
+use crate::check::ElementBounds;
+use crate::error::{Result, VerifyError, require_finite, require_same_len};
+use crate::format::{Format, RoundingMode};
+use crate::oracle::Matrix;
+
+const GU: &str =
+    "Gu, A method for accelerating low precision operations by sparse matrix multiplication";
+
+const RIGOROUS: Source = Source::new(
+    "boundgate (Gu's Algorithm 1 with the residual identity; derivation in bounds::residual)",
+    "rigorous residual-GEMM bound",
+    None,
+);
+const GU_EQ8: Source = Source::new(
+    GU,
+    "Section 3.1, first-order residual with eq. (12)",
+    Some("(8)"),
+);
+const GU_THRESHOLD: Source = Source::new(
+    GU,
+    "Section 3.1 (relative error at most 2M) and Section 5.2",
+    Some("(13)"),
+);
+
+/// How the scales of a quantized matrix are laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScaleAxis {
+    /// One scale for the whole matrix (per tensor).
+    Tensor,
+    /// One scale per row (vector-wise quantization of `A`, Gu §3.2).
+    Rows,
+    /// One scale per column (vector-wise quantization of `B`, Gu §3.2).
+    Columns,
+}
+
+/// A quantized matrix as a kernel used it: integers `q` and scales `lambda`,
+/// standing for the reals `q / lambda` (Gu eq. (1)-(3)). Row-major.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::residual::{QuantizedView, ScaleAxis};
+/// let q = QuantizedView::new(2, 2, &[127, -3, 0, 64], &[127.0, 2.0], ScaleAxis::Rows).unwrap();
+/// assert_eq!(q.scale(1, 0), 2.0);
+/// assert!(QuantizedView::new(2, 2, &[1, 2, 3, 4], &[0.0, 1.0], ScaleAxis::Rows).is_err());
+/// assert!(QuantizedView::new(2, 2, &[1, 2, 3, 4], &[1.0], ScaleAxis::Rows).is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuantizedView<'a> {
+    rows: usize,
+    cols: usize,
+    ints: &'a [i8],
+    scales: &'a [f64],
+    axis: ScaleAxis,
+}
+
+impl<'a> QuantizedView<'a> {
+    /// A validated view: `rows * cols` integers, one scale per row, per column
+    /// or in all, each finite and positive.
+    ///
+    /// # Errors
+    /// [`VerifyError::LengthMismatch`] for wrong lengths,
+    /// [`VerifyError::InvalidParameter`] for a scale that is not finite and positive.
+    pub fn new(
+        rows: usize,
+        cols: usize,
+        ints: &'a [i8],
+        scales: &'a [f64],
+        axis: ScaleAxis,
+    ) -> Result<Self> {
+        let len = rows.checked_mul(cols).ok_or_else(|| {
+            VerifyError::invalid("rows * cols", format!("{rows} * {cols}"), "overflows usize")
+        })?;
+        require_same_len("rows * cols and the integers", len, ints.len())?;
+        let expected = match axis {
+            ScaleAxis::Tensor => 1,
+            ScaleAxis::Rows => rows,
+            ScaleAxis::Columns => cols,
+        };
+        require_same_len("the scales and the scaled axis", scales.len(), expected)?;
+        if let Some(i) = scales.iter().position(|s| !(s.is_finite() && *s > 0.0)) {
+            return Err(VerifyError::invalid(
+                &format!("scale[{i}]"),
+                scales[i],
+                "a scale must be finite and positive",
+            ));
+        }
+        Ok(QuantizedView {
+            rows,
+            cols,
+            ints,
+            scales,
+            axis,
+        })
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+    /// Number of columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+    /// The integers, row-major.
+    pub fn ints(&self) -> &'a [i8] {
+        self.ints
+    }
+    /// The scale layout.
+    pub fn axis(&self) -> ScaleAxis {
+        self.axis
+    }
+    /// The scale of element `(i, j)`.
+    pub fn scale(&self, i: usize, j: usize) -> f64 {
+        match self.axis {
+            ScaleAxis::Tensor => self.scales[0],
+            ScaleAxis::Rows => self.scales[i],
+            ScaleAxis::Columns => self.scales[j],
+        }
+    }
+}
+
+/// Everything of a residual-compensated GEMM that its bounds need: the inputs
+/// as given, the four quantized matrices and the arithmetic format.
+#[derive(Clone, Copy, Debug)]
+pub struct Operands<'a> {
+    /// `A` as given (`m x k`).
+    pub a: Matrix<'a>,
+    /// `B` as given (`k x n`).
+    pub b: Matrix<'a>,
+    /// `Aq` with its scales (per tensor or per row).
+    pub aq: QuantizedView<'a>,
+    /// `Bq` with its scales (per tensor or per column).
+    pub bq: QuantizedView<'a>,
+    /// The quantized residual of `A` (per tensor or per row).
+    pub raq: QuantizedView<'a>,
+    /// The quantized residual of `B` (per tensor or per column).
+    pub rbq: QuantizedView<'a>,
+    /// The format of the dequantize-and-add arithmetic (round to nearest even).
+    pub format: Format,
+}
+
+impl<'a> Operands<'a> {
+    /// Validates shapes, scale layouts and finiteness.
+    ///
+    /// # Errors
+    /// [`VerifyError::Empty`] for an empty dimension, [`VerifyError::LengthMismatch`]
+    /// for inconsistent shapes, [`VerifyError::InvalidParameter`] for a scale
+    /// layout that does not fit the operand (a per-column `A` scale, ...),
+    /// [`VerifyError::NonFinite`] for a NaN or infinite input.
+    pub fn new(
+        a: Matrix<'a>,
+        b: Matrix<'a>,
+        aq: QuantizedView<'a>,
+        bq: QuantizedView<'a>,
+        raq: QuantizedView<'a>,
+        rbq: QuantizedView<'a>,
+        format: Format,
+    ) -> Result<Self> {
+        for (what, len) in [("A", a.data().len()), ("B", b.data().len())] {
+            if len == 0 {
+                return Err(VerifyError::Empty { what: what.into() });
+            }
+        }
+        require_same_len("columns of A and rows of B", a.cols(), b.rows())?;
+        for (what, q, rows, cols) in [
+            ("Aq", &aq, a.rows(), a.cols()),
+            ("RAq", &raq, a.rows(), a.cols()),
+            ("Bq", &bq, b.rows(), b.cols()),
+            ("RBq", &rbq, b.rows(), b.cols()),
+        ] {
+            require_same_len(&format!("rows of {what}"), q.rows(), rows)?;
+            require_same_len(&format!("columns of {what}"), q.cols(), cols)?;
+        }
+        for (what, q, bad) in [
+            ("Aq", &aq, ScaleAxis::Columns),
+            ("RAq", &raq, ScaleAxis::Columns),
+            ("Bq", &bq, ScaleAxis::Rows),
+            ("RBq", &rbq, ScaleAxis::Rows),
+        ] {
+            if q.axis() == bad {
+                return Err(VerifyError::invalid(
+                    &format!("{what} scales"),
+                    format!("{bad:?}"),
+                    "A is scaled per row or per tensor, B per column or per tensor",
+                ));
+            }
+        }
+        require_finite("A", a.data())?;
+        require_finite("B", b.data())?;
+        Ok(Operands {
+            a,
+            b,
+            aq,
+            bq,
+            raq,
+            rbq,
+            format,
+        })
+    }
+
+    fn dims(&self) -> (usize, usize, usize) {
+        (self.a.rows(), self.a.cols(), self.b.cols())
+    }
+}
+
+/// `i64` to `f64`, rounded up (exact below 2^53; inputs are non-negative sums).
+fn up(v: i64) -> f64 {
+    let f = v as f64;
+    if (f as i64) < v || f.abs() > 9_007_199_254_740_992.0 {
+        f.next_up()
+    } else {
+        f
+    }
+}
+
+/// The exact integer product `a b` of row-major `m x k` and `k x n` integer
+/// matrices, accumulated in `i64` (exact for `k < 2^48`): the oracle the
+/// kernels' `i32` accumulation is checked against.
+///
+/// # Errors
+/// [`VerifyError::LengthMismatch`] for lengths that do not match the shape.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::residual::int_gemm_i64;
+/// let c = int_gemm_i64(&[127, 127], &[127, 127], 1, 2, 1).unwrap();
+/// assert_eq!(c, vec![2 * 127 * 127]);
+/// ```
+pub fn int_gemm_i64(a: &[i8], b: &[i8], m: usize, k: usize, n: usize) -> Result<Vec<i64>> {
+    require_same_len("A and m * k", a.len(), m * k)?;
+    require_same_len("B and k * n", b.len(), k * n)?;
+    let mut c = vec![0i64; m * n];
+    for i in 0..m {
+        let row = &mut c[i * n..(i + 1) * n];
+        for (kk, &x) in a[i * k..(i + 1) * k].iter().enumerate() {
+            if x == 0 {
+                continue;
+            }
+            let x = i64::from(x);
+            for (acc, &y) in row.iter_mut().zip(&b[kk * n..(kk + 1) * n]) {
+                *acc += x * i64::from(y);
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// The largest inner dimension `k` for which an `i32` accumulation of `k`
+/// products of integers bounded by `qa` and `qb` in magnitude cannot overflow:
+/// `floor((2^31 - 1) / (qa qb))` (133,144 for int8 with `q <= 127`; the issue's
+/// exactness condition `k (2^(N-1) - 1)^2 <= 2^31 - 1`).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::residual::int32_max_k;
+/// assert_eq!(int32_max_k(127, 127), 133_144);
+/// assert_eq!(int32_max_k(7, 7), 43_826_196);
+/// ```
+pub fn int32_max_k(qa: u32, qb: u32) -> u64 {
+    (i32::MAX as u64)
+        .checked_div(u64::from(qa) * u64::from(qb))
+        .unwrap_or(u64::MAX)
+}
+
+/// `sum_k |x_ik| |y_kj|` for all `(i, j)`, exactly: the absolute-value integer
+/// GEMM the bound is built on (`i32` accumulation when it provably cannot
+/// overflow, else `i64`).
+fn abs_gemm(x: &[i8], y: &[i8], m: usize, k: usize, n: usize) -> Vec<i64> {
+    let xa: Vec<u8> = x.iter().map(|v| v.unsigned_abs()).collect();
+    let ya: Vec<u8> = y.iter().map(|v| v.unsigned_abs()).collect();
+    let mut out = vec![0i64; m * n];
+    if (k as u64) * 128 * 128 <= i32::MAX as u64 {
+        let mut acc = vec![0i32; n];
+        for i in 0..m {
+            acc.iter_mut().for_each(|v| *v = 0);
+            for (kk, &v) in xa[i * k..(i + 1) * k].iter().enumerate() {
+                if v == 0 {
+                    continue;
+                }
+                let v = i32::from(v);
+                for (a, &w) in acc.iter_mut().zip(&ya[kk * n..(kk + 1) * n]) {
+                    *a += v * i32::from(w);
+                }
+            }
+            for (o, a) in out[i * n..(i + 1) * n].iter_mut().zip(&acc) {
+                *o = i64::from(*a);
+            }
+        }
+    } else {
+        for i in 0..m {
+            let row = &mut out[i * n..(i + 1) * n];
+            for (kk, &v) in xa[i * k..(i + 1) * k].iter().enumerate() {
+                let v = i64::from(v);
+                for (a, &w) in row.iter_mut().zip(&ya[kk * n..(kk + 1) * n]) {
+                    *a += v * i64::from(w);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `sum_k mask_ik |x_ik| |y_kj|` (`mask_on_left`) or `sum_k |x_ik| mask_kj |y_kj|`,
+/// visiting only the entries where `mask == select`.
+fn masked_abs_gemm(
+    x: &[i8],
+    y: &[i8],
+    dims: (usize, usize, usize),
+    mask: &[bool],
+    mask_on_left: bool,
+    select: bool,
+) -> Vec<i64> {
+    let (m, k, n) = dims;
+    let mut out = vec![0i64; m * n];
+    for i in 0..m {
+        let row = &mut out[i * n..(i + 1) * n];
+        for kk in 0..k {
+            let v = i64::from(x[i * k + kk].unsigned_abs());
+            if v == 0 {
+                continue;
+            }
+            let ys = &y[kk * n..(kk + 1) * n];
+            if mask_on_left {
+                if mask[i * k + kk] != select {
+                    continue;
+                }
+                for (a, &w) in row.iter_mut().zip(ys) {
+                    *a += v * i64::from(w.unsigned_abs());
+                }
+            } else {
+                let ms = &mask[kk * n..(kk + 1) * n];
+                for ((a, &w), &keep) in row.iter_mut().zip(ys).zip(ms) {
+                    if keep == select {
+                        *a += v * i64::from(w.unsigned_abs());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// An upper bound on `|x - sum_t q_t / lambda_t|`, evaluated by interval
+/// arithmetic with directed rounding (each quotient enclosed by its downward
+/// and upward roundings).
+fn gap_up(x: f64, terms: &[(i8, f64)]) -> f64 {
+    let (mut lo, mut hi) = (x, x);
+    for &(q, lambda) in terms {
+        let q = f64::from(q);
+        hi = sub_up(hi, div_down(q, lambda));
+        lo = sub_down(lo, div_up(q, lambda));
+    }
+    hi.abs().max(lo.abs())
+}
+
+/// Per-row (or per-column) maxima of the a-posteriori bounds on `|EA|` and `|qA|`.
+struct Gaps {
+    /// `>= max |x - q / lambda|` over the line.
+    total: Vec<f64>,
+    /// `>= max |x - q / lambda - rq / rlambda|` over the line.
+    after_residual: Vec<f64>,
+}
+
+/// Gaps along rows (`by_rows`) or columns of a matrix and its two quantizations.
+fn gaps(x: &Matrix<'_>, q: &QuantizedView<'_>, r: &QuantizedView<'_>, by_rows: bool) -> Gaps {
+    let lines = if by_rows { x.rows() } else { x.cols() };
+    let mut g = Gaps {
+        total: vec![0.0; lines],
+        after_residual: vec![0.0; lines],
+    };
+    for i in 0..x.rows() {
+        for j in 0..x.cols() {
+            let at = i * x.cols() + j;
+            let v = x.data()[at];
+            let line = if by_rows { i } else { j };
+            let (lq, lr) = (q.scale(i, j), r.scale(i, j));
+            let total = gap_up(v, &[(q.ints()[at], lq)]);
+            let after = gap_up(v, &[(q.ints()[at], lq), (r.ints()[at], lr)]);
+            g.total[line] = g.total[line].max(total);
+            g.after_residual[line] = g.after_residual[line].max(after);
+        }
+    }
+    g
+}
+
+/// Sums and maxima of `|q|` along rows or columns.
+fn line_abs(q: &QuantizedView<'_>, by_rows: bool) -> (Vec<i64>, Vec<i64>) {
+    let lines = if by_rows { q.rows() } else { q.cols() };
+    let (mut sum, mut max) = (vec![0i64; lines], vec![0i64; lines]);
+    for i in 0..q.rows() {
+        for j in 0..q.cols() {
+            let v = i64::from(q.ints()[i * q.cols() + j].unsigned_abs());
+            let line = if by_rows { i } else { j };
+            sum[line] += v;
+            max[line] = max[line].max(v);
+        }
+    }
+    (sum, max)
+}
+
+/// Upward `1 / lambda` along the rows (of an `A`-side view) or columns (`B` side).
+fn inverse_scales(q: &QuantizedView<'_>, by_rows: bool) -> Vec<f64> {
+    let lines = if by_rows { q.rows() } else { q.cols() };
+    (0..lines)
+        .map(|l| {
+            let lambda = if by_rows {
+                q.scale(l, 0)
+            } else {
+                q.scale(0, l)
+            };
+            div_up(1.0, lambda)
+        })
+        .collect()
+}
+
+/// The mask-independent part of the rigorous bound, computed once for a set of
+/// operands and reused for every mask (threshold) evaluated on them: three
+/// exact absolute-value integer GEMMs and the a-posteriori residual gaps.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::residual::{Operands, Prepared, QuantizedView, ScaleAxis};
+/// use boundgate_verify::format::Format;
+/// use boundgate_verify::oracle::Matrix;
+/// // 1x1: a = 0.3, b = 0.7, int8 per tensor with lambda = 127 / max.
+/// let (a, b) = ([0.3], [0.7]);
+/// let (la, lb) = ([127.0 / 0.3], [127.0 / 0.7]);
+/// let aq = QuantizedView::new(1, 1, &[127], &la, ScaleAxis::Tensor).unwrap();
+/// let bq = QuantizedView::new(1, 1, &[127], &lb, ScaleAxis::Tensor).unwrap();
+/// let zero = QuantizedView::new(1, 1, &[0], &[1.0], ScaleAxis::Tensor).unwrap();
+/// let ops = Operands::new(
+///     Matrix::new(1, 1, &a).unwrap(), Matrix::new(1, 1, &b).unwrap(),
+///     aq, bq, zero, zero, Format::FP64,
+/// ).unwrap();
+/// let bound = Prepared::new(&ops).unwrap().rigorous(&[false], &[false]).unwrap();
+/// assert!(bound.values()[0] < 1e-15); // 127/lambda reproduces a up to rounding
+/// ```
+pub struct Prepared<'a> {
+    ops: Operands<'a>,
+    /// `sum_k |Aq_ik| |RBq_kj|`.
+    g_a_rb: Vec<i64>,
+    /// `sum_k |RAq_ik| |Bq_kj|`.
+    g_ra_b: Vec<i64>,
+    /// `sum_k |RAq_ik| |RBq_kj|`.
+    g_ra_rb: Vec<i64>,
+    gaps_a: Gaps,
+    gaps_b: Gaps,
+    abs_a: (Vec<i64>, Vec<i64>),
+    abs_b: (Vec<i64>, Vec<i64>),
+    abs_ra: Vec<i64>,
+    abs_rb: Vec<i64>,
+    inv: [Vec<f64>; 4],
+}
+
+impl<'a> Prepared<'a> {
+    /// Computes the mask-independent parts.
+    ///
+    /// # Errors
+    /// [`VerifyError::HypothesisNotMet`] if the format has no subnormals (the
+    /// exactness of subnormal additions is used).
+    pub fn new(ops: &Operands<'a>) -> Result<Prepared<'a>> {
+        require(
+            ops.format.has_subnormals(),
+            &RIGOROUS,
+            "the arithmetic format has gradual underflow",
+            || format!("{} flushes subnormals", ops.format),
+        )?;
+        let (m, k, n) = ops.dims();
+        let g_a_rb = abs_gemm(ops.aq.ints(), ops.rbq.ints(), m, k, n);
+        let g_ra_b = abs_gemm(ops.raq.ints(), ops.bq.ints(), m, k, n);
+        let g_ra_rb = abs_gemm(ops.raq.ints(), ops.rbq.ints(), m, k, n);
+        Ok(Prepared {
+            gaps_a: gaps(&ops.a, &ops.aq, &ops.raq, true),
+            gaps_b: gaps(&ops.b, &ops.bq, &ops.rbq, false),
+            abs_a: line_abs(&ops.aq, true),
+            abs_b: line_abs(&ops.bq, false),
+            abs_ra: line_abs(&ops.raq, true).0,
+            abs_rb: line_abs(&ops.rbq, false).0,
+            inv: [
+                inverse_scales(&ops.aq, true),
+                inverse_scales(&ops.bq, false),
+                inverse_scales(&ops.raq, true),
+                inverse_scales(&ops.rbq, false),
+            ],
+            g_a_rb,
+            g_ra_b,
+            g_ra_rb,
+            ops: *ops,
+        })
+    }
+
+    /// The rigorous per-element bound on `|D - A B|` (inputs as given) for the
+    /// output `D` computed with the entries `keep_a` of `A` (`m x k`, row-major)
+    /// and `keep_b` of `B` (`k x n`) in the compensation products (module docs).
+    ///
+    /// # Errors
+    /// [`VerifyError::LengthMismatch`] for masks of the wrong size;
+    /// [`VerifyError::HypothesisNotMet`] if an intermediate of the
+    /// dequantize-and-add could overflow the format.
+    pub fn rigorous(&self, keep_a: &[bool], keep_b: &[bool]) -> Result<ElementBounds> {
+        let ops = &self.ops;
+        let (m, k, n) = ops.dims();
+        require_same_len("keep_a and m * k", keep_a.len(), m * k)?;
+        require_same_len("keep_b and k * n", keep_b.len(), k * n)?;
+        let kept_a = keep_a.iter().filter(|&&x| x).count();
+        let kept_b = keep_b.iter().filter(|&&x| x).count();
+        // Kept and dropped parts of |Aq||RBq|: visit the smaller set, subtract
+        // from the full product (exact integers).
+        let split =
+            |full: &[i64], kept_is_smaller: bool, sparse: Vec<i64>| -> (Vec<i64>, Vec<i64>) {
+                let other: Vec<i64> = full.iter().zip(&sparse).map(|(f, s)| f - s).collect();
+                if kept_is_smaller {
+                    (sparse, other)
+                } else {
+                    (other, sparse)
+                }
+            };
+        let small_a = kept_a <= m * k / 2;
+        let (k1, d1) = split(
+            &self.g_a_rb,
+            small_a,
+            masked_abs_gemm(
+                ops.aq.ints(),
+                ops.rbq.ints(),
+                (m, k, n),
+                keep_a,
+                true,
+                small_a,
+            ),
+        );
+        let small_b = kept_b <= k * n / 2;
+        let (k2, d2) = split(
+            &self.g_ra_b,
+            small_b,
+            masked_abs_gemm(
+                ops.raq.ints(),
+                ops.bq.ints(),
+                (m, k, n),
+                keep_b,
+                false,
+                small_b,
+            ),
+        );
+
+        let f = ops.format;
+        let u = f.unit_roundoff(RoundingMode::NearestEven);
+        let eta = f.underflow_abs_error(RoundingMode::NearestEven);
+        let gamma3 = gamma_value(3, u)?;
+        let one_u = add_up(1.0, u);
+        let [ia, ib, ira, irb] = &self.inv;
+        let (sum_a, max_a) = &self.abs_a;
+        let (sum_b, max_b) = &self.abs_b;
+        let kf = up(k as i64);
+        let mut values = Vec::with_capacity(m * n);
+        let mut largest: f64 = 0.0;
+        for i in 0..m {
+            let (ba, ea) = (self.gaps_a.after_residual[i], self.gaps_a.total[i]);
+            for j in 0..n {
+                let at = i * n + j;
+                let (bb, eb) = (self.gaps_b.after_residual[j], self.gaps_b.total[j]);
+                let scale2 = |x: f64, y: f64, s: i64| mul_up(mul_up(x, y), up(s));
+                // Entries left out of the compensation.
+                let dropped = add_up(scale2(ia[i], irb[j], d1[at]), scale2(ira[i], ib[j], d2[at]));
+                // The quantized residuals miss qA, qB.
+                let quant = add_up(
+                    mul_up(mul_up(ia[i], up(sum_a[i])), bb),
+                    mul_up(mul_up(ba, ib[j]), up(sum_b[j])),
+                );
+                // EA EB, two ways.
+                let expanded = add_up(
+                    add_up(
+                        scale2(ira[i], irb[j], self.g_ra_rb[at]),
+                        mul_up(mul_up(ira[i], up(self.abs_ra[i])), bb),
+                    ),
+                    add_up(
+                        mul_up(mul_up(ba, irb[j]), up(self.abs_rb[j])),
+                        mul_up(mul_up(kf, ba), bb),
+                    ),
+                );
+                let crude = mul_up(mul_up(kf, ea), eb);
+                let second = expanded.min(crude);
+                // Magnitudes of the three exact terms: |P_t| <= these integer
+                // sums, divided by the row scale, then by the column scale.
+                let p_abs = [
+                    (sum_a[i] * max_b[j]).min(max_a[i] * sum_b[j]),
+                    k1[at],
+                    k2[at],
+                ];
+                let row_inv = [ia[i], ia[i], ira[i]];
+                let col_inv = [ib[j], irb[j], ib[j]];
+                let mut y = [0.0; 3];
+                let mut x = [0.0; 3];
+                let mut rounding = 0.0;
+                for t in 0..3 {
+                    if p_abs[t] == 0 {
+                        continue; // P_t = 0: y_t = 0 exactly
+                    }
+                    let first = mul_up(up(p_abs[t]), row_inv[t]);
+                    x[t] = mul_up(first, col_inv[t]);
+                    let e = add_up(
+                        mul_up(gamma3, x[t]),
+                        add_up(mul_up(mul_up(eta, one_u), col_inv[t]), eta),
+                    );
+                    rounding = add_up(rounding, e);
+                    y[t] = add_up(x[t], e);
+                    // fl(fl(P) / lambda_row), before the second division.
+                    largest = largest.max(add_up(mul_up(mul_up(one_u, one_u), first), eta));
+                }
+                let s1 = add_up(y[0], y[1]);
+                if x[1] != 0.0 {
+                    rounding = add_up(rounding, mul_up(u, s1));
+                }
+                let s2 = add_up(mul_up(one_u, s1), y[2]);
+                if x[2] != 0.0 {
+                    rounding = add_up(rounding, mul_up(u, s2));
+                }
+                largest = largest.max(mul_up(one_u, s2));
+                values.push(add_up(add_up(dropped, quant), add_up(second, rounding)));
+            }
+        }
+        require(
+            largest <= f.max_finite(),
+            &RIGOROUS,
+            "no overflow in the dequantize-and-add",
+            || {
+                format!(
+                    "an intermediate may reach {largest:e} > {:e} ({f})",
+                    f.max_finite()
+                )
+            },
+        )?;
+        let bound = Bound::deterministic(0.0, Quantity::AbsoluteError, RIGOROUS, Rigor::Rigorous)
+            .with_hypothesis(
+                "exact integer products (int32 accumulation checked by the kernel)",
+                format!("k = {k}"),
+            )
+            .with_hypothesis(
+                "fl(z) = z(1 + d) + e in the dequantization, exact subnormal additions",
+                format!(
+                    "{f}, round to nearest even, u = 2^{}, eta = {eta:e}",
+                    u.log2()
+                ),
+            )
+            .with_hypothesis(
+                "no overflow",
+                format!("intermediates <= {largest:e} <= {:e}", f.max_finite()),
+            )
+            .with_hypothesis(
+                "compensation masks",
+                format!(
+                    "{kept_a} of {} entries of A kept, {kept_b} of {} of B",
+                    m * k,
+                    k * n
+                ),
+            );
+        ElementBounds::new(bound, values)
+    }
+}
+
+/// The rigorous per-element bound on `|D - A B|` for a residual-compensated
+/// GEMM (module docs): [`Prepared::new`] then [`Prepared::rigorous`].
+///
+/// # Errors
+/// As [`Prepared::new`] and [`Prepared::rigorous`].
+pub fn rigorous(ops: &Operands<'_>, keep_a: &[bool], keep_b: &[bool]) -> Result<ElementBounds> {
+    Prepared::new(ops)?.rigorous(keep_a, keep_b)
+}
+
+/// Gu eq. (8) with eq. (12), as printed but with magnitudes (module docs): per
+/// element `(1/la_i) sum_k (1 - KB_kj)|b_kj| + (1/lb_j) sum_k (1 - KA_ik)|a_ik|`,
+/// the first-order error of the entries the method leaves uncompensated.
+/// Published, first order: it omits `RA RB` and the residual quantization.
+///
+/// # Errors
+/// [`VerifyError::LengthMismatch`] for masks of the wrong size.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::residual::{eq8_first_order, Operands, QuantizedView, ScaleAxis};
+/// use boundgate_verify::format::Format;
+/// use boundgate_verify::oracle::Matrix;
+/// let (a, b) = ([0.5], [2.0]);
+/// let q = QuantizedView::new(1, 1, &[1], &[2.0], ScaleAxis::Tensor).unwrap();
+/// let qb = QuantizedView::new(1, 1, &[2], &[1.0], ScaleAxis::Tensor).unwrap();
+/// let z = QuantizedView::new(1, 1, &[0], &[1.0], ScaleAxis::Tensor).unwrap();
+/// let ops = Operands::new(Matrix::new(1, 1, &a).unwrap(), Matrix::new(1, 1, &b).unwrap(),
+///                         q, qb, z, z, Format::FP32).unwrap();
+/// // Nothing compensated: (1/2) * 2 + (1/1) * 0.5 = 1.5.
+/// assert_eq!(eq8_first_order(&ops, &[false], &[false]).unwrap().values(), &[1.5]);
+/// // Everything compensated: first order says 0.
+/// assert_eq!(eq8_first_order(&ops, &[true], &[true]).unwrap().values(), &[0.0]);
+/// ```
+pub fn eq8_first_order(
+    ops: &Operands<'_>,
+    keep_a: &[bool],
+    keep_b: &[bool],
+) -> Result<ElementBounds> {
+    let (m, k, n) = ops.dims();
+    require_same_len("keep_a and m * k", keep_a.len(), m * k)?;
+    require_same_len("keep_b and k * n", keep_b.len(), k * n)?;
+    let mut dropped_a = vec![0.0f64; m];
+    for i in 0..m {
+        for kk in 0..k {
+            if !keep_a[i * k + kk] {
+                dropped_a[i] = add_up(dropped_a[i], ops.a.get(i, kk).abs());
+            }
+        }
+    }
+    let mut dropped_b = vec![0.0f64; n];
+    for kk in 0..k {
+        for j in 0..n {
+            if !keep_b[kk * n + j] {
+                dropped_b[j] = add_up(dropped_b[j], ops.b.get(kk, j).abs());
+            }
+        }
+    }
+    let ia = inverse_scales(&ops.aq, true);
+    let ib = inverse_scales(&ops.bq, false);
+    let mut values = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            values.push(add_up(
+                mul_up(ia[i], dropped_b[j]),
+                mul_up(ib[j], dropped_a[i]),
+            ));
+        }
+    }
+    let bound = Bound::deterministic(0.0, Quantity::AbsoluteError, GU_EQ8, Rigor::Published)
+        .with_hypothesis(
+            "|ra_ik| <= 1/lambda_a, |rb_kj| <= 1/lambda_b (eq. (12))",
+            "assumed by the source, not checked",
+        )
+        .with_hypothesis(
+            "first order: RA RB and the residual quantization omitted",
+            "as printed",
+        );
+    ElementBounds::new(bound, values)
+}
+
+/// Gu's threshold claim (§3.1, §5.2): the compensated result has relative error
+/// at most `2 M` for threshold `M`, i.e. `|d_ij - c_ij| <= 2 M |c_ij|`, given the
+/// exact `c` (rounded to `f64`; each `|c_ij|` is stepped one ulp up so that the
+/// bound is not below `2 M |c_ij|`). The paper itself says it can fail "in the
+/// presence of some singular values" (§5.2); for `c_ij = 0` it allows no error.
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] for a threshold that is not finite and
+/// positive; [`VerifyError::NonFinite`] for a non-finite `c`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::residual::threshold_claim;
+/// let b = threshold_claim(0.5, &[2.0, -4.0]).unwrap();
+/// assert!(b.values()[0] >= 2.0 && b.values()[1] >= 4.0);
+/// assert!(threshold_claim(0.0, &[1.0]).is_err());
+/// ```
+pub fn threshold_claim(threshold: f64, exact: &[f64]) -> Result<ElementBounds> {
+    if !(threshold.is_finite() && threshold > 0.0) {
+        return Err(VerifyError::invalid(
+            "threshold",
+            threshold,
+            "must be finite and positive",
+        ));
+    }
+    require_finite("c", exact)?;
+    let two_m = mul_up(2.0, threshold);
+    let values = exact
+        .iter()
+        .map(|c| {
+            let c = c.abs();
+            mul_up(two_m, if c == 0.0 { 0.0 } else { c.next_up() })
+        })
+        .collect();
+    let bound = Bound::deterministic(0.0, Quantity::AbsoluteError, GU_THRESHOLD, Rigor::Published)
+        .with_hypothesis(
+            "relative error of the compensated result at most 2M",
+            format!("M = {threshold}: bound 2M |c_ij| per element"),
+        );
+    ElementBounds::new(bound, values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gap_encloses_the_exact_difference() {
+        // 0.1 - 13/127: exact rational difference computed with MPFR.
+        let g = gap_up(0.1, &[(13, 127.0)]);
+        let mut q = rug::Float::with_val(200, 13);
+        q /= 127;
+        let exact: rug::Float = rug::Float::with_val(200, 0.1) - q;
+        assert!(rug::Float::with_val(200, g) >= exact.clone().abs());
+        // ... and tightly: |0.1 - 13/127| = 2.362e-3 with two directed
+        // roundings of magnitude ~0.1 (ulp 2^-56), so within 2 ulps of 0.1.
+        let slack = exact.clone().abs() + 2f64.powi(-55);
+        assert!(rug::Float::with_val(200, g) <= slack, "{g:e} vs {exact}");
+    }
+
+    #[test]
+    fn up_never_rounds_down() {
+        let big = (1i64 << 60) + 1;
+        assert!(up(big) >= big as f64);
+        assert!(rug::Float::with_val(64, up(big)) >= big);
+        assert_eq!(up(12), 12.0);
+    }
+
+    #[test]
+    fn abs_gemm_agrees_in_both_accumulators() {
+        let x: Vec<i8> = (0..12).map(|v| (v * 37 % 255 - 127) as i8).collect();
+        let y: Vec<i8> = (0..12).map(|v| (v * 91 % 255 - 127) as i8).collect();
+        let exact = abs_gemm(&x, &y, 3, 4, 3);
+        let xa: Vec<i8> = x.iter().map(|v| v.saturating_abs()).collect();
+        let ya: Vec<i8> = y.iter().map(|v| v.saturating_abs()).collect();
+        assert_eq!(exact, int_gemm_i64(&xa, &ya, 3, 4, 3).unwrap());
+    }
+}

@@ -1,0 +1,359 @@
+// Residual-compensated quantized GEMM (Gu, "A method for accelerating low precision
+// operations by sparse matrix multiplication", Algorithm 1), working format binary32,
+// integers in int8 (int4 values are int8 in [-7, 7]), int32 accumulation.
+//
+// The CPU model is src/kernels/residual/method.rs with Working::Fp32: every floating-point
+// step below is the same single correctly rounded operation (explicit _rn intrinsics; the
+// host compiles with --fmad=false --ftz=false --prec-div=true), so outputs agree bit for bit.
+// Integer products are exact whatever the summation order (two's-complement int32 addition
+// is associative modulo 2^32 and the host checks that the exact sums fit), so the GEMM and
+// SpMM kernels may sum in any order. The only other order-dependent steps, the means of
+// |D_F|, are summed sequentially in binary64 by one thread per row or column, exactly as the
+// CPU model does, and the scale maxima are order-independent.
+//
+// Steps (launch order), with the CPU model's names:
+//   residual_absmax       max |x| per line (row of A, column of B, or the whole matrix)
+//   residual_scales       lambda = fl(num / amax); 1 for amax = 0; max_pow2 if it overflows
+//   residual_quantize     q = clamp(Q(fl(lambda x))), r = fl(x - fl(q / lambda)); B's and RB's
+//                         integers are written transposed (n x kp), A's and RA's as m x kp,
+//                         kp = k rounded up to a multiple of 4 (zero padding) for dp4a
+//   residual_gemm_dp4a    P = Aq Bq (int32), 32x32 tiles, dp4a.s32.s32
+//   residual_dequantize   D_F = fl(fl(fl(P) / lambda_row) / lambda_col)
+//   residual_row_means, residual_col_means     sum_j |D_F| in binary64, sequential, / count
+//   residual_mask_count   kept entries per row of A and per column of B (reduce.rs: rule 0
+//                         |x| >= 2M mean_nnz|X| with the limit computed on the host in binary64,
+//                         rule 1 |x| > M mean, rule 2 x > M mean)
+//   (host: exclusive scan of the counts, the density switch, per product)
+//   residual_mask_fill    CSR of A^r (rows) and of B^r's transpose (columns), ascending indices
+//   residual_spmm_rows    P1 = A^r_int RB_int: one row of A^r per block, threads over columns
+//   residual_spmm_cols    P2 = RA_int B^r_int: one thread per output, over column j's kept rows
+//   residual_combine      D = fl(fl(D_F + dq(P1)) + dq(P2))
+// The full residual runs residual_gemm_dp4a for P1 and P2 instead of the two SpMMs; so
+// does the sparse method for a product whose reduced matrix is not sparser than eta.
+//
+// No headers: the kernels use only built-in types, intrinsics and inline PTX, so this
+// file compiles with NVRTC alone.
+
+typedef unsigned long long index_t;
+
+// Rounding rules of the quantizer (quant.rs: Rounding).
+#define ROUND_NEAREST 0
+#define ROUND_FLOOR 1
+#define ROUND_TRUNC 2
+
+// Scale layouts (bounds::residual::ScaleAxis): one line per row, per column, or one line.
+#define AXIS_TENSOR 0
+#define AXIS_ROWS 1
+#define AXIS_COLUMNS 2
+
+__device__ __forceinline__ index_t line_of(index_t i, index_t j, int axis) {
+    return axis == AXIS_ROWS ? i : (axis == AXIS_COLUMNS ? j : 0);
+}
+
+// max |x| per line: one block per line, any blockDim.x (power of two <= 1024).
+// Maxima are exact, so the reduction order does not matter.
+extern "C" __global__ void residual_absmax(const float* __restrict__ x, index_t rows, index_t cols,
+                                           int axis, float* __restrict__ amax) {
+    extern __shared__ float red_max[];
+    const index_t line = blockIdx.x;
+    const index_t count = axis == AXIS_ROWS ? cols : (axis == AXIS_COLUMNS ? rows : rows * cols);
+    float m = 0.0f;
+    for (index_t t = threadIdx.x; t < count; t += blockDim.x) {
+        index_t at;
+        if (axis == AXIS_ROWS) {
+            at = line * cols + t;
+        } else if (axis == AXIS_COLUMNS) {
+            at = t * cols + line;
+        } else {
+            at = t;
+        }
+        m = fmaxf(m, fabsf(x[at]));
+    }
+    red_max[threadIdx.x] = m;
+    __syncthreads();
+    for (unsigned int s = blockDim.x >> 1; s > 0; s >>= 1) {
+        if (threadIdx.x < s) {
+            red_max[threadIdx.x] = fmaxf(red_max[threadIdx.x], red_max[threadIdx.x + s]);
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        amax[line] = red_max[0];
+    }
+}
+
+// lambda = fl(num / amax) per line (quant.rs: Quantizer::quantize).
+extern "C" __global__ void residual_scales(const float* __restrict__ amax, index_t lines, float num,
+                                           float max_pow2, float* __restrict__ scales) {
+    const index_t l = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (l >= lines) {
+        return;
+    }
+    const float m = amax[l];
+    float lambda = 1.0f;
+    if (m != 0.0f) {
+        lambda = __fdiv_rn(num, m);
+        if (isinf(lambda)) {
+            lambda = max_pow2;
+        }
+    }
+    scales[l] = lambda;
+}
+
+__device__ __forceinline__ int round_rule(float t, int rule) {
+    if (rule == ROUND_FLOOR) {
+        return __float2int_rd(t);
+    }
+    if (rule == ROUND_TRUNC) {
+        return __float2int_rz(t);
+    }
+    return __float2int_rn(t);  // nearest, ties to even
+}
+
+// q = clamp(Q(fl(lambda x)), -qmax, qmax); r = fl(x - fl(q / lambda)).
+// q goes to q_out[i * ld_rows + j] (transposed = 0) or q_out[j * ld_cols + i] (transposed = 1),
+// the padding of q_out being zero beforehand; r (row-major, rows x cols) may be null.
+extern "C" __global__ void residual_quantize(const float* __restrict__ x, index_t rows, index_t cols,
+                                             const float* __restrict__ scales, int axis, int rule,
+                                             int qmax, int transposed, index_t ld,
+                                             signed char* __restrict__ q_out,
+                                             float* __restrict__ r_out,
+                                             unsigned int* __restrict__ saturated) {
+    const index_t at = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (at >= rows * cols) {
+        return;
+    }
+    const index_t i = at / cols;
+    const index_t j = at % cols;
+    const float lambda = scales[line_of(i, j, axis)];
+    const float v = x[at];
+    int q = round_rule(__fmul_rn(lambda, v), rule);
+    if (q > qmax || q < -qmax) {
+        q = q > qmax ? qmax : -qmax;
+        atomicAdd(saturated, 1u);  // a count: order-independent
+    }
+    q_out[transposed ? j * ld + i : i * ld + j] = (signed char)q;
+    if (r_out != 0) {
+        r_out[at] = __fsub_rn(v, __fdiv_rn(__int2float_rn(q), lambda));
+    }
+}
+
+// 4 signed bytes times 4 signed bytes, summed into c (exact).
+__device__ __forceinline__ int dp4a(int a, int b, int c) {
+    int d;
+    asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+
+#define TILE 32
+#define TILE_K_WORDS 8  // 32 bytes of k per step
+
+// P = A Bt^T: A is m x kp, Bt is n x kp (both int8, row-major, kp % 4 == 0, 4-byte aligned),
+// P is m x n int32. Blocks of 16 x 16 threads compute 32 x 32 tiles, each thread 2 x 2 outputs.
+extern "C" __global__ void residual_gemm_dp4a(const int* __restrict__ a, const int* __restrict__ bt,
+                                              index_t m, index_t n, index_t kp_words,
+                                              int* __restrict__ p) {
+    __shared__ int sa[TILE][TILE_K_WORDS + 1];
+    __shared__ int sb[TILE][TILE_K_WORDS + 1];
+    const unsigned int tx = threadIdx.x;  // 0..15
+    const unsigned int ty = threadIdx.y;  // 0..15
+    const index_t row0 = (index_t)blockIdx.y * TILE;
+    const index_t col0 = (index_t)blockIdx.x * TILE;
+    int acc[2][2] = {{0, 0}, {0, 0}};
+    const unsigned int tid = ty * 16 + tx;
+    for (index_t w0 = 0; w0 < kp_words; w0 += TILE_K_WORDS) {
+        // 256 threads load 32 x 8 words of each operand.
+        const unsigned int r = tid / TILE_K_WORDS;
+        const unsigned int w = tid % TILE_K_WORDS;
+        const index_t wa = w0 + w;
+        sa[r][w] = (row0 + r < m && wa < kp_words) ? a[(row0 + r) * kp_words + wa] : 0;
+        sb[r][w] = (col0 + r < n && wa < kp_words) ? bt[(col0 + r) * kp_words + wa] : 0;
+        __syncthreads();
+        for (unsigned int kw = 0; kw < TILE_K_WORDS; ++kw) {
+            for (unsigned int di = 0; di < 2; ++di) {
+                for (unsigned int dj = 0; dj < 2; ++dj) {
+                    acc[di][dj] = dp4a(sa[ty * 2 + di][kw], sb[tx * 2 + dj][kw], acc[di][dj]);
+                }
+            }
+        }
+        __syncthreads();
+    }
+    for (unsigned int di = 0; di < 2; ++di) {
+        for (unsigned int dj = 0; dj < 2; ++dj) {
+            const index_t i = row0 + ty * 2 + di;
+            const index_t j = col0 + tx * 2 + dj;
+            if (i < m && j < n) {
+                p[i * n + j] = acc[di][dj];
+            }
+        }
+    }
+}
+
+// fl(fl(fl(P) / lambda_row) / lambda_col) (method.rs: dequantize).
+__device__ __forceinline__ float dequant(int p, float row_scale, float col_scale) {
+    return __fdiv_rn(__fdiv_rn(__int2float_rn(p), row_scale), col_scale);
+}
+
+// D_F = dequantized P; scales per row (row_axis) / column (col_axis) or per tensor.
+extern "C" __global__ void residual_dequantize(const int* __restrict__ p, index_t m, index_t n,
+                                               const float* __restrict__ row_scales, int row_axis,
+                                               const float* __restrict__ col_scales, int col_axis,
+                                               float* __restrict__ d) {
+    const index_t at = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (at >= m * n) {
+        return;
+    }
+    const index_t i = at / n;
+    const index_t j = at % n;
+    d[at] = dequant(p[at], row_scales[row_axis == AXIS_TENSOR ? 0 : i],
+                    col_scales[col_axis == AXIS_TENSOR ? 0 : j]);
+}
+
+// Row means of |D_F| in binary64, summed j = 0, 1, ... (reduce.rs: abs_means).
+extern "C" __global__ void residual_row_means(const float* __restrict__ d, index_t m, index_t n,
+                                              double* __restrict__ means) {
+    const index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) {
+        return;
+    }
+    double s = 0.0;
+    for (index_t j = 0; j < n; ++j) {
+        s = __dadd_rn(s, fabs((double)d[i * n + j]));
+    }
+    means[i] = __ddiv_rn(s, (double)n);
+}
+
+// Column means of |D_F| in binary64, summed i = 0, 1, ...
+extern "C" __global__ void residual_col_means(const float* __restrict__ d, index_t m, index_t n,
+                                              double* __restrict__ means) {
+    const index_t j = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= n) {
+        return;
+    }
+    double s = 0.0;
+    for (index_t i = 0; i < m; ++i) {
+        s = __dadd_rn(s, fabs((double)d[i * n + j]));
+    }
+    means[j] = __ddiv_rn(s, (double)m);
+}
+
+// Reduction rules (reduce.rs: ReduceRule).
+#define RULE_MEAN 0
+#define RULE_ROWS 1
+#define RULE_SIGNED 2
+
+// Whether x is kept (reduce.rs: ReduceRule::keeps): against global_limit = fl64(2M) *
+// mean_nnz|X| (computed on the host) for RULE_MEAN, against fl64(M * mean) otherwise.
+__device__ __forceinline__ bool keeps(float x, double threshold, double mean, double global_limit,
+                                      int rule) {
+    const double v = (double)x;
+    if (rule == RULE_MEAN) {
+        return v != 0.0 && fabs(v) >= global_limit;
+    }
+    const double limit = __dmul_rn(threshold, mean);
+    return rule == RULE_SIGNED ? v > limit : fabs(v) > limit;
+}
+
+// Kept entries per line: by_rows = 1 counts row i of x (rows x cols) against means[i]
+// (A against the row means); by_rows = 0 counts column j against means[j] (B, column means).
+extern "C" __global__ void residual_mask_count(const float* __restrict__ x, index_t rows, index_t cols,
+                                               const double* __restrict__ means, double threshold,
+                                               double global_limit, int rule, int by_rows,
+                                               unsigned int* __restrict__ counts) {
+    const index_t l = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const index_t lines = by_rows ? rows : cols;
+    if (l >= lines) {
+        return;
+    }
+    const index_t len = by_rows ? cols : rows;
+    unsigned int c = 0;
+    for (index_t t = 0; t < len; ++t) {
+        const float v = by_rows ? x[l * cols + t] : x[t * cols + l];
+        c += keeps(v, threshold, means[l], global_limit, rule) ? 1u : 0u;
+    }
+    counts[l] = c;
+}
+
+// Fills the CSR of the kept entries line by line, indices ascending: for by_rows = 1 the
+// CSR of A^r (row i, column k), for by_rows = 0 the CSR of B^r's transpose (column j,
+// row k). q is the quantized matrix in the layout residual_quantize wrote (ld = its
+// leading dimension, transposed as there); offsets = exclusive scan of the counts.
+extern "C" __global__ void residual_mask_fill(const float* __restrict__ x, index_t rows, index_t cols,
+                                              const double* __restrict__ means, double threshold,
+                                              double global_limit, int rule, int by_rows,
+                                              const signed char* __restrict__ q, int transposed,
+                                              index_t ld, const unsigned int* __restrict__ offsets,
+                                              unsigned int* __restrict__ index,
+                                              signed char* __restrict__ values) {
+    const index_t l = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const index_t lines = by_rows ? rows : cols;
+    if (l >= lines) {
+        return;
+    }
+    const index_t len = by_rows ? cols : rows;
+    unsigned int out = offsets[l];
+    for (index_t t = 0; t < len; ++t) {
+        const index_t i = by_rows ? l : t;
+        const index_t j = by_rows ? t : l;
+        if (keeps(x[i * cols + j], threshold, means[l], global_limit, rule)) {
+            index[out] = (unsigned int)t;
+            values[out] = transposed ? q[j * ld + i] : q[i * ld + j];
+            ++out;
+        }
+    }
+}
+
+// P1 = A^r_int RB_int: A^r in CSR (m rows), RB transposed as rbt (n x ld).
+// One block per row i of A^r, threads stride over the output columns j.
+extern "C" __global__ void residual_spmm_rows(const unsigned int* __restrict__ row_ptr,
+                                              const unsigned int* __restrict__ col_idx,
+                                              const signed char* __restrict__ values,
+                                              const signed char* __restrict__ rbt, index_t ld,
+                                              index_t n, int* __restrict__ p1) {
+    const index_t i = blockIdx.x;
+    for (index_t j = threadIdx.x; j < n; j += blockDim.x) {
+        int acc = 0;
+        for (unsigned int e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+            acc += (int)values[e] * (int)rbt[j * ld + col_idx[e]];
+        }
+        p1[i * n + j] = acc;
+    }
+}
+
+// P2 = RA_int B^r_int: RA is m x ld row-major, B^r given by the CSR of its transpose
+// (column j lists its kept rows k). One thread per output (i, j).
+extern "C" __global__ void residual_spmm_cols(const signed char* __restrict__ ra, index_t ld,
+                                              index_t m, const unsigned int* __restrict__ col_ptr,
+                                              const unsigned int* __restrict__ row_idx,
+                                              const signed char* __restrict__ values, index_t n,
+                                              int* __restrict__ p2) {
+    const index_t at = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (at >= m * n) {
+        return;
+    }
+    const index_t i = at / n;
+    const index_t j = at % n;
+    int acc = 0;
+    for (unsigned int e = col_ptr[j]; e < col_ptr[j + 1]; ++e) {
+        acc += (int)ra[i * ld + row_idx[e]] * (int)values[e];
+    }
+    p2[at] = acc;
+}
+
+// D = fl(fl(D_F + dq(P1)) + dq(P2)) (method.rs: combine), with
+// dq(P1) = fl(fl(fl(P1) / lambda_A_i) / lambda_RB_j), dq(P2) = fl(fl(fl(P2) / lambda_RA_i) / lambda_B_j).
+extern "C" __global__ void residual_combine(const float* __restrict__ d_f, const int* __restrict__ p1,
+                                            const int* __restrict__ p2, index_t m, index_t n,
+                                            const float* __restrict__ la, const float* __restrict__ lrb,
+                                            const float* __restrict__ lra, const float* __restrict__ lb,
+                                            int left_axis, int right_axis, float* __restrict__ d) {
+    const index_t at = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (at >= m * n) {
+        return;
+    }
+    const index_t i = left_axis == AXIS_TENSOR ? 0 : at / n;
+    const index_t j = right_axis == AXIS_TENSOR ? 0 : at % n;
+    const float y1 = dequant(p1[at], la[i], lrb[j]);
+    const float y2 = dequant(p2[at], lra[i], lb[j]);
+    d[at] = __fadd_rn(__fadd_rn(d_f[at], y1), y2);
+}

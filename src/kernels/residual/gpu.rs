@@ -1,0 +1,645 @@
+//! Launchers of `kernels/residual.cu` (feature `cuda`): Gu's Algorithm 1 on the
+//! GPU in binary32, step for step the CPU model of [`super::method`] with
+//! [`Working::Fp32`], so that integers, masks and outputs can be compared bit
+//! for bit (`tests/residual_gpu.rs`, ignored without a device).
+//!
+//! Not run in this project's development session (no GPU was lent to it):
+//! compiled here, the kernels compiled by NVRTC for sm_80/sm_90, nothing
+//! executed. `docs/gpu/` holds no residual record yet.
+//!
+//! A machine without a driver gets the probe's typed error (never a panic); a
+//! panic inside the bindings is caught and returned as [`GpuError::Internal`].
+
+use super::kernel::RunConfig;
+use super::method::{Method, Path};
+use super::quant::Working;
+use super::reduce::{ReduceRule, nonzero_mean};
+use crate::gpu::nvrtc::{BuildOptions, Target, compile};
+use crate::gpu::{DeviceStatus, GpuError, probe};
+use boundgate_verify::VerifyError;
+use boundgate_verify::bounds::residual::{ScaleAxis, int32_max_k};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
+    LaunchConfig, PushKernelArg, ValidAsZeroBits,
+};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+/// The kernel source, embedded like the other `kernels/*.cu`.
+pub const SOURCE: &str = include_str!("../../../kernels/residual.cu");
+
+/// What the GPU computed, with the intermediates needed to compare with the CPU model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuResidual {
+    /// `D`, row-major `m x n`.
+    pub d: Vec<f64>,
+    /// `A_int` (row-major `m x k`).
+    pub aq: Vec<i8>,
+    /// `B_int` (row-major `k x n`).
+    pub bq: Vec<i8>,
+    /// `RA_int`.
+    pub raq: Vec<i8>,
+    /// `RB_int`.
+    pub rbq: Vec<i8>,
+    /// `P0 = A_int B_int`.
+    pub p0: Vec<i32>,
+    /// `D_F`.
+    pub d_f: Vec<f64>,
+    /// The path taken.
+    pub path: Path,
+    /// Densities of the reduced matrices (sparse method).
+    pub densities: Option<(f64, f64)>,
+}
+
+fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
+    move |e| GpuError::Driver {
+        call: call.to_string(),
+        message: format!("{e:?}"),
+    }
+}
+
+fn axis_code(axis: ScaleAxis) -> i32 {
+    match axis {
+        ScaleAxis::Tensor => 0,
+        ScaleAxis::Rows => 1,
+        ScaleAxis::Columns => 2,
+    }
+}
+
+fn lines(axis: ScaleAxis, rows: usize, cols: usize) -> usize {
+    match axis {
+        ScaleAxis::Tensor => 1,
+        ScaleAxis::Rows => rows,
+        ScaleAxis::Columns => cols,
+    }
+}
+
+fn grid(count: usize, threads: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (count.div_ceil(threads as usize).max(1) as u32, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+struct Device {
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+}
+
+impl Device {
+    fn open() -> Result<Device, GpuError> {
+        let info = match probe() {
+            DeviceStatus::Available(info) => info,
+            DeviceStatus::Unavailable { reason } => return Err(reason),
+        };
+        let context = CudaContext::new(0).map_err(driver("open device 0"))?;
+        let (major, minor) = info.compute_capability;
+        let built = compile(
+            "kernels/residual.cu",
+            SOURCE,
+            &BuildOptions::new(Target::Cubin(major, minor)),
+        )?;
+        let module = context
+            .load_module(cudarc::nvrtc::Ptx::from_binary(built.image))
+            .map_err(driver("cuModuleLoadData kernels/residual.cu"))?;
+        let stream = context.new_stream().map_err(driver("cuStreamCreate"))?;
+        Ok(Device { stream, module })
+    }
+
+    fn function(&self, name: &'static str) -> Result<CudaFunction, GpuError> {
+        self.module
+            .load_function(name)
+            .map_err(driver("cuModuleGetFunction"))
+    }
+
+    fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>, GpuError> {
+        self.stream
+            .clone_htod(data)
+            .map_err(driver("copy to the device"))
+    }
+
+    fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<T>, GpuError> {
+        self.stream
+            .alloc_zeros(len.max(1))
+            .map_err(driver("cuMemAlloc"))
+    }
+
+    fn download<T: DeviceRepr + Default + Clone>(
+        &self,
+        d: &CudaSlice<T>,
+    ) -> Result<Vec<T>, GpuError> {
+        self.stream
+            .clone_dtoh(d)
+            .map_err(driver("copy to the host"))
+    }
+}
+
+/// One quantized operand on the device: integers (`rows x kp`, or transposed
+/// `cols x kp`), scales, and the residual (row-major floats) if asked for.
+struct Quantized {
+    q: CudaSlice<i8>,
+    scales: CudaSlice<f32>,
+    residual: Option<CudaSlice<f32>>,
+}
+
+/// `residual_absmax`, `residual_scales`, `residual_quantize` for one matrix.
+#[allow(clippy::too_many_arguments)] // the kernel's parameters
+fn quantize(
+    dev: &Device,
+    x: &CudaSlice<f32>,
+    (rows, cols): (usize, usize),
+    axis: ScaleAxis,
+    cfg: &RunConfig,
+    transposed: bool,
+    ld: usize,
+    with_residual: bool,
+) -> Result<Quantized, GpuError> {
+    let q_cfg = cfg.quantizer;
+    let count = lines(axis, rows, cols);
+    let mut amax = dev.zeros::<f32>(count)?;
+    let mut scales = dev.zeros::<f32>(count)?;
+    let q_len = if transposed { cols * ld } else { rows * ld };
+    let mut q = dev.zeros::<i8>(q_len)?;
+    let mut residual = if with_residual {
+        Some(dev.zeros::<f32>(rows * cols)?)
+    } else {
+        None
+    };
+    let mut saturated = dev.zeros::<u32>(1)?;
+    let (rows64, cols64, ld64) = (rows as u64, cols as u64, ld as u64);
+    let axis_c = axis_code(axis);
+    let num = q_cfg.scale.numerator(q_cfg.bits) as f32;
+    let max_pow2 = Working::Fp32.max_pow2() as f32;
+    let (rule, qmax) = (
+        match q_cfg.rounding {
+            super::quant::Rounding::Nearest => 0i32,
+            super::quant::Rounding::Floor => 1,
+            super::quant::Rounding::TowardZero => 2,
+        },
+        q_cfg.bits.qmax(),
+    );
+    let transposed_c = i32::from(transposed);
+    let lines64 = count as u64;
+    let absmax = dev.function("residual_absmax")?;
+    let scale_fn = dev.function("residual_scales")?;
+    let quant_fn = dev.function("residual_quantize")?;
+    let threads = 256u32;
+    // SAFETY: argument lists match the kernels' signatures in kernels/residual.cu,
+    // every buffer has the length the kernel indexes (amax and scales: one per
+    // line; q: rows or cols times ld; residual: rows x cols), and residual_absmax
+    // gets blockDim.x floats of shared memory.
+    unsafe {
+        dev.stream
+            .launch_builder(&absmax)
+            .arg(x)
+            .arg(&rows64)
+            .arg(&cols64)
+            .arg(&axis_c)
+            .arg(&mut amax)
+            .launch(LaunchConfig {
+                grid_dim: (count as u32, 1, 1),
+                block_dim: (threads, 1, 1),
+                shared_mem_bytes: threads * 4,
+            })
+            .map_err(driver("launch residual_absmax"))?;
+        dev.stream
+            .launch_builder(&scale_fn)
+            .arg(&amax)
+            .arg(&lines64)
+            .arg(&num)
+            .arg(&max_pow2)
+            .arg(&mut scales)
+            .launch(grid(count, threads))
+            .map_err(driver("launch residual_scales"))?;
+        let mut builder = dev.stream.launch_builder(&quant_fn);
+        builder
+            .arg(x)
+            .arg(&rows64)
+            .arg(&cols64)
+            .arg(&scales)
+            .arg(&axis_c)
+            .arg(&rule)
+            .arg(&qmax)
+            .arg(&transposed_c)
+            .arg(&ld64)
+            .arg(&mut q);
+        let null: u64 = 0;
+        match residual.as_mut() {
+            Some(r) => builder.arg(r),
+            None => builder.arg(&null),
+        };
+        builder
+            .arg(&mut saturated)
+            .launch(grid(rows * cols, threads))
+            .map_err(driver("launch residual_quantize"))?;
+    }
+    Ok(Quantized {
+        q,
+        scales,
+        residual,
+    })
+}
+
+/// `residual_gemm_dp4a`: `P = A Bt^T` for int8 `A` (`m x kp`) and `Bt` (`n x kp`).
+fn gemm(
+    dev: &Device,
+    a: &CudaSlice<i8>,
+    bt: &CudaSlice<i8>,
+    (m, n, kp): (usize, usize, usize),
+) -> Result<CudaSlice<i32>, GpuError> {
+    let f = dev.function("residual_gemm_dp4a")?;
+    let mut p = dev.zeros::<i32>(m * n)?;
+    let (m64, n64, words) = (m as u64, n as u64, (kp / 4) as u64);
+    // SAFETY: kp is a multiple of 4 and the int8 buffers are 256-byte aligned
+    // device allocations, so reading them as int words is aligned and in bounds;
+    // p has m x n elements; 16 x 16 threads per 32 x 32 tile.
+    unsafe {
+        dev.stream
+            .launch_builder(&f)
+            .arg(a)
+            .arg(bt)
+            .arg(&m64)
+            .arg(&n64)
+            .arg(&words)
+            .arg(&mut p)
+            .launch(LaunchConfig {
+                grid_dim: (n.div_ceil(32) as u32, m.div_ceil(32) as u32, 1),
+                block_dim: (16, 16, 1),
+                shared_mem_bytes: 0,
+            })
+            .map_err(driver("launch residual_gemm_dp4a"))?;
+    }
+    Ok(p)
+}
+
+/// Runs Gu's Algorithm 1 (or a baseline) on the GPU.
+///
+/// # Errors
+/// [`GpuError::Input`] for bad input (as the CPU model), for a working format
+/// other than fp32, or for a `k` beyond the `int32` limit (the GPU path has no
+/// `i64` fallback); the probe's error without a device; driver errors.
+pub fn run_gpu(
+    a: &[f64],
+    b: &[f64],
+    (m, k, n): (usize, usize, usize),
+    cfg: &RunConfig,
+) -> Result<GpuResidual, GpuError> {
+    if cfg.quantizer.working != Working::Fp32 {
+        return Err(
+            VerifyError::invalid("format", "fp64", "the GPU kernels compute in fp32").into(),
+        );
+    }
+    for (what, dim) in [("rows of A", m), ("columns of A", k), ("columns of B", n)] {
+        if dim == 0 {
+            return Err(VerifyError::Empty { what: what.into() }.into());
+        }
+    }
+    boundgate_verify::error::require_same_len("A and m * k", a.len(), m * k)?;
+    boundgate_verify::error::require_same_len("B and k * n", b.len(), k * n)?;
+    let q = cfg.quantizer.bits.qmax() as u32;
+    if k as u64 > int32_max_k(q, q) {
+        return Err(VerifyError::invalid(
+            "k",
+            k,
+            "int32 accumulation could overflow (the GPU path has no i64 fallback)",
+        )
+        .into());
+    }
+    let to_f32 = |what: &str, v: &[f64]| -> Result<Vec<f32>, GpuError> {
+        boundgate_verify::error::require_finite(what, v)?;
+        v.iter()
+            .map(|&x| {
+                let s = x as f32;
+                if s.is_finite() {
+                    Ok(s)
+                } else {
+                    Err(GpuError::Input(VerifyError::Overflow {
+                        format: "fp32".into(),
+                        value: x,
+                        max: f64::from(f32::MAX),
+                    }))
+                }
+            })
+            .collect()
+    };
+    let (a32, b32) = (to_f32("A", a)?, to_f32("B", b)?);
+    catch_unwind(AssertUnwindSafe(|| run(&a32, &b32, (m, k, n), cfg))).unwrap_or_else(|p| {
+        let message = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".into());
+        Err(GpuError::Internal(message))
+    })
+}
+
+fn run(
+    a32: &[f32],
+    b32: &[f32],
+    (m, k, n): (usize, usize, usize),
+    cfg: &RunConfig,
+) -> Result<GpuResidual, GpuError> {
+    let dev = Device::open()?;
+    let kp = k.div_ceil(4) * 4;
+    let axis_a = cfg.granularity.axis(true);
+    let axis_b = cfg.granularity.axis(false);
+    let d_a = dev.upload(a32)?;
+    let d_b = dev.upload(b32)?;
+    let qa = quantize(&dev, &d_a, (m, k), axis_a, cfg, false, kp, true)?;
+    let qb = quantize(&dev, &d_b, (k, n), axis_b, cfg, true, kp, true)?;
+    let ra = qa.residual.as_ref().expect("asked for");
+    let rb = qb.residual.as_ref().expect("asked for");
+    let qra = quantize(&dev, ra, (m, k), axis_a, cfg, false, kp, false)?;
+    let qrb = quantize(&dev, rb, (k, n), axis_b, cfg, true, kp, false)?;
+    let p0 = gemm(&dev, &qa.q, &qb.q, (m, n, kp))?;
+    let (m64, n64) = (m as u64, n as u64);
+    let (ca, cb) = (axis_code(axis_a), axis_code(axis_b));
+    let mut d_f = dev.zeros::<f32>(m * n)?;
+    let deq = dev.function("residual_dequantize")?;
+    // SAFETY: signature of residual_dequantize; p0 and d_f have m x n elements,
+    // the scale buffers one per line of their axis.
+    unsafe {
+        dev.stream
+            .launch_builder(&deq)
+            .arg(&p0)
+            .arg(&m64)
+            .arg(&n64)
+            .arg(&qa.scales)
+            .arg(&ca)
+            .arg(&qb.scales)
+            .arg(&cb)
+            .arg(&mut d_f)
+            .launch(grid(m * n, 256))
+            .map_err(driver("launch residual_dequantize"))?;
+    }
+    let mut densities = None;
+    let (p1, p2, path) = match cfg.method {
+        Method::Direct => (None, None, Path::Direct),
+        Method::Full => (
+            Some(gemm(&dev, &qa.q, &qrb.q, (m, n, kp))?),
+            Some(gemm(&dev, &qra.q, &qb.q, (m, n, kp))?),
+            Path::Dense,
+        ),
+        Method::Sparse => {
+            let (p1, p2, path, dens) = sparse(
+                &dev,
+                (a32, &d_a),
+                (b32, &d_b),
+                &d_f,
+                (&qa, &qb, &qra, &qrb),
+                (m, k, n, kp),
+                cfg,
+            )?;
+            densities = Some(dens);
+            (Some(p1), Some(p2), path)
+        }
+    };
+    let d = match (p1, p2) {
+        (Some(p1), Some(p2)) => {
+            let mut d = dev.zeros::<f32>(m * n)?;
+            let f = dev.function("residual_combine")?;
+            // SAFETY: signature of residual_combine; every matrix has m x n elements.
+            unsafe {
+                dev.stream
+                    .launch_builder(&f)
+                    .arg(&d_f)
+                    .arg(&p1)
+                    .arg(&p2)
+                    .arg(&m64)
+                    .arg(&n64)
+                    .arg(&qa.scales)
+                    .arg(&qrb.scales)
+                    .arg(&qra.scales)
+                    .arg(&qb.scales)
+                    .arg(&ca)
+                    .arg(&cb)
+                    .arg(&mut d)
+                    .launch(grid(m * n, 256))
+                    .map_err(driver("launch residual_combine"))?;
+            }
+            dev.download(&d)?
+        }
+        _ => dev.download(&d_f)?,
+    };
+    let untranspose = |t: Vec<i8>, rows: usize, cols: usize| -> Vec<i8> {
+        // t is cols x kp holding (row r, col c) at c * kp + r.
+        let mut out = vec![0i8; rows * cols];
+        for r in 0..rows {
+            for c in 0..cols {
+                out[r * cols + c] = t[c * kp + r];
+            }
+        }
+        out
+    };
+    let unpad = |t: Vec<i8>, rows: usize| -> Vec<i8> {
+        (0..rows)
+            .flat_map(|r| t[r * kp..r * kp + k].to_vec())
+            .collect()
+    };
+    dev.stream
+        .synchronize()
+        .map_err(driver("cuStreamSynchronize"))?;
+    Ok(GpuResidual {
+        d: d.into_iter().map(f64::from).collect(),
+        aq: unpad(dev.download(&qa.q)?, m),
+        bq: untranspose(dev.download(&qb.q)?, k, n),
+        raq: unpad(dev.download(&qra.q)?, m),
+        rbq: untranspose(dev.download(&qrb.q)?, k, n),
+        p0: dev.download(&p0)?,
+        d_f: dev.download(&d_f)?.into_iter().map(f64::from).collect(),
+        path,
+        densities,
+    })
+}
+
+/// The reduction, the density switch and the two SpMMs (or the dense products).
+#[allow(clippy::type_complexity)]
+fn sparse(
+    dev: &Device,
+    (a32, a_dev): (&[f32], &CudaSlice<f32>),
+    (b32, b_dev): (&[f32], &CudaSlice<f32>),
+    d_f: &CudaSlice<f32>,
+    (qa, qb, qra, qrb): (&Quantized, &Quantized, &Quantized, &Quantized),
+    (m, k, n, kp): (usize, usize, usize, usize),
+    cfg: &RunConfig,
+) -> Result<(CudaSlice<i32>, CudaSlice<i32>, Path, (f64, f64)), GpuError> {
+    let (m64, k64, n64, kp64) = (m as u64, k as u64, n as u64, kp as u64);
+    let mut row_means = dev.zeros::<f64>(m)?;
+    let mut col_means = dev.zeros::<f64>(n)?;
+    let rm = dev.function("residual_row_means")?;
+    let cm = dev.function("residual_col_means")?;
+    let count = dev.function("residual_mask_count")?;
+    let threshold = cfg.reduction.threshold;
+    let rule = match cfg.reduction.rule {
+        ReduceRule::Mean => 0i32,
+        ReduceRule::Rows => 1,
+        ReduceRule::Signed => 2,
+    };
+    // The code's rule compares with (2M) mean_nnz|X|, summed on the host in the
+    // CPU model's order (reduce.rs: nonzero_mean) so that the limits agree.
+    let limit = |x: &[f32]| -> f64 {
+        let values: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+        (2.0 * threshold) * nonzero_mean(&values)
+    };
+    let (limit_a, limit_b) = (limit(a32), limit(b32));
+    let mut counts_a = dev.zeros::<u32>(m)?;
+    let mut counts_b = dev.zeros::<u32>(n)?;
+    let (one, zero) = (1i32, 0i32);
+    // SAFETY: signatures of the kernels; means and counts have one entry per
+    // row (m) or column (n), d_f m x n, A m x k, B k x n.
+    unsafe {
+        dev.stream
+            .launch_builder(&rm)
+            .arg(d_f)
+            .arg(&m64)
+            .arg(&n64)
+            .arg(&mut row_means)
+            .launch(grid(m, 128))
+            .map_err(driver("launch residual_row_means"))?;
+        dev.stream
+            .launch_builder(&cm)
+            .arg(d_f)
+            .arg(&m64)
+            .arg(&n64)
+            .arg(&mut col_means)
+            .launch(grid(n, 128))
+            .map_err(driver("launch residual_col_means"))?;
+        dev.stream
+            .launch_builder(&count)
+            .arg(a_dev)
+            .arg(&m64)
+            .arg(&k64)
+            .arg(&row_means)
+            .arg(&threshold)
+            .arg(&limit_a)
+            .arg(&rule)
+            .arg(&one)
+            .arg(&mut counts_a)
+            .launch(grid(m, 128))
+            .map_err(driver("launch residual_mask_count A"))?;
+        dev.stream
+            .launch_builder(&count)
+            .arg(b_dev)
+            .arg(&k64)
+            .arg(&n64)
+            .arg(&col_means)
+            .arg(&threshold)
+            .arg(&limit_b)
+            .arg(&rule)
+            .arg(&zero)
+            .arg(&mut counts_b)
+            .launch(grid(n, 128))
+            .map_err(driver("launch residual_mask_count B"))?;
+    }
+    let scan = |c: Vec<u32>| -> Vec<u32> {
+        let mut out = Vec::with_capacity(c.len() + 1);
+        let mut s = 0u32;
+        out.push(0);
+        for v in c {
+            s += v;
+            out.push(s);
+        }
+        out
+    };
+    let ptr_a = scan(dev.download(&counts_a)?);
+    let ptr_b = scan(dev.download(&counts_b)?);
+    let (nnz_a, nnz_b) = (ptr_a[m] as usize, ptr_b[n] as usize);
+    let densities = (nnz_a as f64 / (m * k) as f64, nnz_b as f64 / (k * n) as f64);
+    let eta = cfg.reduction.eta;
+    let (sparse_a, sparse_b) = (densities.0 < eta, densities.1 < eta);
+    let d_ptr_a = dev.upload(&ptr_a)?;
+    let d_ptr_b = dev.upload(&ptr_b)?;
+    let mut idx_a = dev.zeros::<u32>(nnz_a)?;
+    let mut val_a = dev.zeros::<i8>(nnz_a)?;
+    let mut idx_b = dev.zeros::<u32>(nnz_b)?;
+    let mut val_b = dev.zeros::<i8>(nnz_b)?;
+    let fill = dev.function("residual_mask_fill")?;
+    let rows_fn = dev.function("residual_spmm_rows")?;
+    let cols_fn = dev.function("residual_spmm_cols")?;
+    let mut p1 = dev.zeros::<i32>(m * n)?;
+    let mut p2 = dev.zeros::<i32>(m * n)?;
+    // SAFETY: signatures of the kernels; the CSR buffers have the scanned sizes,
+    // Aq and RAq are m x kp, Bq and RBq n x kp (transposed), p1 and p2 m x n.
+    unsafe {
+        if sparse_a {
+            dev.stream
+                .launch_builder(&fill)
+                .arg(a_dev)
+                .arg(&m64)
+                .arg(&k64)
+                .arg(&row_means)
+                .arg(&threshold)
+                .arg(&limit_a)
+                .arg(&rule)
+                .arg(&one)
+                .arg(&qa.q)
+                .arg(&zero)
+                .arg(&kp64)
+                .arg(&d_ptr_a)
+                .arg(&mut idx_a)
+                .arg(&mut val_a)
+                .launch(grid(m, 128))
+                .map_err(driver("launch residual_mask_fill A"))?;
+            dev.stream
+                .launch_builder(&rows_fn)
+                .arg(&d_ptr_a)
+                .arg(&idx_a)
+                .arg(&val_a)
+                .arg(&qrb.q)
+                .arg(&kp64)
+                .arg(&n64)
+                .arg(&mut p1)
+                .launch(LaunchConfig {
+                    grid_dim: (m as u32, 1, 1),
+                    block_dim: (128, 1, 1),
+                    shared_mem_bytes: 0,
+                })
+                .map_err(driver("launch residual_spmm_rows"))?;
+        }
+        if sparse_b {
+            dev.stream
+                .launch_builder(&fill)
+                .arg(b_dev)
+                .arg(&k64)
+                .arg(&n64)
+                .arg(&col_means)
+                .arg(&threshold)
+                .arg(&limit_b)
+                .arg(&rule)
+                .arg(&zero)
+                .arg(&qb.q)
+                .arg(&one)
+                .arg(&kp64)
+                .arg(&d_ptr_b)
+                .arg(&mut idx_b)
+                .arg(&mut val_b)
+                .launch(grid(n, 128))
+                .map_err(driver("launch residual_mask_fill B"))?;
+            dev.stream
+                .launch_builder(&cols_fn)
+                .arg(&qra.q)
+                .arg(&kp64)
+                .arg(&m64)
+                .arg(&d_ptr_b)
+                .arg(&idx_b)
+                .arg(&val_b)
+                .arg(&n64)
+                .arg(&mut p2)
+                .launch(grid(m * n, 256))
+                .map_err(driver("launch residual_spmm_cols"))?;
+        }
+    }
+    if !sparse_a {
+        p1 = gemm(dev, &qa.q, &qrb.q, (m, n, kp))?;
+    }
+    if !sparse_b {
+        p2 = gemm(dev, &qra.q, &qb.q, (m, n, kp))?;
+    }
+    let path = match (sparse_a, sparse_b) {
+        (true, true) => Path::Sparse,
+        (false, false) => Path::Dense,
+        _ => Path::Mixed,
+    };
+    Ok((p1, p2, path, densities))
+}

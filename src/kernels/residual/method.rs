@@ -1,0 +1,487 @@
+//! Gu's Algorithm 1 as a CPU model: quantize, exact integer GEMM, dequantize,
+//! residuals and their quantization, reduction, density switch, sparse or
+//! dense compensation products, dequantize and add; and the two baselines,
+//! direct quantization (eq. (4)) and the full residual (the first three terms
+//! of eq. (7)).
+//!
+//! Every floating-point step is one correctly rounded operation of the
+//! working format ([`Working`]) in a fixed order, so the model is bit-exact
+//! for any implementation doing the same operations (`kernels/residual.cu`):
+//!
+//! ```text
+//! a~ = fl(a)                      (storage in the working format)
+//! lambda = fl(num / max|a~|)      (per row of A / column of B, or per tensor)
+//! Aq = clamp(Q(fl(lambda a~)))    (quant.rs)
+//! RA = fl(a~ - fl(Aq / lambda))   ;  RAq, lambda_RA likewise from RA
+//! P0 = Aq Bq                      (exact, int32)
+//! y0 = fl(fl(fl(P0) / lambda_A_i) / lambda_B_j)     = D_F
+//! keep = reduce(a~, b~, D_F, M)   (reduce.rs)
+//! P1 = (keep_A o Aq) RBq by CSR SpMM if density(A^r) < eta, else Aq RBq (dense)
+//! P2 = RAq (keep_B o Bq) by SpMM if density(B^r) < eta, else RAq Bq   (exact)
+//! y1 = fl(fl(fl(P1) / lambda_A_i) / lambda_RB_j), y2 = fl(fl(fl(P2) / lambda_RA_i) / lambda_B_j)
+//! D = fl(fl(y0 + y1) + y2)
+//! ```
+//!
+//! The density switch is per product, as in the authors' code (rxigemm,
+//! `rcxigemm`: `if (sp2 <= SPARSITY)` for `A`, `if (sp <= SPARSITY)` for `B`);
+//! Algorithm 1, line 11 writes it as `{sp_A, sp_B} < s` like its other
+//! element-wise pairs. A product above `eta` falls back to the full residual's
+//! dense product for that side. The reduced matrices keep `A_int`'s own
+//! integers (Algorithm 1, line 10 "in the same way"; the worked example's
+//! `A'_int`); the code re-quantizes them with a new per-tensor scale instead.
+//!
+//! Algorithm 1 returns `alpha D + beta C`; the BLAS epilogue is not part of
+//! the method and is not modelled (`alpha = 1`, `beta = 0`).
+
+use super::csr::CsrI8;
+use super::intgemm::{int_gemm, spmm_csr_dense, spmm_dense_csr};
+use super::quant::{Granularity, QuantizedMatrix, Quantizer, residual, store};
+use super::reduce::{ReduceRule, abs_means, reduce_mask};
+use crate::error::Result;
+use boundgate_verify::VerifyError;
+use boundgate_verify::bounds::residual::Operands;
+use boundgate_verify::oracle::Matrix;
+use serde::Serialize;
+use std::sync::OnceLock;
+
+/// Which product is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// Gu's Algorithm 1: compensation by the reduced (sparse) residual products.
+    Sparse,
+    /// The full residual: `A' B' + A' RB + RA B'` (eq. (7) without its last term).
+    Full,
+    /// Direct quantization: `A_int B_int / (lambda_A lambda_B)` (eq. (4)).
+    Direct,
+}
+
+impl Method {
+    /// Parameter name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Sparse => "sparse",
+            Method::Full => "full",
+            Method::Direct => "direct",
+        }
+    }
+    /// From its name.
+    pub fn by_name(name: &str) -> Option<Method> {
+        [Method::Sparse, Method::Full, Method::Direct]
+            .into_iter()
+            .find(|m| m.name() == name)
+    }
+}
+
+/// Which path a run took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Path {
+    /// No compensation.
+    Direct,
+    /// Dense compensation products over all entries (the full residual).
+    Dense,
+    /// Sparse compensation products over the kept entries.
+    Sparse,
+    /// One product sparse, the other dense (one density above `eta`).
+    Mixed,
+}
+
+/// The reduction and the density switch (Algorithm 1, lines 7-14).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Reduction {
+    /// The threshold `M` (`theta` in Algorithm 1), finite and positive.
+    pub threshold: f64,
+    /// Which entries are kept.
+    pub rule: ReduceRule,
+    /// The density `eta` below which a reduced product is sparse, in `[0, 1]`.
+    pub eta: f64,
+}
+
+impl Reduction {
+    /// Checks the threshold and `eta`.
+    ///
+    /// # Errors
+    /// [`VerifyError::InvalidParameter`] naming the parameter.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.threshold.is_finite() && self.threshold > 0.0) {
+            return Err(VerifyError::invalid(
+                "threshold",
+                self.threshold,
+                "must be finite and positive (Gu's M > 0)",
+            )
+            .into());
+        }
+        if !(0.0..=1.0).contains(&self.eta) {
+            return Err(
+                VerifyError::invalid("eta", self.eta, "must be a density in [0, 1]").into(),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// One computed product and how it was computed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Output {
+    /// `D`, row-major `m x n`.
+    #[serde(skip)]
+    pub d: Vec<f64>,
+    /// The path taken.
+    pub path: Path,
+    /// The entries of `A` used in the compensation (all false for direct, all
+    /// true for the dense path).
+    #[serde(skip)]
+    pub keep_a: Vec<bool>,
+    /// The entries of `B` used in the compensation.
+    #[serde(skip)]
+    pub keep_b: Vec<bool>,
+    /// Density of the reduced `A^r` (sparse method only, whichever path it took).
+    pub density_a: Option<f64>,
+    /// Density of the reduced `B^r`.
+    pub density_b: Option<f64>,
+}
+
+/// Everything the compensation variants share: stored inputs, the four
+/// quantized matrices, `P0`, `D_F`, the means of `|D_F|`; the dense
+/// compensation products are computed once, on first use.
+#[derive(Debug)]
+pub struct Prepared {
+    /// Rows of `A`.
+    pub m: usize,
+    /// Columns of `A`, rows of `B`.
+    pub k: usize,
+    /// Columns of `B`.
+    pub n: usize,
+    /// The quantizer.
+    pub quantizer: Quantizer,
+    /// Per tensor or vector-wise.
+    pub granularity: Granularity,
+    /// `A` as given.
+    pub a: Vec<f64>,
+    /// `B` as given.
+    pub b: Vec<f64>,
+    /// `A` in the working format.
+    pub a_stored: Vec<f64>,
+    /// `B` in the working format.
+    pub b_stored: Vec<f64>,
+    /// `A_int`.
+    pub aq: QuantizedMatrix,
+    /// `B_int`.
+    pub bq: QuantizedMatrix,
+    /// `RA_int`.
+    pub raq: QuantizedMatrix,
+    /// `RB_int`.
+    pub rbq: QuantizedMatrix,
+    /// `P0 = A_int B_int`.
+    pub p0: Vec<i32>,
+    /// `D_F`, the dequantized `P0`.
+    pub d_f: Vec<f64>,
+    /// Row means of `|D_F|`.
+    pub row_means: Vec<f64>,
+    /// Column means of `|D_F|`.
+    pub col_means: Vec<f64>,
+    full_p1: OnceLock<Vec<i32>>,
+    full_p2: OnceLock<Vec<i32>>,
+}
+
+impl Prepared {
+    /// Quantizes `A` (`m x k`) and `B` (`k x n`), their residuals, and computes
+    /// `P0` and `D_F` (Algorithm 1, lines 1-7).
+    ///
+    /// # Errors
+    /// [`VerifyError::Empty`] for an empty dimension, [`VerifyError::LengthMismatch`]
+    /// for data that does not fit the shape, [`VerifyError::NonFinite`] and
+    /// [`VerifyError::Overflow`] for values that are not finite or do not fit
+    /// the working format, [`VerifyError::Overflow`] for an `int32` overflow.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::method::Prepared;
+    /// use boundgate::kernels::residual::quant::*;
+    /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+    /// let p = Prepared::new(&[1.0, 0.5], &[2.0, -1.0], 1, 2, 1, q, Granularity::Vector).unwrap();
+    /// assert_eq!(p.aq.ints, vec![127, 64]); // 0.5 * 127 = 63.5 -> 64 (ties to even)
+    /// assert_eq!(p.direct().d.len(), 1);
+    /// ```
+    pub fn new(
+        a: &[f64],
+        b: &[f64],
+        m: usize,
+        k: usize,
+        n: usize,
+        quantizer: Quantizer,
+        granularity: Granularity,
+    ) -> Result<Prepared> {
+        for (what, d) in [("rows of A", m), ("columns of A", k), ("columns of B", n)] {
+            if d == 0 {
+                return Err(VerifyError::Empty { what: what.into() }.into());
+            }
+        }
+        boundgate_verify::error::require_same_len("A and m * k", a.len(), m * k)?;
+        boundgate_verify::error::require_same_len("B and k * n", b.len(), k * n)?;
+        let w = quantizer.working;
+        let a_stored = store("A", a, w)?;
+        let b_stored = store("B", b, w)?;
+        let (axis_a, axis_b) = (granularity.axis(true), granularity.axis(false));
+        let aq = quantizer.quantize("A", &a_stored, m, k, axis_a)?;
+        let bq = quantizer.quantize("B", &b_stored, k, n, axis_b)?;
+        Prepared::with_quantized(a, b, (m, k, n), quantizer, granularity, aq, bq)
+    }
+
+    /// As [`Prepared::new`] but with `A_int` and `B_int` given (e.g. the
+    /// integers printed in the paper's worked example); the residuals and
+    /// everything after are computed as usual.
+    ///
+    /// # Errors
+    /// As [`Prepared::new`]; [`VerifyError::LengthMismatch`] if the quantized
+    /// matrices do not have the shapes of `A` and `B`.
+    pub fn with_quantized(
+        a: &[f64],
+        b: &[f64],
+        (m, k, n): (usize, usize, usize),
+        quantizer: Quantizer,
+        granularity: Granularity,
+        aq: QuantizedMatrix,
+        bq: QuantizedMatrix,
+    ) -> Result<Prepared> {
+        for (what, d) in [("rows of A", m), ("columns of A", k), ("columns of B", n)] {
+            if d == 0 {
+                return Err(VerifyError::Empty { what: what.into() }.into());
+            }
+        }
+        boundgate_verify::error::require_same_len("A and m * k", a.len(), m * k)?;
+        boundgate_verify::error::require_same_len("B and k * n", b.len(), k * n)?;
+        boundgate_verify::error::require_same_len("A_int and m * k", aq.ints.len(), m * k)?;
+        boundgate_verify::error::require_same_len("B_int and k * n", bq.ints.len(), k * n)?;
+        let w = quantizer.working;
+        let a_stored = store("A", a, w)?;
+        let b_stored = store("B", b, w)?;
+        let (axis_a, axis_b) = (aq.axis, bq.axis);
+        let raq = quantizer.quantize("RA", &residual(&a_stored, &aq, w), m, k, axis_a)?;
+        let rbq = quantizer.quantize("RB", &residual(&b_stored, &bq, w), k, n, axis_b)?;
+        let p0 = int_gemm(&aq.ints, &bq.ints, m, k, n)?;
+        let d_f = dequantize(&p0, m, n, &aq, &bq, quantizer);
+        let row_means = abs_means(&d_f, m, n, true);
+        let col_means = abs_means(&d_f, m, n, false);
+        Ok(Prepared {
+            m,
+            k,
+            n,
+            quantizer,
+            granularity,
+            a: a.to_vec(),
+            b: b.to_vec(),
+            a_stored,
+            b_stored,
+            aq,
+            bq,
+            raq,
+            rbq,
+            p0,
+            d_f,
+            row_means,
+            col_means,
+            full_p1: OnceLock::new(),
+            full_p2: OnceLock::new(),
+        })
+    }
+
+    /// Direct quantization: `D = D_F`.
+    pub fn direct(&self) -> Output {
+        Output {
+            d: self.d_f.clone(),
+            path: Path::Direct,
+            keep_a: vec![false; self.m * self.k],
+            keep_b: vec![false; self.k * self.n],
+            density_a: None,
+            density_b: None,
+        }
+    }
+
+    /// `A_int RB_int`, computed once.
+    fn full_p1(&self) -> Result<&Vec<i32>> {
+        if let Some(p) = self.full_p1.get() {
+            return Ok(p);
+        }
+        let p = int_gemm(&self.aq.ints, &self.rbq.ints, self.m, self.k, self.n)?;
+        Ok(self.full_p1.get_or_init(|| p))
+    }
+
+    /// `RA_int B_int`, computed once.
+    fn full_p2(&self) -> Result<&Vec<i32>> {
+        if let Some(p) = self.full_p2.get() {
+            return Ok(p);
+        }
+        let p = int_gemm(&self.raq.ints, &self.bq.ints, self.m, self.k, self.n)?;
+        Ok(self.full_p2.get_or_init(|| p))
+    }
+
+    /// The full residual: `D = fl(fl(D_F + dq(A_int RB_int)) + dq(RA_int B_int))`.
+    ///
+    /// # Errors
+    /// [`VerifyError::Overflow`] for an `int32` overflow.
+    pub fn full(&self) -> Result<Output> {
+        Ok(Output {
+            d: self.combine(self.full_p1()?, self.full_p2()?),
+            path: Path::Dense,
+            keep_a: vec![true; self.m * self.k],
+            keep_b: vec![true; self.k * self.n],
+            density_a: None,
+            density_b: None,
+        })
+    }
+
+    /// The reduced masks for a threshold and rule (Algorithm 1, line 8).
+    pub fn masks(&self, threshold: f64, rule: ReduceRule) -> (Vec<bool>, Vec<bool>) {
+        let keep_a = reduce_mask(
+            &self.a_stored,
+            self.m,
+            self.k,
+            &self.row_means,
+            true,
+            threshold,
+            rule,
+        );
+        let keep_b = reduce_mask(
+            &self.b_stored,
+            self.k,
+            self.n,
+            &self.col_means,
+            false,
+            threshold,
+            rule,
+        );
+        (keep_a, keep_b)
+    }
+
+    /// Gu's Algorithm 1 (lines 8-17): reduce, then for each compensation
+    /// product a CSR SpMM over the kept entries if the reduced matrix's
+    /// density is below `eta`, else the full residual's dense product.
+    ///
+    /// # Errors
+    /// [`VerifyError::InvalidParameter`] for a bad threshold or `eta`;
+    /// [`VerifyError::Overflow`] for an `int32` overflow.
+    pub fn sparse(&self, reduction: Reduction) -> Result<Output> {
+        reduction.validate()?;
+        let (keep_a, keep_b) = self.masks(reduction.threshold, reduction.rule);
+        let csr_a = CsrI8::from_mask(self.m, self.k, &self.aq.ints, &keep_a);
+        let csr_b = CsrI8::from_mask(self.k, self.n, &self.bq.ints, &keep_b);
+        let (density_a, density_b) = (csr_a.density(), csr_b.density());
+        let (sparse_a, sparse_b) = (density_a < reduction.eta, density_b < reduction.eta);
+        let p1 = if sparse_a {
+            spmm_csr_dense(&csr_a, &self.rbq.ints, self.n)?
+        } else {
+            self.full_p1()?.clone()
+        };
+        let p2 = if sparse_b {
+            spmm_dense_csr(&self.raq.ints, self.m, &csr_b)?
+        } else {
+            self.full_p2()?.clone()
+        };
+        Ok(Output {
+            d: self.combine(&p1, &p2),
+            path: match (sparse_a, sparse_b) {
+                (true, true) => Path::Sparse,
+                (false, false) => Path::Dense,
+                _ => Path::Mixed,
+            },
+            keep_a: if sparse_a {
+                keep_a
+            } else {
+                vec![true; self.m * self.k]
+            },
+            keep_b: if sparse_b {
+                keep_b
+            } else {
+                vec![true; self.k * self.n]
+            },
+            density_a: Some(density_a),
+            density_b: Some(density_b),
+        })
+    }
+
+    /// Runs a method.
+    ///
+    /// # Errors
+    /// As [`Prepared::sparse`] and [`Prepared::full`].
+    pub fn run(&self, method: Method, reduction: Reduction) -> Result<Output> {
+        match method {
+            Method::Direct => Ok(self.direct()),
+            Method::Full => self.full(),
+            Method::Sparse => self.sparse(reduction),
+        }
+    }
+
+    /// `D = fl(fl(y0 + y1) + y2)` (Algorithm 1, lines 16-17).
+    fn combine(&self, p1: &[i32], p2: &[i32]) -> Vec<f64> {
+        let w = self.quantizer.working;
+        let y1 = dequantize(p1, self.m, self.n, &self.aq, &self.rbq, self.quantizer);
+        let y2 = dequantize(p2, self.m, self.n, &self.raq, &self.bq, self.quantizer);
+        self.d_f
+            .iter()
+            .zip(y1)
+            .zip(y2)
+            .map(|((&y0, y1), y2)| w.add(w.add(y0, y1), y2))
+            .collect()
+    }
+
+    /// The checker's view of the operands.
+    pub fn operands(&self) -> Result<Operands<'_>> {
+        Ok(Operands::new(
+            Matrix::new(self.m, self.k, &self.a)?,
+            Matrix::new(self.k, self.n, &self.b)?,
+            self.aq.view(),
+            self.bq.view(),
+            self.raq.view(),
+            self.rbq.view(),
+            self.quantizer.working.format(),
+        )?)
+    }
+
+    /// Whether storing in the working format changed any input.
+    pub fn stored_exactly(&self) -> bool {
+        let same = |x: &[f64], y: &[f64]| x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits());
+        same(&self.a, &self.a_stored) && same(&self.b, &self.b_stored)
+    }
+}
+
+/// `fl(fl(fl(P) / lambda_row_i) / lambda_col_j)` for every element (Gu §3.2:
+/// `C_fp = C_int / (lambda_a_i lambda_b_j)`, one scale at a time).
+pub fn dequantize(
+    p: &[i32],
+    m: usize,
+    n: usize,
+    left: &QuantizedMatrix,
+    right: &QuantizedMatrix,
+    quantizer: Quantizer,
+) -> Vec<f64> {
+    let w = quantizer.working;
+    let mut out = Vec::with_capacity(m * n);
+    for i in 0..m {
+        let row_scale = left.scale(i, 0);
+        for j in 0..n {
+            let v = w.div(w.from_int(p[i * n + j]), row_scale);
+            out.push(w.div(v, right.scale(0, j)));
+        }
+    }
+    out
+}
+
+/// `E_delta = ||D - C||_F / ||C||_F` (Gu §3.1), from the computed and the exact
+/// values; `None` when `C = 0` (undefined).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::residual::method::relative_frobenius;
+/// assert_eq!(relative_frobenius(&[3.0, 4.0], &[0.0, 4.0]), Some(0.75));
+/// assert_eq!(relative_frobenius(&[1.0], &[0.0]), None);
+/// ```
+pub fn relative_frobenius(computed: &[f64], exact: &[f64]) -> Option<f64> {
+    let (mut num, mut den) = (0.0f64, 0.0f64);
+    for (d, c) in computed.iter().zip(exact) {
+        num += (d - c) * (d - c);
+        den += c * c;
+    }
+    (den > 0.0).then(|| (num / den).sqrt())
+}

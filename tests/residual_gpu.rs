@@ -1,0 +1,91 @@
+//! `kernels/residual.cu` against its CPU model (feature `cuda`, ignored without
+//! a GPU): integers, `P0`, `D_F`, the path, the densities and the output must
+//! agree bit for bit, and the GPU output must satisfy the rigorous bound.
+//!
+//! On a device: build with `cargo test --release --features cuda --test residual_gpu --no-run`,
+//! carry the binary, run it with `--ignored` (docs/gpu/README.md).
+
+#![cfg(feature = "cuda")]
+
+use boundgate::kernels::residual::dist::PaperDistribution;
+use boundgate::kernels::residual::gpu::run_gpu;
+use boundgate::kernels::residual::kernel::{RunConfig, assemble};
+use boundgate::kernels::residual::method::{Method, Output, Prepared, Reduction};
+use boundgate::kernels::residual::quant::{
+    Bits, Granularity, Quantizer, Rounding, ScaleRule, Working,
+};
+use boundgate::kernels::residual::reduce::ReduceRule;
+
+fn configs() -> Vec<RunConfig> {
+    let mut out = Vec::new();
+    for method in [Method::Direct, Method::Full, Method::Sparse] {
+        for bits in [Bits::Int8, Bits::Int4] {
+            for granularity in [Granularity::Vector, Granularity::Tensor] {
+                for rounding in [Rounding::Nearest, Rounding::Floor, Rounding::TowardZero] {
+                    out.push(RunConfig {
+                        method,
+                        quantizer: Quantizer {
+                            bits,
+                            scale: ScaleRule::Absmax,
+                            rounding,
+                            working: Working::Fp32,
+                        },
+                        granularity,
+                        reduction: Reduction {
+                            threshold: 0.5,
+                            rule: ReduceRule::Mean,
+                            eta: 1.0,
+                        },
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+fn gpu_matches_the_cpu_model_bit_for_bit() {
+    let mut checked = 0;
+    for (m, k, n) in [(1, 1, 1), (5, 7, 3), (64, 130, 33), (256, 256, 256)] {
+        for dist in [
+            PaperDistribution::Uniform,
+            PaperDistribution::ZeroMeanNormal,
+        ] {
+            let a = dist.sample(1, 0, m * k);
+            let b = dist.sample(1, 1, k * n);
+            for cfg in configs() {
+                let cpu = Prepared::new(&a, &b, m, k, n, cfg.quantizer, cfg.granularity).unwrap();
+                let want = cpu.run(cfg.method, cfg.reduction).unwrap();
+                let got = run_gpu(&a, &b, (m, k, n), &cfg).unwrap();
+                let what = format!("{m}x{k}x{n} {dist:?} {cfg:?}");
+                assert_eq!(got.aq, cpu.aq.ints, "A_int {what}");
+                assert_eq!(got.bq, cpu.bq.ints, "B_int {what}");
+                assert_eq!(got.raq, cpu.raq.ints, "RA_int {what}");
+                assert_eq!(got.rbq, cpu.rbq.ints, "RB_int {what}");
+                assert_eq!(got.p0, cpu.p0, "P0 {what}");
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got.d_f), bits(&cpu.d_f), "D_F {what}");
+                assert_eq!(got.path, want.path, "path {what}");
+                assert_eq!(bits(&got.d), bits(&want.d), "D {what}");
+                if cfg.method == Method::Sparse {
+                    assert_eq!(
+                        got.densities,
+                        want.density_a.zip(want.density_b),
+                        "densities {what}"
+                    );
+                }
+                // The GPU output against the rigorous bound.
+                let out = Output {
+                    d: got.d.clone(),
+                    ..want
+                };
+                let run = assemble(&cpu, &out, &cfg).unwrap();
+                assert!(run.verdicts().unwrap()[0].verdict.is_pass(), "{what}");
+                checked += 1;
+            }
+        }
+    }
+    println!("{checked} GPU runs identical to the CPU model");
+}
