@@ -1,13 +1,625 @@
-//! `boundgate interleave`: not implemented yet.
+//! `boundgate interleave`: the thesis's pipeline from the command line.
+//!
+//! ```text
+//! boundgate interleave profile  --grid 512x512x8 --iterations 500 --approx half --out DIR
+//! boundgate interleave sample   --approx-profile DIR/approx.csv --sections 2 --out DIR/s2
+//! boundgate interleave schedule --approx-profile DIR/approx.csv --exact-profile DIR/exact.csv \
+//!                               --measurements DIR/s2 --fraction 0.25 --out DIR/s2/schedule.txt
+//! boundgate interleave execute  --schedule DIR/s2/schedule.txt --threshold 0.011 --trace DIR/s2/trace.csv
+//! boundgate interleave report   --grid 512x512x8 --iterations 500 --markdown out/interleave.md
+//! ```
+//!
+//! `profile`, `sample` and `execute` run the application (HotSpot3D on the
+//! synthetic inputs of `--seed`, or on `--temp`/`--power` files: `.npy`
+//! matrices of `(layers * rows) x cols`, or Rodinia's text files); `schedule`
+//! only reads files (steps 4 to 6 are pure). `execute` exits with 1 when the
+//! executed loss exceeds the limit at some iteration, 0 when it never does.
 
+use super::clock::Clock;
+use super::error::{InterleaveError, require_threshold};
+use super::execute::{Verdict, execute as execute_schedule};
+use super::grid::Grid3;
+use super::hotspot::{HotSpot3D, read_rodinia_text};
+use super::pipeline::{Curve, Profiles, Sampling, profiles, sample};
+use super::profile::Profile;
+use super::schedule::Schedule;
+use super::sections::SectionGrid;
+use super::simulate::{Policy, SimulatedStep, simulate};
+use super::stats::{Statistics, Targets};
+use super::version::Version;
 use crate::error::{Error, ExitCode, Result};
-use clap::Args;
+use clap::{Args, Subcommand};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `boundgate interleave`.
 #[derive(Debug, Args)]
-pub struct InterleaveArgs {}
+pub struct InterleaveArgs {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Step 1: accuracy-loss profiles of the approximate and exact kernels (CSV).
+    Profile(ProfileArgs),
+    /// Steps 2-3: subsections and the three forking phases (sections CSV, measurement CSVs).
+    Sample(SampleArgs),
+    /// Steps 4-6: statistics, targets, simulation, schedule file (reads files only).
+    Schedule(ScheduleArgs),
+    /// Run a schedule and check the executed loss against the limit at every iteration.
+    Execute(ExecuteArgs),
+    /// Everything, for L_max x {1,2,3}/4, as a Markdown report with SVG charts.
+    Report(ReportArgs),
+}
+
+/// The problem: grid, inputs, clock.
+#[derive(Debug, Args)]
+struct Problem {
+    /// Grid NXxNYxNZ (Rodinia: 512x512x8).
+    #[arg(long, default_value = "512x512x8")]
+    grid: String,
+    /// Seed of the synthetic inputs (ignored with --temp/--power).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Initial temperatures: .npy ((layers*rows) x cols) or a Rodinia text file.
+    #[arg(long, requires = "power")]
+    temp: Option<PathBuf>,
+    /// Powers: .npy or a Rodinia text file.
+    #[arg(long, requires = "temp")]
+    power: Option<PathBuf>,
+    /// Runtimes: `model` (the thesis's A100 cost model) or `wall` (this CPU).
+    #[arg(long, default_value = "model")]
+    clock: String,
+    /// Skip the binary64 ground truth (faster; drops the extra CSV columns).
+    #[arg(long)]
+    no_ground_truth: bool,
+}
+
+impl Problem {
+    fn app(&self) -> Result<HotSpot3D> {
+        let grid: Grid3 = self.grid.parse()?;
+        match (&self.temp, &self.power) {
+            (Some(t), Some(p)) => Ok(HotSpot3D::new(
+                grid,
+                read_values(t, grid)?,
+                read_values(p, grid)?,
+            )?),
+            _ => Ok(HotSpot3D::synthetic(grid, self.seed)?),
+        }
+    }
+    fn clock(&self) -> Result<Clock> {
+        Clock::by_name(&self.clock)
+            .ok_or_else(|| Error::usage(format!("--clock {}: expected model or wall", self.clock)))
+    }
+}
+
+fn read_values(path: &Path, grid: Grid3) -> Result<Vec<f64>> {
+    if path.extension().is_some_and(|e| e == "npy") {
+        let t = crate::io::read_npy(path)?;
+        if t.data().len() != grid.cells() {
+            return Err(Error::Npy {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "{} values, the grid {grid} has {}",
+                    t.data().len(),
+                    grid.cells()
+                ),
+            });
+        }
+        Ok(t.into_data())
+    } else {
+        Ok(read_rodinia_text(path, grid)?)
+    }
+}
+
+#[derive(Debug, Args)]
+struct ProfileArgs {
+    #[command(flatten)]
+    problem: Problem,
+    /// Iterations.
+    #[arg(long, default_value_t = 500)]
+    iterations: usize,
+    /// The approximate kernel: half or looperf.
+    #[arg(long, default_value = "half")]
+    approx: String,
+    /// Output folder (approx.csv, exact.csv).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+struct SampleArgs {
+    #[command(flatten)]
+    problem: Problem,
+    /// The approximate profile (step 1).
+    #[arg(long)]
+    approx_profile: PathBuf,
+    /// The exact profile (step 1; only its runtimes are used, for the phases' bookkeeping).
+    #[arg(long)]
+    exact_profile: Option<PathBuf>,
+    /// Subsections per axis.
+    #[arg(long, default_value_t = 2)]
+    sections: usize,
+    /// Output folder (sections.csv, test points, phase*.csv).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+struct ScheduleArgs {
+    /// The approximate profile (step 1).
+    #[arg(long)]
+    approx_profile: PathBuf,
+    /// The exact profile (step 1).
+    #[arg(long)]
+    exact_profile: PathBuf,
+    /// The folder written by `sample` (sections.csv and phase*.csv).
+    #[arg(long)]
+    measurements: PathBuf,
+    /// The limit as a ratio (0.011 = 1.1 %).
+    #[arg(long, conflicts_with = "fraction")]
+    threshold: Option<f64>,
+    /// The limit as a fraction of L_max (the thesis: 0.25, 0.5, 0.75).
+    #[arg(long)]
+    fraction: Option<f64>,
+    /// Switching rule: thesis or predictive.
+    #[arg(long, default_value = "thesis")]
+    policy: String,
+    /// The schedule file to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Also write the simulated trajectory (CSV).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct ExecuteArgs {
+    #[command(flatten)]
+    problem: Problem,
+    /// The schedule file.
+    #[arg(long)]
+    schedule: PathBuf,
+    /// The limit (ratio).
+    #[arg(long)]
+    threshold: f64,
+    /// A simulated trajectory to show beside the executed one.
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// Write the executed profile (CSV) here.
+    #[arg(long)]
+    profile_out: Option<PathBuf>,
+    /// Print every iteration, not only those over the limit and the switches.
+    #[arg(long)]
+    all: bool,
+}
+
+#[derive(Debug, Args)]
+struct ReportArgs {
+    /// Grid.
+    #[arg(long, default_value = "512x512x8")]
+    grid: String,
+    /// Iterations.
+    #[arg(long, default_value_t = 500)]
+    iterations: usize,
+    /// The approximate kernel.
+    #[arg(long, default_value = "half")]
+    approx: String,
+    /// Subsections per axis (comma-separated).
+    #[arg(long, default_value = "2,3,4,5,6")]
+    sections: String,
+    /// Limits as fractions of L_max (comma-separated).
+    #[arg(long, default_value = "0.25,0.5,0.75")]
+    fractions: String,
+    /// Policies (comma-separated).
+    #[arg(long, default_value = "thesis,predictive")]
+    policies: String,
+    /// Seed of the synthetic inputs.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The Markdown report (charts beside it).
+    #[arg(long)]
+    markdown: PathBuf,
+}
 
 /// Runs `boundgate interleave`.
-pub fn execute(_args: InterleaveArgs) -> Result<ExitCode> {
-    Err(Error::usage("boundgate interleave is not implemented yet"))
+pub fn execute(args: InterleaveArgs) -> Result<ExitCode> {
+    match args.command {
+        Command::Profile(a) => run_profile(a),
+        Command::Sample(a) => run_sample(a),
+        Command::Schedule(a) => run_schedule(a),
+        Command::Execute(a) => run_execute(a),
+        Command::Report(a) => run_report(a),
+    }
+}
+
+fn create_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn approx_version(name: &str) -> Result<Version> {
+    let v = Version::schedulable(name)?;
+    if !Version::APPROXIMATE.contains(&v) {
+        return Err(Error::usage(format!(
+            "--approx {name}: expected half or looperf"
+        )));
+    }
+    Ok(v)
+}
+
+fn run_profile(a: ProfileArgs) -> Result<ExitCode> {
+    let app = a.problem.app()?;
+    let p = profiles(
+        &app,
+        approx_version(&a.approx)?,
+        a.iterations,
+        a.problem.clock()?,
+        !a.problem.no_ground_truth,
+    )?;
+    create_dir(&a.out)?;
+    p.approx.write(&a.out.join("approx.csv"))?;
+    p.exact.write(&a.out.join("exact.csv"))?;
+    let last = p.approx.rows()[p.approx.rows().len() - 1];
+    println!(
+        "{} on {}, {} iterations: final loss {:.6e}, max loss {:.6e}; wrote {}/approx.csv and exact.csv",
+        p.approx_version,
+        app.grid(),
+        a.iterations,
+        last.accuracy_loss,
+        p.approx.max_loss(),
+        a.out.display()
+    );
+    Ok(ExitCode::Ok)
+}
+
+/// File name of a curve: its switch points.
+fn curve_name(c: &Curve) -> String {
+    c.spec
+        .switches()
+        .iter()
+        .map(|(t, v)| format!("{t}-{v}"))
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+fn run_sample(a: SampleArgs) -> Result<ExitCode> {
+    let app = a.problem.app()?;
+    let approx = Profile::read(&a.approx_profile)?;
+    let exact = match &a.exact_profile {
+        Some(p) => Profile::read(p)?,
+        None => approx.clone(),
+    };
+    let version = approx.rows()[0].kernel;
+    if !Version::APPROXIMATE.contains(&version) {
+        return Err(InterleaveError::file(
+            &a.approx_profile,
+            Some(2),
+            "kernel",
+            "the approximate profile must run half or looperf",
+        )
+        .into());
+    }
+    let given = Profiles {
+        approx_version: version,
+        approx,
+        exact,
+    };
+    let mut samplings: Vec<Sampling> = sample(
+        &app,
+        &given,
+        &[a.sections],
+        a.problem.clock()?,
+        !a.problem.no_ground_truth,
+    )?;
+    let s = samplings.pop().expect("one configuration");
+    create_dir(&a.out)?;
+    write(&a.out.join("sections.csv"), &s.grid.to_csv())?;
+    for (phase, curves) in s.curves.iter().enumerate() {
+        // The thesis's test-point files: one line per fork, its switch iterations.
+        let mut points = String::new();
+        for c in curves {
+            let its: Vec<String> = c.spec.switches()[1..]
+                .iter()
+                .map(|(t, _)| t.to_string())
+                .collect();
+            let _ = writeln!(points, "{}", its.join(" "));
+            c.profile.write(
+                &a.out
+                    .join(format!("phase{}_{}.csv", phase + 1, curve_name(c))),
+            )?;
+        }
+        write(
+            &a.out.join(format!("testpoints-phase{}.txt", phase + 1)),
+            &points,
+        )?;
+    }
+    println!(
+        "{0}x{0} subsections over {1} iterations and loss {2:.6e}: {3} + {4} + {5} measurements in {6}",
+        s.grid.n(),
+        s.grid.iterations(),
+        s.grid.max_loss(),
+        s.curves[0].len(),
+        s.curves[1].len(),
+        s.curves[2].len(),
+        a.out.display()
+    );
+    Ok(ExitCode::Ok)
+}
+
+fn read_measurements(dir: &Path) -> Result<(SectionGrid, Vec<Profile>)> {
+    let sections = dir.join("sections.csv");
+    let text = std::fs::read_to_string(&sections).map_err(|source| Error::Io {
+        path: sections.clone(),
+        source,
+    })?;
+    let grid = SectionGrid::parse(&text, &sections)?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "csv")
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("phase"))
+        })
+        .collect();
+    files.sort();
+    let profiles = files
+        .iter()
+        .map(|f| Profile::read(f))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok((grid, profiles))
+}
+
+fn trace_csv(trace: &[SimulatedStep]) -> String {
+    let mut out = String::from("iteration,kernel,loss,runtime,cell,source_cell\n");
+    for t in trace {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{}",
+            t.iteration, t.version, t.loss, t.runtime_ms, t.cell, t.source_cell
+        );
+    }
+    out
+}
+
+/// Parses a trace written by `schedule --trace`: iterations from 0, finite losses.
+fn parse_trace(text: &str, path: &Path) -> std::result::Result<Vec<f64>, InterleaveError> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    match lines.next() {
+        Some((_, h)) if h.trim() == "iteration,kernel,loss,runtime,cell,source_cell" => {}
+        _ => {
+            return Err(InterleaveError::file(
+                path,
+                Some(1),
+                "header",
+                "expected iteration,kernel,loss,runtime,cell,source_cell",
+            ));
+        }
+    }
+    let mut losses = Vec::new();
+    for (k, line) in lines {
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        let bad =
+            |field: &str, reason: String| InterleaveError::file(path, Some(k + 1), field, reason);
+        if f.len() != 6 {
+            return Err(bad("row", format!("{} fields, expected 6", f.len())));
+        }
+        if f[0].parse::<usize>().ok() != Some(losses.len()) {
+            return Err(bad(
+                "iteration",
+                format!("`{}` where {} was expected", f[0], losses.len()),
+            ));
+        }
+        let loss = f[2]
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| {
+                bad(
+                    "loss",
+                    format!("`{}` is not a finite non-negative number", f[2]),
+                )
+            })?;
+        losses.push(loss);
+    }
+    Ok(losses)
+}
+
+fn limit_of(threshold: Option<f64>, fraction: Option<f64>, l_max: f64) -> Result<f64> {
+    match (threshold, fraction) {
+        (Some(t), None) => Ok(require_threshold(t)?),
+        (None, Some(f)) if f > 0.0 && f <= 1.0 => Ok(require_threshold(f * l_max)?),
+        (None, Some(f)) => Err(Error::usage(format!(
+            "--fraction {f}: expected a fraction in (0, 1]"
+        ))),
+        _ => Err(Error::usage("give --threshold or --fraction")),
+    }
+}
+
+fn run_schedule(a: ScheduleArgs) -> Result<ExitCode> {
+    let approx = Profile::read(&a.approx_profile)?;
+    let exact = Profile::read(&a.exact_profile)?;
+    let (grid, measurements) = read_measurements(&a.measurements)?;
+    if grid.iterations() != approx.last_iteration() {
+        return Err(InterleaveError::file(
+            a.measurements.join("sections.csv"),
+            Some(1),
+            "iterations",
+            format!(
+                "{} iterations, the approximate profile has {}",
+                grid.iterations(),
+                approx.last_iteration()
+            ),
+        )
+        .into());
+    }
+    let limit = limit_of(a.threshold, a.fraction, approx.max_loss())?;
+    let policy: Policy = a.policy.parse()?;
+    let stats = Statistics::new(&grid, &approx, &measurements)?;
+    let targets = Targets::new(&approx, &exact)?;
+    let start = approx.start();
+    let sim = simulate(
+        &stats,
+        &targets,
+        limit,
+        policy,
+        start.accuracy_loss,
+        start.runtime_ms,
+    )?;
+    sim.schedule.write(&a.out)?;
+    let dir = a.out.parent().unwrap_or(Path::new("."));
+    write(&dir.join("statistics.csv"), &stats.to_csv())?;
+    write(&dir.join("targets.csv"), &targets.to_csv())?;
+    if let Some(t) = &a.trace {
+        write(t, &trace_csv(&sim.trace))?;
+    }
+    println!(
+        "limit {limit:.6e} ({} policy): {} switches, {} {} iterations of {}; simulated max loss {:.6e}; wrote {}",
+        policy.name(),
+        sim.schedule.switches().len() - 1,
+        sim.schedule.count(stats.approx_version),
+        stats.approx_version,
+        grid.iterations(),
+        sim.trace.iter().map(|t| t.loss).fold(0.0, f64::max),
+        a.out.display()
+    );
+    Ok(ExitCode::Ok)
+}
+
+fn run_execute(a: ExecuteArgs) -> Result<ExitCode> {
+    let schedule = Schedule::read(&a.schedule)?;
+    require_threshold(a.threshold)?;
+    let simulated = match &a.trace {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|source| Error::Io {
+                path: p.clone(),
+                source,
+            })?;
+            Some(parse_trace(&text, p)?)
+        }
+        None => None,
+    };
+    let app = a.problem.app()?;
+    let e = execute_schedule(
+        &app,
+        &schedule,
+        a.threshold,
+        a.problem.clock()?,
+        !a.problem.no_ground_truth,
+    )?;
+    if let Some(p) = &a.profile_out
+        && let Some(profile) = e.run.path_profile()
+    {
+        profile.write(p)?;
+    }
+    println!(
+        "iteration  kernel   simulated      executed [lower, upper]                      over"
+    );
+    let switches: Vec<usize> = schedule.switches().iter().map(|s| s.0).collect();
+    for r in e.side_by_side(None) {
+        let sim = simulated.as_ref().and_then(|s| s.get(r.iteration)).copied();
+        let show = a.all
+            || r.over
+            || switches.contains(&r.iteration)
+            || r.iteration == schedule.iterations();
+        if show {
+            println!(
+                "{:>9}  {:<7}  {:<13}  {:.6e} [{:.6e}, {:.6e}]  {}",
+                r.iteration,
+                r.version.name(),
+                sim.map_or("-".into(), |v| format!("{v:.6e}")),
+                r.executed,
+                r.lower,
+                r.upper,
+                if r.over { "OVER" } else { "" }
+            );
+        }
+    }
+    println!(
+        "conversions: {}; runtime {:.6} ms vs float {:.6} ms: speedup {:.3} ({})",
+        e.conversions().len(),
+        e.runtime_ms,
+        e.exact_runtime_ms,
+        e.speedup,
+        e.clock
+    );
+    Ok(match &e.verdict {
+        Verdict::WithinLimit => {
+            println!(
+                "verdict: the executed loss never exceeds {:.6e}",
+                a.threshold
+            );
+            ExitCode::Ok
+        }
+        Verdict::Exceeded {
+            iterations,
+            max_loss,
+        } => {
+            println!(
+                "verdict: EXCEEDED at {} iterations: {:?} (max loss {max_loss:.6e})",
+                iterations.len(),
+                iterations
+            );
+            ExitCode::Violation
+        }
+        Verdict::Ended(ending) => {
+            println!("verdict: the run ended early: {ending:?}");
+            ExitCode::Violation
+        }
+    })
+}
+
+fn run_report(a: ReportArgs) -> Result<ExitCode> {
+    fn list(s: &str) -> Vec<&str> {
+        s.split(',')
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .collect()
+    }
+    let quote = |v: Vec<&str>| {
+        v.iter()
+            .map(|x| format!("\"{x}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let toml = format!(
+        "name = \"interleave-report\"\ndescription = \"boundgate interleave report\"\nseeds = {{ first = {}, count = 1 }}\n\n\
+         [[experiment]]\nname = \"interleave-hotspot3d\"\nparams = {{ grid = \"{}\", iterations = {}, approx = \"{}\", \
+         sections = [{}], fractions = [{}], policies = [{}] }}\n",
+        a.seed,
+        a.grid,
+        a.iterations,
+        a.approx,
+        list(&a.sections).join(", "),
+        list(&a.fractions).join(", "),
+        quote(list(&a.policies)),
+    );
+    let plan = crate::audit::Plan::from_toml(&toml, Path::new("<interleave report>"))?;
+    let report = crate::audit::run_plan(&plan, crate::audit::RunOptions::default())?;
+    report.write_markdown(&a.markdown)?;
+    for e in &report.experiments {
+        for f in &e.report.findings {
+            println!("- {f}");
+        }
+    }
+    println!("wrote {}", a.markdown.display());
+    Ok(report.exit_code())
 }

@@ -1,0 +1,288 @@
+//! A rigorous running error bound for HotSpot3D runs, and an exact oracle.
+//!
+//! # The bound
+//!
+//! Let `X_k` be the exact trajectory (exact arithmetic, the binary64
+//! coefficients `w` and the inputs as the bound's caller defines them) and
+//! `x^_k` a computed one (stored coefficients `w^`, stored powers `p^`, one
+//! rounding per operation of the chain of [`super::stencil`]). With
+//! `E_k >= max_c |x^_k(c) - X_k(c)|`, for every cell
+//!
+//! `|x^_{k+1} - X_{k+1}| <= |fl(chain(w^, x^_k)) - chain(w^, x^_k)|`
+//! `                      + |chain(w^, x^_k) - chain(w, x^_k)| + |chain(w, x^_k) - chain(w, X_k)|`
+//!
+//! and the three terms are bounded by
+//! 1. the rigorous dot-product bound of a recursive 9-term FMA chain
+//!    (`boundgate_verify::bounds::dot::rigorous`, depth 9, with underflow and
+//!    a checked no-overflow hypothesis) at `S = sum |w^_j| M + |sdc^| max|p^| + |ct^| amb`,
+//!    `M = max |x^_k|`, which bounds every cell's `sum |terms|`;
+//! 2. `sum_j |w^_j - w_j| M + |sdc^ - sdc| max|p^| + |sdc| max|p^ - p| + |ct^ - ct| amb`
+//!    `+ |ct| |amb^ - amb|` (representation of coefficients and powers);
+//! 3. `W E_k`, `W = sum_j |w_j|` (the weights of the 7 state terms).
+//!
+//! So `E_{k+1} = W E_k + local_k` is a bound, computed with upward rounding
+//! ([`boundgate_verify::bounds::directed`]). A perforated iteration that is
+//! skipped leaves both trajectories unchanged: `E_{k+1} = E_k`. The bound is
+//! a posteriori in `M` (the computed state's magnitude), which the runner
+//! measures every iteration.
+//!
+//! # The oracle
+//!
+//! [`exact_trajectory`] runs the same iterations in exact rational arithmetic
+//! (`rug::Rational`): affordable for small grids and iteration counts, it is
+//! the ground truth the tests compare the bound and the binary64 run with.
+
+use super::error::{InterleaveError, Result};
+use super::hotspot::{Coefficients, HotSpot3D, store};
+use super::version::Version;
+use boundgate_verify::bounds::directed::{add_up, mul_up, sub_down, sub_up};
+use boundgate_verify::bounds::dot::{rigorous, underflow_ops};
+use boundgate_verify::format::{Format, RoundingMode};
+use rug::Rational;
+use serde::Serialize;
+
+/// Number of roundings on the longest path of the chain (one multiplication,
+/// eight FMAs): the depth of a recursive FMA dot product of 9 terms.
+pub const CHAIN_DEPTH: u64 = 9;
+
+/// Which exact trajectory a bound is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Start {
+    /// Exact arithmetic on the inputs as given (the `f64` temperatures and powers).
+    AsGiven,
+    /// Exact arithmetic on the binary32 data the application reads (the
+    /// pipeline's runs all start there).
+    Binary32Data,
+    /// Exact arithmetic on the values the version stored (coefficients,
+    /// powers and initial temperatures after rounding).
+    AsStored,
+}
+
+/// An upper bound on `|a - b|`.
+pub fn abs_diff_up(a: f64, b: f64) -> f64 {
+    sub_up(a, b).max(-sub_down(a, b))
+}
+
+/// The running bound `E_k` of one run (module docs).
+#[derive(Clone, Debug, Serialize)]
+pub struct RunningBound {
+    #[serde(skip)]
+    format: Format,
+    /// `W = sum |w_j|`, rounded up.
+    pub weight_sum: f64,
+    /// `sum |w^_j|`, rounded up.
+    stored_weight_sum: f64,
+    /// `sum |w^_j - w_j|`, rounded up.
+    weight_error: f64,
+    /// `|sdc^| max|p^| + |ct^| amb`, rounded up.
+    constant_terms: f64,
+    /// `|sdc^ - sdc| max|p^| + |sdc| max|p^ - p| + |ct^ - ct| amb`, rounded up.
+    constant_error: f64,
+    /// The current bound `E_k`.
+    pub value: f64,
+    /// Iterations bounded so far.
+    pub iterations: usize,
+}
+
+impl RunningBound {
+    /// The bound for runs of `version` on `app` against the exact trajectory
+    /// from `start`, with `E_0` computed from the initial values.
+    ///
+    /// # Errors
+    /// A non-finite stored value (overflow of the format).
+    pub fn new(app: &HotSpot3D, version: Version, start: Start) -> Result<RunningBound> {
+        let (k_hat, p_hat, x0_hat) = stored_inputs(app, version)?;
+        let (k_ref, p_ref, x0_ref) = match start {
+            Start::AsGiven => (
+                *app.coefficients(),
+                app.power().to_vec(),
+                app.temp().to_vec(),
+            ),
+            Start::Binary32Data => (*app.coefficients(), app.power().to_vec(), app.initial64()?),
+            Start::AsStored => (k_hat, p_hat.clone(), x0_hat.clone()),
+        };
+        Ok(RunningBound::from_parts(
+            version.storage(),
+            (&k_hat, &p_hat, &x0_hat),
+            (&k_ref, &p_ref, &x0_ref),
+        ))
+    }
+
+    /// The bound for a chain computed in `format` on the stored coefficients,
+    /// powers and initial values `computed`, against exact arithmetic on
+    /// `exact` (coefficients, powers, initial values).
+    pub fn from_parts(
+        format: Format,
+        computed: (&Coefficients<f64>, &[f64], &[f64]),
+        exact: (&Coefficients<f64>, &[f64], &[f64]),
+    ) -> RunningBound {
+        let (k_hat, p_hat, x0_hat) = computed;
+        let (k_ref, p_ref, x0_ref) = exact;
+        let up_sum = |v: [f64; 7]| v.iter().fold(0.0, |acc, w| add_up(acc, w.abs()));
+        let weight_sum = up_sum(k_ref.weights());
+        let stored_weight_sum = up_sum(k_hat.weights());
+        let weight_error = k_hat
+            .weights()
+            .iter()
+            .zip(k_ref.weights())
+            .fold(0.0, |acc, (a, b)| add_up(acc, abs_diff_up(*a, b)));
+        let max_p_hat = p_hat.iter().fold(0.0f64, |m, p| m.max(p.abs()));
+        let max_dp = p_hat
+            .iter()
+            .zip(p_ref)
+            .fold(0.0f64, |m, (a, b)| m.max(abs_diff_up(*a, *b)));
+        let amb = k_hat.amb.abs();
+        let constant_terms = add_up(
+            mul_up(k_hat.sdc.abs(), max_p_hat),
+            mul_up(k_hat.ct.abs(), amb),
+        );
+        let constant_error = add_up(
+            add_up(
+                mul_up(abs_diff_up(k_hat.sdc, k_ref.sdc), max_p_hat),
+                mul_up(k_ref.sdc.abs(), max_dp),
+            ),
+            add_up(
+                mul_up(abs_diff_up(k_hat.ct, k_ref.ct), amb),
+                mul_up(k_ref.ct.abs(), abs_diff_up(k_hat.amb, k_ref.amb)),
+            ),
+        );
+        let value = x0_hat
+            .iter()
+            .zip(x0_ref)
+            .fold(0.0f64, |m, (a, b)| m.max(abs_diff_up(*a, *b)));
+        RunningBound {
+            format,
+            weight_sum,
+            stored_weight_sum,
+            weight_error,
+            constant_terms,
+            constant_error,
+            value,
+            iterations: 0,
+        }
+    }
+
+    /// Advances the bound over one iteration whose input state had largest
+    /// magnitude `max_state` (`computed`: false for a skipped perforated one).
+    ///
+    /// # Errors
+    /// [`boundgate_verify::VerifyError::HypothesisNotMet`] when the chain
+    /// could overflow (or the state is not finite): then there is no bound.
+    pub fn step(&mut self, max_state: f64, computed: bool) -> Result<()> {
+        self.iterations += 1;
+        if !computed {
+            return Ok(());
+        }
+        let format = self.format;
+        let s = add_up(
+            mul_up(self.stored_weight_sum, max_state),
+            self.constant_terms,
+        );
+        let arith = rigorous(
+            format,
+            RoundingMode::NearestEven,
+            CHAIN_DEPTH,
+            underflow_ops(format, CHAIN_DEPTH as usize),
+            s,
+        )?
+        .value;
+        let representation = add_up(mul_up(self.weight_error, max_state), self.constant_error);
+        let local = add_up(arith, representation);
+        self.value = add_up(mul_up(self.weight_sum, self.value), local);
+        Ok(())
+    }
+}
+
+/// The coefficients, powers and initial temperatures as `version` stores them.
+pub fn stored_inputs(
+    app: &HotSpot3D,
+    version: Version,
+) -> Result<(Coefficients<f64>, Vec<f64>, Vec<f64>)> {
+    let k_hat = app.coefficients().stored(version);
+    let p_hat: Vec<f64> = app.power().iter().map(|&p| store(p, version)).collect();
+    let x0: Vec<f64> = match version {
+        Version::Double => app.temp().to_vec(),
+        v => app
+            .initial_state(v)?
+            .values
+            .into_iter()
+            .map(f64::from)
+            .collect(),
+    };
+    if let Some(i) = p_hat.iter().position(|v| !v.is_finite()) {
+        return Err(InterleaveError::NonFinite {
+            what: format!("power stored in {}", version.storage()),
+            index: i,
+            value: p_hat[i],
+        });
+    }
+    Ok((k_hat, p_hat, x0))
+}
+
+/// The exact trajectory after `iterations` iterations of `version`'s
+/// algorithm (perforation included, counter starting at 0) from `start`,
+/// in rational arithmetic.
+///
+/// # Errors
+/// As [`stored_inputs`].
+pub fn exact_trajectory(
+    app: &HotSpot3D,
+    version: Version,
+    start: Start,
+    iterations: usize,
+) -> Result<Vec<Rational>> {
+    let (k, p, x0) = match start {
+        Start::AsGiven => (
+            *app.coefficients(),
+            app.power().to_vec(),
+            app.temp().to_vec(),
+        ),
+        Start::Binary32Data => (*app.coefficients(), app.power().to_vec(), app.initial64()?),
+        Start::AsStored => stored_inputs(app, version)?,
+    };
+    let q = |v: f64| Rational::from_f64(v).expect("finite");
+    let kq = k.map(q);
+    let pq: Vec<Rational> = p.into_iter().map(q).collect();
+    let constant: Vec<Rational> = pq
+        .iter()
+        .map(|pc| Rational::from(&kq.sdc * pc) + Rational::from(&kq.ct * &kq.amb))
+        .collect();
+    let mut x: Vec<Rational> = x0.into_iter().map(q).collect();
+    let grid = app.grid();
+    let mut counter = 0u8;
+    for _ in 0..iterations {
+        if version == Version::Looperf {
+            if counter == 5 {
+                counter = 0;
+                continue;
+            }
+            counter += 1;
+        }
+        let mut next = Vec::with_capacity(x.len());
+        for z in 0..grid.nz() {
+            for y in 0..grid.ny() {
+                for xx in 0..grid.nx() {
+                    let at = |a: usize, b: usize, c: usize| &x[grid.index(a, b, c)];
+                    let c = grid.index(xx, y, z);
+                    let terms = [
+                        (&kq.cc, at(xx, y, z)),
+                        (&kq.cw, at(xx.saturating_sub(1), y, z)),
+                        (&kq.ce, at((xx + 1).min(grid.nx() - 1), y, z)),
+                        (&kq.cs, at(xx, (y + 1).min(grid.ny() - 1), z)),
+                        (&kq.cn, at(xx, y.saturating_sub(1), z)),
+                        (&kq.cb, at(xx, y, z.saturating_sub(1))),
+                        (&kq.ct, at(xx, y, (z + 1).min(grid.nz() - 1))),
+                    ];
+                    let mut v = constant[c].clone();
+                    for (w, t) in terms {
+                        v += Rational::from(w * t);
+                    }
+                    next.push(v);
+                }
+            }
+        }
+        x = next;
+    }
+    Ok(x)
+}

@@ -1,0 +1,352 @@
+//! The six steps end to end (Freytag 2023, §4.2, Fig. 4.2): profiles,
+//! subsections, the three sampling phases, statistics, targets, schedules,
+//! and (this crate's addition) the execution of every schedule with the
+//! limit checked at every iteration.
+//!
+//! The sampling phases of several subsection configurations run in the same
+//! lockstep passes (one per phase), so forks they share are computed once.
+
+use super::clock::Clock;
+use super::error::{InterleaveError, Result, require_threshold};
+use super::execute::{Execution, execute};
+use super::hotspot::HotSpot3D;
+use super::phases::{TestPoint, distinct_forks, select};
+use super::profile::Profile;
+use super::runner::{BranchSpec, Lockstep, RunOptions, run_lockstep};
+use super::sections::SectionGrid;
+use super::simulate::{Policy, Simulation, simulate};
+use super::stats::{Statistics, Targets};
+use super::version::Version;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Step 1's output: the approximate and the exact profile (loss against the
+/// lockstep `float` reference; the exact one is that reference, loss 0).
+#[derive(Clone, Debug, Serialize)]
+pub struct Profiles {
+    /// The approximate kernel.
+    pub approx_version: Version,
+    /// Its profile, rows 0..N.
+    pub approx: Profile,
+    /// The exact kernel's profile, rows 0..N.
+    pub exact: Profile,
+}
+
+/// Step 1: runs the approximate kernel beside the `float` reference.
+///
+/// # Errors
+/// `approx` not approximate; zero iterations; bad problem data; a run that
+/// did not complete (its [`super::runner::Ending`] in the message).
+pub fn profiles(
+    app: &HotSpot3D,
+    approx: Version,
+    iterations: usize,
+    clock: Clock,
+    ground_truth: bool,
+) -> Result<Profiles> {
+    if !Version::APPROXIMATE.contains(&approx) {
+        return Err(InterleaveError::parameter(
+            "approx",
+            approx,
+            "expected half or looperf",
+        ));
+    }
+    let options = RunOptions {
+        iterations,
+        clock,
+        ground_truth,
+        limits: Vec::new(),
+    };
+    let mut lock = run_lockstep(app, &[BranchSpec::single(approx)], &options)?;
+    let run = lock.branches.pop().expect("one spec, one run");
+    if run.ending != super::runner::Ending::Completed {
+        return Err(InterleaveError::parameter(
+            "approx",
+            approx,
+            format!("the approximate run did not complete: {:?}", run.ending),
+        ));
+    }
+    Ok(Profiles {
+        approx_version: approx,
+        approx: run.path_profile().expect("a completed run has rows"),
+        exact: lock.reference,
+    })
+}
+
+/// One measurement curve of step 3.
+#[derive(Clone, Debug, Serialize)]
+pub struct Curve {
+    /// Its switch points.
+    pub spec: BranchSpec,
+    /// Its rows from the fork point.
+    pub profile: Profile,
+}
+
+/// Step 3's output for one subsection configuration.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sampling {
+    /// The subsections.
+    pub grid: SectionGrid,
+    /// Test points of each phase (curve indices into the previous phase's curves;
+    /// phase 1's curve 0 is the approximate profile).
+    pub test_points: [Vec<TestPoint>; 3],
+    /// The curves of each phase.
+    pub curves: [Vec<Curve>; 3],
+}
+
+impl Sampling {
+    /// Every measurement of the three phases.
+    pub fn measurements(&self) -> Vec<Profile> {
+        self.curves
+            .iter()
+            .flatten()
+            .map(|c| c.profile.clone())
+            .collect()
+    }
+}
+
+/// Steps 2 and 3 for several subsection counts `n` (2..6 in the thesis).
+///
+/// # Errors
+/// As [`SectionGrid::from_profile`] and the runs.
+pub fn sample(
+    app: &HotSpot3D,
+    profiles: &Profiles,
+    sections: &[usize],
+    clock: Clock,
+    ground_truth: bool,
+) -> Result<Vec<Sampling>> {
+    let iterations = profiles.approx.last_iteration();
+    let options = RunOptions {
+        iterations,
+        clock,
+        ground_truth,
+        limits: Vec::new(),
+    };
+    let grids: Vec<SectionGrid> = sections
+        .iter()
+        .map(|&n| SectionGrid::from_profile(&profiles.approx, n))
+        .collect::<Result<_>>()?;
+    let base = Curve {
+        spec: BranchSpec::single(profiles.approx_version),
+        profile: profiles.approx.clone(),
+    };
+    let mut parents: Vec<Vec<Curve>> = vec![vec![base]; grids.len()];
+    let mut test_points: Vec<[Vec<TestPoint>; 3]> = vec![Default::default(); grids.len()];
+    let mut curves: Vec<[Vec<Curve>; 3]> = vec![Default::default(); grids.len()];
+    let next_version = [Version::Float, profiles.approx_version, Version::Float];
+    for phase in 0..3 {
+        // Every grid's forks, run in one pass.
+        let mut wanted: BTreeMap<BranchSpec, usize> = BTreeMap::new();
+        let mut per_grid: Vec<Vec<BranchSpec>> = Vec::with_capacity(grids.len());
+        for (g, grid) in grids.iter().enumerate() {
+            let candidate: Vec<Profile> = parents[g].iter().map(|c| c.profile.clone()).collect();
+            let points = select(&candidate, grid);
+            let mut specs = Vec::new();
+            for (curve, at) in distinct_forks(&points) {
+                let spec = parents[g][curve].spec.fork(at, next_version[phase])?;
+                let len = wanted.len();
+                wanted.entry(spec.clone()).or_insert(len);
+                specs.push(spec);
+            }
+            test_points[g][phase] = points;
+            per_grid.push(specs);
+        }
+        let mut order: Vec<(BranchSpec, usize)> = wanted.into_iter().collect();
+        order.sort_by_key(|(_, k)| *k);
+        let specs: Vec<BranchSpec> = order.into_iter().map(|(s, _)| s).collect();
+        let lock: Lockstep = if specs.is_empty() {
+            Lockstep {
+                reference: profiles.exact.clone(),
+                branches: Vec::new(),
+            }
+        } else {
+            run_lockstep(app, &specs, &options)?
+        };
+        let by_spec: BTreeMap<&BranchSpec, &super::runner::BranchRun> =
+            lock.branches.iter().map(|b| (&b.spec, b)).collect();
+        for g in 0..grids.len() {
+            let mut made = Vec::new();
+            for spec in &per_grid[g] {
+                let run = by_spec[spec];
+                if let Some(profile) = run.profile().filter(|p| !p.measured().is_empty()) {
+                    made.push(Curve {
+                        spec: spec.clone(),
+                        profile,
+                    });
+                }
+            }
+            curves[g][phase] = made.clone();
+            parents[g] = made;
+        }
+    }
+    Ok(grids
+        .into_iter()
+        .zip(test_points)
+        .zip(curves)
+        .map(|((grid, test_points), curves)| Sampling {
+            grid,
+            test_points,
+            curves,
+        })
+        .collect())
+}
+
+/// One schedule: its limit, simulation and execution.
+#[derive(Clone, Debug, Serialize)]
+pub struct Scheduled {
+    /// Subsections per axis.
+    pub sections: usize,
+    /// The limit.
+    pub limit: f64,
+    /// The fraction of `L_max` it is (`None` when given as a value).
+    pub fraction: Option<f64>,
+    /// The simulation and its schedule.
+    pub simulation: Simulation,
+    /// The execution.
+    pub execution: Execution,
+}
+
+/// Steps 4 to 6 for one sampling and limit, then the execution.
+///
+/// # Errors
+/// As [`Statistics::new`], [`simulate`], [`execute`].
+#[allow(clippy::too_many_arguments)]
+pub fn schedule_and_execute(
+    app: &HotSpot3D,
+    profiles: &Profiles,
+    sampling: &Sampling,
+    limit: f64,
+    fraction: Option<f64>,
+    policy: Policy,
+    clock: Clock,
+    ground_truth: bool,
+) -> Result<Scheduled> {
+    require_threshold(limit)?;
+    let stats = Statistics::new(&sampling.grid, &profiles.approx, &sampling.measurements())?;
+    let targets = Targets::new(&profiles.approx, &profiles.exact)?;
+    let start = profiles.approx.start();
+    let simulation = simulate(
+        &stats,
+        &targets,
+        limit,
+        policy,
+        start.accuracy_loss,
+        start.runtime_ms,
+    )?;
+    let execution = execute(app, &simulation.schedule, limit, clock, ground_truth)?;
+    Ok(Scheduled {
+        sections: sampling.grid.n(),
+        limit,
+        fraction,
+        simulation,
+        execution,
+    })
+}
+
+/// What [`run_all`] runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PipelineConfig {
+    /// The approximate kernel (`half` or `looperf`).
+    pub approx: Version,
+    /// Iterations `N`.
+    pub iterations: usize,
+    /// Subsections per axis, one configuration each (the thesis: 2..6).
+    pub sections: Vec<usize>,
+    /// Limits as fractions of `L_max` (the thesis: 1/4, 2/4, 3/4).
+    pub fractions: Vec<f64>,
+    /// The simulation policies to compare.
+    pub policies: Vec<Policy>,
+    /// Where runtimes come from.
+    pub clock: Clock,
+    /// Whether profiles and executions run the binary64 ground truth (the
+    /// sampling phases never do: they only need the loss).
+    pub ground_truth: bool,
+}
+
+/// Everything [`run_all`] produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct PipelineReport {
+    /// Step 1.
+    pub profiles: Profiles,
+    /// Steps 2 and 3, per subsection configuration.
+    pub samplings: Vec<Sampling>,
+    /// Step 4, per subsection configuration.
+    pub statistics: Vec<Statistics>,
+    /// Step 5.
+    pub targets: Targets,
+    /// Step 6 and the executions: per configuration, limit and policy.
+    pub scheduled: Vec<Scheduled>,
+}
+
+/// Runs the whole pipeline: profiles, sampling for every subsection count,
+/// statistics, targets, a schedule per (count, fraction, policy), and the
+/// execution of every schedule (one lockstep pass for all of them).
+///
+/// # Errors
+/// As the steps; fractions outside `(0, 1]`.
+pub fn run_all(app: &HotSpot3D, config: &PipelineConfig) -> Result<PipelineReport> {
+    for &f in &config.fractions {
+        if !(f > 0.0 && f <= 1.0) {
+            return Err(InterleaveError::parameter(
+                "fractions",
+                f,
+                "each must be in (0, 1]",
+            ));
+        }
+    }
+    let profiles = profiles(
+        app,
+        config.approx,
+        config.iterations,
+        config.clock,
+        config.ground_truth,
+    )?;
+    let samplings = sample(app, &profiles, &config.sections, config.clock, false)?;
+    let targets = Targets::new(&profiles.approx, &profiles.exact)?;
+    let l_max = profiles.approx.max_loss();
+    let start = profiles.approx.start();
+    let mut statistics = Vec::new();
+    let mut simulations = Vec::new();
+    for sampling in &samplings {
+        let stats = Statistics::new(&sampling.grid, &profiles.approx, &sampling.measurements())?;
+        for &fraction in &config.fractions {
+            let limit = l_max * fraction;
+            for &policy in &config.policies {
+                let sim = simulate(
+                    &stats,
+                    &targets,
+                    limit,
+                    policy,
+                    start.accuracy_loss,
+                    start.runtime_ms,
+                )?;
+                simulations.push((sampling.grid.n(), fraction, sim));
+            }
+        }
+        statistics.push(stats);
+    }
+    let items: Vec<(super::schedule::Schedule, f64)> = simulations
+        .iter()
+        .map(|(_, _, s)| (s.schedule.clone(), s.limit))
+        .collect();
+    let executions = super::execute::execute_many(app, &items, config.clock, config.ground_truth)?;
+    let scheduled = simulations
+        .into_iter()
+        .zip(executions)
+        .map(|((sections, fraction, simulation), execution)| Scheduled {
+            sections,
+            limit: simulation.limit,
+            fraction: Some(fraction),
+            simulation,
+            execution,
+        })
+        .collect();
+    Ok(PipelineReport {
+        profiles,
+        samplings,
+        statistics,
+        targets,
+        scheduled,
+    })
+}

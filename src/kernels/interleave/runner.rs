@@ -1,0 +1,702 @@
+//! The lockstep runner: one `float` reference run, the binary64 ground truth,
+//! and any number of interleaved runs ("branches"), advanced together one
+//! iteration at a time, each measured against the reference after every
+//! iteration (Freytag 2023, Fig. 4.3 for one run; Figs. 4.6-4.8 for the forks
+//! of step 3).
+//!
+//! A branch is a list of switch points `(t, version)`: iterations `t + 1 ...`
+//! run `version` (the thesis's schedule semantics, Fig. 4.9: `exec_config[i]`
+//! applies from loop index `i`). Branches that share a prefix share its
+//! computation: the runner builds the tree of distinct prefixes and forks a
+//! state (a copy, converted if the format changes) where a prefix ends, as
+//! the thesis's instrumentation duplicates its data structures. A fork gives
+//! the same bits as a fresh run with the same switch points (tested).
+//!
+//! Each run's state is checked every iteration: a NaN or an infinity (e.g.
+//! binary16 overflow past 65504) ends that run with an explicit
+//! [`Ending`], as does an overflowing conversion or an undefined loss; the
+//! other runs go on.
+
+use super::bound::{RunningBound, Start};
+use super::clock::{Clock, Stopwatch};
+use super::error::{InterleaveError, Result};
+use super::hotspot::{HotSpot3D, State};
+use super::loss::{LossSums, add_squares};
+use super::profile::{GroundTruth, Profile, Row};
+use super::stencil::{Step, advance, scan, scan64, sweep64};
+use super::version::Version;
+use boundgate_verify::bounds::directed::{div_up, mul_up, sqrt_down, sqrt_up};
+use boundgate_verify::format::{Format, RoundingMode};
+use boundgate_verify::oracle::ExactSum;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A run's switch points: `(t, v)` = iterations after the first `t` run `v`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct BranchSpec {
+    switches: Vec<(usize, Version)>,
+}
+
+impl BranchSpec {
+    /// A run of `version` from the start.
+    pub fn single(version: Version) -> BranchSpec {
+        BranchSpec {
+            switches: vec![(0, version)],
+        }
+    }
+
+    /// A spec from switch points: the first at 0, strictly increasing, each
+    /// changing the version, none a `double`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{runner::BranchSpec, version::Version::*};
+    /// assert!(BranchSpec::new(vec![(0, Half), (10, Float)]).is_ok());
+    /// assert!(BranchSpec::new(vec![(1, Half)]).is_err());
+    /// assert!(BranchSpec::new(vec![(0, Half), (5, Half)]).is_err());
+    /// ```
+    pub fn new(switches: Vec<(usize, Version)>) -> Result<BranchSpec> {
+        let bad =
+            |reason: &str| InterleaveError::parameter("switches", format!("{switches:?}"), reason);
+        match switches.first() {
+            Some((0, _)) => {}
+            _ => return Err(bad("the first switch must be at iteration 0")),
+        }
+        for w in switches.windows(2) {
+            if w[1].0 <= w[0].0 {
+                return Err(bad("switch points must increase strictly"));
+            }
+            if w[1].1 == w[0].1 {
+                return Err(bad("a switch must change the kernel version"));
+            }
+        }
+        if switches.iter().any(|(_, v)| *v == Version::Double) {
+            return Err(bad("`double` is the ground truth, not a kernel to run"));
+        }
+        Ok(BranchSpec { switches })
+    }
+
+    /// The switch points.
+    pub fn switches(&self) -> &[(usize, Version)] {
+        &self.switches
+    }
+
+    /// This run continued with `version` after iteration `at` (which must be
+    /// after the last switch).
+    pub fn fork(&self, at: usize, version: Version) -> Result<BranchSpec> {
+        let mut s = self.switches.clone();
+        s.push((at, version));
+        BranchSpec::new(s)
+    }
+
+    /// The last switch point (where this run leaves its parent).
+    pub fn fork_point(&self) -> usize {
+        self.switches.last().map_or(0, |s| s.0)
+    }
+
+    /// The version running iteration `i` (1-based).
+    pub fn version_at(&self, i: usize) -> Version {
+        self.switches
+            .iter()
+            .rev()
+            .find(|(t, _)| *t < i.max(1))
+            .map_or(self.switches[0].1, |s| s.1)
+    }
+}
+
+/// What a run needs besides the problem.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunOptions {
+    /// Total iterations `N`.
+    pub iterations: usize,
+    /// Where runtimes come from.
+    pub clock: Clock,
+    /// Whether to run the binary64 ground truth (the extra CSV columns).
+    pub ground_truth: bool,
+    /// Limits to check every row against, exactly (for the executor).
+    pub limits: Vec<f64>,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "ending", rename_all = "snake_case")]
+pub enum Ending {
+    /// All iterations ran.
+    Completed,
+    /// The state held a NaN or an infinity after `iteration` (e.g. binary16 overflow).
+    NonFinite {
+        /// Iterations completed.
+        iteration: usize,
+        /// First bad cell.
+        index: usize,
+        /// Its value.
+        value: f64,
+    },
+    /// Converting the state overflowed the target format.
+    ConversionOverflow {
+        /// Iterations completed before the conversion.
+        iteration: usize,
+        /// The cell.
+        index: usize,
+        /// Its value.
+        value: f64,
+    },
+    /// The loss was undefined (zero reference, nonzero difference).
+    UndefinedLoss {
+        /// Iterations completed.
+        iteration: usize,
+    },
+    /// The run it forks from ended before the fork point.
+    ParentEnded {
+        /// The fork point.
+        iteration: usize,
+    },
+}
+
+/// A conversion between binary32 and binary16.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Conversion {
+    /// Iterations completed before it.
+    pub iteration: usize,
+    /// The version switched to.
+    pub to: Version,
+}
+
+/// One branch's results.
+#[derive(Clone, Debug, Serialize)]
+pub struct BranchRun {
+    /// Its switch points.
+    pub spec: BranchSpec,
+    /// Its rows from iteration 0 along its whole path (shared prefix included).
+    pub path: Vec<Row>,
+    /// For each row of `path` and each of [`RunOptions::limits`]: whether
+    /// the row's loss exceeds that limit (decided exactly).
+    pub over_limit: Vec<Vec<bool>>,
+    /// How it ended.
+    pub ending: Ending,
+    /// The conversions along its path (iteration 0: the initial one, if any).
+    pub conversions: Vec<Conversion>,
+    /// Iterations computed and skipped (loop perforation) along its path.
+    pub computed: usize,
+    /// Skipped iterations.
+    pub skipped: usize,
+}
+
+impl BranchRun {
+    /// Its measurement: the rows from its fork point on (the first row is the
+    /// starting point, the parent's row there). `None` if it has no row there.
+    pub fn profile(&self) -> Option<Profile> {
+        let t = self.spec.fork_point();
+        let first = self.path.iter().position(|r| r.iteration == t)?;
+        Profile::new(self.path[first..].to_vec()).ok()
+    }
+
+    /// Its whole path as a profile.
+    pub fn path_profile(&self) -> Option<Profile> {
+        Profile::new(self.path.clone()).ok()
+    }
+
+    /// Total runtime of the path (ms), conversions included.
+    pub fn runtime_ms(&self) -> f64 {
+        self.path.iter().map(|r| r.runtime_ms).sum()
+    }
+}
+
+/// Everything one lockstep pass produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct Lockstep {
+    /// The `float` reference run as a profile of its own (loss 0 against
+    /// itself): the thesis's "exact kernel profile".
+    pub reference: Profile,
+    /// The branches, in the order of the specs.
+    pub branches: Vec<BranchRun>,
+}
+
+struct Node {
+    parent: Option<usize>,
+    spawn: usize,
+    version: Version,
+    needed_until: usize,
+    state: Option<State>,
+    rows: Vec<Row>,
+    over: Vec<Vec<bool>>,
+    clock_ns: u64,
+    pending_ns: f64,
+    ending: Option<Ending>,
+    conversion: Option<Conversion>,
+    /// For each row: the step that produced it (`None` for the starting row).
+    steps: Vec<Option<Step>>,
+}
+
+/// The reference's and the ground truth's measurements at one iteration.
+struct Shared<'a> {
+    reference: &'a [f32],
+    reference_squares: &'a ExactSum,
+    truth: Option<Truth<'a>>,
+    limits: &'a [f64],
+}
+
+struct Truth<'a> {
+    values: &'a [f64],
+    squares: &'a ExactSum,
+    reference_error: f64,
+    radius: f64,
+}
+
+/// Runs the reference, the ground truth and every branch for `options.iterations` iterations.
+///
+/// # Errors
+/// Invalid specs (a switch at or after `N`), zero iterations, a problem whose
+/// binary32 data overflow, a non-finite reference state.
+pub fn run_lockstep(
+    app: &HotSpot3D,
+    specs: &[BranchSpec],
+    options: &RunOptions,
+) -> Result<Lockstep> {
+    let n_it = options.iterations;
+    if n_it == 0 {
+        return Err(InterleaveError::parameter(
+            "iterations",
+            0,
+            "must be at least 1",
+        ));
+    }
+    for &limit in &options.limits {
+        super::error::require_threshold(limit)?;
+    }
+    for s in specs {
+        if s.fork_point() >= n_it {
+            return Err(InterleaveError::parameter(
+                "switches",
+                format!("{:?}", s.switches),
+                format!("every switch point must be below the {n_it} iterations"),
+            ));
+        }
+    }
+    let cells = app.grid().cells();
+    // The tree of distinct prefixes.
+    let mut index: BTreeMap<Vec<(usize, Version)>, usize> = BTreeMap::new();
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut terminal = Vec::with_capacity(specs.len());
+    for s in specs {
+        let mut parent = None;
+        for j in 0..s.switches.len() {
+            let prefix = s.switches[..=j].to_vec();
+            let id = *index.entry(prefix).or_insert_with(|| {
+                nodes.push(Node {
+                    parent,
+                    spawn: s.switches[j].0,
+                    version: s.switches[j].1,
+                    needed_until: 0,
+                    state: None,
+                    rows: Vec::new(),
+                    over: Vec::new(),
+                    clock_ns: 0,
+                    pending_ns: 0.0,
+                    ending: None,
+                    conversion: None,
+                    steps: Vec::new(),
+                });
+                nodes.len() - 1
+            });
+            parent = Some(id);
+        }
+        let id = parent.expect("a spec has a switch");
+        nodes[id].needed_until = n_it;
+        terminal.push(id);
+    }
+    for id in 0..nodes.len() {
+        if let Some(p) = nodes[id].parent {
+            nodes[p].needed_until = nodes[p].needed_until.max(nodes[id].spawn);
+        }
+    }
+
+    let clock = options.clock;
+    let grid = app.grid();
+    let mut reference = app.initial32()?;
+    let mut ref_scratch = vec![0.0f32; cells];
+    let mut truth = if options.ground_truth {
+        Some(app.initial64()?)
+    } else {
+        None
+    };
+    let mut truth_scratch = vec![0.0f64; if options.ground_truth { cells } else { 0 }];
+    let mut bound = if options.ground_truth {
+        Some(RunningBound::new(
+            app,
+            Version::Double,
+            Start::Binary32Data,
+        )?)
+    } else {
+        None
+    };
+    let mut scratch = Vec::new();
+    let mut ref_rows = Vec::with_capacity(n_it + 1);
+    let mut ref_clock = 0u64;
+    let mut ref_ns = 0.0f64;
+
+    for i in 0..=n_it {
+        // Measurements shared by every run at iteration i.
+        let mut ref_sq = ExactSum::new();
+        add_squares(&mut ref_sq, &reference);
+        let truth_parts = match &truth {
+            Some(g) => {
+                let mut g_sq = ExactSum::new();
+                add_squares(&mut g_sq, g);
+                let ref_err = LossSums::against(&reference, g, &g_sq).measure()?.value;
+                let e = bound.as_ref().map_or(0.0, |b| b.value);
+                let g_norm = sqrt_down(g_sq.round(Format::FP64, RoundingMode::Down));
+                let radius = if g_norm > 0.0 {
+                    div_up(mul_up(sqrt_up(cells as f64), e), g_norm)
+                } else {
+                    f64::INFINITY
+                };
+                Some((g_sq, ref_err, radius))
+            }
+            None => None,
+        };
+        let shared = Shared {
+            reference: &reference,
+            reference_squares: &ref_sq,
+            truth: match (&truth, &truth_parts) {
+                (Some(g), Some((g_sq, ref_err, radius))) => Some(Truth {
+                    values: g,
+                    squares: g_sq,
+                    reference_error: *ref_err,
+                    radius: *radius,
+                }),
+                _ => None,
+            },
+            limits: &options.limits,
+        };
+        if i > 0 {
+            // Record iteration i of every run that stepped.
+            for node in nodes.iter_mut() {
+                if node.state.is_some()
+                    && node.ending.is_none()
+                    && node.spawn < i
+                    && i <= node.needed_until
+                {
+                    record(node, i, &shared)?;
+                }
+            }
+        }
+        // The reference as a profile of its own.
+        let ref_runtime = if i == 0 { 0.0 } else { ref_ns };
+        let (start, end) = (ref_clock, ref_clock + ref_runtime.round() as u64);
+        ref_clock = end;
+        ref_rows.push(Row {
+            kernel: Version::Float,
+            iteration: i,
+            start_timestamp: start,
+            end_timestamp: end,
+            runtime_ms: ref_runtime / 1e6,
+            accuracy_loss: 0.0,
+            ground_truth: shared.truth.as_ref().map(|t| GroundTruth {
+                loss_lower: 0.0,
+                loss_upper: 0.0,
+                error_vs_fp64: t.reference_error,
+                reference_error_vs_fp64: t.reference_error,
+                fp64_radius: t.radius,
+            }),
+        });
+        // Forks at i (after i iterations), roots at 0.
+        for id in 0..nodes.len() {
+            if nodes[id].spawn == i && nodes[id].state.is_none() && nodes[id].ending.is_none() {
+                spawn(&mut nodes, id, app, &shared, clock)?;
+            }
+        }
+        // States no longer needed.
+        for node in nodes.iter_mut() {
+            if node.needed_until <= i {
+                node.state = None;
+            }
+        }
+        if i == n_it {
+            break;
+        }
+        // Step the reference, the ground truth, and every active run.
+        let watch = Stopwatch::start();
+        super::stencil::sweep32(
+            grid,
+            app.coefficients32(),
+            app.power32(),
+            &reference,
+            &mut ref_scratch,
+        );
+        std::mem::swap(&mut reference, &mut ref_scratch);
+        let modelled = match clock {
+            Clock::Model(m) => m.iteration_ns(Version::Float, cells, true),
+            Clock::Wall => 0.0,
+        };
+        ref_ns = watch.finish(&clock, 0, modelled).2;
+        if let (Some(g), Some(b)) = (truth.as_mut(), bound.as_mut()) {
+            let (max, _) = scan64(g);
+            sweep64(grid, app.coefficients(), app.power(), g, &mut truth_scratch);
+            std::mem::swap(g, &mut truth_scratch);
+            b.step(max, true)?;
+        }
+        if let (_, Some((index, value))) = scan(&reference) {
+            return Err(InterleaveError::NonFinite {
+                what: format!("the float reference state after iteration {}", i + 1),
+                index,
+                value,
+            });
+        }
+        for node in nodes.iter_mut() {
+            if node.ending.is_some() || node.needed_until <= i {
+                continue;
+            }
+            let Some(state) = node.state.as_mut() else {
+                continue;
+            };
+            let watch = Stopwatch::start();
+            let step = advance(app, node.version, state, &mut scratch);
+            let modelled = match clock {
+                Clock::Model(m) => m.iteration_ns(node.version, cells, step == Step::Computed),
+                Clock::Wall => 0.0,
+            } + node.pending_ns;
+            let (start, end, ns) = watch.finish(&clock, node.clock_ns, modelled);
+            let ns = if let Clock::Wall = clock {
+                ns + node.pending_ns
+            } else {
+                ns
+            };
+            node.pending_ns = 0.0;
+            node.clock_ns = end;
+            node.steps.push(Some(step));
+            // Timestamps and runtime of the row recorded at the top of the next turn.
+            node.rows.push(Row {
+                kernel: node.version,
+                iteration: i + 1,
+                start_timestamp: start,
+                end_timestamp: end,
+                runtime_ms: ns / 1e6,
+                accuracy_loss: 0.0,
+                ground_truth: None,
+            });
+            if let (_, Some((index, value))) = scan(&node.state.as_ref().expect("stepped").values) {
+                node.rows.pop();
+                node.steps.pop();
+                node.ending = Some(Ending::NonFinite {
+                    iteration: i + 1,
+                    index,
+                    value,
+                });
+                node.state = None;
+            }
+        }
+    }
+
+    let reference = Profile::new(ref_rows)?;
+    let branches = specs
+        .iter()
+        .zip(terminal)
+        .map(|(spec, id)| assemble(&nodes, id, spec.clone()))
+        .collect();
+    Ok(Lockstep {
+        reference,
+        branches,
+    })
+}
+
+/// Fills in the loss and ground-truth columns of node's row `i` (pushed when it stepped).
+fn record(node: &mut Node, i: usize, shared: &Shared<'_>) -> Result<()> {
+    let state = node.state.as_ref().expect("an active run has a state");
+    let sums = LossSums::against(&state.values, shared.reference, shared.reference_squares);
+    let measure = match sums.measure() {
+        Ok(m) => m,
+        Err(InterleaveError::UndefinedLoss) => {
+            node.rows.pop();
+            node.steps.pop();
+            node.ending = Some(Ending::UndefinedLoss { iteration: i });
+            node.state = None;
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    let over = shared
+        .limits
+        .iter()
+        .map(|&limit| sums.exceeds(limit))
+        .collect::<Result<Vec<bool>>>()?;
+    let ground_truth = match &shared.truth {
+        Some(t) => Some(GroundTruth {
+            loss_lower: measure.lower,
+            loss_upper: measure.upper,
+            error_vs_fp64: LossSums::against(&state.values, t.values, t.squares)
+                .measure()?
+                .value,
+            reference_error_vs_fp64: t.reference_error,
+            fp64_radius: t.radius,
+        }),
+        None => None,
+    };
+    let row = node.rows.last_mut().expect("pushed when stepped");
+    debug_assert_eq!(row.iteration, i);
+    row.accuracy_loss = measure.value;
+    row.ground_truth = ground_truth;
+    node.over.push(over);
+    Ok(())
+}
+
+/// Creates node `id`'s state at its spawn point (root: the initial conversion).
+fn spawn(
+    nodes: &mut [Node],
+    id: usize,
+    app: &HotSpot3D,
+    shared: &Shared<'_>,
+    clock: Clock,
+) -> Result<()> {
+    let i = nodes[id].spawn;
+    let cells = app.grid().cells();
+    match nodes[id].parent {
+        None => {
+            let watch = Stopwatch::start();
+            let version = nodes[id].version;
+            let state = match app.initial_state(version) {
+                Ok(s) => s,
+                Err(InterleaveError::ConversionOverflow { index, value, .. }) => {
+                    nodes[id].ending = Some(Ending::ConversionOverflow {
+                        iteration: 0,
+                        index,
+                        value,
+                    });
+                    return Ok(());
+                }
+                Err(e) => return Err(e),
+            };
+            let converted = state.storage != Version::Float;
+            let modelled = match (clock, converted) {
+                (Clock::Model(m), true) => m.conversion_ns(cells),
+                _ => 0.0,
+            };
+            let (start, end, ns) = watch.finish(&clock, 0, modelled);
+            let node = &mut nodes[id];
+            if converted {
+                node.conversion = Some(Conversion {
+                    iteration: 0,
+                    to: version,
+                });
+            }
+            node.clock_ns = end;
+            node.steps.push(None);
+            node.rows.push(Row {
+                kernel: version,
+                iteration: 0,
+                start_timestamp: start,
+                end_timestamp: end,
+                runtime_ms: if converted { ns / 1e6 } else { 0.0 },
+                accuracy_loss: 0.0,
+                ground_truth: None,
+            });
+            node.state = Some(state);
+            record(node, 0, shared)
+        }
+        Some(p) => {
+            let parent_row = nodes[p].rows.last().copied();
+            let parent_over = nodes[p].over.last().cloned();
+            let (parent_state, parent_clock) = (nodes[p].state.clone(), nodes[p].clock_ns);
+            let node = &mut nodes[id];
+            let (Some(state), Some(row)) = (parent_state, parent_row.filter(|r| r.iteration == i))
+            else {
+                node.ending = Some(Ending::ParentEnded { iteration: i });
+                return Ok(());
+            };
+            let version = node.version;
+            let watch = Stopwatch::start();
+            let converts = state.needs_conversion(version);
+            let state = match state.converted(version, i) {
+                Ok(s) => s,
+                Err(InterleaveError::ConversionOverflow { index, value, .. }) => {
+                    node.ending = Some(Ending::ConversionOverflow {
+                        iteration: i,
+                        index,
+                        value,
+                    });
+                    return Ok(());
+                }
+                Err(e) => return Err(e),
+            };
+            if converts {
+                node.conversion = Some(Conversion {
+                    iteration: i,
+                    to: version,
+                });
+                node.pending_ns = match clock {
+                    Clock::Model(m) => m.conversion_ns(cells),
+                    Clock::Wall => watch.finish(&clock, 0, 0.0).2,
+                };
+            }
+            node.clock_ns = parent_clock;
+            node.steps.push(None);
+            node.rows.push(row);
+            node.over.push(parent_over.unwrap_or_default());
+            node.state = Some(state);
+            Ok(())
+        }
+    }
+}
+
+/// A branch's path: its ancestors' rows up to each fork, then its own.
+fn assemble(nodes: &[Node], id: usize, spec: BranchSpec) -> BranchRun {
+    let mut chain = vec![id];
+    while let Some(p) = nodes[*chain.last().expect("non-empty")].parent {
+        chain.push(p);
+    }
+    chain.reverse();
+    let mut path: Vec<Row> = Vec::new();
+    let mut over: Vec<Vec<bool>> = Vec::new();
+    let mut conversions = Vec::new();
+    let (mut computed, mut skipped) = (0, 0);
+    let mut ending = Ending::Completed;
+    for (k, &n) in chain.iter().enumerate() {
+        let node = &nodes[n];
+        debug_assert_eq!(node.rows.len(), node.over.len(), "every row is measured");
+        let until = chain.get(k + 1).map(|&c| nodes[c].spawn);
+        // A node's own rows start with its fork row, already in the path.
+        let skip_first = usize::from(k > 0);
+        for (row, o) in node.rows.iter().zip(&node.over).skip(skip_first) {
+            if until.is_some_and(|u| row.iteration > u) {
+                break;
+            }
+            path.push(*row);
+            over.push(o.clone());
+        }
+        if let Some(c) = node.conversion {
+            conversions.push(c);
+        }
+        for (row, step) in node.rows.iter().zip(&node.steps) {
+            if until.is_some_and(|u| row.iteration > u) {
+                break;
+            }
+            match step {
+                Some(Step::Computed) => computed += 1,
+                Some(Step::Skipped) => skipped += 1,
+                None => {}
+            }
+        }
+        if let Some(e) = &node.ending {
+            let relevant = match e {
+                Ending::Completed => false,
+                Ending::NonFinite { iteration, .. } | Ending::UndefinedLoss { iteration } => {
+                    until.is_none_or(|u| *iteration <= u)
+                }
+                Ending::ConversionOverflow { .. } | Ending::ParentEnded { .. } => true,
+            };
+            if relevant {
+                ending = e.clone();
+                break;
+            }
+        }
+    }
+    BranchRun {
+        spec,
+        path,
+        over_limit: over,
+        ending,
+        conversions,
+        computed,
+        skipped,
+    }
+}

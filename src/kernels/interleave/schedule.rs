@@ -1,0 +1,290 @@
+//! The execution configuration ("schedule") file (Freytag 2023, §4.2.6 and
+//! Fig. 4.9): the first line holds the total number of iterations, each
+//! following line `<iteration> <kernel>`: from loop index `iteration` on
+//! (0-based; i.e. after `iteration` completed iterations) run `kernel`. The
+//! first entry is at 0.
+//!
+//! The thesis's reader (Fig. 4.9) accepts anything; this one refuses
+//! malformed and inconsistent files with the line and the reason: a missing
+//! or non-positive count, a line that is not `<integer> <kernel>`, an unknown
+//! kernel (or `double`), a first entry not at 0, entries not strictly
+//! increasing, an entry at or beyond the count, an entry that switches to the
+//! kernel already running.
+
+use super::error::{InterleaveError, Result};
+use super::runner::BranchSpec;
+use super::version::Version;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// An execution configuration.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{schedule::Schedule, version::Version};
+/// use std::path::Path;
+/// let s = Schedule::parse("500\n0 half\n120 float\n200 half\n", Path::new("s.txt")).unwrap();
+/// assert_eq!(s.version_at(120), Version::Half);  // iteration 120 is the last half one
+/// assert_eq!(s.version_at(121), Version::Float);
+/// assert_eq!(s.count(Version::Half), 120 + 300);
+/// assert_eq!(Schedule::parse(&s.to_text(), Path::new("s.txt")).unwrap(), s);
+/// assert!(Schedule::parse("500\n0 half\n120 half\n", Path::new("s.txt")).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Schedule {
+    iterations: usize,
+    switches: Vec<(usize, Version)>,
+}
+
+impl Schedule {
+    /// A schedule over `iterations` iterations.
+    ///
+    /// # Errors
+    /// As [`Schedule::parse`].
+    pub fn new(iterations: usize, switches: Vec<(usize, Version)>) -> Result<Schedule> {
+        let label = Path::new("<schedule>");
+        if iterations == 0 {
+            return Err(InterleaveError::file(
+                label,
+                Some(1),
+                "iterations",
+                "must be at least 1",
+            ));
+        }
+        for (k, &(i, v)) in switches.iter().enumerate() {
+            check_entry(
+                label,
+                k + 2,
+                k,
+                i,
+                v,
+                iterations,
+                k.checked_sub(1).map(|p| switches[p]),
+            )?;
+        }
+        if switches.is_empty() {
+            return Err(InterleaveError::file(
+                label,
+                None,
+                "entries",
+                "no `0 <kernel>` entry",
+            ));
+        }
+        Ok(Schedule {
+            iterations,
+            switches,
+        })
+    }
+
+    /// Every iteration in one kernel version.
+    pub fn single(iterations: usize, version: Version) -> Result<Schedule> {
+        Schedule::new(iterations, vec![(0, version)])
+    }
+
+    /// Total iterations.
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+    /// The entries.
+    pub fn switches(&self) -> &[(usize, Version)] {
+        &self.switches
+    }
+    /// As a run's switch points.
+    pub fn spec(&self) -> BranchSpec {
+        BranchSpec::new(self.switches.clone()).expect("a valid schedule is a valid spec")
+    }
+
+    /// The version running iteration `i` (1-based; `i = 0` gives the first).
+    pub fn version_at(&self, i: usize) -> Version {
+        self.switches
+            .iter()
+            .rev()
+            .find(|(t, _)| *t < i.max(1))
+            .map_or(self.switches[0].1, |s| s.1)
+    }
+
+    /// How many iterations run `version`.
+    pub fn count(&self, version: Version) -> usize {
+        (1..=self.iterations)
+            .filter(|&i| self.version_at(i) == version)
+            .count()
+    }
+
+    /// The file's text.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("{}\n", self.iterations);
+        for (i, v) in &self.switches {
+            let _ = writeln!(out, "{i} {v}");
+        }
+        out
+    }
+
+    /// Parses a schedule file; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Schedule> {
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .map(|(k, l)| (k + 1, l.trim()))
+            .filter(|(_, l)| !l.is_empty());
+        let (line, first) = lines
+            .next()
+            .ok_or_else(|| InterleaveError::file(path, None, "iterations", "the file is empty"))?;
+        let iterations: usize = first.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+            InterleaveError::file(
+                path,
+                Some(line),
+                "iterations",
+                format!("`{first}` is not a positive integer"),
+            )
+        })?;
+        let mut switches: Vec<(usize, Version)> = Vec::new();
+        for (line, text) in lines {
+            let parts: Vec<&str> = text.split_whitespace().collect();
+            let [at, kernel] = parts[..] else {
+                return Err(InterleaveError::file(
+                    path,
+                    Some(line),
+                    "entry",
+                    format!("`{text}` is not `<iteration> <kernel>`"),
+                ));
+            };
+            let at: usize = at.parse().map_err(|_| {
+                InterleaveError::file(
+                    path,
+                    Some(line),
+                    "iteration",
+                    format!("`{at}` is not a non-negative integer"),
+                )
+            })?;
+            let version = Version::schedulable(kernel).map_err(|_| {
+                InterleaveError::file(
+                    path,
+                    Some(line),
+                    "kernel",
+                    format!("unknown kernel version `{kernel}` (known: float, half, looperf)"),
+                )
+            })?;
+            check_entry(
+                path,
+                line,
+                switches.len(),
+                at,
+                version,
+                iterations,
+                switches.last().copied(),
+            )?;
+            switches.push((at, version));
+        }
+        if switches.is_empty() {
+            return Err(InterleaveError::file(
+                path,
+                None,
+                "entries",
+                "no `0 <kernel>` entry after the count",
+            ));
+        }
+        Ok(Schedule {
+            iterations,
+            switches,
+        })
+    }
+
+    /// Reads a schedule file.
+    pub fn read(path: &Path) -> Result<Schedule> {
+        let text = std::fs::read_to_string(path).map_err(|e| InterleaveError::io(path, e))?;
+        Schedule::parse(&text, path)
+    }
+
+    /// Writes a schedule file.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        std::fs::write(path, self.to_text()).map_err(|e| InterleaveError::io(path, e))
+    }
+}
+
+fn check_entry(
+    path: &Path,
+    line: usize,
+    position: usize,
+    at: usize,
+    version: Version,
+    iterations: usize,
+    previous: Option<(usize, Version)>,
+) -> Result<()> {
+    let fail =
+        |field: &str, reason: String| Err(InterleaveError::file(path, Some(line), field, reason));
+    if version == Version::Double {
+        return fail(
+            "kernel",
+            "`double` is the ground truth, not a schedulable kernel".into(),
+        );
+    }
+    if position == 0 && at != 0 {
+        return fail(
+            "iteration",
+            format!("the first entry must be at iteration 0, not {at}"),
+        );
+    }
+    if at >= iterations {
+        return fail(
+            "iteration",
+            format!("{at} is not below the {iterations} iterations"),
+        );
+    }
+    if let Some((p_at, p_version)) = previous {
+        if at <= p_at {
+            return fail(
+                "iteration",
+                format!("{at} does not follow {p_at}: entries must increase strictly"),
+            );
+        }
+        if version == p_version {
+            return fail(
+                "kernel",
+                format!("switches to {version}, which is already running"),
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn malformed_and_inconsistent_files_are_refused_with_their_line() {
+        let cases = [
+            ("", "iterations", None),
+            ("zero\n0 half\n", "iterations", Some(1)),
+            ("0\n0 half\n", "iterations", Some(1)),
+            ("10\n", "entries", None),
+            ("10\n0\n", "entry", Some(2)),
+            ("10\n0 half extra\n", "entry", Some(2)),
+            ("10\n1 half\n", "iteration", Some(2)),
+            ("10\n0 quarter\n", "kernel", Some(2)),
+            ("10\n0 double\n", "kernel", Some(2)),
+            ("10\n0 half\n5 float\n5 half\n", "iteration", Some(4)),
+            ("10\n0 half\n5 float\n3 half\n", "iteration", Some(4)),
+            ("10\n0 half\n10 float\n", "iteration", Some(3)),
+            ("10\n0 half\n-1 float\n", "iteration", Some(3)),
+            ("10\n0 half\n4 float\n6 float\n", "kernel", Some(4)),
+        ];
+        for (text, field, line) in cases {
+            match Schedule::parse(text, Path::new("s.txt")) {
+                Err(InterleaveError::File {
+                    field: f, line: l, ..
+                }) => {
+                    assert_eq!((f.as_str(), l), (field, line), "{text:?}");
+                }
+                other => panic!("{text:?}: expected a file error, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn windows_line_ends_and_blank_lines_are_fine() {
+        let s = Schedule::parse("10\r\n0 half\r\n\r\n4 float\r\n", Path::new("s.txt")).unwrap();
+        assert_eq!(s.switches(), &[(0, Version::Half), (4, Version::Float)]);
+    }
+}

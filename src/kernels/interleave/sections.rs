@@ -1,0 +1,334 @@
+//! Step 2: the subsections (Freytag 2023, §4.2.2, Fig. 4.5): the plane of
+//! iterations `[0, N]` (x) and accuracy loss `[0, L_max]` (y) split into
+//! `n x n` cells, `L_max` being the largest loss of the approximate profile.
+//!
+//! Choices where the thesis is silent (documented in docs/interleave.md):
+//! - `L_max` is the *largest* loss of the approximate profile's measured
+//!   rows (§4.2.2 "the maximum loss of accuracy reached during the
+//!   execution"), not its final one.
+//! - Cell `(col, row)` covers `x_col <= i < x_{col+1}` and
+//!   `y_row <= L < y_{row+1}`, with `x_k = k N / n` and `y_k = k L_max / n`
+//!   (binary64, as written in the sections file); the last column and row
+//!   include their upper edge. Points beyond `[0, N] x [0, L_max]` belong to
+//!   no cell ([`SectionGrid::locate`]); the simulation clamps them into the
+//!   grid ([`SectionGrid::locate_clamped`]).
+//! - Cells are numbered row by row from the bottom left (id 0, where every
+//!   simulation starts: "the first subsection, which is always located at
+//!   the bottom left", §4.2.6).
+
+use super::error::{InterleaveError, Result};
+use super::profile::Profile;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// One subsection.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Section {
+    /// Identifier: `row * n + col`.
+    pub id: usize,
+    /// Column (iterations axis).
+    pub col: usize,
+    /// Row (loss axis).
+    pub row: usize,
+    /// Iterations from.
+    pub x_start: f64,
+    /// Iterations to.
+    pub x_end: f64,
+    /// Loss from.
+    pub y_start: f64,
+    /// Loss to.
+    pub y_end: f64,
+    /// Centre, iterations.
+    pub x_center: f64,
+    /// Centre, loss.
+    pub y_center: f64,
+}
+
+/// The `n x n` subsections of `[0, N] x [0, L_max]`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SectionGrid {
+    n: usize,
+    iterations: usize,
+    max_loss: f64,
+    x: Vec<f64>,
+    y: Vec<f64>,
+}
+
+impl SectionGrid {
+    /// `n` parts per axis over `iterations` iterations and losses up to `max_loss`.
+    ///
+    /// # Errors
+    /// `n = 0`, `iterations = 0`, or `max_loss` not positive and finite (an
+    /// approximate kernel without loss gives nothing to interleave).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::sections::SectionGrid;
+    /// let g = SectionGrid::new(2, 100, 0.04).unwrap();
+    /// assert_eq!(g.locate(0, 0.0), Some(0));
+    /// assert_eq!(g.locate(50, 0.0), Some(1));
+    /// assert_eq!(g.locate(100, 0.04), Some(3)); // upper edges belong to the last cells
+    /// assert_eq!(g.locate(10, 0.05), None);
+    /// assert_eq!(g.locate_clamped(10, 0.05), 2);
+    /// ```
+    pub fn new(n: usize, iterations: usize, max_loss: f64) -> Result<SectionGrid> {
+        if n == 0 {
+            return Err(InterleaveError::parameter(
+                "sections",
+                n,
+                "at least 1 part per axis",
+            ));
+        }
+        if iterations == 0 {
+            return Err(InterleaveError::parameter(
+                "iterations",
+                iterations,
+                "at least 1",
+            ));
+        }
+        if !(max_loss.is_finite() && max_loss > 0.0) {
+            return Err(InterleaveError::parameter(
+                "max_loss",
+                max_loss,
+                "the approximate profile's largest loss must be positive and finite",
+            ));
+        }
+        let x = (0..=n)
+            .map(|k| (k * iterations) as f64 / n as f64)
+            .collect();
+        let y = (0..=n).map(|k| k as f64 * max_loss / n as f64).collect();
+        Ok(SectionGrid {
+            n,
+            iterations,
+            max_loss,
+            x,
+            y,
+        })
+    }
+
+    /// The grid over an approximate profile: `N` its last iteration,
+    /// `L_max` its largest loss.
+    pub fn from_profile(profile: &Profile, n: usize) -> Result<SectionGrid> {
+        SectionGrid::new(n, profile.last_iteration(), profile.max_loss())
+    }
+
+    /// Parts per axis.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+    /// Total iterations `N`.
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+    /// `L_max`.
+    pub fn max_loss(&self) -> f64 {
+        self.max_loss
+    }
+    /// Number of cells.
+    pub fn len(&self) -> usize {
+        self.n * self.n
+    }
+    /// Whether there are no cells (never, after [`SectionGrid::new`]).
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Cell `id`.
+    pub fn section(&self, id: usize) -> Section {
+        let (row, col) = (id / self.n, id % self.n);
+        Section {
+            id,
+            col,
+            row,
+            x_start: self.x[col],
+            x_end: self.x[col + 1],
+            y_start: self.y[row],
+            y_end: self.y[row + 1],
+            x_center: (self.x[col] + self.x[col + 1]) / 2.0,
+            y_center: (self.y[row] + self.y[row + 1]) / 2.0,
+        }
+    }
+
+    /// Every cell, by id.
+    pub fn sections(&self) -> Vec<Section> {
+        (0..self.len()).map(|id| self.section(id)).collect()
+    }
+
+    fn column(&self, i: usize) -> Option<usize> {
+        if i > self.iterations {
+            return None;
+        }
+        // x_k = k N / n exactly for the integer comparison i n < (k + 1) N.
+        Some((i * self.n / self.iterations).min(self.n - 1))
+    }
+
+    fn row_of(&self, loss: f64) -> Option<usize> {
+        if !(loss >= 0.0 && loss <= self.max_loss) {
+            return None;
+        }
+        // The last boundary with y_row <= loss.
+        let row = self.y[..self.n]
+            .iter()
+            .rposition(|&y| y <= loss)
+            .unwrap_or(0);
+        Some(row)
+    }
+
+    /// The cell holding the point `(i, loss)`, if any.
+    pub fn locate(&self, i: usize, loss: f64) -> Option<usize> {
+        Some(self.row_of(loss)? * self.n + self.column(i)?)
+    }
+
+    /// The cell holding the point, with `i` clamped to `[0, N]` and the loss
+    /// to `[0, L_max]` (a loss above `L_max` is in the top row).
+    pub fn locate_clamped(&self, i: usize, loss: f64) -> usize {
+        let loss = if loss.is_nan() {
+            0.0
+        } else {
+            loss.clamp(0.0, self.max_loss)
+        };
+        let col = self.column(i.min(self.iterations)).expect("clamped");
+        let row = self.row_of(loss).expect("clamped");
+        row * self.n + col
+    }
+
+    /// Distance from `(i, loss)` to a cell's centre, in cell widths and
+    /// heights (so both axes weigh alike).
+    pub fn centre_distance(&self, id: usize, i: usize, loss: f64) -> f64 {
+        let s = self.section(id);
+        let dx = (i as f64 - s.x_center) / (s.x_end - s.x_start);
+        let dy = (loss - s.y_center) / (s.y_end - s.y_start);
+        dx.hypot(dy)
+    }
+
+    /// The sections file: `id,x_start,x_end,y_start,y_end,x_center,y_center`
+    /// (§4.2.2: "the subsection identifier, start and end points for both
+    /// axes, and the center of each subsection"), preceded by a comment line
+    /// with `n`, `N` and `L_max`.
+    pub fn to_csv(&self) -> String {
+        let mut out = format!(
+            "# sections={} iterations={} max_loss={}\nid,x_start,x_end,y_start,y_end,x_center,y_center\n",
+            self.n, self.iterations, self.max_loss
+        );
+        for s in self.sections() {
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{},{},{}",
+                s.id, s.x_start, s.x_end, s.y_start, s.y_end, s.x_center, s.y_center
+            );
+        }
+        out
+    }
+
+    /// Parses a sections file written by [`SectionGrid::to_csv`], checking
+    /// that every cell is the one `n`, `N` and `L_max` define.
+    pub fn parse(text: &str, path: &Path) -> Result<SectionGrid> {
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
+        let (_, first) = lines
+            .next()
+            .ok_or_else(|| InterleaveError::file(path, None, "header", "the file is empty"))?;
+        let mut fields = std::collections::BTreeMap::new();
+        for part in first.trim_start_matches('#').split_whitespace() {
+            if let Some((k, v)) = part.split_once('=') {
+                fields.insert(k, v);
+            }
+        }
+        let get = |k: &str| {
+            fields.get(k).copied().ok_or_else(|| {
+                InterleaveError::file(path, Some(1), k, "missing from the first line")
+            })
+        };
+        let n: usize = get("sections")?
+            .parse()
+            .map_err(|_| InterleaveError::file(path, Some(1), "sections", "not a count"))?;
+        let iterations: usize = get("iterations")?
+            .parse()
+            .map_err(|_| InterleaveError::file(path, Some(1), "iterations", "not a count"))?;
+        let max_loss: f64 = get("max_loss")?
+            .parse()
+            .map_err(|_| InterleaveError::file(path, Some(1), "max_loss", "not a number"))?;
+        let grid = SectionGrid::new(n, iterations, max_loss)
+            .map_err(|e| InterleaveError::file(path, Some(1), "sections", e.to_string()))?;
+        let expected = grid.to_csv();
+        let mut want = expected.lines().skip(1);
+        for (index, line) in lines {
+            match want.next() {
+                Some(w) if w == line.trim() => {}
+                Some(w) => {
+                    return Err(InterleaveError::file(
+                        path,
+                        Some(index + 1),
+                        "row",
+                        format!("`{line}` is inconsistent with the first line (expected `{w}`)"),
+                    ));
+                }
+                None => {
+                    return Err(InterleaveError::file(
+                        path,
+                        Some(index + 1),
+                        "row",
+                        "more rows than cells",
+                    ));
+                }
+            }
+        }
+        if want.next().is_some() {
+            return Err(InterleaveError::file(
+                path,
+                None,
+                "rows",
+                format!("fewer than {} cells", grid.len()),
+            ));
+        }
+        Ok(grid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_point_of_the_plane_is_in_exactly_one_cell() {
+        let g = SectionGrid::new(3, 10, 0.3).unwrap();
+        for i in 0..=10 {
+            for k in 0..=30 {
+                let loss = k as f64 * 0.01;
+                let id = g.locate(i, loss.min(0.3)).unwrap();
+                let s = g.section(id);
+                assert!(s.x_start <= i as f64 && (i as f64) <= s.x_end);
+                assert!(s.y_start <= loss.min(0.3) && loss.min(0.3) <= s.y_end);
+            }
+        }
+        assert_eq!(g.locate(11, 0.0), None);
+        assert_eq!(g.locate(0, -1e-9), None);
+        assert_eq!(g.locate(0, f64::NAN), None);
+    }
+
+    #[test]
+    fn file_round_trips_and_rejects_edits() {
+        let g = SectionGrid::new(4, 500, 0.044).unwrap();
+        let text = g.to_csv();
+        assert_eq!(SectionGrid::parse(&text, Path::new("s.csv")).unwrap(), g);
+        let edited = text.replacen("\n5,", "\n6,", 1);
+        assert!(SectionGrid::parse(&edited, Path::new("s.csv")).is_err());
+        let short: String = text.lines().take(5).map(|l| format!("{l}\n")).collect();
+        assert!(SectionGrid::parse(&short, Path::new("s.csv")).is_err());
+        assert!(
+            SectionGrid::parse("# sections=0 iterations=5 max_loss=1\n", Path::new("s.csv"))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn bad_parameters_are_refused() {
+        assert!(SectionGrid::new(0, 10, 1.0).is_err());
+        assert!(SectionGrid::new(2, 0, 1.0).is_err());
+        assert!(SectionGrid::new(2, 10, 0.0).is_err());
+        assert!(SectionGrid::new(2, 10, f64::INFINITY).is_err());
+    }
+}

@@ -1,0 +1,190 @@
+//! `boundgate interleave` end to end on a small grid (profile -> sample ->
+//! schedule -> execute), bad files through the CLI, and `boundgate run hotspot3d`.
+
+use boundgate::io::{Tensor, write_npy};
+use boundgate::kernels::interleave::{grid::Grid3, hotspot::HotSpot3D};
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// A fresh folder under the system's temporary folder (no tempfile crate).
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "boundgate-interleave-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn boundgate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_boundgate"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn the_pipeline_runs_from_the_command_line() {
+    let dir = scratch("pipeline");
+    let d = dir.as_path();
+    let problem = ["--grid", "16x16x2", "--seed", "3"];
+    let o = boundgate(
+        &[
+            &["interleave", "profile"][..],
+            &problem,
+            &["--iterations", "60", "--out", p(d)],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let approx = d.join("approx.csv");
+    let exact = d.join("exact.csv");
+    let s2 = d.join("s2");
+    let o = boundgate(
+        &[
+            &["interleave", "sample"][..],
+            &problem,
+            &[
+                "--approx-profile",
+                p(&approx),
+                "--exact-profile",
+                p(&exact),
+                "--sections",
+                "2",
+                "--out",
+                p(&s2),
+            ],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let schedule = s2.join("schedule.txt");
+    let trace = s2.join("trace.csv");
+    let o = boundgate(&[
+        "interleave",
+        "schedule",
+        "--approx-profile",
+        p(&approx),
+        "--exact-profile",
+        p(&exact),
+        "--measurements",
+        p(&s2),
+        "--fraction",
+        "0.25",
+        "--policy",
+        "predictive",
+        "--out",
+        p(&schedule),
+        "--trace",
+        p(&trace),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    // Execute against a generous and an impossible limit: exit 0, then 1 naming the iterations.
+    let run = |limit: &str| {
+        boundgate(
+            &[
+                &["interleave", "execute"][..],
+                &problem,
+                &[
+                    "--schedule",
+                    p(&schedule),
+                    "--threshold",
+                    limit,
+                    "--trace",
+                    p(&trace),
+                ],
+            ]
+            .concat(),
+        )
+    };
+    let ok = run("0.9");
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
+    let over = run("1e-12");
+    assert_eq!(over.status.code(), Some(1), "{}", text(&over));
+    assert!(text(&over).contains("EXCEEDED"), "{}", text(&over));
+    // Thresholds <= 0 and malformed schedule files are errors (exit 2), not verdicts.
+    let bad = run("0");
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
+    std::fs::write(&schedule, "60\n0 half\n0 float\n").unwrap();
+    let bad = run("0.5");
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
+    assert!(text(&bad).contains("schedule.txt:3"), "{}", text(&bad));
+    // A malformed profile names its line.
+    std::fs::write(&approx, "kernel,iteration\nhalf,zero\n").unwrap();
+    let o = boundgate(&[
+        "interleave",
+        "schedule",
+        "--approx-profile",
+        p(&approx),
+        "--exact-profile",
+        p(&exact),
+        "--measurements",
+        p(&s2),
+        "--fraction",
+        "0.25",
+        "--out",
+        p(&schedule),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("approx.csv"), "{}", text(&o));
+}
+
+#[test]
+fn run_hotspot3d_passes_its_rigorous_bound() {
+    let dir = scratch("run");
+    let g = Grid3::new(6, 5, 2).unwrap();
+    let a = HotSpot3D::synthetic(g, 1).unwrap();
+    let t = dir.join("t.npy");
+    let pw = dir.join("p.npy");
+    write_npy(&t, &Tensor::matrix(10, 6, a.temp().to_vec()).unwrap()).unwrap();
+    write_npy(&pw, &Tensor::matrix(10, 6, a.power().to_vec()).unwrap()).unwrap();
+    let input_t = format!("temp={}", p(&t));
+    let input_p = format!("power={}", p(&pw));
+    let out = dir.join("out.npy");
+    for version in ["float", "half", "looperf"] {
+        let v = format!("version={version}");
+        let o = boundgate(&[
+            "run",
+            "hotspot3d",
+            "--input",
+            &input_t,
+            "--input",
+            &input_p,
+            "--param",
+            &v,
+            "--param",
+            "layers=2",
+            "--param",
+            "iterations=20",
+            "--output",
+            p(&out),
+        ]);
+        assert!(o.status.success(), "{version}: {}", text(&o));
+    }
+    // layers not dividing the rows: a usage error.
+    let o = boundgate(&[
+        "run",
+        "hotspot3d",
+        "--input",
+        &input_t,
+        "--input",
+        &input_p,
+        "--param",
+        "layers=3",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}

@@ -1,0 +1,35 @@
+//! kernels/hotspot3d.cu on a GPU against the CPU model, bit for bit (the
+//! order of kernels::interleave::stencil). Ignored without a GPU; never run
+//! by this crate's author (no GPU was available).
+#![cfg(feature = "cuda")]
+
+use boundgate::kernels::interleave::gpu::run_schedule;
+use boundgate::kernels::interleave::grid::Grid3;
+use boundgate::kernels::interleave::hotspot::HotSpot3D;
+use boundgate::kernels::interleave::schedule::Schedule;
+use boundgate::kernels::interleave::stencil::advance;
+use boundgate::kernels::interleave::version::Version::{Float, Half, Looperf};
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+fn gpu_schedules_match_the_cpu_model_bit_for_bit() {
+    let app = HotSpot3D::synthetic(Grid3::new(67, 33, 4).unwrap(), 1).unwrap();
+    let s = Schedule::new(40, vec![(0, Half), (9, Float), (17, Looperf), (30, Half)]).unwrap();
+    // CPU model: convert where the format changes, then advance.
+    let mut state = app.initial_state(s.version_at(1)).unwrap();
+    let mut scratch = Vec::new();
+    for i in 1..=s.iterations() {
+        let v = s.version_at(i);
+        state = state.converted(v, i - 1).unwrap();
+        advance(&app, v, &mut state, &mut scratch);
+    }
+    let gpu = run_schedule(&app, &s).expect("a GPU");
+    println!(
+        "{}: {:.4} ms, {} conversions",
+        gpu.device, gpu.total_ms, gpu.conversions
+    );
+    assert_eq!(gpu.conversions, 3);
+    let cpu: Vec<u32> = state.values.iter().map(|v| v.to_bits()).collect();
+    let dev: Vec<u32> = gpu.state.iter().map(|v| v.to_bits()).collect();
+    assert_eq!(cpu, dev);
+}
