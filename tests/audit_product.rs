@@ -359,7 +359,7 @@ fn hostile_npy_headers_exit_2() {
     let y = y.to_str().unwrap();
     let npy = |name: &str, header: &str, payload: &[u8]| {
         let mut h = header.to_string();
-        while (10 + h.len() + 1) % 64 != 0 {
+        while !(10 + h.len() + 1).is_multiple_of(64) {
             h.push(' ');
         }
         h.push('\n');
@@ -401,4 +401,3 @@ fn hostile_npy_headers_exit_2() {
         assert_bad_input(&o, needle);
     }
 }
-

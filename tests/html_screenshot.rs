@@ -72,7 +72,11 @@ fn html_report_renders_in_headless_chromium() {
     let info = reader.next_frame(&mut buffer).unwrap();
     assert_eq!((info.width, info.height), (width, height));
     let channels = info.color_type.samples();
-    assert!(channels >= 3, "unexpected colour type {:?}", info.color_type);
+    assert!(
+        channels >= 3,
+        "unexpected colour type {:?}",
+        info.color_type
+    );
     let pixels = buffer[..info.buffer_size()].chunks(channels);
     let (mut ink, mut coloured, mut total) = (0usize, 0usize, 0usize);
     for p in pixels {

@@ -122,6 +122,12 @@ pub trait Experiment: Sync {
     fn check_params(&self, params: &Params) -> std::result::Result<(), String>;
     /// Runs it.
     fn run(&self, params: &Params, context: &ExperimentContext<'_>) -> Result<ExperimentReport>;
+    /// Whether its results depend on wall-clock measurements (throughput,
+    /// speedups): such units are listed in the report's timings section and
+    /// are exempt from the byte-identical-JSON guarantee.
+    fn measures_time(&self) -> bool {
+        false
+    }
 }
 
 /// An experiment's parameters (a TOML table) with typed access; every error

@@ -156,7 +156,7 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
     let _ = writeln!(
         out,
         "<h2>Verdict</h2>\n<p>{verdict}. {} cells, {} trials; rigorous bounds: {} pass, {} violated, {} hypothesis not met, {} non-finite. \
-         Findings: published-bound violations: {} with possible overflow, {} from underflow, {} unexplained; {} probabilistic bounds inconsistent; \
+         Findings: published-bound violations: {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; {} probabilistic bounds inconsistent; \
          {} experiments ({} rigorous violations, {} findings).</p>",
         t.cells,
         t.trials,
@@ -165,7 +165,7 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
         t.rigorous.hypothesis_not_met,
         t.rigorous.non_finite,
         p.overflow,
-        p.underflow,
+        p.model_gap,
         p.unexplained,
         t.probabilistic_inconsistent,
         t.experiments,

@@ -45,8 +45,8 @@ fn findings(bounds: &[BoundSummary]) -> Vec<String> {
         if let Some(v) = &b.first_violation {
             let c = b.violation_causes;
             out.push(format!(
-                "[{}] {} violations ({} possible overflow, {} underflow, {} unexplained); first: {v}",
-                b.label, b.counts.violation, c.overflow, c.underflow, c.unexplained
+                "[{}] {} violations ({} possible overflow, {} within the rigorous model, {} unexplained); first: {v}",
+                b.label, b.counts.violation, c.overflow, c.model_gap, c.unexplained
             ));
         }
         if let Some(s) = b.statistics.as_ref().and_then(|s| s.statistics.as_ref())

@@ -64,6 +64,7 @@ pub fn run_plan(plan: &Plan, options: RunOptions) -> Result<AuditReport> {
         reports.push(run_cell(unit, cell, plan.confidence, &bar)?);
     }
     let mut experiments = Vec::with_capacity(specs.len());
+    let mut timed_units = Vec::new();
     for (unit, spec) in specs {
         bar.set_message(spec.name.clone());
         let experiment = registry::find_experiment(&spec.name)?;
@@ -74,6 +75,9 @@ pub fn run_plan(plan: &Plan, options: RunOptions) -> Result<AuditReport> {
             progress: &bar,
         };
         let report = experiment.run(&ExperimentParams::new(spec.params.clone()), &context)?;
+        if experiment.measures_time() {
+            timed_units.push(unit);
+        }
         experiments.push(ExperimentEntry { unit, report });
         bar.inc(1);
     }
@@ -85,6 +89,7 @@ pub fn run_plan(plan: &Plan, options: RunOptions) -> Result<AuditReport> {
         experiments,
         Timings {
             total_seconds: started.elapsed().as_secs_f64(),
+            timed_units,
         },
     )
 }

@@ -136,11 +136,14 @@ pub fn merge(shards: Vec<(PathBuf, AuditReport)>) -> Result<AuditReport> {
     let mut cells = Vec::new();
     let mut experiments = Vec::new();
     let mut seconds = 0.0;
+    let mut timed_units = Vec::new();
     for (_, r) in shards {
         cells.extend(r.cells);
         experiments.extend(r.experiments);
         seconds += r.timings.total_seconds;
+        timed_units.extend(r.timings.timed_units);
     }
+    timed_units.sort_unstable();
     cells.sort_by_key(|c| c.unit);
     experiments.sort_by_key(|e| e.unit);
     let mut units: Vec<usize> = cells
@@ -163,6 +166,7 @@ pub fn merge(shards: Vec<(PathBuf, AuditReport)>) -> Result<AuditReport> {
         experiments,
         timings: super::report::Timings {
             total_seconds: seconds,
+            timed_units,
         },
         ..template
     })

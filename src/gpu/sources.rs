@@ -18,6 +18,41 @@ pub const DOT: KernelSource = KernelSource {
     source: include_str!("../../kernels/dot.cu"),
 };
 
+/// `kernels/qdot.cu`: selection (exponent histogram) and per-bin computation
+/// of the error-bounded quantized dot (modelled by `crate::kernels::qdot`).
+pub const QDOT: KernelSource = KernelSource {
+    path: "kernels/qdot.cu",
+    source: include_str!("../../kernels/qdot.cu"),
+};
+
+/// `kernels/accessor_blas.cu`: memory-accessor dot, gemv, spmv (CSR, ELL)
+/// and trsv (modelled by `crate::kernels::accessor`).
+pub const ACCESSOR_BLAS: KernelSource = KernelSource {
+    path: "kernels/accessor_blas.cu",
+    source: include_str!("../../kernels/accessor_blas.cu"),
+};
+
+/// `kernels/mpfma_gemm.cu`: Algorithm 1 on mma.sync and the matrix-unit
+/// probes (modelled by `crate::kernels::mpfma::blockfma`).
+pub const MPFMA_GEMM: KernelSource = KernelSource {
+    path: "kernels/mpfma_gemm.cu",
+    source: include_str!("../../kernels/mpfma_gemm.cu"),
+};
+
+/// `kernels/residual.cu`: quantize, reduce, int8 GEMM and CSR SpMM of the
+/// residual-compensated GEMM (modelled by `crate::kernels::residual`).
+pub const RESIDUAL: KernelSource = KernelSource {
+    path: "kernels/residual.cu",
+    source: include_str!("../../kernels/residual.cu"),
+};
+
+/// `kernels/hotspot3d.cu`: HotSpot3D in fp32, fp16 and perforated variants
+/// (modelled by `crate::kernels::interleave`).
+pub const HOTSPOT3D: KernelSource = KernelSource {
+    path: "kernels/hotspot3d.cu",
+    source: include_str!("../../kernels/hotspot3d.cu"),
+};
+
 /// Every embedded kernel.
 ///
 /// # Example
@@ -25,4 +60,4 @@ pub const DOT: KernelSource = KernelSource {
 /// let paths: Vec<_> = boundgate::gpu::sources::ALL.iter().map(|k| k.path).collect();
 /// assert!(paths.contains(&"kernels/dot.cu"));
 /// ```
-pub const ALL: &[KernelSource] = &[DOT];
+pub const ALL: &[KernelSource] = &[DOT, QDOT, ACCESSOR_BLAS, MPFMA_GEMM, RESIDUAL, HOTSPOT3D];

@@ -239,6 +239,9 @@ fn config(p: &Params) -> std::result::Result<Config, String> {
 pub struct AccessorRoofline;
 
 impl Experiment for AccessorRoofline {
+    fn measures_time(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         "accessor-roofline"
     }

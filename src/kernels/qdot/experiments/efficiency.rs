@@ -37,6 +37,9 @@ fn best_of<T>(repeats: usize, mut f: impl FnMut() -> T) -> Duration {
 }
 
 impl Experiment for Efficiency {
+    fn measures_time(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         "qdot-efficiency"
     }
