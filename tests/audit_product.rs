@@ -235,6 +235,35 @@ fn plans_name_file_line_and_field_and_resolve_includes() {
     );
 }
 
+/// Every plan shipped in plans/ parses, validates and resolves its includes.
+#[test]
+fn every_shipped_plan_is_valid() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("plans");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let plan = Plan::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+            assert!(plan.units().unwrap() > 0, "{}", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "only {checked} plans found");
+    // The paper plans are the union of the family plans they include.
+    let paper = Plan::from_file(&dir.join("paper-qdot.toml")).unwrap();
+    let parts: usize = [
+        "qdot.toml",
+        "qdot-fig1.toml",
+        "qdot-fig2.toml",
+        "qdot-efficiency.toml",
+        "qdot-apps.toml",
+    ]
+    .iter()
+    .map(|f| Plan::from_file(&dir.join(f)).unwrap().units().unwrap())
+    .sum();
+    assert_eq!(paper.units().unwrap(), parts);
+}
+
 #[test]
 fn cli_shard_merge_and_hostile_files_exit_2() {
     let dir = workdir("cli");

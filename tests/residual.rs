@@ -715,3 +715,23 @@ fn the_accuracy_experiment_runs_small_and_gates_nothing() {
         );
     }
 }
+
+/// A value count that cannot form the stated shape is a typed error, not an
+/// out-of-bounds panic (found while writing the quantizer fuzz target).
+#[test]
+fn quantize_refuses_a_shape_that_does_not_match_the_values() {
+    use boundgate::kernels::residual::quant::{Bits, Quantizer, Rounding, ScaleRule, Working};
+    use boundgate_verify::bounds::residual::ScaleAxis;
+    let q = Quantizer {
+        bits: Bits::Int8,
+        scale: ScaleRule::Absmax,
+        rounding: Rounding::Nearest,
+        working: Working::Fp32,
+    };
+    let e = q
+        .quantize("A", &[1.0, 2.0, 3.0], 2, 2, ScaleAxis::Rows)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("cannot form a 2 x 2 matrix"), "{e}");
+    assert!(q.quantize("A", &[1.0, 2.0, 3.0, 4.0], 2, 2, ScaleAxis::Rows).is_ok());
+}

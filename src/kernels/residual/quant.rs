@@ -340,6 +340,14 @@ impl Quantizer {
         axis: ScaleAxis,
     ) -> Result<QuantizedMatrix> {
         boundgate_verify::error::require_finite(what, values)?;
+        if rows.checked_mul(cols) != Some(values.len()) {
+            return Err(VerifyError::invalid(
+                what,
+                values.len() as f64,
+                format!("{} values cannot form a {rows} x {cols} matrix", values.len()),
+            )
+            .into());
+        }
         let lines = match axis {
             ScaleAxis::Tensor => 1,
             ScaleAxis::Rows => rows,
