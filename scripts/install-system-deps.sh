@@ -6,13 +6,17 @@
 # We do not link the system libraries: gmp-mpfr-sys 1.7 requires GMP 6.3 and
 # Debian 12 ships 6.2.1 (the build script refuses it).
 #
-# Chromium (headless) and a font render the HTML report for the screenshot
-# test (tests/html_screenshot.rs).
+# With --with-browser (scripts/test.sh passes it), also Chromium (headless)
+# and a font, which render the HTML report for the screenshot test
+# (tests/html_screenshot.rs); the audit itself does not need them.
 #
 # Safe to run repeatedly: it only calls apt when a package is missing.
 set -euo pipefail
 
-packages=(m4 chromium fonts-dejavu-core)
+packages=(m4)
+if [ "${1:-}" = "--with-browser" ]; then
+    packages+=(chromium fonts-dejavu-core)
+fi
 missing=()
 for pkg in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then

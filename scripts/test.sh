@@ -9,7 +9,7 @@
 # Heavy campaigns are opt-in: BOUNDGATE_HEAVY=1 scripts/test.sh --release
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-system-deps.sh
+scripts/install-system-deps.sh --with-browser
 eval "$(scripts/install-cuda-nvrtc.sh)"
 # The screenshot test must not skip here: the browser was just installed.
 export BOUNDGATE_REQUIRE_CHROMIUM=1

@@ -36,6 +36,8 @@ mod launch;
 #[cfg(feature = "cuda")]
 mod loader;
 #[cfg(feature = "cuda")]
+pub mod module;
+#[cfg(feature = "cuda")]
 mod session;
 
 /// The CPU model of `kernels/dot.cu` (it lives with the baseline kernels).
@@ -46,3 +48,5 @@ pub use dot::{DotPrecision, DotRun, RanOn, dot, dot_model, dot_with_config, run_
 pub use error::GpuError;
 pub use paths::{HOME_ENV, INCLUDE_ENV, cache_lib_dir, cuda_home, include_dirs};
 pub use probe::{DeviceInfo, DeviceStatus, probe};
+#[cfg(feature = "cuda")]
+pub use module::KernelModule;

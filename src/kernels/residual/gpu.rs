@@ -14,19 +14,15 @@ use super::kernel::RunConfig;
 use super::method::{Method, Path};
 use super::quant::Working;
 use super::reduce::{ReduceRule, nonzero_mean};
-use crate::gpu::nvrtc::{BuildOptions, Target, compile};
-use crate::gpu::{DeviceStatus, GpuError, probe};
+use crate::gpu::module::driver;
+use crate::gpu::{GpuError, KernelModule, sources};
 use boundgate_verify::VerifyError;
 use boundgate_verify::bounds::residual::{ScaleAxis, int32_max_k};
-use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
-    LaunchConfig, PushKernelArg, ValidAsZeroBits,
-};
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
 
 /// The kernel source, embedded like the other `kernels/*.cu`.
-pub const SOURCE: &str = include_str!("../../../kernels/residual.cu");
+pub const SOURCE: &str = crate::gpu::sources::RESIDUAL.source;
 
 /// What the GPU computed, with the intermediates needed to compare with the CPU model.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,13 +45,6 @@ pub struct GpuResidual {
     pub path: Path,
     /// Densities of the reduced matrices (sparse method).
     pub densities: Option<(f64, f64)>,
-}
-
-fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
-    move |e| GpuError::Driver {
-        call: call.to_string(),
-        message: format!("{e:?}"),
-    }
 }
 
 fn axis_code(axis: ScaleAxis) -> i32 {
@@ -82,58 +71,7 @@ fn grid(count: usize, threads: u32) -> LaunchConfig {
     }
 }
 
-struct Device {
-    stream: Arc<CudaStream>,
-    module: Arc<CudaModule>,
-}
-
-impl Device {
-    fn open() -> Result<Device, GpuError> {
-        let info = match probe() {
-            DeviceStatus::Available(info) => info,
-            DeviceStatus::Unavailable { reason } => return Err(reason),
-        };
-        let context = CudaContext::new(0).map_err(driver("open device 0"))?;
-        let (major, minor) = info.compute_capability;
-        let built = compile(
-            "kernels/residual.cu",
-            SOURCE,
-            &BuildOptions::new(Target::Cubin(major, minor)),
-        )?;
-        let module = context
-            .load_module(cudarc::nvrtc::Ptx::from_binary(built.image))
-            .map_err(driver("cuModuleLoadData kernels/residual.cu"))?;
-        let stream = context.new_stream().map_err(driver("cuStreamCreate"))?;
-        Ok(Device { stream, module })
-    }
-
-    fn function(&self, name: &'static str) -> Result<CudaFunction, GpuError> {
-        self.module
-            .load_function(name)
-            .map_err(driver("cuModuleGetFunction"))
-    }
-
-    fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>, GpuError> {
-        self.stream
-            .clone_htod(data)
-            .map_err(driver("copy to the device"))
-    }
-
-    fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<T>, GpuError> {
-        self.stream
-            .alloc_zeros(len.max(1))
-            .map_err(driver("cuMemAlloc"))
-    }
-
-    fn download<T: DeviceRepr + Default + Clone>(
-        &self,
-        d: &CudaSlice<T>,
-    ) -> Result<Vec<T>, GpuError> {
-        self.stream
-            .clone_dtoh(d)
-            .map_err(driver("copy to the host"))
-    }
-}
+type Device = KernelModule;
 
 /// One quantized operand on the device: integers (`rows x kp`, or transposed
 /// `cols x kp`), scales, and the residual (row-major floats) if asked for.
@@ -340,7 +278,7 @@ fn run(
     (m, k, n): (usize, usize, usize),
     cfg: &RunConfig,
 ) -> Result<GpuResidual, GpuError> {
-    let dev = Device::open()?;
+    let dev = Device::open(&sources::RESIDUAL)?;
     let kp = k.div_ceil(4) * 4;
     let axis_a = cfg.granularity.axis(true);
     let axis_b = cfg.granularity.axis(false);

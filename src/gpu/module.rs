@@ -1,0 +1,84 @@
+//! One NVRTC-built kernel file on device 0, with the stream to launch on:
+//! what every family's launcher needs (open, look up a function, copy data
+//! in and out). Errors are typed [`GpuError`]s naming the driver call.
+
+use super::nvrtc::{BuildOptions, Target, compile};
+use super::sources::KernelSource;
+use super::{DeviceStatus, GpuError, probe};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
+    ValidAsZeroBits,
+};
+use std::sync::Arc;
+
+/// Maps a driver error to a [`GpuError::Driver`] naming the call.
+pub fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
+    move |e| GpuError::Driver {
+        call: call.to_string(),
+        message: format!("{e:?}"),
+    }
+}
+
+/// A kernel file compiled for device 0's architecture and loaded there.
+pub struct KernelModule {
+    /// The stream launches and copies go to.
+    pub stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+}
+
+impl KernelModule {
+    /// Probes the device, compiles `source` for its compute capability
+    /// (cubin), loads it and creates a stream.
+    pub fn open(source: &KernelSource) -> Result<KernelModule, GpuError> {
+        let info = match probe() {
+            DeviceStatus::Available(info) => info,
+            DeviceStatus::Unavailable { reason } => return Err(reason),
+        };
+        let context = CudaContext::new(0).map_err(driver("open device 0"))?;
+        let (major, minor) = info.compute_capability;
+        let built = compile(
+            source.path,
+            source.source,
+            &BuildOptions::new(Target::Cubin(major, minor)),
+        )?;
+        let module = context
+            .load_module(cudarc::nvrtc::Ptx::from_binary(built.image))
+            .map_err(driver("cuModuleLoadData"))?;
+        let stream = context.new_stream().map_err(driver("cuStreamCreate"))?;
+        Ok(KernelModule { stream, module })
+    }
+
+    /// The kernel `name` (an `extern "C"` function of the file).
+    pub fn function(&self, name: &'static str) -> Result<CudaFunction, GpuError> {
+        self.module
+            .load_function(name)
+            .map_err(driver("cuModuleGetFunction"))
+    }
+
+    /// Copies `data` to a new device buffer.
+    pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>, GpuError> {
+        self.stream
+            .clone_htod(data)
+            .map_err(driver("copy to the device"))
+    }
+
+    /// A zeroed device buffer of `len` elements (at least one).
+    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        len: usize,
+    ) -> Result<CudaSlice<T>, GpuError> {
+        self.stream
+            .alloc_zeros(len.max(1))
+            .map_err(driver("cuMemAlloc"))
+    }
+
+    /// Copies a device buffer back.
+    pub fn download<T: DeviceRepr + Default + Clone>(
+        &self,
+        d: &CudaSlice<T>,
+    ) -> Result<Vec<T>, GpuError> {
+        self.stream
+            .clone_dtoh(d)
+            .map_err(driver("copy to the host"))
+    }
+}
