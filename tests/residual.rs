@@ -733,5 +733,8 @@ fn quantize_refuses_a_shape_that_does_not_match_the_values() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("cannot form a 2 x 2 matrix"), "{e}");
-    assert!(q.quantize("A", &[1.0, 2.0, 3.0, 4.0], 2, 2, ScaleAxis::Rows).is_ok());
+    assert!(
+        q.quantize("A", &[1.0, 2.0, 3.0, 4.0], 2, 2, ScaleAxis::Rows)
+            .is_ok()
+    );
 }

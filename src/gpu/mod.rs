@@ -46,7 +46,7 @@ pub use crate::kernels::baseline::tree_dot;
 pub use backend::{Backend, Selected};
 pub use dot::{DotPrecision, DotRun, RanOn, dot, dot_model, dot_with_config, run_dot};
 pub use error::GpuError;
-pub use paths::{HOME_ENV, INCLUDE_ENV, cache_lib_dir, cuda_home, include_dirs};
-pub use probe::{DeviceInfo, DeviceStatus, probe};
 #[cfg(feature = "cuda")]
 pub use module::KernelModule;
+pub use paths::{HOME_ENV, INCLUDE_ENV, cache_lib_dir, cuda_home, include_dirs};
+pub use probe::{DeviceInfo, DeviceStatus, probe};

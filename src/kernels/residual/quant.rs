@@ -344,7 +344,10 @@ impl Quantizer {
             return Err(VerifyError::invalid(
                 what,
                 values.len() as f64,
-                format!("{} values cannot form a {rows} x {cols} matrix", values.len()),
+                format!(
+                    "{} values cannot form a {rows} x {cols} matrix",
+                    values.len()
+                ),
             )
             .into());
         }
