@@ -106,3 +106,657 @@ mod with_nvrtc {
         }
     }
 }
+
+/// What can be checked of the launchers without a device: the pairs they
+/// accept, and that opening without one is a typed error, never a panic.
+#[cfg(feature = "cuda")]
+mod launchers {
+    use boundgate::kernels::accessor::gpu::{AccessorGpu, GpuPair};
+    use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    use boundgate_verify::format::{Format, RoundingMode};
+
+    #[test]
+    fn every_valid_float_pair_has_kernels_and_nothing_else_does() {
+        let mut accepted = Vec::new();
+        for storage in StorageKind::ALL {
+            for arithmetic in [Format::FP64, Format::FP32] {
+                let Ok(spec) = AccessorSpec::new(storage, arithmetic) else {
+                    continue;
+                };
+                match GpuPair::of(&spec) {
+                    Ok(pair) => {
+                        assert_eq!(pair.storage(), storage);
+                        assert_eq!(pair.arithmetic(), arithmetic);
+                        accepted.push(pair.suffix());
+                    }
+                    Err(e) => {
+                        assert!(storage.float_format().is_none(), "{spec:?}: {e}");
+                        assert!(e.to_string().contains("storage"), "{e}");
+                    }
+                }
+            }
+        }
+        accepted.sort_unstable();
+        assert_eq!(
+            accepted,
+            [
+                "bf16_f32", "bf16_f64", "f16_f32", "f16_f64", "f32_f32", "f32_f64", "f64_f64"
+            ]
+        );
+    }
+
+    #[test]
+    fn write_modes_and_ftz_the_kernels_lack_are_refused() {
+        let base = AccessorSpec::new(StorageKind::Fp16, Format::FP32).unwrap();
+        let rtz = AccessorSpec {
+            write_mode: RoundingMode::TowardZero,
+            ..base
+        };
+        assert!(GpuPair::of(&rtz).unwrap_err().to_string().contains("write"));
+        let ftz = AccessorSpec { ftz: true, ..base };
+        assert!(GpuPair::of(&ftz).unwrap_err().to_string().contains("ftz"));
+        // A spec built around `new` is validated again.
+        let narrowing = AccessorSpec {
+            storage: StorageKind::Fp64,
+            ..base
+        };
+        assert!(GpuPair::of(&narrowing).is_err());
+    }
+
+    #[test]
+    fn opening_without_a_device_is_an_error_not_a_panic() {
+        match AccessorGpu::open() {
+            Ok(_) => println!("a device is present: opened"),
+            Err(e) => {
+                println!("no device: {e}");
+                assert!(!e.to_string().is_empty());
+            }
+        }
+    }
+}
+
+/// On the device (`--ignored`): every kernel bit for bit against its CPU model
+/// on random inputs (fixed seeds, printed), and the rigorous bound against the
+/// exact oracle on the GPU's output. The same cases run without a device with
+/// the CPU model standing in for the GPU (`*_hold_for_the_cpu_model`), so
+/// that the checks themselves are known to pass: on the device only a GPU
+/// result that differs from its model can fail them.
+#[cfg(feature = "cuda")]
+mod device {
+    use boundgate::generate::Distribution;
+    use boundgate::kernels::accessor::accuracy::lu_factors;
+    use boundgate::kernels::accessor::dot::accessor_dot;
+    use boundgate::kernels::accessor::gemv::{GemvOp, accessor_gemv};
+    use boundgate::kernels::accessor::gpu::{AccessorGpu, GpuDot, GpuTrsv, GpuVector, Workload};
+    use boundgate::kernels::accessor::sparse::CsrMatrix;
+    use boundgate::kernels::accessor::spmv::{SparseFormat, accessor_spmv, spmv_errors};
+    use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    use boundgate::kernels::accessor::trsv::{accessor_trsv, trsv_errors};
+    use boundgate_verify::check::check;
+    use boundgate_verify::format::Format;
+    use boundgate_verify::oracle::trsv::{Diag, Triangular, Uplo, backward_error};
+    use boundgate_verify::oracle::{self, ExactOp, Gemv, Matrix, Transpose};
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// What computes the kernels: the GPU, or the CPU model standing in for it.
+    trait Device {
+        fn dot(&self, spec: &AccessorSpec, x: &[f64], y: &[f64]) -> Result<GpuDot, String>;
+        fn gemv(
+            &self,
+            spec: &AccessorSpec,
+            op: GemvOp,
+            a: &[f64],
+            shape: (usize, usize),
+            x: &[f64],
+            y: Option<&[f64]>,
+        ) -> Result<GpuVector, String>;
+        #[allow(clippy::too_many_arguments)]
+        fn spmv(
+            &self,
+            spec: &AccessorSpec,
+            a: &CsrMatrix,
+            format: SparseFormat,
+            scalars: (f64, f64),
+            x: &[f64],
+            y: Option<&[f64]>,
+        ) -> Result<GpuVector, String>;
+        #[allow(clippy::too_many_arguments)]
+        fn trsv(
+            &self,
+            spec: &AccessorSpec,
+            a: &[f64],
+            n: usize,
+            b: &[f64],
+            uplo: Uplo,
+            diag: Diag,
+        ) -> Result<GpuTrsv, String>;
+    }
+
+    impl Device for AccessorGpu {
+        fn dot(&self, spec: &AccessorSpec, x: &[f64], y: &[f64]) -> Result<GpuDot, String> {
+            AccessorGpu::dot(self, spec, x, y).map_err(|e| e.to_string())
+        }
+        fn gemv(
+            &self,
+            spec: &AccessorSpec,
+            op: GemvOp,
+            a: &[f64],
+            shape: (usize, usize),
+            x: &[f64],
+            y: Option<&[f64]>,
+        ) -> Result<GpuVector, String> {
+            AccessorGpu::gemv(self, spec, op, a, shape, x, y).map_err(|e| e.to_string())
+        }
+        fn spmv(
+            &self,
+            spec: &AccessorSpec,
+            a: &CsrMatrix,
+            format: SparseFormat,
+            scalars: (f64, f64),
+            x: &[f64],
+            y: Option<&[f64]>,
+        ) -> Result<GpuVector, String> {
+            AccessorGpu::spmv(self, spec, a, format, scalars, x, y).map_err(|e| e.to_string())
+        }
+        fn trsv(
+            &self,
+            spec: &AccessorSpec,
+            a: &[f64],
+            n: usize,
+            b: &[f64],
+            uplo: Uplo,
+            diag: Diag,
+        ) -> Result<GpuTrsv, String> {
+            AccessorGpu::trsv(self, spec, a, n, b, uplo, diag).map_err(|e| e.to_string())
+        }
+    }
+
+    /// The CPU models, returning what the launchers return.
+    struct CpuModel;
+
+    impl Device for CpuModel {
+        fn dot(&self, spec: &AccessorSpec, x: &[f64], y: &[f64]) -> Result<GpuDot, String> {
+            let c = accessor_dot(spec, x, y, true).map_err(|e| e.to_string())?;
+            Ok(GpuDot {
+                before_store: c.before_store,
+                output: c.output,
+                config: c.config,
+            })
+        }
+        fn gemv(
+            &self,
+            spec: &AccessorSpec,
+            op: GemvOp,
+            a: &[f64],
+            shape: (usize, usize),
+            x: &[f64],
+            y: Option<&[f64]>,
+        ) -> Result<GpuVector, String> {
+            let c = accessor_gemv(spec, op, a, shape, x, y, true).map_err(|e| e.to_string())?;
+            Ok(GpuVector {
+                before_store: c.before_store,
+                output: c.output,
+            })
+        }
+        fn spmv(
+            &self,
+            spec: &AccessorSpec,
+            a: &CsrMatrix,
+            format: SparseFormat,
+            scalars: (f64, f64),
+            x: &[f64],
+            y: Option<&[f64]>,
+        ) -> Result<GpuVector, String> {
+            let c =
+                accessor_spmv(spec, a, format, scalars, x, y, true).map_err(|e| e.to_string())?;
+            Ok(GpuVector {
+                before_store: c.before_store,
+                output: c.output,
+            })
+        }
+        fn trsv(
+            &self,
+            spec: &AccessorSpec,
+            a: &[f64],
+            n: usize,
+            b: &[f64],
+            uplo: Uplo,
+            diag: Diag,
+        ) -> Result<GpuTrsv, String> {
+            let c = accessor_trsv(spec, a, n, b, uplo, diag, true).map_err(|e| e.to_string())?;
+            Ok(GpuTrsv {
+                inverses: c.inverses,
+                before_store: c.before_store,
+                output: c.output,
+            })
+        }
+    }
+
+    /// Every pair the kernel file instantiates.
+    fn specs() -> Vec<AccessorSpec> {
+        [
+            (StorageKind::Fp64, Format::FP64),
+            (StorageKind::Fp32, Format::FP64),
+            (StorageKind::Fp32, Format::FP32),
+            (StorageKind::Fp16, Format::FP64),
+            (StorageKind::Fp16, Format::FP32),
+            (StorageKind::Bf16, Format::FP64),
+            (StorageKind::Bf16, Format::FP32),
+        ]
+        .into_iter()
+        .map(|(s, a)| AccessorSpec::new(s, a).unwrap())
+        .collect()
+    }
+
+    fn label(spec: &AccessorSpec) -> String {
+        format!("{}/{}", spec.storage.name(), spec.arithmetic.name())
+    }
+
+    /// The distributions, U[-1,1] and N(0,1).
+    const DISTRIBUTIONS: [Distribution; 2] = [
+        Distribution::Uniform {
+            low: -1.0,
+            high: 1.0,
+        },
+        Distribution::Normal {
+            mean: 0.0,
+            std_dev: 1.0,
+        },
+    ];
+
+    fn sample(d: &Distribution, seed: u64, stream: u64, len: usize) -> Vec<f64> {
+        d.sample(seed, stream, len).expect("valid distribution")
+    }
+
+    fn open() -> AccessorGpu {
+        AccessorGpu::open().unwrap_or_else(|e| {
+            panic!("needs an NVIDIA GPU: run with --ignored on the device: {e}")
+        })
+    }
+
+    fn same_bits(device: &[f64], model: &[f64], what: &str) {
+        assert_eq!(device.len(), model.len(), "{what}: lengths");
+        for (i, (g, c)) in device.iter().zip(model).enumerate() {
+            assert_eq!(
+                g.to_bits(),
+                c.to_bits(),
+                "{what}: element {i}: device {g:e} vs CPU model {c:e}"
+            );
+        }
+    }
+
+    fn dot_cases(dev: &impl Device) {
+        let seed = 0xd07_6e0;
+        println!("seed {seed:#x}");
+        // 300_000 > 256 x 1024: several terms per thread of the grid.
+        for (stream, n) in [1usize, 5, 31, 256, 257, 1000, 70_000, 300_000]
+            .into_iter()
+            .enumerate()
+        {
+            for d in &DISTRIBUTIONS {
+                let x = sample(d, seed, 2 * stream as u64, n);
+                let y = sample(d, seed, 2 * stream as u64 + 1, n);
+                let exact = oracle::dot(&x, &y).unwrap();
+                for spec in specs() {
+                    let what = format!("dot n={n} {} {}", d.label(), label(&spec));
+                    let cpu = accessor_dot(&spec, &x, &y, true).unwrap();
+                    let g = dev.dot(&spec, &x, &y).unwrap();
+                    assert_eq!(g.config, cpu.config, "{what}");
+                    same_bits(&[g.before_store], &[cpu.before_store], &what);
+                    same_bits(&[g.output], &[cpu.output], &what);
+                    let verdict =
+                        check(&[exact.error_of(g.output)], cpu.rigorous(&x, &y, true)).unwrap();
+                    assert!(verdict.is_pass(), "{what}: {:?}", verdict.outcome);
+                }
+            }
+        }
+    }
+
+    fn gemv_cases(dev: &impl Device) {
+        let seed = 0x6e_7700;
+        println!("seed {seed:#x}");
+        let shapes = [
+            (1, 1),
+            (3, 70),
+            (70, 3),
+            (33, 64),
+            (64, 33),
+            (100, 257),
+            (300, 200),
+        ];
+        for (stream, (m, n)) in shapes.into_iter().enumerate() {
+            let d = &DISTRIBUTIONS[stream % 2];
+            let a = sample(d, seed, 3 * stream as u64, m * n);
+            for trans in [Transpose::No, Transpose::Yes] {
+                let (inner, outer) = match trans {
+                    Transpose::No => (n, m),
+                    Transpose::Yes => (m, n),
+                };
+                let x = sample(d, seed, 3 * stream as u64 + 1, inner);
+                let y = sample(d, seed, 3 * stream as u64 + 2, outer);
+                for (alpha, beta) in [(1.0, 0.0), (-0.5, 2.0), (3.0, -1.0)] {
+                    let op = GemvOp { alpha, beta, trans };
+                    let y_in = (beta != 0.0).then_some(y.as_slice());
+                    let exact =
+                        Gemv::new(alpha, Matrix::new(m, n, &a).unwrap(), trans, &x, beta, y_in)
+                            .unwrap();
+                    for spec in specs() {
+                        let what = format!(
+                            "gemv {m}x{n} {trans:?} alpha={alpha} beta={beta} {} {}",
+                            d.label(),
+                            label(&spec)
+                        );
+                        let cpu = accessor_gemv(&spec, op, &a, (m, n), &x, y_in, true).unwrap();
+                        let g = dev.gemv(&spec, op, &a, (m, n), &x, y_in).unwrap();
+                        same_bits(&g.before_store, &cpu.before_store, &what);
+                        same_bits(&g.output, &cpu.output, &what);
+                        let verdict = check(
+                            &exact.errors(&g.output).unwrap(),
+                            cpu.rigorous(&a, &x, y_in, true),
+                        )
+                        .unwrap();
+                        assert!(verdict.is_pass(), "{what}: {:?}", verdict.outcome);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A random sparse matrix: density `p`, one row longer than a warp,
+    /// some empty rows, repeated columns kept as separate entries.
+    fn sparse(rng: &mut ChaCha8Rng, rows: usize, cols: usize, p: f64) -> CsrMatrix {
+        let mut triplets = Vec::new();
+        for i in 0..rows {
+            if i % 7 == 3 {
+                continue; // an empty row
+            }
+            let long = i == rows / 2;
+            for j in 0..cols {
+                if long || rng.random_bool(p) {
+                    triplets.push((i, j, rng.random_range(-1.0..1.0)));
+                }
+            }
+            if i % 11 == 5 {
+                triplets.push((i, 0, rng.random_range(-1.0..1.0)));
+            }
+        }
+        CsrMatrix::from_triplets(rows, cols, &triplets).unwrap()
+    }
+
+    fn spmv_cases(dev: &impl Device) {
+        let seed = 0x5b_3700;
+        println!("seed {seed:#x}");
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for (rows, cols, p) in [
+            (1, 1, 1.0),
+            (40, 30, 0.2),
+            (300, 500, 0.02),
+            (1000, 100, 0.1),
+        ] {
+            let a = sparse(&mut rng, rows, cols, p);
+            let x: Vec<f64> = (0..cols).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let y: Vec<f64> = (0..rows).map(|_| rng.random_range(-1.0..1.0)).collect();
+            for format in [SparseFormat::Csr, SparseFormat::Ell] {
+                for scalars in [(1.0, 0.0), (-0.5, 2.0)] {
+                    let y_in = (scalars.1 != 0.0).then_some(y.as_slice());
+                    for spec in specs() {
+                        let what = format!(
+                            "spmv {rows}x{cols} nnz={} {format:?} {scalars:?} {}",
+                            a.nnz(),
+                            label(&spec)
+                        );
+                        let cpu =
+                            accessor_spmv(&spec, &a, format, scalars, &x, y_in, true).unwrap();
+                        let g = dev.spmv(&spec, &a, format, scalars, &x, y_in).unwrap();
+                        same_bits(&g.before_store, &cpu.before_store, &what);
+                        same_bits(&g.output, &cpu.output, &what);
+                        let verdict = check(
+                            &spmv_errors(&a, scalars, &x, y_in, &g.output).unwrap(),
+                            cpu.rigorous(&a, &x, y_in, true),
+                        )
+                        .unwrap();
+                        assert!(verdict.is_pass(), "{what}: {:?}", verdict.outcome);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A triangular system: diagonally dominant (`lu = false`) or the factor
+    /// of an LU with partial pivoting of a random matrix, as the paper's
+    /// experiments use.
+    fn system(rng: &mut ChaCha8Rng, n: usize, uplo: Uplo, lu: bool) -> Vec<f64> {
+        if lu {
+            let m: Vec<f64> = (0..n * n).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let (l, u) = lu_factors(&m, n);
+            return match uplo {
+                Uplo::Lower => l,
+                Uplo::Upper => u,
+            };
+        }
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                a[i * n + j] = if i == j {
+                    let sign = if rng.random_bool(0.5) { 1.0 } else { -1.0 };
+                    sign * rng.random_range(1.0..2.0)
+                } else {
+                    rng.random_range(-1.0..1.0) / n as f64
+                };
+            }
+        }
+        a
+    }
+
+    fn trsv_cases(dev: &impl Device) {
+        let seed = 0x7_25f0;
+        println!("seed {seed:#x}");
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for n in [1usize, 5, 31, 32, 33, 100, 257] {
+            for uplo in [Uplo::Lower, Uplo::Upper] {
+                for diag in [Diag::NonUnit, Diag::Unit] {
+                    for lu in [false, true] {
+                        let a = system(&mut rng, n, uplo, lu);
+                        let b: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+                        for spec in specs() {
+                            let what =
+                                format!("trsv n={n} {uplo:?} {diag:?} lu={lu} {}", label(&spec));
+                            trsv_case(dev, &spec, (&a, n, &b), (uplo, diag, lu), &what);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn trsv_case(
+        dev: &impl Device,
+        spec: &AccessorSpec,
+        (a, n, b): (&[f64], usize, &[f64]),
+        (uplo, diag, lu): (Uplo, Diag, bool),
+        what: &str,
+    ) {
+        let Ok(cpu) = accessor_trsv(spec, a, n, b, uplo, diag, true) else {
+            // A diagonal entry that underflows the storage format: both refuse.
+            assert!(dev.trsv(spec, a, n, b, uplo, diag).is_err(), "{what}");
+            return;
+        };
+        let g = dev.trsv(spec, a, n, b, uplo, diag).unwrap();
+        assert_eq!(g.inverses.len(), cpu.inverses.len(), "{what}");
+        for (k, (gy, cy)) in g.inverses.iter().zip(&cpu.inverses).enumerate() {
+            same_bits(gy, cy, &format!("{what}: inverse of block {k}"));
+        }
+        same_bits(&g.before_store, &cpu.before_store, what);
+        same_bits(&g.output, &cpu.output, what);
+        // Forward errors of the stored solution: never a violation; a pass on
+        // the diagonally dominant systems (LU factors of random matrices may
+        // leave a hypothesis unmet).
+        let errors = trsv_errors(a, n, b, uplo, diag, &g.output).unwrap();
+        let verdict = check(&errors, cpu.rigorous(a, b, true)).unwrap();
+        assert!(!verdict.is_violation(), "{what}: {:?}", verdict.outcome);
+        if !lu {
+            assert!(verdict.is_pass(), "{what}: {:?}", verdict.outcome);
+        }
+        // Normwise backward error of the solution before the store, on the
+        // stored system, against the rigorous bound.
+        let finite = g.before_store.iter().all(|v| v.is_finite());
+        if let (Ok(bound), true) = (cpu.normwise_backward_bound(), finite) {
+            let t = Triangular::new(Matrix::new(n, n, &cpu.stored.0.values).unwrap(), uplo, diag)
+                .unwrap();
+            let be = backward_error(&t, &cpu.stored.1.values, &g.before_store).unwrap();
+            assert!(
+                be.normwise_inf <= bound.value,
+                "{what}: backward error {:e} > bound {:e}",
+                be.normwise_inf,
+                bound.value
+            );
+        } else {
+            assert!(lu, "{what}: no backward bound on a dominant system");
+        }
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+    fn dot_equals_its_cpu_model_and_stays_in_the_rigorous_bound() {
+        dot_cases(&open());
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+    fn gemv_equals_its_cpu_model_and_stays_in_the_rigorous_bound() {
+        gemv_cases(&open());
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+    fn spmv_equals_its_cpu_model_and_stays_in_the_rigorous_bound() {
+        spmv_cases(&open());
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+    fn trsv_equals_its_cpu_model_and_stays_in_the_rigorous_bounds() {
+        trsv_cases(&open());
+    }
+
+    #[test]
+    fn dot_cases_hold_for_the_cpu_model() {
+        dot_cases(&CpuModel);
+    }
+
+    #[test]
+    fn gemv_cases_hold_for_the_cpu_model() {
+        gemv_cases(&CpuModel);
+    }
+
+    #[test]
+    fn spmv_cases_hold_for_the_cpu_model() {
+        spmv_cases(&CpuModel);
+    }
+
+    #[test]
+    fn trsv_cases_hold_for_the_cpu_model() {
+        trsv_cases(&CpuModel);
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+    fn launchers_refuse_bad_input_with_typed_errors() {
+        let gpu = open();
+        let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+        assert!(gpu.dot(&spec, &[], &[]).is_err());
+        assert!(gpu.dot(&spec, &[1.0], &[1.0, 2.0]).is_err());
+        let op = GemvOp {
+            alpha: 1.0,
+            beta: 1.0,
+            trans: Transpose::No,
+        };
+        // beta != 0 without y; then a shape mismatch.
+        assert!(
+            gpu.gemv(&spec, op, &[1.0; 4], (2, 2), &[1.0; 2], None)
+                .is_err()
+        );
+        let plain = GemvOp::PLAIN;
+        assert!(
+            gpu.gemv(&spec, plain, &[1.0; 4], (2, 2), &[1.0; 3], None)
+                .is_err()
+        );
+        // alpha not a number of the fp32 arithmetic.
+        let f32_spec = AccessorSpec::new(StorageKind::Fp16, Format::FP32).unwrap();
+        let odd = GemvOp {
+            alpha: 0.1,
+            ..GemvOp::PLAIN
+        };
+        assert!(
+            gpu.gemv(&f32_spec, odd, &[1.0; 4], (2, 2), &[1.0; 2], None)
+                .is_err()
+        );
+        // Singular: a zero on the diagonal as given, and one as stored in fp16.
+        let (lower, non_unit) = (Uplo::Lower, Diag::NonUnit);
+        let b = [2.0, 9.0];
+        let singular = gpu.trsv(&spec, &[0.0, 0.0, 1.0, 4.0], 2, &b, lower, non_unit);
+        assert!(singular.unwrap_err().to_string().contains("singular"));
+        let underflow = gpu.trsv(&f32_spec, &[1e-30, 0.0, 1.0, 4.0], 2, &b, lower, non_unit);
+        assert!(underflow.unwrap_err().to_string().contains("singular"));
+        let int8 = AccessorSpec::new(StorageKind::Int8, Format::FP64).unwrap();
+        assert!(gpu.dot(&int8, &[1.0], &[1.0]).is_err());
+        // An empty output launches nothing and returns nothing.
+        let empty = gpu
+            .gemv(&spec, plain, &[], (0, 3), &[1.0; 3], None)
+            .unwrap();
+        assert!(empty.output.is_empty() && empty.before_store.is_empty());
+    }
+
+    /// The timing helper runs every workload and counts the bytes as
+    /// documented (no speed is asserted: a test never judges timings).
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+    fn timing_helper_measures_every_workload() {
+        let gpu = open();
+        let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+        let n = 1 << 16;
+        let x = vec![0.5; n];
+        let t = gpu.time(&spec, &Workload::Dot { x: &x, y: &x }, 3).unwrap();
+        assert_eq!(t.bytes, 2 * n as u64 * 4);
+        let (m, k) = (256, 128);
+        let a = vec![0.25; m * k];
+        let gemv = Workload::Gemv {
+            a: &a,
+            shape: (m, k),
+            x: &x[..k],
+            op: GemvOp::PLAIN,
+            y: None,
+        };
+        let g = gpu.time(&spec, &gemv, 3).unwrap();
+        assert_eq!(g.bytes, (m * k + k) as u64 * 4 + m as u64 * (4 + 8));
+        let csr = CsrMatrix::from_dense(m, k, &a).unwrap();
+        let mut all = vec![t, g];
+        for format in [SparseFormat::Csr, SparseFormat::Ell] {
+            let w = Workload::Spmv {
+                a: &csr,
+                format,
+                x: &x[..k],
+                scalars: (1.0, 0.0),
+                y: None,
+            };
+            all.push(gpu.time(&spec, &w, 3).unwrap());
+        }
+        let tri: Vec<f64> = (0..m * m)
+            .map(|i| if i / m == i % m { 2.0 } else { 0.001 })
+            .collect();
+        let w = Workload::Trsv {
+            a: &tri,
+            n: m,
+            b: &x[..m],
+            uplo: Uplo::Lower,
+            diag: Diag::NonUnit,
+        };
+        all.push(gpu.time(&spec, &w, 3).unwrap());
+        all.push(gpu.copy_bandwidth(1 << 24, 3).unwrap());
+        for t in &all {
+            println!("{t:?}");
+            assert!(t.seconds > 0.0 && t.gb_per_s.is_finite(), "{t:?}");
+        }
+    }
+}

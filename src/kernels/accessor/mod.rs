@@ -25,6 +25,8 @@ pub mod axpy;
 pub mod common;
 pub mod dot;
 pub mod gemv;
+#[cfg(feature = "cuda")]
+pub mod gpu;
 pub mod mtx;
 pub mod native;
 pub mod order;
