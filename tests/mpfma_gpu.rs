@@ -5,16 +5,20 @@
 //! CPU model assumes, no atomics and no other floating-point arithmetic. The
 //! rest needs an NVIDIA GPU (`--ignored` on the device, feature `cuda`):
 //! bit-for-bit comparison of the kernel with the block-FMA model of the
-//! device's record on random and adversarial inputs, the probes, and cuBLAS
-//! `GemmEx` (the paper's Listing 1) against the bounds. Timings are in the
+//! device's record on random and adversarial inputs, the probes, cuBLAS
+//! `GemmEx` (the paper's Listing 1) and cuBLASLt (fp16, bf16, tf32) against
+//! the model and the rigorous block-FMA bound. The cuBLASLt argument checks
+//! run everywhere (they reject bad calls before any device work). Timings are in the
 //! bench `mpfma_gpu`, not here. Results go to docs/mpfma.md (section GPU).
 
 #![cfg(feature = "cuda")]
 
 use boundgate::gpu::nvrtc::{self, BuildOptions, Target};
 use boundgate::kernels::mpfma::blockfma::BlockFma;
+use boundgate::kernels::mpfma::gemm::{GemmConfig, GemmOperands, rigorous_bounds};
 use boundgate::kernels::mpfma::gpu::{
-    GEMM_PATH, GEMM_SOURCE, cublas_gemm_ex, device_arch, gemm_on_device, probe_unit,
+    GEMM_PATH, GEMM_SOURCE, LtSplitK, Vendor, cublas_gemm_ex, cublaslt_matmul, device_arch,
+    gemm_on_device, probe_unit, vendor_gemm,
 };
 use boundgate::kernels::mpfma::probe::run_probes;
 use boundgate::kernels::mpfma::record::{TcInput, TcOutput, TcRecord};
@@ -204,5 +208,213 @@ fn cublas_listing_1_against_the_model_and_the_bounds() {
             .filter_map(|e| e.relative_up())
             .fold(0.0, f64::max);
         println!("  max componentwise relative error {worst:.3e}");
+    }
+}
+
+#[test]
+fn cublaslt_rejects_bad_calls_before_the_device() {
+    let ok = [1.0, 2.0, 3.0, 4.0];
+    /// input, A, B, shape, fp16 D, what the error names
+    type Case<'a> = (
+        TcInput,
+        &'a [f64],
+        &'a [f64],
+        (usize, usize, usize),
+        bool,
+        &'a str,
+    );
+    let cases: [Case; 6] = [
+        (TcInput::E4m3, &ok, &ok, (2, 2, 2), false, "no e4m3 variant"),
+        (TcInput::Bf16, &ok, &ok, (2, 2, 2), true, "fp32 D only"),
+        (TcInput::Tf32, &ok, &ok, (2, 2, 2), true, "fp32 D only"),
+        (
+            TcInput::Fp16,
+            &[0.1, 1.0, 1.0, 1.0],
+            &ok,
+            (2, 2, 2),
+            false,
+            "A[0]",
+        ),
+        (TcInput::Fp16, &ok, &ok, (2, 3, 2), false, "A has 4 values"),
+        (TcInput::Fp16, &[], &ok, (0, 2, 2), false, "empty dimension"),
+    ];
+    for (input, a, b, shape, fp16, needle) in cases {
+        let e = cublaslt_matmul(input, a, b, shape, fp16, LtSplitK::Allowed).unwrap_err();
+        assert!(e.contains(needle), "{input} {shape:?}: {e}");
+    }
+    // 65536 overflows fp16 and 1 + 2^-11 is not a tf32 value: both rejected, not converted.
+    let e = cublaslt_matmul(
+        TcInput::Fp16,
+        &[65536.0],
+        &[1.0],
+        (1, 1, 1),
+        false,
+        LtSplitK::Allowed,
+    )
+    .unwrap_err();
+    assert!(e.contains("not a fp16 value"), "{e}");
+    let e = cublaslt_matmul(
+        TcInput::Tf32,
+        &[1.0],
+        &[1.0 + 2f64.powi(-11)],
+        (1, 1, 1),
+        false,
+        LtSplitK::Allowed,
+    )
+    .unwrap_err();
+    assert!(e.contains("B[0]"), "{e}");
+    let e = vendor_gemm(Vendor::GemmEx, TcInput::Bf16, &ok, &ok, (2, 2, 2), false).unwrap_err();
+    assert!(e.contains("fp16 inputs"), "{e}");
+    assert_eq!("cublaslt".parse::<Vendor>().unwrap(), Vendor::Lt);
+    assert_eq!("GemmEx".parse::<Vendor>().unwrap(), Vendor::GemmEx);
+    assert!("cutlass".parse::<Vendor>().is_err());
+}
+
+/// Runs cuBLASLt on `a`, `b` for `record` (its input; fp32 D, or fp16 D after
+/// fp32 accumulation), compares it with the block-FMA model bit for bit
+/// (printed: cuBLASLt's order is not documented) and checks the rigorous
+/// bound of `mpfma-gemm` (block FMA a priori + fp16 epilogue) against the
+/// exact oracle. The bound assumes one chain per element, so it is asserted
+/// when the algorithm reports no split-K; otherwise violations are printed.
+/// Returns the number of violations.
+fn lt_against_model_and_bound(
+    record: &TcRecord,
+    a: &[f64],
+    b: &[f64],
+    (m, k, t): (usize, usize, usize),
+    fp16_output: bool,
+    split_k: LtSplitK,
+) -> usize {
+    let run = match cublaslt_matmul(record.input, a, b, (m, k, t), fp16_output, split_k) {
+        Ok(run) => run,
+        // The heuristic may offer no algorithm without a reduction: said, not failed.
+        Err(e) if split_k == LtSplitK::Forbidden && e.contains("NOT_SUPPORTED") => {
+            println!(
+                "cuBLASLt {} {m}x{k}x{t}: no algorithm without split-K ({e})",
+                record.input
+            );
+            return 0;
+        }
+        Err(e) => panic!("{} cuBLASLt runs: {e}", record.label()),
+    };
+    let model: Vec<f64> = BlockFma::new(record)
+        .gemm(a, b, m, k, t)
+        .into_iter()
+        .map(|v| {
+            if fp16_output {
+                Format::FP16.round(v, RoundingMode::NearestEven)
+            } else {
+                v
+            }
+        })
+        .collect();
+    let same = run
+        .d
+        .iter()
+        .zip(&model)
+        .filter(|(x, y)| x.to_bits() == y.to_bits())
+        .count();
+    let config = GemmConfig {
+        record: *record,
+        alg1: false,
+        fp16_epilogue: fp16_output,
+    };
+    let ops = GemmOperands::new(record, a.to_vec(), (m, k), b.to_vec(), (k, t)).unwrap();
+    let bt: Vec<f64> = (0..t * k).map(|e| b[(e % k) * t + e / k]).collect();
+    let s_read: Vec<f64> = (0..m * t)
+        .map(|e| {
+            let (i, j) = (e / t, e % t);
+            boundgate_verify::oracle::abs_dot_up(&a[i * k..(i + 1) * k], &bt[j * k..(j + 1) * k])
+                .unwrap()
+        })
+        .collect();
+    let bounds = rigorous_bounds(&config, &ops, &Ok(s_read)).expect("the bound's hypotheses hold");
+    let av = boundgate_verify::oracle::Matrix::new(m, k, a).unwrap();
+    let bv = boundgate_verify::oracle::Matrix::new(k, t, b).unwrap();
+    let errors = boundgate_verify::oracle::gemm_errors(&av, &bv, &run.d).unwrap();
+    let mut violations = 0;
+    let mut worst_ratio = 0.0f64;
+    for (e, bound) in errors.iter().zip(bounds.values()) {
+        match e.absolute_up() {
+            Some(err) if err <= *bound => worst_ratio = worst_ratio.max(err / bound),
+            _ => violations += 1,
+        }
+    }
+    println!(
+        "cuBLASLt {} {m}x{k}x{t} {} D, split-K {split_k:?} -> {}: {same} of {} equal the \
+         chained-block model; rigorous bound: {violations} violations, max error/bound {worst_ratio:.3e}",
+        record.input,
+        if fp16_output { "fp16" } else { "fp32" },
+        run.algo,
+        m * t
+    );
+    if run.algo.single_chain() {
+        assert_eq!(
+            violations,
+            0,
+            "{}: the rigorous block-FMA bound is violated by a single-chain cuBLASLt algorithm ({})",
+            record.label(),
+            run.algo
+        );
+    }
+    violations
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+fn cublaslt_against_the_model_and_the_rigorous_bound() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    // cuBLASLt is called with fp32 compute: the records with fp32 accumulation.
+    for record in device_records()
+        .into_iter()
+        .filter(|r| r.output == TcOutput::Fp32)
+    {
+        let fp16_outputs: &[bool] = if record.input == TcInput::Fp16 {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for (m, k, t, wide) in [
+            (64, 1024, 64, false),
+            (256, 4096, 8, false),
+            (64, 512, 64, true),
+        ] {
+            let a = random_operands(&record, &mut rng, m * k, wide);
+            let b = random_operands(&record, &mut rng, k * t, wide);
+            for &fp16 in fp16_outputs {
+                if fp16 && wide {
+                    continue; // wide products overflow fp16 D: no bound to check
+                }
+                for split_k in [LtSplitK::Forbidden, LtSplitK::Allowed] {
+                    lt_against_model_and_bound(&record, &a, &b, (m, k, t), fp16, split_k);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+fn cublaslt_and_gemmex_on_listing_1() {
+    // The paper's Listing 1 inputs at a reduced size, through both vendors.
+    let record = TcRecord::lookup(device_arch().unwrap(), TcInput::Fp16, TcOutput::Fp32).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    let (m, k, t) = (256, 4096, 8);
+    let a = random_operands(&record, &mut rng, m * k, false);
+    let b = random_operands(&record, &mut rng, k * t, false);
+    for fp16 in [false, true] {
+        let ex = vendor_gemm(Vendor::GemmEx, TcInput::Fp16, &a, &b, (m, k, t), fp16).unwrap();
+        let lt = vendor_gemm(Vendor::Lt, TcInput::Fp16, &a, &b, (m, k, t), fp16).unwrap();
+        let same = ex
+            .iter()
+            .zip(&lt)
+            .filter(|(x, y)| x.to_bits() == y.to_bits())
+            .count();
+        println!(
+            "{} D: GemmEx and cuBLASLt agree on {same} of {} elements",
+            if fp16 { "fp16" } else { "fp32" },
+            m * t
+        );
+        assert!(lt.iter().all(|v| v.is_finite()));
     }
 }

@@ -1,6 +1,6 @@
 //! The family's GPU path (feature `cuda`): `kernels/mpfma_gemm.cu` (our blocked
 //! GEMM on `mma.sync`, Algorithm 1's order), the probes on it, and cuBLAS
-//! `GemmEx` as the vendor kernel to audit.
+//! `GemmEx` and cuBLASLt `cublasLtMatmul` as the vendor kernels to audit.
 //!
 //! Without the feature, or without a device, every entry point answers with
 //! one line of reason and the CPU model runs where a fallback is allowed.
@@ -153,6 +153,236 @@ pub fn cublas_gemm_ex(
     }
 }
 
+/// A vendor GEMM to audit: cuBLAS `GemmEx` (the paper's Listing 1) or
+/// cuBLASLt `cublasLtMatmul` (the library frameworks call).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vendor {
+    /// cuBLAS `cublasGemmEx`, `CUBLAS_GEMM_DEFAULT_TENSOR_OP` (fp16 inputs only here).
+    GemmEx,
+    /// cuBLASLt `cublasLtMatmul` with the heuristic's first algorithm.
+    Lt,
+}
+
+impl Vendor {
+    /// Both vendors.
+    pub const ALL: [Vendor; 2] = [Vendor::GemmEx, Vendor::Lt];
+
+    /// The name used in options and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Vendor::GemmEx => "gemmex",
+            Vendor::Lt => "cublaslt",
+        }
+    }
+}
+
+impl std::str::FromStr for Vendor {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Vendor> {
+        let lower = s.trim().to_ascii_lowercase();
+        Vendor::ALL
+            .into_iter()
+            .find(|v| v.name() == lower)
+            .ok_or_else(|| Error::usage(format!("unknown vendor `{s}` (known: gemmex, cublaslt)")))
+    }
+}
+
+impl std::fmt::Display for Vendor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which cuBLASLt algorithms the heuristic may pick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LtSplitK {
+    /// Any (the library's default: what an application gets).
+    Allowed,
+    /// Only algorithms without a split-K reduction
+    /// (`CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK = CUBLASLT_REDUCTION_SCHEME_NONE`),
+    /// so every element is one chain of block FMAs, the order the rigorous
+    /// block-FMA bound assumes.
+    Forbidden,
+}
+
+/// The algorithm cuBLASLt's heuristic chose (`cublasLtMatmulAlgoConfigGetAttribute`;
+/// `None` where the library did not answer).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LtAlgo {
+    /// `CUBLASLT_ALGO_CONFIG_ID`.
+    pub id: Option<u32>,
+    /// `CUBLASLT_ALGO_CONFIG_TILE_ID`.
+    pub tile: Option<u32>,
+    /// `CUBLASLT_ALGO_CONFIG_STAGES_ID`.
+    pub stages: Option<u32>,
+    /// `CUBLASLT_ALGO_CONFIG_SPLITK_NUM` (1 or 0: no split).
+    pub split_k: Option<u32>,
+    /// `CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME` (0: none).
+    pub reduction_scheme: Option<u32>,
+}
+
+impl LtAlgo {
+    /// The inner dimension is not split: each element is one chain (split-K 0 or 1,
+    /// no reduction scheme). `false` when the library did not say.
+    pub fn single_chain(&self) -> bool {
+        matches!(self.split_k, Some(0 | 1)) && self.reduction_scheme == Some(0)
+    }
+}
+
+impl std::fmt::Display for LtAlgo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = |v: Option<u32>| v.map_or("?".to_string(), |v| v.to_string());
+        write!(
+            f,
+            "algo {}, tile {}, stages {}, split-K {}, reduction scheme {}",
+            s(self.id),
+            s(self.tile),
+            s(self.stages),
+            s(self.split_k),
+            s(self.reduction_scheme)
+        )
+    }
+}
+
+/// The result of a cuBLASLt call: `D` (row-major, as `f64`) and the algorithm.
+#[derive(Clone, Debug)]
+pub struct LtRun {
+    /// `D = A B`, row-major `m x t`.
+    pub d: Vec<f64>,
+    /// The algorithm that computed it.
+    pub algo: LtAlgo,
+}
+
+/// Checks a cuBLASLt call before any device work: supported formats
+/// (fp16 with fp32 or fp16 `D`; bf16, tf32 with fp32 `D`), nonzero
+/// dimensions, lengths `m k` and `k t`, and every finite operand exactly a
+/// value of the input format (so no conversion happens on the device: tf32
+/// values are passed as fp32 and the unit's truncation leaves them unchanged).
+fn check_lt_call(
+    input: TcInput,
+    a: &[f64],
+    b: &[f64],
+    (m, k, t): (usize, usize, usize),
+    fp16_output: bool,
+) -> std::result::Result<(), String> {
+    match (input, fp16_output) {
+        (TcInput::Fp16, _) | (TcInput::Bf16 | TcInput::Tf32, false) => {}
+        (TcInput::Bf16 | TcInput::Tf32, true) => {
+            return Err(format!(
+                "cuBLASLt: {input} inputs with fp16 D is not a supported combination (fp32 D only)"
+            ));
+        }
+        _ => return Err(format!("cuBLASLt launcher has no {input} variant")),
+    }
+    if m == 0 || k == 0 || t == 0 {
+        return Err(format!("cuBLASLt: empty dimension in {m} x {k} x {t}"));
+    }
+    for (name, v, len) in [("A", a, m * k), ("B", b, k * t)] {
+        if v.len() != len {
+            return Err(format!(
+                "cuBLASLt: {name} has {} values, the shape needs {len}",
+                v.len()
+            ));
+        }
+        let fmt = input.operand();
+        if let Some(i) = v.iter().position(|&x| {
+            x.is_finite() && fmt.round(x, boundgate_verify::format::RoundingMode::NearestEven) != x
+        }) {
+            return Err(format!(
+                "cuBLASLt: {name}[{i}] = {:e} is not a {input} value",
+                v[i]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `D = A B` by cuBLASLt (`cublasLtMatmul`): `input` fp16, bf16 or tf32
+/// (fp32 storage, `CUBLAS_COMPUTE_32F_FAST_TF32`), fp32 compute and scale,
+/// fp32 `D` or (fp16 inputs) fp16 `D`, `alpha = 1`, `beta = 0`. Row-major
+/// operands are passed as their column-major transposes (`D^T = B^T A^T`),
+/// as for [`cublas_gemm_ex`]. Returns `D` as `f64` with the algorithm the
+/// heuristic chose (`split_k` restricts it).
+///
+/// ```
+/// use boundgate::kernels::mpfma::gpu::{LtSplitK, cublaslt_matmul};
+/// use boundgate::kernels::mpfma::record::TcInput;
+/// // Rejected before any device work: 0.1 is not an fp16 value.
+/// let e = cublaslt_matmul(TcInput::Fp16, &[0.1], &[1.0], (1, 1, 1), false, LtSplitK::Allowed);
+/// assert!(e.unwrap_err().contains("not a fp16 value"));
+/// ```
+///
+/// # Errors
+/// One line: an unsupported format or shape, an operand not in the input
+/// format, not built with `cuda`, no device, or a cuBLASLt failure
+/// (`CUBLAS_STATUS_NOT_SUPPORTED` when the heuristic has no algorithm).
+pub fn cublaslt_matmul(
+    input: TcInput,
+    a: &[f64],
+    b: &[f64],
+    shape: (usize, usize, usize),
+    fp16_output: bool,
+    split_k: LtSplitK,
+) -> std::result::Result<LtRun, String> {
+    check_lt_call(input, a, b, shape, fp16_output)?;
+    #[cfg(feature = "cuda")]
+    {
+        device::cublaslt_matmul(input, a, b, shape, fp16_output, split_k)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let _ = split_k;
+        Err("built without the `cuda` feature".into())
+    }
+}
+
+/// `D = A B` by a vendor library, as the vendor runs it by default
+/// (cuBLASLt: any algorithm). [`Vendor::GemmEx`] takes fp16 inputs only.
+///
+/// # Errors
+/// As [`cublas_gemm_ex`] and [`cublaslt_matmul`].
+pub fn vendor_gemm(
+    vendor: Vendor,
+    input: TcInput,
+    a: &[f64],
+    b: &[f64],
+    shape: (usize, usize, usize),
+    fp16_output: bool,
+) -> std::result::Result<Vec<f64>, String> {
+    match vendor {
+        Vendor::GemmEx if input != TcInput::Fp16 => Err(format!(
+            "the GemmEx launcher takes fp16 inputs, not {input}"
+        )),
+        Vendor::GemmEx => cublas_gemm_ex(a, b, shape, fp16_output),
+        Vendor::Lt => {
+            cublaslt_matmul(input, a, b, shape, fp16_output, LtSplitK::Allowed).map(|r| r.d)
+        }
+    }
+}
+
+/// Times cuBLASLt on device-resident fp16 operands (`m x k` times `k x t`,
+/// fp32 compute and `D`, any algorithm), `reps` launches after one warm-up,
+/// as [`time_gemm`] does: seconds per GEMM and the algorithm.
+///
+/// # Errors
+/// One line: not built with `cuda`, no device, or a failure.
+pub fn time_cublaslt(
+    (m, k, t): (usize, usize, usize),
+    reps: usize,
+) -> std::result::Result<(f64, LtAlgo), String> {
+    if m == 0 || k == 0 || t == 0 || reps == 0 {
+        return Err("time_cublaslt needs nonzero dimensions and reps".into());
+    }
+    #[cfg(feature = "cuda")]
+    {
+        device::time_cublaslt((m, k, t), reps)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Err("built without the `cuda` feature".into())
+    }
+}
+
 /// Runs our GEMM kernel on device 0 (timing and bit comparisons in the GPU
 /// tests): `D = C + A B` for operand values, row-major.
 ///
@@ -200,12 +430,15 @@ pub fn time_gemm(
 
 #[cfg(feature = "cuda")]
 mod device {
-    use super::{GEMM_PATH, GEMM_SOURCE, MatrixUnit};
+    use super::{GEMM_PATH, GEMM_SOURCE, LtAlgo, LtRun, LtSplitK, MatrixUnit};
     use crate::gpu::nvrtc::{BuildOptions, Target, compile};
     use crate::kernels::mpfma::record::{TcInput, TcOutput, TcRecord};
     use boundgate_verify::format::Format;
+    use core::ffi::c_void;
+    use cudarc::cublaslt::{result as lt, sys as ltsys};
     use cudarc::driver::{
-        CudaContext, CudaModule, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
+        CudaContext, CudaModule, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig,
+        PushKernelArg, ValidAsZeroBits,
     };
     use std::panic::{AssertUnwindSafe, catch_unwind};
     use std::sync::{Arc, OnceLock};
@@ -610,6 +843,309 @@ mod device {
             s.synchronize().map_err(e("synchronize"))?;
             let theirs_s = start.elapsed().as_secs_f64() / reps as f64;
             Ok((ours_s, theirs_s))
+        })
+    }
+    /// cuBLASLt workspace: 32 MiB, NVIDIA's recommendation for Hopper (more than
+    /// enough for Ampere's 4 MiB).
+    const LT_WORKSPACE: usize = 32 << 20;
+
+    /// The cuBLASLt objects of one problem, destroyed on drop (a failure to
+    /// destroy is ignored: nothing can be done about it there).
+    struct LtPlan {
+        handle: ltsys::cublasLtHandle_t,
+        desc: ltsys::cublasLtMatmulDesc_t,
+        /// Column-major layouts of `B^T` (`t x k`), `A^T` (`k x m`), `D^T` (`t x m`).
+        layouts: [ltsys::cublasLtMatrixLayout_t; 3],
+        pref: ltsys::cublasLtMatmulPreference_t,
+        heuristic: Option<ltsys::cublasLtMatmulHeuristicResult_t>,
+        workspace: Option<cudarc::driver::CudaSlice<u8>>,
+    }
+
+    impl Drop for LtPlan {
+        fn drop(&mut self) {
+            // SAFETY: each object was created by this plan and is destroyed once;
+            // null ones (construction stopped early) are skipped.
+            unsafe {
+                if !self.pref.is_null() {
+                    let _ = lt::destroy_matmul_pref(self.pref);
+                }
+                for &l in &self.layouts {
+                    if !l.is_null() {
+                        let _ = lt::destroy_matrix_layout(l);
+                    }
+                }
+                if !self.desc.is_null() {
+                    let _ = lt::destroy_matmul_desc(self.desc);
+                }
+                if !self.handle.is_null() {
+                    let _ = lt::destroy_handle(self.handle);
+                }
+            }
+        }
+    }
+
+    fn lt_err(what: &'static str) -> impl Fn(lt::CublasError) -> String {
+        move |e| format!("{what}: {e:?}")
+    }
+
+    impl LtPlan {
+        /// Descriptors for `D^T = B^T A^T` (column-major views of row-major
+        /// `A` (`m x k`), `B` (`k x t`), `D` (`m x t`)), and the heuristic's first algorithm.
+        fn new(
+            s: &Arc<CudaStream>,
+            input: TcInput,
+            fp16_output: bool,
+            (m, k, t): (usize, usize, usize),
+            split_k: LtSplitK,
+        ) -> Result<LtPlan, String> {
+            use ltsys::cublasComputeType_t::{CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
+            use ltsys::cudaDataType_t::{CUDA_R_16BF, CUDA_R_16F, CUDA_R_32F};
+            let (in_type, compute) = match input {
+                TcInput::Fp16 => (CUDA_R_16F, CUBLAS_COMPUTE_32F),
+                TcInput::Bf16 => (CUDA_R_16BF, CUBLAS_COMPUTE_32F),
+                TcInput::Tf32 => (CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32),
+                other => return Err(format!("cuBLASLt launcher has no {other} variant")),
+            };
+            let out_type = if fp16_output { CUDA_R_16F } else { CUDA_R_32F };
+            let mut plan = LtPlan {
+                handle: std::ptr::null_mut(),
+                desc: std::ptr::null_mut(),
+                layouts: [std::ptr::null_mut(); 3],
+                pref: std::ptr::null_mut(),
+                heuristic: None,
+                workspace: None,
+            };
+            plan.handle = lt::create_handle().map_err(lt_err("cublasLtCreate"))?;
+            // fp32 scale type: alpha, beta are f32 (cuBLAS's table of
+            // supported cublasLtMatmul types: 32F compute, 32F scale, 16F/16BF A, B).
+            plan.desc = lt::create_matmul_desc(compute, CUDA_R_32F)
+                .map_err(lt_err("cublasLtMatmulDescCreate"))?;
+            let (m, k, t) = (m as u64, k as u64, t as u64);
+            for (i, (ty, rows, cols)) in [(in_type, t, k), (in_type, k, m), (out_type, t, m)]
+                .into_iter()
+                .enumerate()
+            {
+                plan.layouts[i] = lt::create_matrix_layout(ty, rows, cols, rows as i64)
+                    .map_err(lt_err("cublasLtMatrixLayoutCreate"))?;
+            }
+            plan.pref =
+                lt::create_matmul_pref().map_err(lt_err("cublasLtMatmulPreferenceCreate"))?;
+            let max_workspace = LT_WORKSPACE as u64;
+            // SAFETY: the attribute takes a uint64_t; the preference is live.
+            unsafe {
+                lt::set_matmul_pref_attribute(
+                    plan.pref,
+                    ltsys::cublasLtMatmulPreferenceAttributes_t::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                    (&max_workspace) as *const u64 as *const c_void,
+                    std::mem::size_of::<u64>(),
+                )
+                .map_err(lt_err("max workspace"))?;
+            }
+            if split_k == LtSplitK::Forbidden {
+                let mask = ltsys::cublasLtReductionScheme_t::CUBLASLT_REDUCTION_SCHEME_NONE as u32;
+                // SAFETY: the attribute takes a uint32_t mask; the preference is live.
+                unsafe {
+                    lt::set_matmul_pref_attribute(
+                        plan.pref,
+                        ltsys::cublasLtMatmulPreferenceAttributes_t::CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                        (&mask) as *const u32 as *const c_void,
+                        std::mem::size_of::<u32>(),
+                    )
+                    .map_err(lt_err("reduction scheme mask"))?;
+                }
+            }
+            // SAFETY: all descriptors are live; C and D share the layout (beta = 0).
+            let heuristic = unsafe {
+                lt::get_matmul_algo_heuristic(
+                    plan.handle,
+                    plan.desc,
+                    plan.layouts[0],
+                    plan.layouts[1],
+                    plan.layouts[2],
+                    plan.layouts[2],
+                    plan.pref,
+                )
+            }
+            .map_err(lt_err("cublasLtMatmulAlgoGetHeuristic"))?;
+            plan.heuristic = Some(heuristic);
+            plan.workspace = Some(
+                s.alloc_zeros::<u8>(LT_WORKSPACE)
+                    .map_err(|e| format!("cuBLASLt workspace: {e:?}"))?,
+            );
+            Ok(plan)
+        }
+
+        fn algo(&self) -> LtAlgo {
+            use ltsys::cublasLtMatmulAlgoConfigAttributes_t as A;
+            let Some(h) = self.heuristic.as_ref() else {
+                return LtAlgo::default();
+            };
+            let get = |attr: A| -> Option<u32> {
+                let (mut v, mut written) = (0u32, 0usize);
+                // SAFETY: the algorithm is a valid heuristic result; the
+                // attributes read are 4-byte integers.
+                let status = unsafe {
+                    ltsys::cublasLtMatmulAlgoConfigGetAttribute(
+                        &h.algo,
+                        attr,
+                        (&mut v) as *mut u32 as *mut c_void,
+                        std::mem::size_of::<u32>(),
+                        &mut written,
+                    )
+                };
+                (status.result().is_ok() && written == 4).then_some(v)
+            };
+            LtAlgo {
+                id: get(A::CUBLASLT_ALGO_CONFIG_ID),
+                tile: get(A::CUBLASLT_ALGO_CONFIG_TILE_ID),
+                stages: get(A::CUBLASLT_ALGO_CONFIG_STAGES_ID),
+                split_k: get(A::CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
+                reduction_scheme: get(A::CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME),
+            }
+        }
+
+        /// Enqueues `D^T = B^T A^T` on `s`.
+        ///
+        /// # Safety
+        /// `b_ptr`, `a_ptr`, `d_ptr` are device buffers of at least `k t`, `m k`
+        /// and `m t` elements of the plan's types, live until the stream has run it.
+        unsafe fn launch(
+            &self,
+            s: &Arc<CudaStream>,
+            b_ptr: u64,
+            a_ptr: u64,
+            d_ptr: u64,
+        ) -> Result<(), String> {
+            let (Some(h), Some(ws)) = (self.heuristic.as_ref(), self.workspace.as_ref()) else {
+                return Err("cuBLASLt plan incomplete".into());
+            };
+            let (alpha, beta) = (1.0f32, 0.0f32);
+            let (pw, _rw) = ws.device_ptr(s);
+            // SAFETY: by the caller's contract and the plan's live descriptors.
+            unsafe {
+                lt::matmul(
+                    self.handle,
+                    self.desc,
+                    (&alpha) as *const f32 as *const c_void,
+                    (&beta) as *const f32 as *const c_void,
+                    b_ptr as *const c_void,
+                    self.layouts[0],
+                    a_ptr as *const c_void,
+                    self.layouts[1],
+                    d_ptr as *const c_void,
+                    self.layouts[2],
+                    d_ptr as *mut c_void,
+                    self.layouts[2],
+                    &h.algo,
+                    pw as *mut c_void,
+                    LT_WORKSPACE,
+                    s.cu_stream() as ltsys::cudaStream_t,
+                )
+            }
+            .map_err(lt_err("cublasLtMatmul"))
+        }
+    }
+
+    /// Uploads `A`, `B`, runs the plan and downloads `D` as `f64`.
+    fn lt_execute<I: DeviceRepr, O: DeviceRepr + ValidAsZeroBits>(
+        s: &Arc<CudaStream>,
+        plan: &LtPlan,
+        a: &[I],
+        b: &[I],
+        len_d: usize,
+        to_f64: impl Fn(O) -> f64,
+    ) -> Result<Vec<f64>, String> {
+        let d_a = s.clone_htod(a).map_err(|e| format!("copy A: {e:?}"))?;
+        let d_b = s.clone_htod(b).map_err(|e| format!("copy B: {e:?}"))?;
+        let mut d_d = s
+            .alloc_zeros::<O>(len_d)
+            .map_err(|e| format!("alloc D: {e:?}"))?;
+        {
+            let (pa, _ra) = d_a.device_ptr(s);
+            let (pb, _rb) = d_b.device_ptr(s);
+            let (pd, _rd) = d_d.device_ptr_mut(s);
+            // SAFETY: the buffers have the sizes of the plan's shape and the
+            // records keep them live until the stream passes this point.
+            unsafe { plan.launch(s, pb, pa, pd)? };
+        }
+        let host = s
+            .clone_dtoh(&d_d)
+            .map_err(|e| format!("copy D back: {e:?}"))?;
+        s.synchronize().map_err(|e| format!("synchronize: {e:?}"))?;
+        Ok(host.into_iter().map(to_f64).collect())
+    }
+
+    /// See [`super::cublaslt_matmul`] (arguments already checked).
+    pub(super) fn cublaslt_matmul(
+        input: TcInput,
+        a: &[f64],
+        b: &[f64],
+        (m, k, t): (usize, usize, usize),
+        fp16_output: bool,
+        split_k: LtSplitK,
+    ) -> Result<LtRun, String> {
+        let dev = device()?;
+        guarded(|| {
+            let s = &dev.stream;
+            let plan = LtPlan::new(s, input, fp16_output, (m, k, t), split_k)?;
+            let half_out = |x: u16| half::f16::from_bits(x).to_f64();
+            let d = match (input, fp16_output) {
+                (TcInput::Fp16, true) => {
+                    lt_execute(s, &plan, &f16_bits(a), &f16_bits(b), m * t, half_out)?
+                }
+                (TcInput::Fp16, false) => {
+                    lt_execute::<_, f32>(s, &plan, &f16_bits(a), &f16_bits(b), m * t, f64::from)?
+                }
+                (TcInput::Bf16, _) => {
+                    lt_execute::<_, f32>(s, &plan, &bf16_bits(a), &bf16_bits(b), m * t, f64::from)?
+                }
+                // tf32 values (checked) stored as fp32: exact, the unit's
+                // conversion to tf32 leaves them unchanged.
+                _ => lt_execute::<_, f32>(s, &plan, &f32s(a), &f32s(b), m * t, f64::from)?,
+            };
+            Ok(LtRun {
+                d,
+                algo: plan.algo(),
+            })
+        })
+    }
+
+    /// See [`super::time_cublaslt`].
+    pub(super) fn time_cublaslt(
+        (m, k, t): (usize, usize, usize),
+        reps: usize,
+    ) -> Result<(f64, LtAlgo), String> {
+        let dev = device()?;
+        guarded(|| {
+            let s = &dev.stream;
+            let plan = LtPlan::new(s, TcInput::Fp16, false, (m, k, t), LtSplitK::Allowed)?;
+            let e = |what: &'static str| {
+                move |err: cudarc::driver::DriverError| format!("{what}: {err:?}")
+            };
+            let a: Vec<u16> = (0..m * k)
+                .map(|i| half::f16::from_f32((i % 7) as f32 - 3.0).to_bits())
+                .collect();
+            let b: Vec<u16> = (0..k * t)
+                .map(|i| half::f16::from_f32((i % 5) as f32 - 2.0).to_bits())
+                .collect();
+            let d_a = s.clone_htod(&a).map_err(e("copy A"))?;
+            let d_b = s.clone_htod(&b).map_err(e("copy B"))?;
+            let mut d_d = s.alloc_zeros::<f32>(m * t).map_err(e("alloc D"))?;
+            let mut run = || -> Result<(), String> {
+                let (pa, _ra) = d_a.device_ptr(s);
+                let (pb, _rb) = d_b.device_ptr(s);
+                let (pd, _rd) = d_d.device_ptr_mut(s);
+                // SAFETY: buffers of the plan's shape and types, live while enqueued.
+                unsafe { plan.launch(s, pb, pa, pd) }
+            };
+            run()?;
+            s.synchronize().map_err(e("synchronize"))?;
+            let start = std::time::Instant::now();
+            for _ in 0..reps {
+                run()?;
+            }
+            s.synchronize().map_err(e("synchronize"))?;
+            Ok((start.elapsed().as_secs_f64() / reps as f64, plan.algo()))
         })
     }
 }
