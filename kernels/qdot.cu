@@ -21,7 +21,8 @@
 //       code 0, double:    __fma_rn(a, b, acc)
 //       code 1, single:    __fmaf_rn(a, b, acc)            (a, b rounded to binary32)
 //       code 2, half-fp32: __fmaf_rn(a, b, acc)            (a, b binary16 values; exact product)
-//       code 3, half:      acc = h(acc + h(a b))           (binary16 product and sum)
+//       code 3, half:      acc = h(acc + h(a b))           (binary16 product and sum;
+//                          on fp16x2 in qdot_tiles_half2_f64, below)
 //       code 4, bf16-fp32: __fmaf_rn(a, b, acc)            (a, b bfloat16 values; exact product)
 //     where h() rounds to binary16 (nearest even) from an exact binary64 value;
 //     then writes partials[slot][t] (0 where the tile had none of the bin).
@@ -31,6 +32,36 @@
 //     round_binary64(S_k 2^u_k) (one rounding, exact unless subnormal), summed
 //     left to right in binary64. Perforated bins have no slot.
 //
+// Half bins of the pure-fp16 mode on fp16x2 (half2) arithmetic: when a slot
+// has code 3, qdot_tiles_half2_f64 replaces qdot_tiles_f64. Thread p owns the
+// tile PAIR (2p, 2p + 1): lane 0 (the low 16 bits) of a packed fp16x2
+// accumulator is tile 2p's chain, lane 1 tile 2p + 1's, and step j of the
+// loop processes index 2pT + j in lane 0 and (2p + 1)T + j in lane 1 with
+//       p2 = mul.rn.f16x2(a2, b2),  acc2 = add.rn.f16x2(acc2, p2)
+// (one correctly rounded fp16 product and one correctly rounded fp16 sum per
+// lane: h(acc + h(a b)), the CPU model's pure-fp16 step; .rn also forbids
+// contracting the pair into an fma). A lane whose index is not in the slot
+// keeps its old bits (bit select after the instruction), so each lane runs
+// exactly the CPU model's chain of its tile: the order is the model's own,
+// lanes are tiles, nothing in the CPU model changes. a and b are rounded to
+// fp16 by cvt.rn.f16.f64 from the exact scaled binary64 values (one
+// rounding, nearest even). Slots with other codes keep two binary64
+// accumulators (one per tile) and qdot_step. The tree and the finish are
+// unchanged.
+//   The fp16x2 instructions are written as inline PTX: they are what
+// cuda_fp16.h's __hmul2_rn / __hadd2_rn / __double2half emit on sm_53 and
+// later (its __BINARY_OP_HALF2_MACRO(mul.rn), (add.rn) and cvt.rn.f16.f64),
+// but NVRTC has no built-in cuda_fp16.h and the device may have no CUDA
+// headers, so the file stays header-free. (__hmul2/__hadd2 without _rn emit
+// mul.f16x2/add.f16x2, which ptxas may fuse into fma.rn.f16x2: one rounding
+// instead of two, a different result; __hfma2 would be that fused form.)
+//
+// The fp16-fp32 mode (code 2) stays on __fmaf_rn chains: fp16 values, their
+// product exact in binary32, binary32 accumulation: the arithmetic of tensor
+// core fp16 MMA with fp32 accumulators, but in a fixed, IEEE-rounded order
+// (an MMA's internal summation order and rounding are not specified, so a
+// tensor core version could not be bit-compared with a CPU model).
+//
 // Early exit (Theorem 3.6), the original kernel: qdot_original_tiles_f64 puts
 // the plain binary64 FMA chain of each tile (unscaled, all indices) in slot 0,
 // then the same tree and qdot_finish_f64 with exponent 0.
@@ -38,7 +69,8 @@
 // Every operation is an explicit round-to-nearest-even intrinsic; the host
 // compiles with --fmad=false --ftz=false. No atomics on floating point values.
 // No headers: binary16 and bfloat16 rounding is done on binary64 values with
-// integer rounding (__double2ll_rn), so this file compiles with NVRTC alone.
+// integer rounding (__double2ll_rn), and the fp16x2 path uses inline PTX, so
+// this file compiles with NVRTC alone.
 
 typedef unsigned long long index_t;
 
@@ -218,6 +250,138 @@ extern "C" __global__ void qdot_tiles_f64(const double* __restrict__ x,
     }
 }
 
+// fp16x2 helpers (inline PTX; see the header comment). A packed value holds
+// lane 0 in its low 16 bits.
+__device__ __forceinline__ unsigned short qdot_f16_bits(double v) {
+    unsigned short h;
+    asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(v));
+    return h;
+}
+
+__device__ __forceinline__ double qdot_f16_value(unsigned short h) {
+    double v;
+    asm("cvt.f64.f16 %0, %1;" : "=d"(v) : "h"(h));
+    return v;
+}
+
+__device__ __forceinline__ unsigned int qdot_hmul2_rn(unsigned int a, unsigned int b) {
+    unsigned int r;
+    asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+__device__ __forceinline__ unsigned int qdot_hadd2_rn(unsigned int a, unsigned int b) {
+    unsigned int r;
+    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+// The slot of index i (-1: zero product, outside [e_min, e_max], or perforated).
+__device__ __forceinline__ int qdot_slot(const short* __restrict__ e,
+                                         index_t i,
+                                         int e_min,
+                                         int range,
+                                         const int* __restrict__ slot_of_bin) {
+    const int k = static_cast<int>(e[i]);
+    if (k == QDOT_NO_EXPONENT || k - e_min < 0 || k - e_min >= range) {
+        return -1;
+    }
+    return slot_of_bin[k - e_min];
+}
+
+// Scaled x[i] rounded to binary16, as bits (code 3 only).
+__device__ __forceinline__ unsigned int qdot_half_of(const double* __restrict__ v, index_t i, int fexp_paper) {
+    int zero = 0;
+    return static_cast<unsigned int>(qdot_f16_bits(qdot_scaled(v[i], qdot_fexp(v[i], fexp_paper, &zero))));
+}
+
+// One index of one lane in a slot with a binary64-carried accumulator.
+__device__ __forceinline__ double qdot_lane_step(int code,
+                                                 double acc,
+                                                 const double* __restrict__ x,
+                                                 const double* __restrict__ y,
+                                                 index_t i,
+                                                 int fexp_paper) {
+    int zero = 0;
+    const double a = qdot_cast(code, qdot_scaled(x[i], qdot_fexp(x[i], fexp_paper, &zero)));
+    const double b = qdot_cast(code, qdot_scaled(y[i], qdot_fexp(y[i], fexp_paper, &zero)));
+    return qdot_step(code, acc, a, b);
+}
+
+// qdot_tiles_f64 with two tiles per thread and the code-3 slots on fp16x2
+// (see the header comment). pairs = ceil(tiles / 2); partials as qdot_tiles_f64.
+extern "C" __global__ void qdot_tiles_half2_f64(const double* __restrict__ x,
+                                                const double* __restrict__ y,
+                                                const short* __restrict__ e,
+                                                index_t n,
+                                                index_t tile,
+                                                int e_min,
+                                                int range,
+                                                const int* __restrict__ slot_of_bin,
+                                                const signed char* __restrict__ code_of_slot,
+                                                int slots,
+                                                int fexp_paper,
+                                                double* __restrict__ partials,
+                                                index_t tiles) {
+    const index_t p = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const index_t t0 = 2 * p;
+    if (t0 >= tiles || slots > QDOT_MAX_SLOTS) {
+        return;
+    }
+    const index_t t1 = t0 + 1;  // may be == tiles: lane 1 then has no index
+    double acc[2 * QDOT_MAX_SLOTS];       // slot s, lane l at 2s + l (codes != 3)
+    unsigned int acc2[QDOT_MAX_SLOTS];    // packed fp16x2 (code 3), +0 in both lanes
+    for (int s = 0; s < slots; ++s) {
+        acc[2 * s] = 0.0;
+        acc[2 * s + 1] = 0.0;
+        acc2[s] = 0U;
+    }
+    const index_t begin0 = t0 * tile;
+    const index_t end0 = (begin0 + tile < n) ? begin0 + tile : n;
+    const index_t begin1 = t1 * tile;  // t1 < tiles implies begin1 < n
+    const index_t end1 = (t1 < tiles) ? ((begin1 + tile < n) ? begin1 + tile : n) : begin1;
+    for (index_t j = 0; begin0 + j < end0; ++j) {
+        const index_t i0 = begin0 + j;
+        const index_t i1 = begin1 + j;
+        const int s0 = qdot_slot(e, i0, e_min, range, slot_of_bin);
+        const int s1 = (i1 < end1) ? qdot_slot(e, i1, e_min, range, slot_of_bin) : -1;
+        const int c0 = s0 >= 0 ? static_cast<int>(code_of_slot[s0]) : -1;
+        const int c1 = s1 >= 0 ? static_cast<int>(code_of_slot[s1]) : -1;
+        if (c0 == 3 && s1 == s0) {
+            // Both lanes in the same fp16 slot: one fp16x2 multiply and add.
+            const unsigned int a2 = qdot_half_of(x, i0, fexp_paper) | (qdot_half_of(x, i1, fexp_paper) << 16);
+            const unsigned int b2 = qdot_half_of(y, i0, fexp_paper) | (qdot_half_of(y, i1, fexp_paper) << 16);
+            acc2[s0] = qdot_hadd2_rn(acc2[s0], qdot_hmul2_rn(a2, b2));
+            continue;
+        }
+        if (c0 == 3) {
+            // Lane 0 only: lane 1 keeps its bits.
+            const unsigned int r =
+                qdot_hadd2_rn(acc2[s0], qdot_hmul2_rn(qdot_half_of(x, i0, fexp_paper), qdot_half_of(y, i0, fexp_paper)));
+            acc2[s0] = (r & 0x0000ffffU) | (acc2[s0] & 0xffff0000U);
+        } else if (c0 >= 0) {
+            acc[2 * s0] = qdot_lane_step(c0, acc[2 * s0], x, y, i0, fexp_paper);
+        }
+        if (c1 == 3) {
+            // Lane 1 only: lane 0 keeps its bits.
+            const unsigned int r = qdot_hadd2_rn(
+                acc2[s1], qdot_hmul2_rn(qdot_half_of(x, i1, fexp_paper) << 16, qdot_half_of(y, i1, fexp_paper) << 16));
+            acc2[s1] = (r & 0xffff0000U) | (acc2[s1] & 0x0000ffffU);
+        } else if (c1 >= 0) {
+            acc[2 * s1 + 1] = qdot_lane_step(c1, acc[2 * s1 + 1], x, y, i1, fexp_paper);
+        }
+    }
+    for (int s = 0; s < slots; ++s) {
+        const bool half = static_cast<int>(code_of_slot[s]) == 3;
+        const double v0 = half ? qdot_f16_value(static_cast<unsigned short>(acc2[s] & 0xffffU)) : acc[2 * s];
+        const double v1 = half ? qdot_f16_value(static_cast<unsigned short>(acc2[s] >> 16)) : acc[2 * s + 1];
+        partials[static_cast<index_t>(s) * tiles + t0] = v0;
+        if (t1 < tiles) {
+            partials[static_cast<index_t>(s) * tiles + t1] = v1;
+        }
+    }
+}
+
 extern "C" __global__ void qdot_original_tiles_f64(const double* __restrict__ x,
                                                    const double* __restrict__ y,
                                                    index_t n,
@@ -298,4 +462,49 @@ extern "C" __global__ void qdot_finish_f64(const double* __restrict__ sums,
         z = (s == 0) ? zk : __dadd_rn(z, zk);
     }
     out[0] = z;
+}
+
+// Binary32 inputs (input = fp32; x and y arrive as binary64 arrays holding
+// binary32 values, exactly). Selection, tiles and tree are the kernels above:
+// they depend on the bins' formats only. What changes is the input level:
+//   qdot_original_tiles_f32in: the early exit's original kernel in binary32,
+//     __fmaf_rn chains on the unscaled values (slot code 1 for the tree);
+//   qdot_finish_f32in: z_k = fl32(fl32(S_k) 2^u_k): S_k rounded to binary32,
+//     times 2^u_k exactly in binary64 (|u_k| <= 298 for binary32 values, so
+//     no binary64 overflow or underflow), then ONE rounding to binary32
+//     (subnormal or infinite where it must be); z summed in binary32, ascending
+//     exponent.
+extern "C" __global__ void qdot_original_tiles_f32in(const double* __restrict__ x,
+                                                     const double* __restrict__ y,
+                                                     index_t n,
+                                                     index_t tile,
+                                                     double* __restrict__ partials,
+                                                     index_t tiles) {
+    const index_t t = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= tiles) {
+        return;
+    }
+    float acc = 0.0f;
+    const index_t begin = t * tile;
+    const index_t end = (begin + tile < n) ? begin + tile : n;
+    for (index_t i = begin; i < end; ++i) {
+        acc = __fmaf_rn(__double2float_rn(x[i]), __double2float_rn(y[i]), acc);
+    }
+    partials[t] = static_cast<double>(acc);
+}
+
+extern "C" __global__ void qdot_finish_f32in(const double* __restrict__ sums,
+                                             const int* __restrict__ exponent_of_slot,
+                                             int slots,
+                                             double* __restrict__ out) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) {
+        return;
+    }
+    float z = 0.0f;
+    for (int s = 0; s < slots; ++s) {
+        const double v = static_cast<double>(__double2float_rn(sums[s]));
+        const float zk = __double2float_rn(__dmul_rn(v, qdot_pow2(exponent_of_slot[s])));
+        z = (s == 0) ? zk : __fadd_rn(z, zk);
+    }
+    out[0] = static_cast<double>(z);
 }

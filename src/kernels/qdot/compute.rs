@@ -25,6 +25,16 @@
 //! unscaled inputs over all indices in the input level's arithmetic, then one
 //! rounding to `I` ([`original_dot`]).
 //!
+//! **GPU lanes.** The GPU computes pure-fp16 bins on fp16x2 with this same
+//! order: the two lanes of a packed accumulator are the chains of two
+//! adjacent tiles (`2p`, `2p + 1`), each step one `mul.rn.f16x2` and one
+//! `add.rn.f16x2` (the step 3 of each lane's own chain), a lane outside the
+//! bin left unchanged; the tree then starts from those tile results. Tiles are
+//! independent, so no lane-specific order is needed here
+//! (`tests/qdot_half2.rs` replays the lane schedule against [`compute`]).
+//! fp16 with fp32 accumulation is what tensor cores compute (exact fp16
+//! products, fp32 sums); the GPU does it with fp32 FMAs in this order.
+//!
 //! fp16 and bfloat16 products of values in `[1/2, 2)` are exact in fp32, so
 //! `fl_32(s + a b)` is computed as an fp32 addition of the fp32 product; fp32
 //! and fp64 chains use the hardware FMA (`mul_add`, correctly rounded); other

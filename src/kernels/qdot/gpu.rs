@@ -1,4 +1,4 @@
-//! Launchers of `kernels/qdot.cu` (feature `cuda`): qdot on binary64 inputs
+//! Launchers of `kernels/qdot.cu` (feature `cuda`): qdot on binary64 (or binary32) inputs
 //! on the GPU, in the fixed order of the CPU model ([`super::compute`]), so
 //! that the result can be compared bit for bit (`tests/qdot_gpu.rs`, ignored
 //! without a device).
@@ -9,9 +9,27 @@
 //!    [`select_from_histogram`] (Algorithm 3.2 lines 4-8 and Theorem 3.6:
 //!    the same code as the CPU selection).
 //! 2. `qdot_tiles_f64` (or `qdot_original_tiles_f64` after an early exit):
-//!    one thread per tile, one accumulator per computed bin ("slot").
+//!    one thread per tile, one accumulator per computed bin ("slot"). When a
+//!    slot is a pure-fp16 half bin (`half=fp16`, code [`HALF2_CODE`]),
+//!    `qdot_tiles_half2_f64` instead ([`tiles_kernel`]): one thread per PAIR
+//!    of tiles, the fp16 slots in packed fp16x2 accumulators (lane 0 = tile
+//!    `2p`, lane 1 = tile `2p + 1`) updated with `mul.rn.f16x2` and
+//!    `add.rn.f16x2` (what `cuda_fp16.h`'s `__hmul2_rn`/`__hadd2_rn` emit,
+//!    written as inline PTX so the file needs no header); a lane whose index
+//!    is not in the slot keeps its bits. Each lane is exactly the CPU model's
+//!    chain of its tile, so the CPU order is unchanged and still matched bit
+//!    for bit. The fp16-fp32 mode stays on `__fmaf_rn` chains (exact fp16
+//!    products, fp32 accumulation: the tensor-core arithmetic, in a fixed
+//!    IEEE order).
 //! 3. `qdot_tree_level_f64`, launched until one value per slot is left.
 //! 4. `qdot_finish_f64`: rescale by `2^u_k` and sum in ascending exponent.
+//!
+//! Binary32 inputs (`input = fp32`, [`qdot_gpu_f32`] or binary32 values in
+//! `f64` slices): the same selection, tiles and tree (they depend on the bins'
+//! formats only); the early exit runs `qdot_original_tiles_f32in` (binary32
+//! FMA chains) and the finish is `qdot_finish_f32in` (`fl32(fl32(S_k) 2^u_k)`,
+//! summed in binary32), the CPU model's step 5 and line 7 for fp32 inputs.
+//! The device still reads binary64 arrays (widened exactly on the host).
 //!
 //! Not run in this project's development session (no GPU was lent to it):
 //! compiled here, the kernels compiled by NVRTC for sm_80/sm_90 by
@@ -45,6 +63,27 @@ pub const HISTOGRAM_LEN: usize = 4195;
 /// The most computed bins one launch handles (`QDOT_MAX_SLOTS`).
 pub const MAX_SLOTS: usize = 128;
 
+/// The kernel code of a pure-fp16 half bin (`qdot_step` code 3), computed on
+/// fp16x2 by `qdot_tiles_half2_f64`.
+pub const HALF2_CODE: i8 = 3;
+
+/// The tile kernel a launch uses for its slots' codes: the fp16x2 pair kernel
+/// when a slot is a pure-fp16 half bin, else one thread per tile.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::gpu::tiles_kernel;
+/// assert_eq!(tiles_kernel(&[2, 1, 0]), "qdot_tiles_f64");
+/// assert_eq!(tiles_kernel(&[3, 1, 0]), "qdot_tiles_half2_f64");
+/// ```
+pub fn tiles_kernel(codes: &[i8]) -> &'static str {
+    if codes.contains(&HALF2_CODE) {
+        "qdot_tiles_half2_f64"
+    } else {
+        "qdot_tiles_f64"
+    }
+}
+
 /// What the GPU computed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GpuQdot {
@@ -54,6 +93,9 @@ pub struct GpuQdot {
     pub selection: Selection,
     /// `e_i` per index as the device computed them (`-32768` for zero products).
     pub exponents: Vec<i16>,
+    /// The tile kernel that ran ([`tiles_kernel`], `qdot_original_tiles_f64`
+    /// after an early exit), or `None` when no bin was computed.
+    pub tile_kernel: Option<&'static str>,
 }
 
 /// The kernel code of a bin arithmetic (`qdot_cast`/`qdot_step` in the .cu).
@@ -159,14 +201,15 @@ impl Device {
     }
 }
 
-/// qdot of binary64 `x`, `y` on the GPU with the configuration's `fexp`,
-/// ladder, half arithmetic, score, tile and early exit.
+/// qdot of `x`, `y` on the GPU with the configuration's input precision
+/// (fp64, or fp32: `x`, `y` then hold binary32 values), `fexp`, ladder, half
+/// arithmetic, score, tile and early exit.
 ///
 /// # Errors
 /// [`GpuError::Input`] for bad input (checked before any device is touched:
-/// lengths, NaN/inf, a non-fp64 input precision, more than [`MAX_SLOTS`]
-/// computed bins), the probe's error without a device, driver and NVRTC
-/// errors.
+/// lengths, NaN/inf, an input precision other than fp64/fp32, fp32 input
+/// values not representable in binary32, more than [`MAX_SLOTS`] computed
+/// bins), the probe's error without a device, driver and NVRTC errors.
 pub fn qdot_gpu(
     x: &[f64],
     y: &[f64],
@@ -176,11 +219,14 @@ pub fn qdot_gpu(
     require_same_len("x and y", x.len(), y.len())?;
     require_finite("x", x)?;
     require_finite("y", y)?;
-    if config.input != Format::FP64 {
+    if config.input == Format::FP32 {
+        Format::FP32.require_values(x)?;
+        Format::FP32.require_values(y)?;
+    } else if config.input != Format::FP64 {
         return Err(VerifyError::invalid(
             "input",
             config.input,
-            "kernels/qdot.cu takes binary64 inputs only",
+            "kernels/qdot.cu takes binary64 and binary32 inputs only",
         )
         .into());
     }
@@ -206,11 +252,41 @@ pub fn qdot_gpu(
     })
 }
 
+/// [`qdot_gpu`] on binary32 vectors (`config.input` must be fp32): the values
+/// are widened to binary64 exactly on the host (the device reads them as
+/// binary64; a binary32 load path is not written).
+///
+/// # Errors
+/// As [`qdot_gpu`]; a configuration whose input is not fp32 is refused.
+pub fn qdot_gpu_f32(
+    x: &[f32],
+    y: &[f32],
+    eps: Tolerance,
+    config: &QdotConfig,
+) -> Result<GpuQdot, GpuError> {
+    if config.input != Format::FP32 {
+        return Err(VerifyError::invalid(
+            "input",
+            config.input,
+            "qdot_gpu_f32 needs a configuration with input fp32",
+        )
+        .into());
+    }
+    let wide = |v: &[f32]| v.iter().map(|&a| f64::from(a)).collect::<Vec<f64>>();
+    qdot_gpu(&wide(x), &wide(y), eps, config)
+}
+
 fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQdot, GpuError> {
     let dev = Device::open()?;
     let n = x.len();
     let n64 = n as u64;
     let fexp_paper: i32 = i32::from(config.fexp == Fexp::Paper);
+    let fp32 = config.input == Format::FP32;
+    let (original_name, finish_name) = if fp32 {
+        ("qdot_original_tiles_f32in", "qdot_finish_f32in")
+    } else {
+        ("qdot_original_tiles_f64", "qdot_finish_f64")
+    };
     let d_x = dev.upload(x)?;
     let d_y = dev.upload(y)?;
     let mut d_e = dev.zeros::<i16>(n)?;
@@ -257,7 +333,8 @@ fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQ
         i32,
         i32,
     ) = if selection.early_exit {
-        (vec![0], vec![0], vec![-1], 0, 1)
+        // The original kernel's one slot, in the input's arithmetic.
+        (vec![if fp32 { 1 } else { 0 }], vec![0], vec![-1], 0, 1)
     } else {
         let e_min = selection.e_min.unwrap_or(0);
         let range = selection.e_max.map_or(1, |hi| hi - e_min + 1);
@@ -279,6 +356,7 @@ fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQ
             value: 0.0,
             selection,
             exponents,
+            tile_kernel: None,
         });
     }
     if slots > MAX_SLOTS {
@@ -297,7 +375,7 @@ fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQ
     // holds slots x tiles values, slot_of_bin `range` entries, codes `slots`.
     unsafe {
         if selection.early_exit {
-            let f = dev.function("qdot_original_tiles_f64")?;
+            let f = dev.function(original_name)?;
             dev.stream
                 .launch_builder(&f)
                 .arg(&d_x)
@@ -307,9 +385,17 @@ fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQ
                 .arg(&mut partials)
                 .arg(&tiles64)
                 .launch(grid(tiles, 128)?)
-                .map_err(driver("launch qdot_original_tiles_f64"))?;
+                .map_err(driver("launch the original kernel"))?;
         } else {
-            let f = dev.function("qdot_tiles_f64")?;
+            // Both tile kernels take the same arguments; the fp16x2 one runs
+            // one thread per pair of tiles.
+            let name = tiles_kernel(&codes);
+            let threads = if name == "qdot_tiles_f64" {
+                tiles
+            } else {
+                tiles.div_ceil(2)
+            };
+            let f = dev.function(name)?;
             let d_slot_of_bin = dev.upload(&slot_of_bin)?;
             let slots32 = slots as i32;
             dev.stream
@@ -327,8 +413,8 @@ fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQ
                 .arg(&fexp_paper)
                 .arg(&mut partials)
                 .arg(&tiles64)
-                .launch(grid(tiles, 128)?)
-                .map_err(driver("launch qdot_tiles_f64"))?;
+                .launch(grid(threads, 128)?)
+                .map_err(driver("launch the tile kernel"))?;
         }
     }
     // The tree, level by level, ping-ponging between two buffers.
@@ -357,9 +443,10 @@ fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQ
         current = next;
         m = m_out;
     }
-    let finish_fn = dev.function("qdot_finish_f64")?;
+    let finish_fn = dev.function(finish_name)?;
     let mut d_out = dev.upload(&[f64::NAN])?;
-    // SAFETY: qdot_finish_f64(const double*, const int*, int, double*); sums
+    // SAFETY: qdot_finish_f64 and qdot_finish_f32in take (const double*,
+    // const int*, int, double*); sums
     // holds one value per slot, out one value.
     unsafe {
         dev.stream
@@ -369,7 +456,7 @@ fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQ
             .arg(&slots32)
             .arg(&mut d_out)
             .launch(grid(1, 1)?)
-            .map_err(driver("launch qdot_finish_f64"))?;
+            .map_err(driver("launch the finish kernel"))?;
     }
     let out = dev.download(&d_out)?;
     dev.stream
@@ -379,9 +466,15 @@ fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQ
         .first()
         .copied()
         .ok_or_else(|| GpuError::Internal("the result buffer came back empty".into()))?;
+    let tile_kernel = Some(if selection.early_exit {
+        original_name
+    } else {
+        tiles_kernel(&codes)
+    });
     Ok(GpuQdot {
         value,
         selection,
         exponents,
+        tile_kernel,
     })
 }
