@@ -24,9 +24,11 @@ use serde::Serialize;
 /// use boundgate::kernels::mpfma::alg1::Alg1;
 /// use boundgate::kernels::mpfma::record::{TcInput, TcOutput};
 /// let alg = Alg1::table2(TcInput::Fp16, TcOutput::Fp32, 4);
-/// // fp32 accumulation: the chain is an fp32 FMA chain (products exact in fp32).
+/// // fp32 accumulation with a rounding after every addition (eq. (7)); the
+/// // products are exact in fp32. 1 + 2^-24 is a tie that rounds to even, so
+/// // both 2^-24 terms are lost: the exact sum is 1 + 2^-23, Algorithm 1 gives 1.
 /// let x = [1.0, 2f64.powi(-12), 2f64.powi(-12)];
-/// assert_eq!(alg.dot(&x, &x), 1.0 + 2f64.powi(-23));
+/// assert_eq!(alg.dot(&x, &x), 1.0);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Alg1 {
