@@ -738,3 +738,32 @@ fn quantize_refuses_a_shape_that_does_not_match_the_values() {
             .is_ok()
     );
 }
+
+/// The fuzzer's first find (`quantizer`, CI fuzz smoke of 2026-11-24, input
+/// `[233 x 19, 1, 128]`): int4, absmax, floor, binary64, per tensor, two values
+/// `-1.5868539665109664e202`. `fl(7 / amax)` is rounded up, so
+/// `fl(lambda x) < -7` by a rounding error and floor gives -8: the clamp to -7
+/// the module documents ("floor at -amax can reach the clamp") removes only
+/// that excursion, and every value is still recovered within one step
+/// `1 / lambda`. The fuzz target had asserted "no saturation except eq. (2)",
+/// which contradicts the documented rule; it now checks this property instead.
+#[test]
+fn floor_at_minus_amax_clamps_only_a_rounding_excursion() {
+    let q = Quantizer {
+        bits: Bits::Int4,
+        scale: ScaleRule::Absmax,
+        rounding: Rounding::Floor,
+        working: Working::Fp64,
+    };
+    let x = [-1.5868539665109664e202; 2];
+    let m = q.quantize("x", &x, 1, 2, ScaleAxis::Tensor).unwrap();
+    let lambda = m.scales[0];
+    // The excursion is real: one rounding of lambda puts lambda x below -7.
+    assert!(lambda * x[0] < -7.0, "lambda x = {:e}", lambda * x[0]);
+    assert!(lambda * x[0] > -7.0 * (1.0 + 4.0 * f64::EPSILON));
+    assert_eq!(m.ints, vec![-7, -7]);
+    assert_eq!(m.saturated, 2);
+    for &v in &x {
+        assert!((v - (-7.0) / lambda).abs() <= 1.0 / lambda);
+    }
+}
