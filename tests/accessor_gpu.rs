@@ -375,9 +375,19 @@ mod device {
         })
     }
 
+    /// Bit for bit, except that a NaN matches any NaN: IEEE 754 leaves the
+    /// payload of an invalid operation's default NaN to the implementation,
+    /// and the two differ (x86 SSE gives the negative quiet NaN
+    /// 0xFFF8000000000000; NVIDIA GPUs the canonical binary32 NaN 0x7FFFFFFF,
+    /// which widens to 0x7FFFFFFFE0000000). Seen on the H100 on an LU-factor
+    /// system whose fp32 solve overflows (trsv n=257 Upper Unit, inf - inf);
+    /// where the NaNs are must still agree.
     fn same_bits(device: &[f64], model: &[f64], what: &str) {
         assert_eq!(device.len(), model.len(), "{what}: lengths");
         for (i, (g, c)) in device.iter().zip(model).enumerate() {
+            if g.is_nan() && c.is_nan() {
+                continue;
+            }
             assert_eq!(
                 g.to_bits(),
                 c.to_bits(),

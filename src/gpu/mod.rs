@@ -30,7 +30,7 @@ pub mod nvrtc;
 pub mod sources;
 
 #[cfg(feature = "cuda")]
-mod guard;
+pub(crate) mod guard;
 #[cfg(feature = "cuda")]
 mod launch;
 #[cfg(feature = "cuda")]

@@ -40,6 +40,7 @@
 
 use super::config::{QdotConfig, Tolerance};
 use super::select::{Selection, select_from_histogram};
+use crate::gpu::guard::catch;
 use crate::gpu::nvrtc::{BuildOptions, Target, compile};
 use crate::gpu::{DeviceStatus, GpuError, probe};
 use boundgate_verify::VerifyError;
@@ -50,7 +51,6 @@ use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
     LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 /// The kernel source, embedded like the other `kernels/*.cu`.
@@ -242,14 +242,7 @@ pub fn qdot_gpu(
         )
         .into());
     }
-    catch_unwind(AssertUnwindSafe(|| run(x, y, eps, config))).unwrap_or_else(|p| {
-        let message = p
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| p.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic without a message".into());
-        Err(GpuError::Internal(message))
-    })
+    catch(|| run(x, y, eps, config))
 }
 
 /// [`qdot_gpu`] on binary32 vectors (`config.input` must be fp32): the values
@@ -278,17 +271,52 @@ pub fn qdot_gpu_f32(
 
 fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQdot, GpuError> {
     let dev = Device::open()?;
-    let n = x.len();
+    let inputs = Inputs::upload(&dev, x, y, config)?;
+    let (selection, d_e) = select_on_device(&dev, &inputs, eps, config)?;
+    let mut exponents = dev.download(&d_e)?;
+    exponents.truncate(inputs.n);
+    let (value, tile_kernel) = compute_on_device(&dev, &inputs, &d_e, &selection, config)?;
+    Ok(GpuQdot {
+        value,
+        selection,
+        exponents,
+        tile_kernel,
+    })
+}
+
+/// The operands on the device and what every phase needs to know of them.
+struct Inputs {
+    x: CudaSlice<f64>,
+    y: CudaSlice<f64>,
+    n: usize,
+    fexp_paper: i32,
+    fp32: bool,
+}
+
+impl Inputs {
+    fn upload(dev: &Device, x: &[f64], y: &[f64], config: &QdotConfig) -> Result<Inputs, GpuError> {
+        Ok(Inputs {
+            x: dev.upload(x)?,
+            y: dev.upload(y)?,
+            n: x.len(),
+            fexp_paper: i32::from(config.fexp == Fexp::Paper),
+            fp32: config.input == Format::FP32,
+        })
+    }
+}
+
+/// Algorithm 3.2 on the device: `e_i` and the exponent histogram in one pass
+/// (`qdot_exponents_f64`), the 4195 counts read back, and the host's
+/// selection from them ([`select_from_histogram`], the CPU code). Returns the
+/// selection and the device's `e_i` (used by the tile kernels).
+fn select_on_device(
+    dev: &Device,
+    inputs: &Inputs,
+    eps: Tolerance,
+    config: &QdotConfig,
+) -> Result<(Selection, CudaSlice<i16>), GpuError> {
+    let n = inputs.n;
     let n64 = n as u64;
-    let fexp_paper: i32 = i32::from(config.fexp == Fexp::Paper);
-    let fp32 = config.input == Format::FP32;
-    let (original_name, finish_name) = if fp32 {
-        ("qdot_original_tiles_f32in", "qdot_finish_f32in")
-    } else {
-        ("qdot_original_tiles_f64", "qdot_finish_f64")
-    };
-    let d_x = dev.upload(x)?;
-    let d_y = dev.upload(y)?;
     let mut d_e = dev.zeros::<i16>(n)?;
     let mut d_hist = dev.zeros::<u32>(HISTOGRAM_LEN)?;
     let exponents_fn = dev.function("qdot_exponents_f64")?;
@@ -303,22 +331,39 @@ fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQ
     unsafe {
         dev.stream
             .launch_builder(&exponents_fn)
-            .arg(&d_x)
-            .arg(&d_y)
+            .arg(&inputs.x)
+            .arg(&inputs.y)
             .arg(&n64)
-            .arg(&fexp_paper)
+            .arg(&inputs.fexp_paper)
             .arg(&mut d_e)
             .arg(&mut d_hist)
             .launch(cfg)
             .map_err(driver("launch qdot_exponents_f64"))?;
     }
     let hist: Vec<u64> = dev.download(&d_hist)?.into_iter().map(u64::from).collect();
-    let mut exponents = dev.download(&d_e)?;
-    exponents.truncate(n);
     let binned: u64 = hist.iter().sum();
     let zeros = n - binned as usize;
     let selection = select_from_histogram(HISTOGRAM_FIRST, &hist, zeros, eps, config)?;
+    Ok((selection, d_e))
+}
 
+/// Algorithm 3.1 on the device for a selection: the tile kernel, the tree of
+/// partial sums per slot, and the finish (rescale and sum in ascending
+/// exponent). Returns `z` (read back, so the call ends synchronised) and the
+/// tile kernel that ran.
+fn compute_on_device(
+    dev: &Device,
+    inputs: &Inputs,
+    d_e: &CudaSlice<i16>,
+    selection: &Selection,
+    config: &QdotConfig,
+) -> Result<(f64, Option<&'static str>), GpuError> {
+    let (n, n64, fexp_paper, fp32) = (inputs.n, inputs.n as u64, inputs.fexp_paper, inputs.fp32);
+    let (original_name, finish_name) = if fp32 {
+        ("qdot_original_tiles_f32in", "qdot_finish_f32in")
+    } else {
+        ("qdot_original_tiles_f64", "qdot_finish_f64")
+    };
     let order = TileOrder {
         n,
         tile: config.tile,
@@ -352,12 +397,7 @@ fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQ
     let slots = codes.len();
     if slots == 0 {
         // Every bin perforated (or every product zero): z = 0, as the CPU model.
-        return Ok(GpuQdot {
-            value: 0.0,
-            selection,
-            exponents,
-            tile_kernel: None,
-        });
+        return Ok((0.0, None));
     }
     if slots > MAX_SLOTS {
         return Err(VerifyError::invalid(
@@ -378,8 +418,8 @@ fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQ
             let f = dev.function(original_name)?;
             dev.stream
                 .launch_builder(&f)
-                .arg(&d_x)
-                .arg(&d_y)
+                .arg(&inputs.x)
+                .arg(&inputs.y)
                 .arg(&n64)
                 .arg(&tile)
                 .arg(&mut partials)
@@ -400,9 +440,9 @@ fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQ
             let slots32 = slots as i32;
             dev.stream
                 .launch_builder(&f)
-                .arg(&d_x)
-                .arg(&d_y)
-                .arg(&d_e)
+                .arg(&inputs.x)
+                .arg(&inputs.y)
+                .arg(d_e)
                 .arg(&n64)
                 .arg(&tile)
                 .arg(&e_min)
@@ -471,10 +511,166 @@ fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQ
     } else {
         tiles_kernel(&codes)
     });
-    Ok(GpuQdot {
-        value,
-        selection,
-        exponents,
-        tile_kernel,
+    Ok((value, tile_kernel))
+}
+
+/// Median wall-clock times of the GPU qdot's phases against cuBLAS on the
+/// same device vectors, for the paper's metrics (Diffenderfer et al. 2021,
+/// Sec. 2): approximation efficiency (2.5) `T(k) / (T(Theta) + T(k))` and
+/// speedup (2.6) `T(k) / T(k~)`, with `k` = `cublasDdot` (the original
+/// kernel), `Theta` = the selection and `k~` = the computation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QdotTiming {
+    /// Vector length.
+    pub n: usize,
+    /// `T(Theta)`: exponents and histogram kernel, histogram read back, host
+    /// selection (seconds).
+    pub selection_s: f64,
+    /// `T(k~)`: tile kernel, tree and finish, result read back (seconds).
+    pub computation_s: f64,
+    /// `T(k)`: `cublasDdot_v2` with the result left on the device, then a
+    /// stream synchronisation (seconds).
+    pub ddot_s: f64,
+    /// The tile kernel that ran (None when every bin was perforated).
+    pub tile_kernel: Option<&'static str>,
+    /// How many bins were computed (slots).
+    pub computed_bins: usize,
+}
+
+impl QdotTiming {
+    /// Approximation efficiency, eq. (2.5): `T(k) / (T(Theta) + T(k))`.
+    pub fn efficiency(&self) -> f64 {
+        self.ddot_s / (self.selection_s + self.ddot_s)
+    }
+
+    /// Approximation speedup, eq. (2.6): `T(k) / T(k~)`.
+    pub fn speedup(&self) -> f64 {
+        self.ddot_s / self.computation_s
+    }
+}
+
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// Times [`qdot_gpu`]'s selection and computation phases and `cublasDdot` on
+/// the same vectors (uploaded once, outside the timing): one untimed run of
+/// each, then `repetitions` runs, each ended by a stream synchronisation and
+/// timed on the host clock (the selection reads its histogram back to the
+/// host, so host time is the honest measure; launch overheads are inside
+/// every number alike). Reports the medians.
+///
+/// # Errors
+/// As [`qdot_gpu`]; `repetitions = 0`; cuBLAS errors.
+///
+/// # Example
+/// ```no_run
+/// use boundgate::kernels::qdot::config::{QdotConfig, Tolerance};
+/// use boundgate::kernels::qdot::gpu::time_qdot;
+/// let x: Vec<f64> = (0..1_000_000).map(|i| 1.0 + (i % 97) as f64 / 97.0).collect();
+/// let config = QdotConfig::new(boundgate_verify::format::Format::FP64).unwrap();
+/// let t = time_qdot(&x, &x, Tolerance::new(1e-8).unwrap(), &config, 20).unwrap();
+/// println!("efficiency {:.3}, speedup {:.2}", t.efficiency(), t.speedup());
+/// ```
+pub fn time_qdot(
+    x: &[f64],
+    y: &[f64],
+    eps: Tolerance,
+    config: &QdotConfig,
+    repetitions: usize,
+) -> Result<QdotTiming, GpuError> {
+    if repetitions == 0 {
+        return Err(VerifyError::invalid("repetitions", 0, "must be at least 1").into());
+    }
+    if config.input != Format::FP64 {
+        return Err(VerifyError::invalid(
+            "input",
+            config.input,
+            "time_qdot compares with cublasDdot: binary64 inputs only",
+        )
+        .into());
+    }
+    require_same_len("x and y", x.len(), y.len())?;
+    require_finite("x", x)?;
+    require_finite("y", y)?;
+    let n_int = i32::try_from(x.len())
+        .map_err(|_| VerifyError::invalid("n", x.len(), "cublasDdot takes at most 2^31 - 1"))?;
+    catch(|| {
+        let dev = Device::open()?;
+        let inputs = Inputs::upload(&dev, x, y, config)?;
+        let sync = || {
+            dev.stream
+                .synchronize()
+                .map_err(driver("cuStreamSynchronize"))
+        };
+        let timed = |f: &mut dyn FnMut() -> Result<(), GpuError>| -> Result<f64, GpuError> {
+            f()?; // untimed: module, allocator pool and clocks settle
+            sync()?;
+            let mut samples = Vec::with_capacity(repetitions);
+            for _ in 0..repetitions {
+                let start = std::time::Instant::now();
+                f()?;
+                sync()?;
+                samples.push(start.elapsed().as_secs_f64());
+            }
+            Ok(median(samples))
+        };
+        let (selection, d_e) = select_on_device(&dev, &inputs, eps, config)?;
+        let selection_s = timed(&mut || select_on_device(&dev, &inputs, eps, config).map(|_| ()))?;
+        let mut tile_kernel = None;
+        let computation_s = timed(&mut || {
+            tile_kernel = compute_on_device(&dev, &inputs, &d_e, &selection, config)?.1;
+            Ok(())
+        })?;
+
+        use cudarc::cublas::{CudaBlas, sys};
+        use cudarc::driver::{DevicePtr, DevicePtrMut};
+        let blas_err = |call: &'static str| {
+            move |e: cudarc::cublas::result::CublasError| GpuError::Driver {
+                call: call.to_string(),
+                message: format!("{e:?}"),
+            }
+        };
+        let blas = CudaBlas::new(dev.stream.clone()).map_err(blas_err("cublasCreate"))?;
+        // The result stays on the device, as qdot's partial sums do, so that
+        // cuBLAS is not charged a blocking copy per call.
+        blas.set_pointer_mode(sys::cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE)
+            .map_err(blas_err("cublasSetPointerMode"))?;
+        let mut d_result = dev.zeros::<f64>(1)?;
+        let ddot_s = timed(&mut || {
+            let (px, _rx) = inputs.x.device_ptr(&dev.stream);
+            let (py, _ry) = inputs.y.device_ptr(&dev.stream);
+            let (pr, _rr) = d_result.device_ptr_mut(&dev.stream);
+            // SAFETY: x and y hold n doubles on this stream's device; the
+            // result pointer is a device double (pointer mode DEVICE).
+            let status = unsafe {
+                sys::cublasDdot_v2(
+                    *blas.handle(),
+                    n_int,
+                    px as *const f64,
+                    1,
+                    py as *const f64,
+                    1,
+                    pr as *mut f64,
+                )
+            };
+            if status == sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+                Ok(())
+            } else {
+                Err(GpuError::Driver {
+                    call: "cublasDdot_v2".into(),
+                    message: format!("{status:?}"),
+                })
+            }
+        })?;
+        Ok(QdotTiming {
+            n: inputs.n,
+            selection_s,
+            computation_s,
+            ddot_s,
+            tile_kernel,
+            computed_bins: selection.bins.iter().filter(|b| b.level.is_some()).count(),
+        })
     })
 }

@@ -14,12 +14,12 @@ use super::kernel::RunConfig;
 use super::method::{Method, Path};
 use super::quant::Working;
 use super::reduce::{ReduceRule, nonzero_mean};
+use crate::gpu::guard::catch;
 use crate::gpu::module::driver;
 use crate::gpu::{GpuError, KernelModule, sources};
 use boundgate_verify::VerifyError;
 use boundgate_verify::bounds::residual::{ScaleAxis, int32_max_k};
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// The kernel source, embedded like the other `kernels/*.cu`.
 pub const SOURCE: &str = crate::gpu::sources::RESIDUAL.source;
@@ -223,6 +223,18 @@ pub fn run_gpu(
     (m, k, n): (usize, usize, usize),
     cfg: &RunConfig,
 ) -> Result<GpuResidual, GpuError> {
+    let (a32, b32) = checked_inputs(a, b, (m, k, n), cfg)?;
+    catch(|| run(&a32, &b32, (m, k, n), cfg))
+}
+
+/// The checks of [`run_gpu`] (before any device is touched) and the operands
+/// rounded to binary32 (refused where they overflow it).
+fn checked_inputs(
+    a: &[f64],
+    b: &[f64],
+    (m, k, n): (usize, usize, usize),
+    cfg: &RunConfig,
+) -> Result<(Vec<f32>, Vec<f32>), GpuError> {
     if cfg.quantizer.working != Working::Fp32 {
         return Err(
             VerifyError::invalid("format", "fp64", "the GPU kernels compute in fp32").into(),
@@ -261,15 +273,7 @@ pub fn run_gpu(
             })
             .collect()
     };
-    let (a32, b32) = (to_f32("A", a)?, to_f32("B", b)?);
-    catch_unwind(AssertUnwindSafe(|| run(&a32, &b32, (m, k, n), cfg))).unwrap_or_else(|p| {
-        let message = p
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| p.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic without a message".into());
-        Err(GpuError::Internal(message))
-    })
+    Ok((to_f32("A", a)?, to_f32("B", b)?))
 }
 
 fn run(
@@ -279,18 +283,83 @@ fn run(
     cfg: &RunConfig,
 ) -> Result<GpuResidual, GpuError> {
     let dev = Device::open(&sources::RESIDUAL)?;
+    let d_a = dev.upload(a32)?;
+    let d_b = dev.upload(b32)?;
+    let pass = device_pass(&dev, (a32, &d_a), (b32, &d_b), (m, k, n), cfg)?;
+    let kp = pass.kp;
+    let untranspose = |t: Vec<i8>, rows: usize, cols: usize| -> Vec<i8> {
+        // t is cols x kp holding (row r, col c) at c * kp + r.
+        let mut out = vec![0i8; rows * cols];
+        for r in 0..rows {
+            for c in 0..cols {
+                out[r * cols + c] = t[c * kp + r];
+            }
+        }
+        out
+    };
+    let unpad = |t: Vec<i8>, rows: usize| -> Vec<i8> {
+        (0..rows)
+            .flat_map(|r| t[r * kp..r * kp + k].to_vec())
+            .collect()
+    };
+    let d_f = dev.download(&pass.d_f)?;
+    let d = match &pass.d {
+        Some(d) => dev.download(d)?,
+        None => d_f.clone(),
+    };
+    dev.stream
+        .synchronize()
+        .map_err(driver("cuStreamSynchronize"))?;
+    Ok(GpuResidual {
+        d: d.into_iter().map(f64::from).collect(),
+        aq: unpad(dev.download(&pass.qa.q)?, m),
+        bq: untranspose(dev.download(&pass.qb.q)?, k, n),
+        raq: unpad(dev.download(&pass.qra.q)?, m),
+        rbq: untranspose(dev.download(&pass.qrb.q)?, k, n),
+        p0: dev.download(&pass.p0)?,
+        d_f: d_f.into_iter().map(f64::from).collect(),
+        path: pass.path,
+        densities: pass.densities,
+    })
+}
+
+/// Everything one run of Algorithm 1 leaves on the device.
+struct DevicePass {
+    /// Padded inner dimension (a multiple of 4 for dp4a).
+    kp: usize,
+    qa: Quantized,
+    qb: Quantized,
+    qra: Quantized,
+    qrb: Quantized,
+    p0: CudaSlice<i32>,
+    d_f: CudaSlice<f32>,
+    /// `D` when the method compensates (`None`: `D = D_F`).
+    d: Option<CudaSlice<f32>>,
+    path: Path,
+    densities: Option<(f64, f64)>,
+}
+
+/// Algorithm 1 on operands already on the device: quantize A, B and their
+/// residuals, `P0`, `D_F`, then the compensation of the method (none, the
+/// two dense products, or the reduction with CSR products). Launches only
+/// (the sparse method reads its row counts back to size the CSR arrays).
+fn device_pass(
+    dev: &Device,
+    (a32, d_a): (&[f32], &CudaSlice<f32>),
+    (b32, d_b): (&[f32], &CudaSlice<f32>),
+    (m, k, n): (usize, usize, usize),
+    cfg: &RunConfig,
+) -> Result<DevicePass, GpuError> {
     let kp = k.div_ceil(4) * 4;
     let axis_a = cfg.granularity.axis(true);
     let axis_b = cfg.granularity.axis(false);
-    let d_a = dev.upload(a32)?;
-    let d_b = dev.upload(b32)?;
-    let qa = quantize(&dev, &d_a, (m, k), axis_a, cfg, false, kp, true)?;
-    let qb = quantize(&dev, &d_b, (k, n), axis_b, cfg, true, kp, true)?;
+    let qa = quantize(dev, d_a, (m, k), axis_a, cfg, false, kp, true)?;
+    let qb = quantize(dev, d_b, (k, n), axis_b, cfg, true, kp, true)?;
     let ra = qa.residual.as_ref().expect("asked for");
     let rb = qb.residual.as_ref().expect("asked for");
-    let qra = quantize(&dev, ra, (m, k), axis_a, cfg, false, kp, false)?;
-    let qrb = quantize(&dev, rb, (k, n), axis_b, cfg, true, kp, false)?;
-    let p0 = gemm(&dev, &qa.q, &qb.q, (m, n, kp))?;
+    let qra = quantize(dev, ra, (m, k), axis_a, cfg, false, kp, false)?;
+    let qrb = quantize(dev, rb, (k, n), axis_b, cfg, true, kp, false)?;
+    let p0 = gemm(dev, &qa.q, &qb.q, (m, n, kp))?;
     let (m64, n64) = (m as u64, n as u64);
     let (ca, cb) = (axis_code(axis_a), axis_code(axis_b));
     let mut d_f = dev.zeros::<f32>(m * n)?;
@@ -315,15 +384,15 @@ fn run(
     let (p1, p2, path) = match cfg.method {
         Method::Direct => (None, None, Path::Direct),
         Method::Full => (
-            Some(gemm(&dev, &qa.q, &qrb.q, (m, n, kp))?),
-            Some(gemm(&dev, &qra.q, &qb.q, (m, n, kp))?),
+            Some(gemm(dev, &qa.q, &qrb.q, (m, n, kp))?),
+            Some(gemm(dev, &qra.q, &qb.q, (m, n, kp))?),
             Path::Dense,
         ),
         Method::Sparse => {
             let (p1, p2, path, dens) = sparse(
-                &dev,
-                (a32, &d_a),
-                (b32, &d_b),
+                dev,
+                (a32, d_a),
+                (b32, d_b),
                 &d_f,
                 (&qa, &qb, &qra, &qrb),
                 (m, k, n, kp),
@@ -356,38 +425,108 @@ fn run(
                     .launch(grid(m * n, 256))
                     .map_err(driver("launch residual_combine"))?;
             }
-            dev.download(&d)?
+            Some(d)
         }
-        _ => dev.download(&d_f)?,
+        _ => None,
     };
-    let untranspose = |t: Vec<i8>, rows: usize, cols: usize| -> Vec<i8> {
-        // t is cols x kp holding (row r, col c) at c * kp + r.
-        let mut out = vec![0i8; rows * cols];
-        for r in 0..rows {
-            for c in 0..cols {
-                out[r * cols + c] = t[c * kp + r];
-            }
-        }
-        out
-    };
-    let unpad = |t: Vec<i8>, rows: usize| -> Vec<i8> {
-        (0..rows)
-            .flat_map(|r| t[r * kp..r * kp + k].to_vec())
-            .collect()
-    };
-    dev.stream
-        .synchronize()
-        .map_err(driver("cuStreamSynchronize"))?;
-    Ok(GpuResidual {
-        d: d.into_iter().map(f64::from).collect(),
-        aq: unpad(dev.download(&qa.q)?, m),
-        bq: untranspose(dev.download(&qb.q)?, k, n),
-        raq: unpad(dev.download(&qra.q)?, m),
-        rbq: untranspose(dev.download(&qrb.q)?, k, n),
-        p0: dev.download(&p0)?,
-        d_f: dev.download(&d_f)?.into_iter().map(f64::from).collect(),
+    Ok(DevicePass {
+        kp,
+        qa,
+        qb,
+        qra,
+        qrb,
+        p0,
+        d_f,
+        d,
         path,
         densities,
+    })
+}
+
+/// The median time of one run of Algorithm 1 on the device
+/// ([`time_gpu`]), with what the run did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResidualTiming {
+    /// Seconds per run (median), operands already on the device, result left there.
+    pub seconds: f64,
+    /// `2 m n k / seconds / 1e12`: the paper's measure (Table 3, "TOPS").
+    pub tops: f64,
+    /// The path taken.
+    pub path: Path,
+    /// Densities of the reduced matrices (sparse method).
+    pub densities: Option<(f64, f64)>,
+}
+
+/// Times Gu's Algorithm 1 (or a baseline, by `cfg.method`) on the GPU, as
+/// the paper's Table 3 does: operands uploaded once (outside the timing),
+/// one untimed run, then `repetitions` runs of every step from quantization
+/// to the combined `D`, each ended by a stream synchronisation, timed on the
+/// host clock (the sparse method reads its row counts back mid-run, so host
+/// time is the honest measure). Reports the median and `2 m n k / t` in TOPS.
+///
+/// # Errors
+/// As [`run_gpu`]; `repetitions = 0`.
+///
+/// # Example
+/// ```no_run
+/// use boundgate::kernels::residual::gpu::time_gpu;
+/// use boundgate::kernels::residual::kernel::RunConfig;
+/// use boundgate::kernels::residual::method::{Method, Reduction};
+/// use boundgate::kernels::residual::quant::{Bits, Granularity, Quantizer, Rounding, ScaleRule, Working};
+/// use boundgate::kernels::residual::reduce::ReduceRule;
+/// let config = RunConfig {
+///     method: Method::Sparse,
+///     quantizer: Quantizer {
+///         bits: Bits::Int8,
+///         scale: ScaleRule::Absmax,
+///         rounding: Rounding::Nearest,
+///         working: Working::Fp32,
+///     },
+///     granularity: Granularity::Vector,
+///     reduction: Reduction { threshold: 0.999, rule: ReduceRule::Mean, eta: 1.0 },
+/// };
+/// let n = 4096;
+/// let a: Vec<f64> = (0..n * n).map(|i| (i % 1000) as f64 / 1000.0).collect();
+/// let t = time_gpu(&a, &a, (n, n, n), &config, 10).unwrap();
+/// println!("{:.1} TOPS on the {:?} path", t.tops, t.path);
+/// ```
+pub fn time_gpu(
+    a: &[f64],
+    b: &[f64],
+    (m, k, n): (usize, usize, usize),
+    cfg: &RunConfig,
+    repetitions: usize,
+) -> Result<ResidualTiming, GpuError> {
+    if repetitions == 0 {
+        return Err(VerifyError::invalid("repetitions", 0, "must be at least 1").into());
+    }
+    let (a32, b32) = checked_inputs(a, b, (m, k, n), cfg)?;
+    catch(|| {
+        let dev = Device::open(&sources::RESIDUAL)?;
+        let d_a = dev.upload(&a32)?;
+        let d_b = dev.upload(&b32)?;
+        let once = || -> Result<DevicePass, GpuError> {
+            let pass = device_pass(&dev, (&a32, &d_a), (&b32, &d_b), (m, k, n), cfg)?;
+            dev.stream
+                .synchronize()
+                .map_err(driver("cuStreamSynchronize"))?;
+            Ok(pass)
+        };
+        let first = once()?; // untimed: module, allocator pool and clocks settle
+        let mut samples = Vec::with_capacity(repetitions);
+        for _ in 0..repetitions {
+            let start = std::time::Instant::now();
+            drop(once()?);
+            samples.push(start.elapsed().as_secs_f64());
+        }
+        samples.sort_by(f64::total_cmp);
+        let seconds = samples[samples.len() / 2];
+        Ok(ResidualTiming {
+            seconds,
+            tops: 2.0 * m as f64 * n as f64 * k as f64 / seconds / 1e12,
+            path: first.path,
+            densities: first.densities,
+        })
     })
 }
 

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Runs, ON THE LENT DEVICE, what scripts/gpu-stage.sh built here and staged in
+# gpu-stage/. Called through the device tool from the repository root:
+#
+#   run(command="bash scripts/gpu-device.sh [STEP ...]", carry=["gpu-stage"])
+#
+# STEP is any of: env ceilings tests memcheck racecheck bench audit (default:
+# all, in that order); steps joined by '+' run at the same time (e.g.
+# tests+memcheck+racecheck+audit: correctness work may share the GPU; timing
+# steps should run alone). Each step writes its own log under $OUT (the tool
+# brings back at most 8 files); every command runs under its own time limit
+# so that one hang cannot eat the whole call, and the last lines printed are
+# a summary table.
+#
+# The device has CUDA 13 (nvcc, NVRTC, cuBLAS, compute-sanitizer) but no Rust;
+# the binaries load libcuda, NVRTC and cuBLAS at run time (cudarc dynamic
+# loading), found through LD_LIBRARY_PATH, and NVRTC gets the toolkit's headers
+# through BOUNDGATE_CUDA_INCLUDE.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+OUT="${OUT:-$PWD/gpu-out}"
+mkdir -p "$OUT"
+STAGE=gpu-stage
+STEPS=("$@")
+((${#STEPS[@]})) || STEPS=(env ceilings tests memcheck racecheck bench audit)
+# What compute-sanitizer runs: test binary (without test-) and a name filter
+# (libtest's substring match; empty = every #[ignore]d device test). The
+# filters pick the device tests whose kernels are the ones to check and
+# leave out those whose time goes to host-side models or big sweeps.
+SANITIZE_RUNS=(
+    "gpu_dot:"
+    "interleave_gpu:"
+    "accessor_gpu:device::"
+    "mpfma_gpu:gpu_gemm_matches_the_model_bit_for_bit"
+    "qdot_gpu:fp16x2_half_bins_match_the_cpu_model_bit_for_bit"
+    "qdot_gpu:gpu_matches_the_cpu_model_bit_for_bit_and_the_bound"
+    "residual_gpu:"
+)
+SANITIZE_LIMIT="${SANITIZE_LIMIT:-150}"
+TEST_FILTER="${TEST_FILTER:-}"
+
+CUDA_ROOT="${CUDA_HOME:-/usr/local/cuda}"
+cublas_dir="$(dirname "$(find / -xdev -name 'libcublas.so.13*' -print -quit 2>/dev/null)" 2>/dev/null || true)"
+export LD_LIBRARY_PATH="$CUDA_ROOT/lib64${cublas_dir:+:$cublas_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export BOUNDGATE_CUDA_INCLUDE="$CUDA_ROOT/include"
+# Keep the install script's PyPI cache (absent there) out of the search.
+export BOUNDGATE_CUDA_HOME=/nonexistent
+export RUST_BACKTRACE=1
+PATH="$CUDA_ROOT/bin:$PATH"
+
+# Steps may run in parallel (subshells): the summary goes through a file.
+SUMMARY_FILE="$OUT/summary.txt"
+: >"$SUMMARY_FILE"
+record() { printf '%-44s %-10s %s\n' "$1" "$2" "$3" >>"$SUMMARY_FILE"; }
+
+# run_logged LOG LIMIT_S LABEL CMD...: appends CMD's output to LOG under a time
+# limit and records PASS/FAIL/TIMEOUT with the wall time.
+run_logged() {
+    local log="$1" limit="$2" label="$3"
+    shift 3
+    local start rc
+    start=$(date +%s%N)
+    {
+        echo
+        echo "=== $label: $*"
+        echo "=== started $(date -u +%H:%M:%S), limit ${limit}s"
+    } >>"$log"
+    timeout --kill-after=10 "$limit" "$@" >>"$log" 2>&1
+    rc=$?
+    local ms=$((($(date +%s%N) - start) / 1000000))
+    local secs="$((ms / 1000)).$(((ms % 1000) / 100))"
+    local verdict=PASS
+    ((rc == 124 || rc == 137)) && verdict=TIMEOUT
+    ((rc != 0 && rc != 124 && rc != 137)) && verdict="FAIL($rc)"
+    echo "=== $label: $verdict in ${secs}s" >>"$log"
+    record "$label" "$verdict" "${secs}s"
+}
+
+step_env() {
+    local log="$OUT/device.txt"
+    {
+        echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+        echo "host: $(uname -a)"
+        cat "$STAGE/MANIFEST" 2>/dev/null
+        nvidia-smi
+        nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv
+        nvcc --version
+        echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+        ls "$CUDA_ROOT"/lib64/libnvrtc.so* "$CUDA_ROOT"/lib64/libcublas*.so* 2>&1
+        echo "cublas found in: ${cublas_dir:-nowhere}"
+        compute-sanitizer --version
+    } >"$log" 2>&1
+    record env done "$(grep -m1 -o 'NVIDIA H[0-9]*[^|]*' "$log" | head -1 | xargs)"
+}
+
+step_ceilings() {
+    run_logged "$OUT/ceilings.txt" 240 "ceilings (copy, cuBLAS GEMM)" \
+        python3 scripts/gpu_ceilings.py
+}
+
+step_tests() {
+    local t
+    for t in "$STAGE"/test-*; do
+        local name="${t##*/test-}"
+        # --include-ignored: the device tests are #[ignore]d ("needs an NVIDIA
+        # GPU"); the others in these binaries run too. One thread: one GPU.
+        run_logged "$OUT/tests.log" 300 "test $name" \
+            "$t" --include-ignored --nocapture --test-threads=1 $TEST_FILTER
+    done
+}
+
+# compute-sanitizer TOOL over SANITIZE_RUNS, one after the other.
+sanitize_with() {
+    local tool="$1" entry name filter
+    for entry in "${SANITIZE_RUNS[@]}"; do
+        name="${entry%%:*}"
+        filter="${entry#*:}"
+        [[ -x "$STAGE/test-$name" ]] || continue
+        run_logged "$OUT/$tool.log" "$SANITIZE_LIMIT" "$tool $name ${filter:-(all)}" \
+            compute-sanitizer --tool "$tool" --error-exitcode 86 \
+            --target-processes all --print-limit 20 \
+            "$STAGE/test-$name" --ignored --test-threads=1 $filter
+    done
+}
+
+step_memcheck() { sanitize_with memcheck; }
+step_racecheck() { sanitize_with racecheck; }
+
+# BENCHES="qdot_gpu residual_gpu" runs only those (default: every staged bench).
+step_bench() {
+    local b
+    for b in "$STAGE"/bench-*; do
+        if [[ -n "${BENCHES:-}" && " $BENCHES " != *" ${b##*/bench-} "* ]]; then
+            continue
+        fi
+        run_logged "$OUT/bench.log" 240 "bench ${b##*/bench-}" "$b" --bench
+    done
+}
+
+step_audit() {
+    run_logged "$OUT/audit.log" 300 "audit plans/gpu.toml" \
+        "$STAGE/boundgate" audit --plan plans/gpu.toml --quiet \
+        --json "$OUT/audit-gpu.json"
+    run_logged "$OUT/audit.log" 120 "probe --backend gpu" \
+        "$STAGE/boundgate" probe --backend gpu
+}
+
+run_step() {
+    case "$1" in
+    env | ceilings | tests | memcheck | racecheck | bench | audit) "step_$1" ;;
+    *)
+        echo "unknown step: $1 (env ceilings tests memcheck racecheck bench audit)" >&2
+        return 2
+        ;;
+    esac
+}
+
+for group in "${STEPS[@]}"; do
+    IFS='+' read -r -a parallel <<<"$group"
+    for s in "${parallel[@]}"; do
+        run_step "$s" &
+    done
+    wait
+done
+
+echo
+printf '%-44s %-10s %s\n' step verdict "time/what"
+cat "$SUMMARY_FILE"
