@@ -20,11 +20,17 @@
 //   residual_gemm_dp4a    P = Aq Bq (int32), 32x32 tiles, dp4a.s32.s32
 //   residual_dequantize   D_F = fl(fl(fl(P) / lambda_row) / lambda_col)
 //   residual_row_means, residual_col_means     sum_j |D_F| in binary64, sequential, / count
+//                         (rules 1 and 2 only: rule 0 compares with the host's limit)
 //   residual_mask_count   kept entries per row of A and per column of B (reduce.rs: rule 0
 //                         |x| >= 2M mean_nnz|X| with the limit computed on the host in binary64,
 //                         rule 1 |x| > M mean, rule 2 x > M mean)
 //   (host: exclusive scan of the counts, the density switch, per product)
 //   residual_mask_fill    CSR of A^r (rows) and of B^r's transpose (columns), ascending indices
+//   residual_mask_count_rows, residual_mask_fill_rows   the same for A's rows, one warp per
+//                         row (coalesced reads; __ballot_sync keeps the indices ascending):
+//                         what the launcher uses for A, since a thread per row of a row-major
+//                         matrix reads with a stride of one row (2026-11-24, H100: the sparse
+//                         method ran 6x slower than the full residual at 16384)
 //   residual_spmm_rows    P1 = A^r_int RB_int: one row of A^r per block, threads over columns
 //   residual_spmm_cols    P2 = RA_int B^r_int: one thread per output, over column j's kept rows
 //   residual_combine      D = fl(fl(D_F + dq(P1)) + dq(P2))
@@ -300,6 +306,60 @@ extern "C" __global__ void residual_mask_fill(const float* __restrict__ x, index
             values[out] = transposed ? q[j * ld + i] : q[i * ld + j];
             ++out;
         }
+    }
+}
+
+// residual_mask_count for by_rows = 1, one warp per row: lanes read consecutive entries
+// of the row (coalesced), and the warp counts the kept ones with a ballot. Same counts.
+extern "C" __global__ void residual_mask_count_rows(const float* __restrict__ x, index_t rows,
+                                                   index_t cols, const double* __restrict__ means,
+                                                   double threshold, double global_limit, int rule,
+                                                   unsigned int* __restrict__ counts) {
+    const index_t warp = ((index_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const unsigned int lane = threadIdx.x % 32;
+    if (warp >= rows) {
+        return;  // whole warps leave together: blockDim.x is a multiple of 32
+    }
+    unsigned int c = 0;
+    for (index_t base = 0; base < cols; base += 32) {
+        const index_t t = base + lane;
+        const bool kept = t < cols && keeps(x[warp * cols + t], threshold, means[warp],
+                                            global_limit, rule);
+        c += __popc(__ballot_sync(0xffffffffu, kept));
+    }
+    if (lane == 0) {
+        counts[warp] = c;
+    }
+}
+
+// residual_mask_fill for by_rows = 1 (A^r, q not transposed), one warp per row: each group
+// of 32 consecutive entries is written at out + (kept lanes below this one), so the column
+// indices come out ascending exactly as in the one-thread loop.
+extern "C" __global__ void residual_mask_fill_rows(const float* __restrict__ x, index_t rows,
+                                                  index_t cols, const double* __restrict__ means,
+                                                  double threshold, double global_limit, int rule,
+                                                  const signed char* __restrict__ q, index_t ld,
+                                                  const unsigned int* __restrict__ offsets,
+                                                  unsigned int* __restrict__ index,
+                                                  signed char* __restrict__ values) {
+    const index_t warp = ((index_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const unsigned int lane = threadIdx.x % 32;
+    if (warp >= rows) {
+        return;
+    }
+    unsigned int out = offsets[warp];
+    const unsigned int below = (1u << lane) - 1u;
+    for (index_t base = 0; base < cols; base += 32) {
+        const index_t t = base + lane;
+        const bool kept = t < cols && keeps(x[warp * cols + t], threshold, means[warp],
+                                            global_limit, rule);
+        const unsigned int mask = __ballot_sync(0xffffffffu, kept);
+        if (kept) {
+            const unsigned int at = out + __popc(mask & below);
+            index[at] = (unsigned int)t;
+            values[at] = q[warp * ld + t];
+        }
+        out += __popc(mask);
     }
 }
 

@@ -37,6 +37,10 @@ SANITIZE_RUNS=(
     "qdot_gpu:gpu_matches_the_cpu_model_bit_for_bit_and_the_bound"
     "residual_gpu:"
 )
+# SANITIZE="bin:filter bin:filter" replaces the list (filters without spaces).
+if [[ -n "${SANITIZE:-}" ]]; then
+    read -r -a SANITIZE_RUNS <<<"$SANITIZE"
+fi
 SANITIZE_LIMIT="${SANITIZE_LIMIT:-150}"
 TEST_FILTER="${TEST_FILTER:-}"
 

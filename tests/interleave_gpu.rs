@@ -1,6 +1,6 @@
 //! kernels/hotspot3d.cu on a GPU against the CPU model, bit for bit (the
-//! order of kernels::interleave::stencil). Ignored without a GPU; never run
-//! by this crate's author (no GPU was available).
+//! order of kernels::interleave::stencil). Ignored without a GPU; passed on a
+//! lent H100 on 2026-11-24 (docs/gpu/2026-11-24-h100.md).
 #![cfg(feature = "cuda")]
 
 use boundgate::kernels::interleave::gpu::run_schedule;

@@ -9,8 +9,9 @@
 //! PTX holds the round-to-nearest fp16x2 instructions and no fused form.
 //!
 //! On a device: build with `cargo test --release --features cuda --test qdot_gpu --no-run`,
-//! carry the binary, run it with `--ignored` (docs/gpu/README.md). Not run in
-//! the development session of this family (no GPU was lent to it).
+//! carry the binary, run it with `--ignored` (docs/gpu/README.md;
+//! `scripts/gpu-stage.sh` and `scripts/gpu-device.sh` do both). Passed on a
+//! lent H100 on 2026-11-24 (docs/gpu/2026-11-24-h100.md).
 
 #![cfg(feature = "cuda")]
 

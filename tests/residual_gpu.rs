@@ -22,21 +22,30 @@ fn configs() -> Vec<RunConfig> {
         for bits in [Bits::Int8, Bits::Int4] {
             for granularity in [Granularity::Vector, Granularity::Tensor] {
                 for rounding in [Rounding::Nearest, Rounding::Floor, Rounding::TowardZero] {
-                    out.push(RunConfig {
-                        method,
-                        quantizer: Quantizer {
-                            bits,
-                            scale: ScaleRule::Absmax,
-                            rounding,
-                            working: Working::Fp32,
-                        },
-                        granularity,
-                        reduction: Reduction {
-                            threshold: 0.5,
-                            rule: ReduceRule::Mean,
-                            eta: 1.0,
-                        },
-                    });
+                    // The rule matters only to the sparse method; eq. (14)'s
+                    // readings run the means kernels, the code's rule skips them.
+                    let rules: &[ReduceRule] = if method == Method::Sparse {
+                        &[ReduceRule::Mean, ReduceRule::Rows, ReduceRule::Signed]
+                    } else {
+                        &[ReduceRule::Mean]
+                    };
+                    for &rule in rules {
+                        out.push(RunConfig {
+                            method,
+                            quantizer: Quantizer {
+                                bits,
+                                scale: ScaleRule::Absmax,
+                                rounding,
+                                working: Working::Fp32,
+                            },
+                            granularity,
+                            reduction: Reduction {
+                                threshold: 0.5,
+                                rule,
+                                eta: 1.0,
+                            },
+                        });
+                    }
                 }
             }
         }

@@ -9,8 +9,9 @@
 //! - [`bounds`]: the checker's bounds for a run (Theorems 3.2-3.5 as printed,
 //!   the corrected rigorous bound), from `boundgate_verify::bounds::qdot`;
 //! - [`kernel`]: `boundgate run qdot`;
-//! - `gpu` (feature `cuda`): the launchers of `kernels/qdot.cu` (not run in
-//!   the development session: no GPU);
+//! - `gpu` (feature `cuda`): the launchers of `kernels/qdot.cu` (run on a lent
+//!   H100 on 2026-11-24, bit-identical to the CPU model: record
+//!   `docs/gpu/2026-11-24-h100.md`);
 //! - [`config`]: the options (input precision, `fexp` definition, half-bin
 //!   arithmetic, ladder, score tolerance, order, early exit).
 

@@ -3,9 +3,12 @@
 //! [`Working::Fp32`], so that integers, masks and outputs can be compared bit
 //! for bit (`tests/residual_gpu.rs`, ignored without a device).
 //!
-//! Not run in this project's development session (no GPU was lent to it):
-//! compiled here, the kernels compiled by NVRTC for sm_80/sm_90, nothing
-//! executed. `docs/gpu/` holds no residual record yet.
+//! Run on a lent H100 on 2026-11-24 (record `docs/gpu/2026-11-24-h100.md`):
+//! in run 3 (A's mask passes one warp per row), `tests/residual_gpu.rs`
+//! matched the CPU model in 480 runs (integers, `P0`, `D_F`, path,
+//! densities, `D`; all three reduction rules) within the rigorous bound;
+//! compute-sanitizer memcheck and racecheck clean. [`time_gpu`] times it
+//! (`benches/residual_gpu.rs`, the paper's Table 3 sweep).
 //!
 //! A machine without a driver gets the probe's typed error (never a panic); a
 //! panic inside the bindings is caught and returned as [`GpuError::Internal`].
@@ -13,7 +16,7 @@
 use super::kernel::RunConfig;
 use super::method::{Method, Path};
 use super::quant::Working;
-use super::reduce::{ReduceRule, nonzero_mean};
+use super::reduce::{ReduceRule, nonzero_mean_of};
 use crate::gpu::guard::catch;
 use crate::gpu::module::driver;
 use crate::gpu::{GpuError, KernelModule, sources};
@@ -547,6 +550,7 @@ fn sparse(
     let rm = dev.function("residual_row_means")?;
     let cm = dev.function("residual_col_means")?;
     let count = dev.function("residual_mask_count")?;
+    let count_rows = dev.function("residual_mask_count_rows")?;
     let threshold = cfg.reduction.threshold;
     let rule = match cfg.reduction.rule {
         ReduceRule::Mean => 0i32,
@@ -554,10 +558,17 @@ fn sparse(
         ReduceRule::Signed => 2,
     };
     // The code's rule compares with (2M) mean_nnz|X|, summed on the host in the
-    // CPU model's order (reduce.rs: nonzero_mean) so that the limits agree.
+    // CPU model's order (reduce.rs: nonzero_mean_of) so that the limits agree.
+    // A sequential binary64 sum: on the H100 run (2026-11-24) the sparse path at
+    // 16384 spent seconds in host work; the values are widened on the fly
+    // rather than copied into a 2 GiB binary64 matrix first, and the other
+    // rules (which never read the limit) skip it.
     let limit = |x: &[f32]| -> f64 {
-        let values: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
-        (2.0 * threshold) * nonzero_mean(&values)
+        if cfg.reduction.rule == ReduceRule::Mean {
+            (2.0 * threshold) * nonzero_mean_of(x.iter().map(|&v| f64::from(v)))
+        } else {
+            0.0
+        }
     };
     let (limit_a, limit_b) = (limit(a32), limit(b32));
     let mut counts_a = dev.zeros::<u32>(m)?;
@@ -566,24 +577,30 @@ fn sparse(
     // SAFETY: signatures of the kernels; means and counts have one entry per
     // row (m) or column (n), d_f m x n, A m x k, B k x n.
     unsafe {
+        // The means of |D_F| enter only eq. (14)'s readings (rules 1 and 2);
+        // the code's rule compares with the host's limit, so under it the two
+        // passes over D_F are skipped (the buffers stay zero, never read).
+        if cfg.reduction.rule != ReduceRule::Mean {
+            dev.stream
+                .launch_builder(&rm)
+                .arg(d_f)
+                .arg(&m64)
+                .arg(&n64)
+                .arg(&mut row_means)
+                .launch(grid(m, 128))
+                .map_err(driver("launch residual_row_means"))?;
+            dev.stream
+                .launch_builder(&cm)
+                .arg(d_f)
+                .arg(&m64)
+                .arg(&n64)
+                .arg(&mut col_means)
+                .launch(grid(n, 128))
+                .map_err(driver("launch residual_col_means"))?;
+        }
+        // A's rows: one warp per row (coalesced; kernels/residual.cu).
         dev.stream
-            .launch_builder(&rm)
-            .arg(d_f)
-            .arg(&m64)
-            .arg(&n64)
-            .arg(&mut row_means)
-            .launch(grid(m, 128))
-            .map_err(driver("launch residual_row_means"))?;
-        dev.stream
-            .launch_builder(&cm)
-            .arg(d_f)
-            .arg(&m64)
-            .arg(&n64)
-            .arg(&mut col_means)
-            .launch(grid(n, 128))
-            .map_err(driver("launch residual_col_means"))?;
-        dev.stream
-            .launch_builder(&count)
+            .launch_builder(&count_rows)
             .arg(a_dev)
             .arg(&m64)
             .arg(&k64)
@@ -591,10 +608,9 @@ fn sparse(
             .arg(&threshold)
             .arg(&limit_a)
             .arg(&rule)
-            .arg(&one)
             .arg(&mut counts_a)
-            .launch(grid(m, 128))
-            .map_err(driver("launch residual_mask_count A"))?;
+            .launch(grid(m * 32, 128))
+            .map_err(driver("launch residual_mask_count_rows A"))?;
         dev.stream
             .launch_builder(&count)
             .arg(b_dev)
@@ -632,6 +648,7 @@ fn sparse(
     let mut idx_b = dev.zeros::<u32>(nnz_b)?;
     let mut val_b = dev.zeros::<i8>(nnz_b)?;
     let fill = dev.function("residual_mask_fill")?;
+    let fill_rows = dev.function("residual_mask_fill_rows")?;
     let rows_fn = dev.function("residual_spmm_rows")?;
     let cols_fn = dev.function("residual_spmm_cols")?;
     let mut p1 = dev.zeros::<i32>(m * n)?;
@@ -641,7 +658,7 @@ fn sparse(
     unsafe {
         if sparse_a {
             dev.stream
-                .launch_builder(&fill)
+                .launch_builder(&fill_rows)
                 .arg(a_dev)
                 .arg(&m64)
                 .arg(&k64)
@@ -649,15 +666,13 @@ fn sparse(
                 .arg(&threshold)
                 .arg(&limit_a)
                 .arg(&rule)
-                .arg(&one)
                 .arg(&qa.q)
-                .arg(&zero)
                 .arg(&kp64)
                 .arg(&d_ptr_a)
                 .arg(&mut idx_a)
                 .arg(&mut val_a)
-                .launch(grid(m, 128))
-                .map_err(driver("launch residual_mask_fill A"))?;
+                .launch(grid(m * 32, 128))
+                .map_err(driver("launch residual_mask_fill_rows A"))?;
             dev.stream
                 .launch_builder(&rows_fn)
                 .arg(&d_ptr_a)

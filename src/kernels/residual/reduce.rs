@@ -109,8 +109,24 @@ pub fn abs_means(d: &[f64], m: usize, n: usize, by_rows: bool) -> Vec<f64> {
 /// assert_eq!(nonzero_mean(&[0.0, 0.0]), 0.0);
 /// ```
 pub fn nonzero_mean(x: &[f64]) -> f64 {
+    nonzero_mean_of(x.iter().copied())
+}
+
+/// [`nonzero_mean`] over values in the order given (the same sum, operation
+/// for operation), so that a caller holding binary32 values widens them on the
+/// fly instead of copying the matrix: the GPU path's limit for the code's rule
+/// (`gpu.rs`) is bit-identical to the CPU model's.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::residual::reduce::{nonzero_mean, nonzero_mean_of};
+/// let x32 = [1.5f32, 0.0, -0.1];
+/// let x64: Vec<f64> = x32.iter().map(|&v| f64::from(v)).collect();
+/// assert_eq!(nonzero_mean_of(x32.iter().map(|&v| f64::from(v))), nonzero_mean(&x64));
+/// ```
+pub fn nonzero_mean_of(x: impl IntoIterator<Item = f64>) -> f64 {
     let (mut sum, mut count) = (0.0f64, 0usize);
-    for &v in x {
+    for v in x {
         if v != 0.0 {
             sum += v.abs();
             count += 1;
