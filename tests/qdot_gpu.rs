@@ -385,3 +385,24 @@ fn bad_input_is_refused_before_any_device_is_touched() {
         Err(boundgate::gpu::GpuError::Input(_))
     ));
 }
+
+#[test]
+fn timing_refuses_bad_input_before_any_device_is_touched() {
+    use boundgate::gpu::GpuError;
+    use boundgate::kernels::qdot::gpu::time_qdot;
+    let fp64 = QdotConfig::new(Format::FP64).expect("fp64");
+    let fp32 = QdotConfig::new(Format::FP32).expect("fp32");
+    let eps = Tolerance::new(1e-8).expect("in (0, 1)");
+    let ones = [1.0, 1.0];
+    // No repetitions; a configuration cublasDdot cannot be compared with
+    // (binary32 inputs); mismatched lengths; NaN.
+    for (x, y, config, repetitions) in [
+        (&ones[..], &ones[..], &fp64, 0),
+        (&ones[..], &ones[..], &fp32, 5),
+        (&ones[..1], &ones[..], &fp64, 5),
+        (&[1.0, f64::NAN][..], &ones[..], &fp64, 5),
+    ] {
+        let got = time_qdot(x, y, eps, config, repetitions);
+        assert!(matches!(got, Err(GpuError::Input(_))), "{got:?}");
+    }
+}

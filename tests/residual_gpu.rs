@@ -98,3 +98,27 @@ fn gpu_matches_the_cpu_model_bit_for_bit() {
     }
     println!("{checked} GPU runs identical to the CPU model");
 }
+
+#[test]
+fn timing_refuses_bad_input_before_any_device_is_touched() {
+    use boundgate::gpu::GpuError;
+    use boundgate::kernels::residual::gpu::time_gpu;
+    let mut cfg = configs()[0];
+    let ones = vec![1.0; 4];
+    // No repetitions; an A that does not hold m x k values; NaN; a value that
+    // overflows binary32; the binary64 working format (the kernels compute in fp32).
+    let nan = vec![1.0, f64::NAN, 1.0, 1.0];
+    let huge = vec![1.0, 1e300, 1.0, 1.0];
+    for (a, shape, reps) in [
+        (&ones, (2, 2, 2), 0),
+        (&ones, (3, 2, 2), 3),
+        (&nan, (2, 2, 2), 3),
+        (&huge, (2, 2, 2), 3),
+    ] {
+        let got = time_gpu(a, &ones, shape, &cfg, reps);
+        assert!(matches!(got, Err(GpuError::Input(_))), "{shape:?} {got:?}");
+    }
+    cfg.quantizer.working = Working::Fp64;
+    let got = time_gpu(&ones, &ones, (2, 2, 2), &cfg, 3);
+    assert!(matches!(got, Err(GpuError::Input(_))), "{got:?}");
+}
