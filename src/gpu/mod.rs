@@ -39,6 +39,8 @@ mod loader;
 pub mod module;
 #[cfg(feature = "cuda")]
 mod session;
+#[cfg(feature = "cuda")]
+pub(crate) mod timing;
 
 /// The CPU model of `kernels/dot.cu` (it lives with the baseline kernels).
 pub use crate::kernels::baseline::tree_dot;

@@ -1003,9 +1003,7 @@ impl AccessorGpu {
         bytes: u64,
         mut launch: impl FnMut() -> Result<(), GpuError>,
     ) -> Result<Timing, GpuError> {
-        if repetitions == 0 {
-            return Err(VerifyError::invalid("repetitions", 0, "must be at least 1").into());
-        }
+        crate::gpu::timing::require_repetitions(repetitions)?;
         // One untimed launch: module loading, caches and clocks settle.
         launch()?;
         self.sync()?;

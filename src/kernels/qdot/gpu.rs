@@ -43,6 +43,7 @@ use super::config::{QdotConfig, Tolerance};
 use super::select::{Selection, select_from_histogram};
 use crate::gpu::guard::catch;
 use crate::gpu::nvrtc::{BuildOptions, Target, compile};
+use crate::gpu::timing::{median_seconds, require_repetitions};
 use crate::gpu::{DeviceStatus, GpuError, probe};
 use boundgate_verify::VerifyError;
 use boundgate_verify::bounds::qdot::{BinArithmetic, Fexp, TileOrder};
@@ -550,11 +551,6 @@ impl QdotTiming {
     }
 }
 
-fn median(mut samples: Vec<f64>) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
-}
-
 /// Times [`qdot_gpu`]'s selection and computation phases and `cublasDdot` on
 /// the same vectors (uploaded once, outside the timing): one untimed run of
 /// each, then `repetitions` runs, each ended by a stream synchronisation and
@@ -581,9 +577,7 @@ pub fn time_qdot(
     config: &QdotConfig,
     repetitions: usize,
 ) -> Result<QdotTiming, GpuError> {
-    if repetitions == 0 {
-        return Err(VerifyError::invalid("repetitions", 0, "must be at least 1").into());
-    }
+    require_repetitions(repetitions)?;
     if config.input != Format::FP64 {
         return Err(VerifyError::invalid(
             "input",
@@ -606,16 +600,11 @@ pub fn time_qdot(
                 .map_err(driver("cuStreamSynchronize"))
         };
         let timed = |f: &mut dyn FnMut() -> Result<(), GpuError>| -> Result<f64, GpuError> {
-            f()?; // untimed: module, allocator pool and clocks settle
-            sync()?;
-            let mut samples = Vec::with_capacity(repetitions);
-            for _ in 0..repetitions {
-                let start = std::time::Instant::now();
+            median_seconds(repetitions, || {
                 f()?;
-                sync()?;
-                samples.push(start.elapsed().as_secs_f64());
-            }
-            Ok(median(samples))
+                sync()
+            })
+            .map(|((), seconds)| seconds)
         };
         let (selection, d_e) = select_on_device(&dev, &inputs, eps, config)?;
         let selection_s = timed(&mut || select_on_device(&dev, &inputs, eps, config).map(|_| ()))?;
@@ -645,7 +634,7 @@ pub fn time_qdot(
             let (pr, _rr) = d_result.device_ptr_mut(&dev.stream);
             // SAFETY: x and y hold n doubles on this stream's device; the
             // result pointer is a device double (pointer mode DEVICE).
-            let status = unsafe {
+            unsafe {
                 sys::cublasDdot_v2(
                     *blas.handle(),
                     n_int,
@@ -655,15 +644,9 @@ pub fn time_qdot(
                     1,
                     pr as *mut f64,
                 )
-            };
-            if status == sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
-                Ok(())
-            } else {
-                Err(GpuError::Driver {
-                    call: "cublasDdot_v2".into(),
-                    message: format!("{status:?}"),
-                })
             }
+            .result()
+            .map_err(blas_err("cublasDdot_v2"))
         })?;
         Ok(QdotTiming {
             n: inputs.n,

@@ -19,6 +19,7 @@ use super::quant::Working;
 use super::reduce::{ReduceRule, nonzero_mean_of};
 use crate::gpu::guard::catch;
 use crate::gpu::module::driver;
+use crate::gpu::timing::{median_seconds, require_repetitions};
 use crate::gpu::{GpuError, KernelModule, sources};
 use boundgate_verify::VerifyError;
 use boundgate_verify::bounds::residual::{ScaleAxis, int32_max_k};
@@ -500,30 +501,19 @@ pub fn time_gpu(
     cfg: &RunConfig,
     repetitions: usize,
 ) -> Result<ResidualTiming, GpuError> {
-    if repetitions == 0 {
-        return Err(VerifyError::invalid("repetitions", 0, "must be at least 1").into());
-    }
+    require_repetitions(repetitions)?;
     let (a32, b32) = checked_inputs(a, b, (m, k, n), cfg)?;
     catch(|| {
         let dev = Device::open(&sources::RESIDUAL)?;
         let d_a = dev.upload(&a32)?;
         let d_b = dev.upload(&b32)?;
-        let once = || -> Result<DevicePass, GpuError> {
+        let (first, seconds) = median_seconds(repetitions, || {
             let pass = device_pass(&dev, (&a32, &d_a), (&b32, &d_b), (m, k, n), cfg)?;
             dev.stream
                 .synchronize()
                 .map_err(driver("cuStreamSynchronize"))?;
             Ok(pass)
-        };
-        let first = once()?; // untimed: module, allocator pool and clocks settle
-        let mut samples = Vec::with_capacity(repetitions);
-        for _ in 0..repetitions {
-            let start = std::time::Instant::now();
-            drop(once()?);
-            samples.push(start.elapsed().as_secs_f64());
-        }
-        samples.sort_by(f64::total_cmp);
-        let seconds = samples[samples.len() / 2];
+        })?;
         Ok(ResidualTiming {
             seconds,
             tops: 2.0 * m as f64 * n as f64 * k as f64 / seconds / 1e12,
