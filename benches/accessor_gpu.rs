@@ -8,14 +8,23 @@
 //! A plain program (criterion does not time GPUs):
 //! `cargo bench --features cuda --bench accessor_gpu`; it prints "skipped"
 //! without a GPU. Record its output in docs/gpu/ (device, driver, date,
-//! command). The cuBLAS Sdot/Ddot/Sgemv/Dgemv comparison the issue names is
-//! not part of it (no cuBLAS BLAS-1/2 launcher yet).
+//! command).
+//!
+//! DOT and GEMV are also timed through cuBLAS (`Sdot`/`Ddot`/`Sgemv`/`Dgemv`,
+//! `AccessorGpu::time_cublas`, the same operands and the same event timing):
+//! the lines "vs cuBLAS" give the accessor's time over cuBLAS's in fp32 and
+//! fp64 (below 1: faster). SpMV (CSR and ELL, a 27-point stencil matrix as in
+//! HPCCG) and TRSV (lower, non-unit, diagonally dominant) are timed for the
+//! three configurations; they have no cuBLAS counterpart here.
 
 use boundgate::kernels::accessor::gemv::GemvOp;
 use boundgate::kernels::accessor::gpu::{AccessorGpu, Timing, Workload};
+use boundgate::kernels::accessor::sparse::CsrMatrix;
+use boundgate::kernels::accessor::spmv::SparseFormat;
 use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
 use boundgate_verify::format::Format;
 use boundgate_verify::oracle::Transpose;
+use boundgate_verify::oracle::trsv::{Diag, Uplo};
 
 /// Timed launches per measurement (after one warm-up).
 const REPETITIONS: usize = 20;
@@ -37,9 +46,82 @@ fn values(n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
+/// The 27-point stencil matrix of an `n^3` grid (HPCCG's: 26 on the diagonal,
+/// -1 for each neighbour), in row order.
+fn stencil27(n: usize) -> CsrMatrix {
+    let index = |x: usize, y: usize, z: usize| (z * n + y) * n + x;
+    let mut triplets = Vec::with_capacity(n * n * n * 27);
+    for z in 0..n {
+        for y in 0..n {
+            for x in 0..n {
+                let row = index(x, y, z);
+                for dz in -1i64..=1 {
+                    for dy in -1i64..=1 {
+                        for dx in -1i64..=1 {
+                            let (cx, cy, cz) = (x as i64 + dx, y as i64 + dy, z as i64 + dz);
+                            let inside = |c: i64| (0..n as i64).contains(&c);
+                            if inside(cx) && inside(cy) && inside(cz) {
+                                let col = index(cx as usize, cy as usize, cz as usize);
+                                let v = if col == row { 26.0 } else { -1.0 };
+                                triplets.push((row, col, v));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    CsrMatrix::from_triplets(n * n * n, n * n * n, &triplets).expect("indices in range")
+}
+
+/// A row-major `n x n` matrix whose lower triangle is diagonally dominant
+/// (the solve stays bounded; the strict upper triangle is never read).
+fn lower_dominant(n: usize) -> Vec<f64> {
+    let mut a = values(n * n, 5);
+    for (i, v) in a.iter_mut().enumerate() {
+        if i / n == i % n {
+            *v = 2.0 + n as f64;
+        }
+    }
+    a
+}
+
+/// cuBLAS on `workload` in fp32 and fp64, against the accessor kernels'
+/// times of the same run.
+fn against_cublas(
+    gpu: &AccessorGpu,
+    label: &str,
+    workload: &Workload<'_>,
+    ours: &[(&str, Timing)],
+) {
+    let time_of = |wanted: &str| {
+        ours.iter()
+            .find(|(name, _)| *name == wanted)
+            .map(|(_, t)| t.seconds)
+    };
+    for (format, plain) in [(Format::FP32, "fp32"), (Format::FP64, "fp64")] {
+        match gpu.time_cublas(format, workload, REPETITIONS) {
+            Err(e) => println!("{label:<24} cuBLAS {plain}: {e}"),
+            Ok(t) => {
+                let ratio = |name: &str| {
+                    time_of(name).map_or("-".into(), |s| format!("{:.3}", s / t.seconds))
+                };
+                println!(
+                    "{label:<24} {:<13} {:>9.1} GB/s  {:>10.3} us  vs cuBLAS: our {plain} {}x, acc<f64,f32> {}x its time",
+                    t.kernel,
+                    t.gb_per_s,
+                    t.seconds * 1e6,
+                    ratio(plain),
+                    ratio("acc<f64,f32>"),
+                );
+            }
+        }
+    }
+}
+
 /// Times `workload` for each pair; prints GB/s, the share of copy bandwidth
-/// and the accessor's ratio to plain fp32.
-fn compare(gpu: &AccessorGpu, label: &str, workload: &Workload<'_>) {
+/// and the accessor's ratio to plain fp32; returns the timings.
+fn compare<'a>(gpu: &AccessorGpu, label: &str, workload: &Workload<'_>) -> Vec<(&'a str, Timing)> {
     let mut timings: Vec<(&str, Timing)> = Vec::new();
     for (name, storage, arithmetic) in PAIRS {
         let spec = match AccessorSpec::new(storage, arithmetic) {
@@ -87,6 +169,7 @@ fn compare(gpu: &AccessorGpu, label: &str, workload: &Workload<'_>) {
             accessor / plain
         );
     }
+    timings
 }
 
 fn main() {
@@ -101,11 +184,10 @@ fn main() {
     for log2 in [20u32, 24, 26] {
         let n = 1usize << log2;
         let (x, y) = (values(n, 1), values(n, 2));
-        compare(
-            &gpu,
-            &format!("dot n=2^{log2}"),
-            &Workload::Dot { x: &x, y: &y },
-        );
+        let label = format!("dot n=2^{log2}");
+        let workload = Workload::Dot { x: &x, y: &y };
+        let ours = compare(&gpu, &label, &workload);
+        against_cublas(&gpu, &label, &workload, &ours);
     }
     for n in [4096usize, 16384] {
         let a = values(n * n, 3);
@@ -115,17 +197,48 @@ fn main() {
             ..GemvOp::PLAIN
         };
         for (op_name, op) in [("gemv", GemvOp::PLAIN), ("gemv^T", transposed)] {
+            let label = format!("{op_name} {n}x{n}");
+            let workload = Workload::Gemv {
+                a: &a,
+                shape: (n, n),
+                x: &x,
+                op,
+                y: None,
+            };
+            let ours = compare(&gpu, &label, &workload);
+            against_cublas(&gpu, &label, &workload, &ours);
+        }
+    }
+    for side in [64usize, 128] {
+        let a = stencil27(side);
+        let x = values(a.cols(), 6);
+        for (name, format) in [("csr", SparseFormat::Csr), ("ell", SparseFormat::Ell)] {
             compare(
                 &gpu,
-                &format!("{op_name} {n}x{n}"),
-                &Workload::Gemv {
+                &format!("spmv-{name} 27pt {side}^3"),
+                &Workload::Spmv {
                     a: &a,
-                    shape: (n, n),
+                    format,
                     x: &x,
-                    op,
+                    scalars: (1.0, 0.0),
                     y: None,
                 },
             );
         }
+    }
+    for n in [4096usize, 8192] {
+        let a = lower_dominant(n);
+        let b = values(n, 7);
+        compare(
+            &gpu,
+            &format!("trsv lower {n}"),
+            &Workload::Trsv {
+                a: &a,
+                n,
+                b: &b,
+                uplo: Uplo::Lower,
+                diag: Diag::NonUnit,
+            },
+        );
     }
 }

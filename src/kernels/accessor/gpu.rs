@@ -392,11 +392,11 @@ pub struct Timing {
 
 /// `kernels/accessor_blas.cu` compiled for device 0 and loaded there.
 pub struct AccessorGpu {
-    dev: KernelModule,
+    pub(super) dev: KernelModule,
 }
 
 /// Runs `work`, turning a panic inside the bindings into an error.
-fn guarded<T>(work: impl FnOnce() -> Result<T, GpuError>) -> Result<T, GpuError> {
+pub(super) fn guarded<T>(work: impl FnOnce() -> Result<T, GpuError>) -> Result<T, GpuError> {
     // AssertUnwindSafe: after a panic nothing `work` touched is used again.
     catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|p| {
         let message = p
@@ -495,7 +495,7 @@ impl AccessorGpu {
     /// The storage bit patterns of `values` stored through `spec`'s accessor,
     /// on the device (at least one element, so that an empty operand still
     /// has a valid pointer).
-    fn store(
+    pub(super) fn store(
         &self,
         spec: &AccessorSpec,
         pair: GpuPair,
@@ -518,7 +518,7 @@ impl AccessorGpu {
         }
     }
 
-    fn sync(&self) -> Result<(), GpuError> {
+    pub(super) fn sync(&self) -> Result<(), GpuError> {
         self.dev
             .stream
             .synchronize()
@@ -996,7 +996,7 @@ impl AccessorGpu {
 
     // ---------------------------------------------------------------- timing
 
-    fn time_launches(
+    pub(super) fn time_launches(
         &self,
         kernel: String,
         repetitions: usize,

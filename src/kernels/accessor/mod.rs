@@ -23,6 +23,8 @@ pub mod accuracy;
 pub mod arith;
 pub mod axpy;
 pub mod common;
+#[cfg(feature = "cuda")]
+pub mod cublas;
 pub mod dot;
 pub mod gemv;
 #[cfg(feature = "cuda")]
