@@ -21,8 +21,13 @@
 //   residual_dequantize   D_F = fl(fl(fl(P) / lambda_row) / lambda_col)
 //   residual_row_means, residual_col_means     sum_j |D_F| in binary64, sequential, / count
 //                         (rules 1 and 2 only: rule 0 compares with the host's limit)
+//   residual_abs_bins_f32 rule 0's mean_nnz|X|, exactly: the 24-bit significands of the
+//                         nonzero |x| summed per exponent field (u64, exact), and their count;
+//                         the host weights the 256 bins by their powers of two and rounds the
+//                         exact sum over the count once (exact_mean.rs), so the limit is the
+//                         CPU model's whatever order the atomics took
 //   residual_mask_count   kept entries per row of A and per column of B (reduce.rs: rule 0
-//                         |x| >= 2M mean_nnz|X| with the limit computed on the host in binary64,
+//                         |x| >= 2M mean_nnz|X| with that exactly rounded limit,
 //                         rule 1 |x| > M mean, rule 2 x > M mean)
 //   (host: exclusive scan of the counts, the density switch, per product)
 //   residual_mask_fill    CSR of A^r (rows) and of B^r's transpose (columns), ascending indices
@@ -258,6 +263,52 @@ __device__ __forceinline__ bool keeps(float x, double threshold, double mean, do
     }
     const double limit = __dmul_rn(threshold, mean);
     return rule == RULE_SIGNED ? v > limit : fabs(v) > limit;
+}
+
+// Exponent-field histogram of the nonzero |x| (rule 0's exact mean; exact_mean.rs):
+// bins[E] += the 24-bit significand of every |x| with biased exponent field E >= 1,
+// subnormals (E = 0) into bins[1] with their fraction (the same weight, 2^-149 per unit);
+// count += 1 per nonzero. Integer additions are exact and associative (fewer than 2^40
+// terms per bin fit in u64), so the atomics' order does not matter. One shared-memory
+// histogram per block (blockDim.x a multiple of 32, any grid: grid-stride loop), flushed
+// to the global bins once per block. bins (256) and count must be zeroed by the caller.
+extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, index_t n,
+                                                 unsigned long long* __restrict__ bins,
+                                                 unsigned long long* __restrict__ count) {
+    __shared__ unsigned long long local[256];
+    __shared__ unsigned long long local_count;
+    for (unsigned int b = threadIdx.x; b < 256; b += blockDim.x) {
+        local[b] = 0ull;
+    }
+    if (threadIdx.x == 0) {
+        local_count = 0ull;
+    }
+    __syncthreads();
+    unsigned long long mine = 0ull;
+    const index_t stride = (index_t)gridDim.x * blockDim.x;
+    for (index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const unsigned int bits = __float_as_uint(x[i]) & 0x7fffffffu;
+        if (bits != 0u && bits < 0x7f800000u) {  // nonzero and finite (as the host's add)
+            const unsigned int field = bits >> 23;
+            const unsigned int fraction = bits & 0x7fffffu;
+            if (field == 0u) {
+                atomicAdd(&local[1], (unsigned long long)fraction);
+            } else {
+                atomicAdd(&local[field], (unsigned long long)(fraction | 0x800000u));
+            }
+            mine += 1ull;
+        }
+    }
+    atomicAdd(&local_count, mine);
+    __syncthreads();
+    for (unsigned int b = threadIdx.x; b < 256; b += blockDim.x) {
+        if (local[b] != 0ull) {
+            atomicAdd(&bins[b], local[b]);
+        }
+    }
+    if (threadIdx.x == 0 && local_count != 0ull) {
+        atomicAdd(count, local_count);
+    }
 }
 
 // Kept entries per line: by_rows = 1 counts row i of x (rows x cols) against means[i]

@@ -16,7 +16,8 @@
 use super::kernel::RunConfig;
 use super::method::{Method, Path};
 use super::quant::Working;
-use super::reduce::{ReduceRule, nonzero_mean_of};
+use super::exact_mean::{AbsSumBins, F32_FIELDS};
+use super::reduce::ReduceRule;
 use crate::gpu::guard::catch;
 use crate::gpu::module::driver;
 use crate::gpu::timing::{median_seconds, require_repetitions};
@@ -289,7 +290,7 @@ fn run(
     let dev = Device::open(&sources::RESIDUAL)?;
     let d_a = dev.upload(a32)?;
     let d_b = dev.upload(b32)?;
-    let pass = device_pass(&dev, (a32, &d_a), (b32, &d_b), (m, k, n), cfg)?;
+    let pass = device_pass(&dev, &d_a, &d_b, (m, k, n), cfg)?;
     let kp = pass.kp;
     let untranspose = |t: Vec<i8>, rows: usize, cols: usize| -> Vec<i8> {
         // t is cols x kp holding (row r, col c) at c * kp + r.
@@ -349,8 +350,8 @@ struct DevicePass {
 /// (the sparse method reads its row counts back to size the CSR arrays).
 fn device_pass(
     dev: &Device,
-    (a32, d_a): (&[f32], &CudaSlice<f32>),
-    (b32, d_b): (&[f32], &CudaSlice<f32>),
+    d_a: &CudaSlice<f32>,
+    d_b: &CudaSlice<f32>,
     (m, k, n): (usize, usize, usize),
     cfg: &RunConfig,
 ) -> Result<DevicePass, GpuError> {
@@ -395,8 +396,8 @@ fn device_pass(
         Method::Sparse => {
             let (p1, p2, path, dens) = sparse(
                 dev,
-                (a32, d_a),
-                (b32, d_b),
+                d_a,
+                d_b,
                 &d_f,
                 (&qa, &qb, &qra, &qrb),
                 (m, k, n, kp),
@@ -508,7 +509,7 @@ pub fn time_gpu(
         let d_a = dev.upload(&a32)?;
         let d_b = dev.upload(&b32)?;
         let (first, seconds) = median_seconds(repetitions, || {
-            let pass = device_pass(&dev, (&a32, &d_a), (&b32, &d_b), (m, k, n), cfg)?;
+            let pass = device_pass(&dev, &d_a, &d_b, (m, k, n), cfg)?;
             dev.stream
                 .synchronize()
                 .map_err(driver("cuStreamSynchronize"))?;
@@ -523,12 +524,47 @@ pub fn time_gpu(
     })
 }
 
+/// `mean_nnz |x|` over the `len` values of `x`, exactly rounded: the device's
+/// exponent-field histogram (`residual_abs_bins_f32`), weighted and divided
+/// on the host ([`AbsSumBins::from_f32_bins`]).
+fn device_nonzero_mean(dev: &Device, x: &CudaSlice<f32>, len: usize) -> Result<f64, GpuError> {
+    let bins_fn = dev.function("residual_abs_bins_f32")?;
+    let mut bins = dev.zeros::<u64>(F32_FIELDS)?;
+    let mut count = dev.zeros::<u64>(1)?;
+    let len64 = len as u64;
+    // A grid-stride loop over at most 1024 blocks: each block flushes its
+    // shared histogram once, so few global atomics whatever the size.
+    let blocks = len.div_ceil(256).clamp(1, 1024) as u32;
+    let launch = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: the kernel's signature (kernels/residual.cu); x holds len
+    // values, bins F32_FIELDS zeroed u64, count one zeroed u64.
+    unsafe {
+        dev.stream
+            .launch_builder(&bins_fn)
+            .arg(x)
+            .arg(&len64)
+            .arg(&mut bins)
+            .arg(&mut count)
+            .launch(launch)
+    }
+    .map_err(driver("launch residual_abs_bins_f32"))?;
+    let count = dev.download(&count)?[0];
+    let bins = dev.download(&bins)?;
+    AbsSumBins::from_f32_bins(&bins, count)
+        .map(|b| b.mean())
+        .map_err(GpuError::Internal)
+}
+
 /// The reduction, the density switch and the two SpMMs (or the dense products).
 #[allow(clippy::type_complexity)]
 fn sparse(
     dev: &Device,
-    (a32, a_dev): (&[f32], &CudaSlice<f32>),
-    (b32, b_dev): (&[f32], &CudaSlice<f32>),
+    a_dev: &CudaSlice<f32>,
+    b_dev: &CudaSlice<f32>,
     d_f: &CudaSlice<f32>,
     (qa, qb, qra, qrb): (&Quantized, &Quantized, &Quantized, &Quantized),
     (m, k, n, kp): (usize, usize, usize, usize),
@@ -547,20 +583,20 @@ fn sparse(
         ReduceRule::Rows => 1,
         ReduceRule::Signed => 2,
     };
-    // The code's rule compares with (2M) mean_nnz|X|, summed on the host in the
-    // CPU model's order (reduce.rs: nonzero_mean_of) so that the limits agree.
-    // A sequential binary64 sum: on the H100 run (2026-11-24) the sparse path at
-    // 16384 spent seconds in host work; the values are widened on the fly
-    // rather than copied into a 2 GiB binary64 matrix first, and the other
-    // rules (which never read the limit) skip it.
-    let limit = |x: &[f32]| -> f64 {
+    // The code's rule compares with (2M) mean_nnz|X|, exactly rounded
+    // (exact_mean.rs): the device bins the significands per exponent field,
+    // the host rounds the exact sum over the count once, so the limit is the
+    // CPU model's bit for bit. (Until 2026-11-24 it was a sequential binary64
+    // sum on the host, seconds per 16384^2 matrix on the H100 run.) The other
+    // rules never read the limit and skip it.
+    let limit = |x: &CudaSlice<f32>, len: usize| -> Result<f64, GpuError> {
         if cfg.reduction.rule == ReduceRule::Mean {
-            (2.0 * threshold) * nonzero_mean_of(x.iter().map(|&v| f64::from(v)))
+            Ok((2.0 * threshold) * device_nonzero_mean(dev, x, len)?)
         } else {
-            0.0
+            Ok(0.0)
         }
     };
-    let (limit_a, limit_b) = (limit(a32), limit(b32));
+    let (limit_a, limit_b) = (limit(a_dev, m * k)?, limit(b_dev, k * n)?);
     let mut counts_a = dev.zeros::<u32>(m)?;
     let mut counts_b = dev.zeros::<u32>(n)?;
     let (one, zero) = (1i32, 0i32);

@@ -24,6 +24,7 @@
 pub mod accuracy;
 pub mod csr;
 pub mod dist;
+pub mod exact_mean;
 pub mod example;
 #[cfg(feature = "cuda")]
 pub mod gpu;

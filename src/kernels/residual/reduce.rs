@@ -31,8 +31,10 @@
 //! keep a_ik  iff  a_ik != 0  and  |a_ik| >= (2 M) * mean{ |a| : a != 0 }
 //! ```
 //!
-//! (likewise `b_kj` with `B`'s mean; the mean is summed in `f64` in row-major
-//! order and divided by the count, the limit is `(2 M) * mean` in `f64`, and
+//! (likewise `b_kj` with `B`'s mean; the mean is exactly rounded, `RN_64` of
+//! the exact sum over the count ([`super::exact_mean`]: order-free, so the
+//! GPU computes it in parallel and agrees bit for bit; the authors' code sums
+//! sequentially in `double`), the limit is `(2 M) * mean` in `f64`, and
 //! zeros are never kept, so an all-zero matrix has density 0). The two
 //! readings of the paper are options: [`ReduceRule::Rows`], eq. (14) with
 //! magnitudes (`|a_ik| > M * mean_j |D_F_ij|`, column means for `b_kj`), and
@@ -99,8 +101,8 @@ pub fn abs_means(d: &[f64], m: usize, n: usize, by_rows: bool) -> Vec<f64> {
     sums.into_iter().map(|s| s / count).collect()
 }
 
-/// The mean of `|x|` over the nonzero entries (row-major sum in `f64`); 0 if
-/// there are none.
+/// The mean of `|x|` over the nonzero entries, exactly rounded
+/// ([`super::exact_mean`]); 0 if there are none.
 ///
 /// # Example
 /// ```
@@ -112,10 +114,9 @@ pub fn nonzero_mean(x: &[f64]) -> f64 {
     nonzero_mean_of(x.iter().copied())
 }
 
-/// [`nonzero_mean`] over values in the order given (the same sum, operation
-/// for operation), so that a caller holding binary32 values widens them on the
-/// fly instead of copying the matrix: the GPU path's limit for the code's rule
-/// (`gpu.rs`) is bit-identical to the CPU model's.
+/// [`nonzero_mean`] over an iterator, so that a caller holding binary32
+/// values widens them on the fly instead of copying the matrix. Exact, so the
+/// order does not matter: the GPU's parallel limit (`gpu.rs`) equals it.
 ///
 /// # Example
 /// ```
@@ -125,14 +126,7 @@ pub fn nonzero_mean(x: &[f64]) -> f64 {
 /// assert_eq!(nonzero_mean_of(x32.iter().map(|&v| f64::from(v))), nonzero_mean(&x64));
 /// ```
 pub fn nonzero_mean_of(x: impl IntoIterator<Item = f64>) -> f64 {
-    let (mut sum, mut count) = (0.0f64, 0usize);
-    for v in x {
-        if v != 0.0 {
-            sum += v.abs();
-            count += 1;
-        }
-    }
-    if count == 0 { 0.0 } else { sum / count as f64 }
+    super::exact_mean::AbsSumBins::of(x).mean()
 }
 
 /// The mask of kept entries of a row-major `rows x cols` matrix `x`.

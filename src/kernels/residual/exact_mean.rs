@@ -1,0 +1,283 @@
+//! The exactly rounded mean of `|x|` over the nonzero entries: the limit of
+//! the code's reduction rule (`|x| >= 2 M mean_nnz|X|`, [`super::reduce`]).
+//!
+//! Why exact: the GPU computes the limit in parallel and must agree with the
+//! CPU model bit for bit (the masks, hence the sparse matrices, depend on
+//! it). A floating-point sum depends on its order; the exact sum does not.
+//! The mean here is `RN_64(S / c)`, with `S` the exact sum of the nonzero
+//! `|x|` and `c` their count, whatever the order or the machine.
+//!
+//! How: every finite binary64 value is `m 2^(max(E, 1) - 1075)` with an
+//! integer significand `m < 2^53` and its biased exponent field `E`. Summing
+//! `m` per exponent field ([`AbsSumBins`], `u128` bins: exact for fewer than
+//! `2^75` terms) and weighting the bins by their powers of two at the end
+//! gives `S` exactly as an integer multiple of `2^-1074`. The device does the
+//! same over binary32 fields (`kernels/residual.cu`, `residual_abs_bins_f32`:
+//! 24-bit significands in `u64` bins, exact for fewer than `2^40` terms,
+//! one shared-memory histogram per block); [`AbsSumBins::from_f32_bins`]
+//! turns them into the same exact `S`. The division is rounded to odd at 128
+//! bits and then to nearest binary64 (Boldo and Melquiond, *Emulation of FMA
+//! and correctly rounded sums: proved algorithms using rounding to odd*, IEEE
+//! Trans. Computers 57(4), 2008, Theorem 1: rounding to odd at `p + 2` bits or
+//! more, then to nearest at `p` bits, is the correct rounding), which also
+//! holds for a subnormal result.
+//!
+//! Replaces the sequential binary64 sum of the authors' code
+//! (`get_nnz_avg`); the two differ by at most the rounding errors of that sum.
+
+use boundgate_verify::format::{Format, RoundingMode};
+use rug::float::Round;
+use rug::{Float, Integer};
+
+/// Biased exponent fields of binary64 (0 and 1 share the weight `2^-1074`).
+const F64_FIELDS: usize = 2047;
+/// Biased exponent fields of binary32 (0 and 1 share the weight `2^-149`).
+pub const F32_FIELDS: usize = 256;
+
+/// Per-exponent sums of the significands of the nonzero `|x|`, and their count.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::residual::exact_mean::AbsSumBins;
+/// let mut bins = AbsSumBins::new();
+/// for v in [0.1, -0.2, 0.0, 0.3] {
+///     bins.add(v);
+/// }
+/// assert_eq!(bins.count(), 3);
+/// // (0.1 + 0.2 + 0.3) / 3 exactly, then rounded once:
+/// assert_eq!(bins.mean(), 0.2);
+/// // the sequential binary64 sum rounds twice on the way:
+/// assert_ne!((0.1 + 0.2 + 0.3) / 3.0, 0.2);
+/// ```
+#[derive(Clone, Debug)]
+pub struct AbsSumBins {
+    bins: Vec<u128>,
+    count: u64,
+}
+
+impl Default for AbsSumBins {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl AbsSumBins {
+    /// No terms yet.
+    pub fn new() -> AbsSumBins {
+        AbsSumBins {
+            bins: vec![0; F64_FIELDS],
+            count: 0,
+        }
+    }
+
+    /// Adds `|v|` when `v` is nonzero and finite (the residual method
+    /// refuses non-finite inputs before it reduces; they are skipped here).
+    #[inline]
+    pub fn add(&mut self, v: f64) {
+        let bits = v.to_bits() & !(1u64 << 63);
+        if bits == 0 || bits >= 0x7ff0_0000_0000_0000 {
+            return;
+        }
+        let field = (bits >> 52) as usize;
+        let fraction = bits & ((1u64 << 52) - 1);
+        let (slot, significand) = if field == 0 {
+            (1, fraction)
+        } else {
+            (field, fraction | (1u64 << 52))
+        };
+        self.bins[slot] += u128::from(significand);
+        self.count += 1;
+    }
+
+    /// The bins of `values`.
+    pub fn of(values: impl IntoIterator<Item = f64>) -> AbsSumBins {
+        let mut bins = AbsSumBins::new();
+        for v in values {
+            bins.add(v);
+        }
+        bins
+    }
+
+    /// From the device's binary32 bins (`bins[E]`: the sum of the 24-bit
+    /// significands of the nonzero `|x|` with biased exponent field `E`,
+    /// subnormals in `bins[1]`, `bins[0]` unused) and their count.
+    ///
+    /// # Errors
+    /// A slice that is not [`F32_FIELDS`] long, or a nonzero `bins[0]`.
+    pub fn from_f32_bins(bins: &[u64], count: u64) -> Result<AbsSumBins, String> {
+        if bins.len() != F32_FIELDS {
+            return Err(format!(
+                "{} binary32 bins, expected {F32_FIELDS}",
+                bins.len()
+            ));
+        }
+        if bins[0] != 0 {
+            return Err("binary32 bin 0 must be empty (subnormals go to bin 1)".into());
+        }
+        // Field E >= 1 of binary32 weighs 2^(E - 150) = 2^((E + 925) - 1075)
+        // per unit of its 24-bit significand: the binary64 field E + 925,
+        // whose weight per unit is the same power of two.
+        let mut out = AbsSumBins::new();
+        for (field, &sum) in bins.iter().enumerate().skip(1) {
+            out.bins[field + 925] += u128::from(sum);
+        }
+        out.count = count;
+        Ok(out)
+    }
+
+    /// How many nonzero values were added.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The exact sum as an integer multiple of `2^-1074`.
+    fn exact_sum_units(&self) -> Integer {
+        let mut sum = Integer::new();
+        for (field, &b) in self.bins.iter().enumerate() {
+            if b != 0 {
+                // Weight 2^(max(field, 1) - 1075) = 2^-1074 * 2^(max(field, 1) - 1).
+                sum += Integer::from(b) << (field.max(1) - 1) as u32;
+            }
+        }
+        sum
+    }
+
+    /// `RN_64(S / count)`: the exactly rounded mean; 0 when nothing was added.
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        let units = self.exact_sum_units();
+        let precision = units.significant_bits().max(1) + 64;
+        // Exact: the integer fits the precision; scaling by 2^-1074 is exact.
+        let sum = Float::with_val(precision, &units) >> 1074u32;
+        // Round to odd at 128 bits: truncate, and make the last bit 1 when inexact.
+        let (mut q, dir) = Float::with_val_round(128, &sum / self.count, Round::Zero);
+        if dir != std::cmp::Ordering::Equal {
+            let (significand, _) = q.to_integer_exp().expect("a finite quotient");
+            if significand.is_even() {
+                q.next_up();
+            }
+        }
+        Format::FP64.round_float(&q, RoundingMode::NearestEven)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rug::Rational;
+
+    /// The correctly rounded mean by rational arithmetic (normal results only).
+    fn rational_mean(values: &[f64]) -> f64 {
+        let nonzero: Vec<f64> = values.iter().copied().filter(|&v| v != 0.0).collect();
+        if nonzero.is_empty() {
+            return 0.0;
+        }
+        let mut sum = Rational::new();
+        for v in &nonzero {
+            sum += Rational::from_f64(v.abs()).unwrap();
+        }
+        let q = sum / Rational::from(nonzero.len());
+        Float::with_val(53, &q).to_f64()
+    }
+
+    fn lcg(seed: u64) -> impl FnMut() -> f64 {
+        let mut s = seed;
+        move || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let u = (s >> 11) as f64 / (1u64 << 53) as f64;
+            let e = ((s >> 3) % 40) as i32 - 20;
+            (u - 0.5) * 2f64.powi(e)
+        }
+    }
+
+    #[test]
+    fn the_mean_is_the_correctly_rounded_rational_mean() {
+        for seed in 0..200u64 {
+            let mut next = lcg(seed);
+            let n = 1 + (seed as usize * 7) % 300;
+            let values: Vec<f64> = (0..n)
+                .map(|i| if i % 5 == 0 { 0.0 } else { next() })
+                .collect();
+            assert_eq!(
+                AbsSumBins::of(values.iter().copied()).mean(),
+                rational_mean(&values),
+                "seed {seed}"
+            );
+        }
+    }
+
+    #[test]
+    fn order_does_not_matter_and_zeros_are_not_counted() {
+        let values = [1e300, 1.0, -1e300, 3.0, 0.0, -0.0, 5e-324];
+        let mut reversed = values;
+        reversed.reverse();
+        let a = AbsSumBins::of(values.iter().copied());
+        let b = AbsSumBins::of(reversed.iter().copied());
+        assert_eq!(a.count(), 5);
+        assert_eq!(a.mean(), b.mean());
+        assert_eq!(a.mean(), rational_mean(&values));
+        assert_eq!(AbsSumBins::new().mean(), 0.0);
+        assert_eq!(AbsSumBins::of([0.0, -0.0]).mean(), 0.0);
+    }
+
+    #[test]
+    fn subnormal_means_round_once() {
+        // (2^-1074 + 2 * 2^-1074) / 2 = 1.5 * 2^-1074: a tie on the subnormal
+        // grid, to even: 2 * 2^-1074. A 53-bit intermediate would also give
+        // 1.5 * 2^-1074 and then round it; one rounding is what must happen.
+        let tiny = f64::from_bits(1);
+        let bins = AbsSumBins::of([tiny, 2.0 * tiny]);
+        assert_eq!(bins.mean(), 2.0 * tiny);
+        // (3 + 3 + 4) / 3 units = 10/3: rounds to 3 units.
+        let bins = AbsSumBins::of([3.0 * tiny, 3.0 * tiny, 4.0 * tiny]);
+        assert_eq!(bins.mean(), 3.0 * tiny);
+        // Across the normal boundary: a tie between the largest subnormal
+        // (odd significand) and the smallest normal (even): the normal one.
+        let v = f64::MIN_POSITIVE;
+        assert_eq!(AbsSumBins::of([v, v.next_down()]).mean(), v);
+    }
+
+    /// The device's binning (kernels/residual.cu, residual_abs_bins_f32), in Rust.
+    fn f32_bins(values: &[f32]) -> (Vec<u64>, u64) {
+        let mut bins = vec![0u64; F32_FIELDS];
+        let mut count = 0;
+        for v in values {
+            let bits = v.to_bits() & 0x7fff_ffff;
+            if bits == 0 {
+                continue;
+            }
+            let field = (bits >> 23) as usize;
+            let fraction = u64::from(bits & 0x7f_ffff);
+            if field == 0 {
+                bins[1] += fraction;
+            } else {
+                bins[field] += fraction | (1 << 23);
+            }
+            count += 1;
+        }
+        (bins, count)
+    }
+
+    #[test]
+    fn binary32_bins_give_the_binary64_bins_mean() {
+        for seed in 0..100u64 {
+            let mut next = lcg(seed + 1000);
+            let mut values: Vec<f32> = (0..257).map(|_| next() as f32).collect();
+            values.extend([0.0, -0.0, f32::from_bits(1), -f32::from_bits(0x7f_ffff)]);
+            values.extend([f32::MAX, -f32::MIN_POSITIVE]);
+            let (bins, count) = f32_bins(&values);
+            let device = AbsSumBins::from_f32_bins(&bins, count).unwrap();
+            let host = AbsSumBins::of(values.iter().map(|&v| f64::from(v)));
+            assert_eq!(device.count(), host.count());
+            assert_eq!(device.mean().to_bits(), host.mean().to_bits(), "seed {seed}");
+        }
+        assert!(AbsSumBins::from_f32_bins(&[0; 3], 0).is_err());
+        let mut bad = vec![0u64; F32_FIELDS];
+        bad[0] = 1;
+        assert!(AbsSumBins::from_f32_bins(&bad, 1).is_err());
+    }
+}
