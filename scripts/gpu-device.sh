@@ -148,6 +148,9 @@ step_audit() {
         --json "$OUT/audit-gpu.json"
     run_logged "$OUT/audit.log" 120 "probe --backend gpu" \
         "$STAGE/boundgate" probe --backend gpu
+    run_logged "$OUT/audit.log" 300 "audit plans/mpfma-fig6-gpu.toml" \
+        "$STAGE/boundgate" audit --plan plans/mpfma-fig6-gpu.toml --quiet \
+        --json "$OUT/audit-fig6-gpu.json" --markdown "$OUT/fig6-gpu/report.md"
 }
 
 run_step() {

@@ -209,6 +209,17 @@ fn experiments_run_small_without_rigorous_violations() {
     ] {
         assert!(e.check_params(&params("nonsense = 1")).is_err());
     }
+    // Fig. 6's backends: the model (default) or cuBLAS on a device.
+    assert!(Fig6.check_params(&params("backend = \"gpu\"")).is_ok());
+    let e = Fig6.check_params(&params("backend = \"cpu\"")).unwrap_err();
+    assert!(e.contains("params.backend"), "{e}");
+    if let boundgate::gpu::DeviceStatus::Unavailable { .. } = boundgate::gpu::probe() {
+        // Without a device the GPU backend stops with one line, never a model run in disguise.
+        let e = Fig6
+            .run(&params("m = 4\ninner = 64\nt = 2\nbackend = \"gpu\""), &ctx)
+            .unwrap_err();
+        assert!(!e.to_string().is_empty());
+    }
 }
 
 #[test]

@@ -15,6 +15,18 @@
 //!
 //! Default size m = 2^6, n = 2^12, t = 2^3; the paper's full size with
 //! `BOUNDGATE_HEAVY=1` (or `heavy = false` to keep the default there too).
+//!
+//! `backend = "gpu"` (feature `cuda`, a device) runs the paper's own call
+//! instead, cuBLAS `GemmEx` ([`super::gpu::cublas_gemm_ex`]), with the
+//! device's record (`arch` is then the device's), and reports how many
+//! elements equal the block-FMA model bit for bit. The rigorous bounds
+//! assume the model's chained order, which cuBLAS does not document: they
+//! are checked as rigorous bounds only at the elements equal to the model;
+//! elsewhere the a-priori bound is compared and any excess reported apart
+//! (not counted as a violation: the order it assumes is not known to be
+//! cuBLAS's), and the a-posteriori bound, which needs the model's block
+//! results, is replaced by the a-priori one. Written after the H100 session:
+//! not yet run on a device.
 
 use super::common::transpose;
 use super::gemm::{GemmConfig, GemmOperands, run_model};
@@ -42,10 +54,21 @@ struct Config {
     arch: Arch,
     outputs: Vec<String>,
     probability: f64,
+    /// Run cuBLAS GemmEx on the device instead of the model.
+    gpu: bool,
 }
 
 fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
-    p.only(&["m", "inner", "t", "heavy", "arch", "outputs", "probability"])?;
+    p.only(&[
+        "m",
+        "inner",
+        "t",
+        "heavy",
+        "arch",
+        "outputs",
+        "probability",
+        "backend",
+    ])?;
     let full = heavy && p.bool_or("heavy", true)?;
     let (m, inner, t) = if full {
         (1 << 10, 1 << 15, 1 << 3)
@@ -74,6 +97,11 @@ fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
     if !(probability > 0.0 && probability < 1.0) {
         return Err("params.probability: expected a probability in (0, 1)".into());
     }
+    let gpu = match p.str_or("backend", "model")? {
+        "model" => false,
+        "gpu" => true,
+        other => return Err(format!("params.backend: `{other}` is not model or gpu")),
+    };
     Ok(Config {
         m,
         inner,
@@ -81,6 +109,7 @@ fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
         arch,
         outputs,
         probability,
+        gpu,
     })
 }
 
@@ -105,7 +134,11 @@ impl Experiment for Fig6 {
     }
 
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
-        let cfg = config(params, ctx.heavy).map_err(Error::usage)?;
+        let mut cfg = config(params, ctx.heavy).map_err(Error::usage)?;
+        if cfg.gpu {
+            // The device's own record: the model it is compared with.
+            cfg.arch = super::gpu::device_arch().map_err(Error::usage)?;
+        }
         let (m, k, t) = (cfg.m, cfg.inner, cfg.t);
         let dist = Distribution::Uniform {
             low: -1.0,
@@ -176,7 +209,7 @@ impl Experiment for Fig6 {
             "Fig. 6: tensor-core GEMM, errors and bounds",
             format!(
                 "D = A B, A {m} x {k}, B {k} x {t}, entries U(-1,1) (seed {seed}) stored in fp16; the \
-                 {} record ({}, b = {}, F = {}) on the CPU model, fp32 accumulation, results as fp32 and \
+                 {} record ({}, b = {}, F = {}) {}, fp32 accumulation, results as fp32 and \
                  converted to fp16 (Listing 1). Relative error |D^ - D| / |D| per element against the exact \
                  product of the fp16 data. DBEA: Theorem 3.7 (zeta = {zeta:.3e}); VIBEA: Theorem 3.9 with \
                  lambda = {lambda:.4} so that the whole-matrix probability (union over {} elements) is \
@@ -187,6 +220,11 @@ impl Experiment for Fig6 {
                 record.instruction,
                 record.block,
                 record.fraction_bits,
+                if cfg.gpu {
+                    "as the model beside cuBLAS GemmEx on the device (the errors are cuBLAS's)"
+                } else {
+                    "on the CPU model"
+                },
                 m * t
             ),
         );
@@ -212,7 +250,27 @@ impl Experiment for Fig6 {
                 ..base
             };
             let run = run_model(&config, &ops);
-            let errors = oracle::gemm_errors(&a_read, &b_read, &run.d)?;
+            let device = if cfg.gpu {
+                Some(
+                    super::gpu::cublas_gemm_ex(
+                        &ops.a_read,
+                        &ops.b_read,
+                        (m, k, t),
+                        config.fp16_epilogue,
+                    )
+                    .map_err(Error::usage)?,
+                )
+            } else {
+                None
+            };
+            let d = device.as_ref().unwrap_or(&run.d);
+            let same_as_model: Vec<bool> = d
+                .iter()
+                .zip(&run.d)
+                .map(|(x, y)| x.to_bits() == y.to_bits())
+                .collect();
+            let mut chained_bound_exceeded = 0u64;
+            let errors = oracle::gemm_errors(&a_read, &b_read, d)?;
             let mut rel = Vec::with_capacity(m * t);
             let (mut dbea, mut va, mut vp, mut ap, mut post) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -242,12 +300,19 @@ impl Experiment for Fig6 {
                     (0.0, 0.0)
                 };
                 let prior = add_up(a_priori[e], prior_extra);
-                let posterior = match &run.a_posteriori[e] {
-                    Ok(v) => add_up(*v, post_extra),
-                    Err(_) => f64::INFINITY,
+                // The a-posteriori bound reads the model's block results:
+                // valid for the result only where it is the model's.
+                let posterior = match (&run.a_posteriori[e], same_as_model[e]) {
+                    (Ok(v), true) => add_up(*v, post_extra),
+                    (Err(_), true) => f64::INFINITY,
+                    (_, false) => prior,
                 };
-                if absolute_up > prior || absolute_up > posterior {
-                    report.rigorous_violations += 1;
+                if same_as_model[e] {
+                    if absolute_up > prior || absolute_up > posterior {
+                        report.rigorous_violations += 1;
+                    }
+                } else if absolute_up > prior {
+                    chained_bound_exceeded += 1;
                 }
                 let z = exact[e].abs();
                 let bounds_abs = [zeta * s[e], vibea_authors * s[e], vibea_paired * s[e]];
@@ -295,6 +360,19 @@ impl Experiment for Fig6 {
                 vmax / emax,
                 ratio(&post)
             ));
+            if let Some(d) = &device {
+                let same = same_as_model.iter().filter(|&&x| x).count();
+                report.findings.push(format!(
+                    "{output}: cuBLAS GemmEx on the device ({}): {same} of {} elements equal the {} \
+                     block-FMA model bit for bit; at the other {} the chained-order a-priori bound was \
+                     exceeded at {chained_bound_exceeded} (cuBLAS's order is not documented: not \
+                     counted as a rigorous violation)",
+                    cfg.arch,
+                    d.len(),
+                    record.label(),
+                    d.len() - same
+                ));
+            }
             if published_violations.iter().any(|&v| v > 0) {
                 report.findings.push(format!(
                     "{output}: Theorem 3.7 violated at {} elements, Theorem 3.9 (authors) at {}",
@@ -322,6 +400,9 @@ impl Experiment for Fig6 {
                 "output": output,
                 "max_error": emax, "max_dbea": dmax, "max_vibea_authors": vmax,
                 "published_violations": published_violations,
+                "backend": if cfg.gpu { "gpu (cuBLAS GemmEx)" } else { "model" },
+                "equal_to_model": same_as_model.iter().filter(|&&x| x).count(),
+                "chained_bound_exceeded_elsewhere": chained_bound_exceeded,
                 "worst_element_ratios": { "dbea": ratio(&dbea), "vibea_authors": ratio(&va),
                     "vibea_paired": ratio(&vp), "a_priori": ratio(&ap), "a_posteriori": ratio(&post) },
             }));
