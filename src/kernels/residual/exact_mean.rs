@@ -273,7 +273,11 @@ mod tests {
             let device = AbsSumBins::from_f32_bins(&bins, count).unwrap();
             let host = AbsSumBins::of(values.iter().map(|&v| f64::from(v)));
             assert_eq!(device.count(), host.count());
-            assert_eq!(device.mean().to_bits(), host.mean().to_bits(), "seed {seed}");
+            assert_eq!(
+                device.mean().to_bits(),
+                host.mean().to_bits(),
+                "seed {seed}"
+            );
         }
         assert!(AbsSumBins::from_f32_bins(&[0; 3], 0).is_err());
         let mut bad = vec![0u64; F32_FIELDS];

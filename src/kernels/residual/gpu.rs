@@ -13,10 +13,10 @@
 //! A machine without a driver gets the probe's typed error (never a panic); a
 //! panic inside the bindings is caught and returned as [`GpuError::Internal`].
 
+use super::exact_mean::{AbsSumBins, F32_FIELDS};
 use super::kernel::RunConfig;
 use super::method::{Method, Path};
 use super::quant::Working;
-use super::exact_mean::{AbsSumBins, F32_FIELDS};
 use super::reduce::ReduceRule;
 use crate::gpu::guard::catch;
 use crate::gpu::module::driver;
