@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 GPU_TESTS=(gpu_dot qdot_gpu accessor_gpu mpfma_gpu residual_gpu interleave_gpu)
-GPU_BENCHES=(accessor_gpu mpfma_gpu qdot_gpu residual_gpu)
+GPU_BENCHES=(accessor_gpu mpfma_gpu qdot_gpu residual_gpu interleave_gpu)
 STAGE=gpu-stage
 
 if [[ "${1:-}" == "--only" ]]; then

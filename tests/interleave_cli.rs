@@ -74,24 +74,23 @@ fn the_pipeline_runs_from_the_command_line() {
     assert!(o.status.success(), "{}", text(&o));
     let schedule = s2.join("schedule.txt");
     let trace = s2.join("trace.csv");
-    let o = boundgate(&[
-        "interleave",
-        "schedule",
+    let profiles = [
         "--approx-profile",
         p(&approx),
         "--exact-profile",
         p(&exact),
         "--measurements",
         p(&s2),
-        "--fraction",
-        "0.25",
-        "--policy",
-        "predictive",
-        "--out",
-        p(&schedule),
-        "--trace",
-        p(&trace),
-    ]);
+    ];
+    let o = boundgate(
+        &[
+            &["interleave", "schedule"][..],
+            &profiles,
+            &["--fraction", "0.25", "--policy", "predictive"],
+            &["--out", p(&schedule), "--trace", p(&trace)],
+        ]
+        .concat(),
+    );
     assert!(o.status.success(), "{}", text(&o));
     // Execute against a generous and an impossible limit: exit 0, then 1 naming the iterations.
     let run = |limit: &str| {
@@ -116,6 +115,44 @@ fn the_pipeline_runs_from_the_command_line() {
     let over = run("1e-12");
     assert_eq!(over.status.code(), Some(1), "{}", text(&over));
     assert!(text(&over).contains("EXCEEDED"), "{}", text(&over));
+    // `refine`: the schedule it writes executes within the limit it was given.
+    let verified = s2.join("verified.txt");
+    let o = boundgate(
+        &[
+            &["interleave", "refine"][..],
+            &problem,
+            &profiles,
+            &[
+                "--fraction",
+                "0.25",
+                "--policy",
+                "thesis",
+                "--out",
+                p(&verified),
+            ],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("executed within the limit"),
+        "{}",
+        text(&o)
+    );
+    let limit = text(&o)
+        .lines()
+        .find_map(|l| l.strip_prefix("limit "))
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .expect("the limit line");
+    let checked = boundgate(
+        &[
+            &["interleave", "execute"][..],
+            &problem,
+            &["--schedule", p(&verified), "--threshold", &limit],
+        ]
+        .concat(),
+    );
+    assert_eq!(checked.status.code(), Some(0), "{}", text(&checked));
     // Thresholds <= 0 and malformed schedule files are errors (exit 2), not verdicts.
     let bad = run("0");
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));

@@ -6,6 +6,8 @@
 //! boundgate interleave schedule --approx-profile DIR/approx.csv --exact-profile DIR/exact.csv \
 //!                               --measurements DIR/s2 --fraction 0.25 --out DIR/s2/schedule.txt
 //! boundgate interleave execute  --schedule DIR/s2/schedule.txt --threshold 0.011 --trace DIR/s2/trace.csv
+//! boundgate interleave refine   --approx-profile DIR/approx.csv --exact-profile DIR/exact.csv \
+//!                               --measurements DIR/s2 --fraction 0.25 --out DIR/s2/verified.txt
 //! boundgate interleave report   --grid 512x512x8 --iterations 500 --markdown out/interleave.md
 //! ```
 //!
@@ -14,6 +16,8 @@
 //! matrices of `(layers * rows) x cols`, or Rodinia's text files); `schedule`
 //! only reads files (steps 4 to 6 are pure). `execute` exits with 1 when the
 //! executed loss exceeds the limit at some iteration, 0 when it never does.
+//! `refine` runs steps 4 to 6 with the execution in the loop ([`refine`]):
+//! its schedule's executed loss never exceeds the limit on the given input.
 
 use super::clock::Clock;
 use super::error::{InterleaveError, require_threshold};
@@ -22,6 +26,7 @@ use super::grid::Grid3;
 use super::hotspot::{HotSpot3D, read_rodinia_text};
 use super::pipeline::{Curve, Profiles, Sampling, profiles, sample};
 use super::profile::Profile;
+use super::refine::{Fallback, RefineInputs, refine};
 use super::schedule::Schedule;
 use super::sections::SectionGrid;
 use super::simulate::{Policy, SimulatedStep, simulate};
@@ -47,6 +52,9 @@ enum Command {
     Sample(SampleArgs),
     /// Steps 4-6: statistics, targets, simulation, schedule file (reads files only).
     Schedule(ScheduleArgs),
+    /// Steps 4-6 with the execution in the loop: re-simulate under a tightened
+    /// limit until the executed schedule stays within the limit (float only if none does).
+    Refine(RefineArgs),
     /// Run a schedule and check the executed loss against the limit at every iteration.
     Execute(ExecuteArgs),
     /// Everything, for L_max x {1,2,3}/4, as a Markdown report with SVG charts.
@@ -175,6 +183,17 @@ struct ScheduleArgs {
 }
 
 #[derive(Debug, Args)]
+struct RefineArgs {
+    #[command(flatten)]
+    problem: Problem,
+    #[command(flatten)]
+    schedule: ScheduleArgs,
+    /// Simulate-and-execute rounds before falling back to float only.
+    #[arg(long, default_value_t = 8)]
+    max_rounds: usize,
+}
+
+#[derive(Debug, Args)]
 struct ExecuteArgs {
     #[command(flatten)]
     problem: Problem,
@@ -229,6 +248,7 @@ pub fn execute(args: InterleaveArgs) -> Result<ExitCode> {
         Command::Profile(a) => run_profile(a),
         Command::Sample(a) => run_sample(a),
         Command::Schedule(a) => run_schedule(a),
+        Command::Refine(a) => run_refine(a),
         Command::Execute(a) => run_execute(a),
         Command::Report(a) => run_report(a),
     }
@@ -454,7 +474,16 @@ fn limit_of(threshold: Option<f64>, fraction: Option<f64>, l_max: f64) -> Result
     }
 }
 
-fn run_schedule(a: ScheduleArgs) -> Result<ExitCode> {
+/// Steps 4 and 5 from the files `schedule` and `refine` read.
+struct ScheduleInputs {
+    approx: Profile,
+    stats: Statistics,
+    targets: Targets,
+    limit: f64,
+    policy: Policy,
+}
+
+fn schedule_inputs(a: &ScheduleArgs) -> Result<ScheduleInputs> {
     let approx = Profile::read(&a.approx_profile)?;
     let exact = Profile::read(&a.exact_profile)?;
     let (grid, measurements) = read_measurements(&a.measurements)?;
@@ -475,31 +504,107 @@ fn run_schedule(a: ScheduleArgs) -> Result<ExitCode> {
     let policy: Policy = a.policy.parse()?;
     let stats = Statistics::new(&grid, &approx, &measurements)?;
     let targets = Targets::new(&approx, &exact)?;
-    let start = approx.start();
+    Ok(ScheduleInputs {
+        approx,
+        stats,
+        targets,
+        limit,
+        policy,
+    })
+}
+
+/// Writes the schedule, the statistics and targets beside it, and the trace.
+fn write_schedule(
+    a: &ScheduleArgs,
+    inputs: &ScheduleInputs,
+    schedule: &Schedule,
+    trace: Option<&[SimulatedStep]>,
+) -> Result<()> {
+    schedule.write(&a.out)?;
+    let dir = a.out.parent().unwrap_or(Path::new("."));
+    write(&dir.join("statistics.csv"), &inputs.stats.to_csv())?;
+    write(&dir.join("targets.csv"), &inputs.targets.to_csv())?;
+    if let (Some(path), Some(trace)) = (&a.trace, trace) {
+        write(path, &trace_csv(trace))?;
+    }
+    Ok(())
+}
+
+fn run_schedule(a: ScheduleArgs) -> Result<ExitCode> {
+    let inputs = schedule_inputs(&a)?;
+    let (limit, policy, stats) = (inputs.limit, inputs.policy, &inputs.stats);
+    let start = inputs.approx.start();
     let sim = simulate(
-        &stats,
-        &targets,
+        stats,
+        &inputs.targets,
         limit,
         policy,
         start.accuracy_loss,
         start.runtime_ms,
     )?;
-    sim.schedule.write(&a.out)?;
-    let dir = a.out.parent().unwrap_or(Path::new("."));
-    write(&dir.join("statistics.csv"), &stats.to_csv())?;
-    write(&dir.join("targets.csv"), &targets.to_csv())?;
-    if let Some(t) = &a.trace {
-        write(t, &trace_csv(&sim.trace))?;
-    }
+    write_schedule(&a, &inputs, &sim.schedule, Some(&sim.trace))?;
     println!(
         "limit {limit:.6e} ({} policy): {} switches, {} {} iterations of {}; simulated max loss {:.6e}; wrote {}",
         policy.name(),
         sim.schedule.switches().len() - 1,
         sim.schedule.count(stats.approx_version),
         stats.approx_version,
-        grid.iterations(),
+        stats.grid.iterations(),
         sim.trace.iter().map(|t| t.loss).fold(0.0, f64::max),
         a.out.display()
+    );
+    Ok(ExitCode::Ok)
+}
+
+fn run_refine(a: RefineArgs) -> Result<ExitCode> {
+    let inputs = schedule_inputs(&a.schedule)?;
+    let app = a.problem.app()?;
+    let start = inputs.approx.start();
+    let refine_inputs = RefineInputs {
+        app: &app,
+        stats: &inputs.stats,
+        targets: &inputs.targets,
+        start: (start.accuracy_loss, start.runtime_ms),
+        clock: a.problem.clock()?,
+        ground_truth: !a.problem.no_ground_truth,
+    };
+    let r = refine(&refine_inputs, inputs.limit, inputs.policy, a.max_rounds)?;
+    let trace = r.simulation.as_ref().map(|s| s.trace.as_slice());
+    write_schedule(&a.schedule, &inputs, r.schedule(), trace)?;
+    println!(
+        "round  simulated limit  {:>8} iterations  executed max loss  speedup  within",
+        inputs.stats.approx_version
+    );
+    for (k, round) in r.rounds.iter().enumerate() {
+        println!(
+            "{:>5}  {:>15.6e}  {:>19}  {:>17.6e}  {:>7.3}  {}",
+            k + 1,
+            round.simulated_limit,
+            round.approximate_iterations,
+            round.executed_max_loss,
+            round.speedup,
+            if round.within { "yes" } else { "no" }
+        );
+    }
+    println!(
+        "limit {:.6e} ({} policy, refined): {} {} iterations of {}, executed within the limit, speedup {:.3} ({}){}; wrote {}",
+        r.limit,
+        inputs.policy.name(),
+        r.schedule().count(inputs.stats.approx_version),
+        inputs.stats.approx_version,
+        inputs.stats.grid.iterations(),
+        r.execution.speedup,
+        r.execution.clock,
+        match r.fallback {
+            None => String::new(),
+            Some(Fallback::NoRoundWithin) => format!(
+                "; no round stayed within it in {} rounds: float only",
+                a.max_rounds
+            ),
+            Some(Fallback::SlowerThanFloat) =>
+                "; the schedule within it was slower than float alone: float only".to_string(),
+        },
+        a.schedule.out.display()
     );
     Ok(ExitCode::Ok)
 }

@@ -7,15 +7,28 @@
 //! compared bit for bit with the CPU model (tests/interleave_gpu.rs, ignored
 //! without a GPU). Run on a lent H100 on 2026-11-24 (record
 //! `docs/gpu/2026-11-24-h100.md`): the test's schedule matched the CPU model
-//! bit for bit. No GPU speedup of a schedule has been measured.
+//! bit for bit.
+//!
+//! [`time_schedules`] times whole schedules against the `float`-only run
+//! (the thesis's speedup, Freytag 2023, §5.2: runtime of the exact kernel
+//! over that of the schedule, conversions included) and measures the final
+//! state's loss against the `float` run's; `benches/interleave_gpu.rs`
+//! replays the schedules of `plans/interleave-gpu/` with it. Not yet run on
+//! a device (written after the H100 session).
 
 use super::hotspot::HotSpot3D;
+use super::loss::{LossMeasure, accuracy_loss};
 use super::schedule::Schedule;
 use super::version::Version;
 use crate::gpu::nvrtc::{BuildOptions, Target, compile};
+use crate::gpu::timing::require_repetitions;
 use crate::gpu::{DeviceStatus, GpuError, probe};
+use boundgate_verify::VerifyError;
 use boundgate_verify::format::Format;
-use cudarc::driver::{CudaContext, DeviceRepr, LaunchConfig, PushKernelArg, sys};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg, sys,
+};
+use std::sync::Arc;
 
 /// The CUDA source, embedded.
 pub const SOURCE: &str = include_str!("../../../kernels/hotspot3d.cu");
@@ -85,213 +98,411 @@ fn driver(call: &str) -> impl Fn(cudarc::driver::DriverError) -> GpuError + '_ {
     }
 }
 
-/// Runs `schedule` on `app` on device 0.
+/// HotSpot3D on device 0: the module built once, the buffers allocated once,
+/// so that schedules can be run (and timed) one after another.
+pub struct GpuHotSpot {
+    stream: Arc<CudaStream>,
+    f32_kernel: CudaFunction,
+    f16_kernel: CudaFunction,
+    to16: CudaFunction,
+    to32: CudaFunction,
+    initial: Vec<f32>,
+    d_p32: CudaSlice<f32>,
+    d_p16: CudaSlice<u16>,
+    a32: CudaSlice<f32>,
+    b32: CudaSlice<f32>,
+    a16: CudaSlice<u16>,
+    b16: CudaSlice<u16>,
+    k32: Coefficients32,
+    k16: Coefficients16,
+    dims: (u32, u32, u32),
+    cells: usize,
+    device: String,
+}
+
+impl GpuHotSpot {
+    /// Builds the kernels for device 0 and uploads `app`'s inputs.
+    ///
+    /// # Errors
+    /// No device ([`probe`] says why), an NVRTC or driver failure, bad
+    /// problem data.
+    pub fn new(app: &HotSpot3D) -> Result<GpuHotSpot, GpuError> {
+        let initial = app
+            .initial32()
+            .map_err(|e| GpuError::Internal(e.to_string()))?;
+        let info = match probe() {
+            DeviceStatus::Available(info) => info,
+            DeviceStatus::Unavailable { reason } => return Err(reason),
+        };
+        crate::gpu::nvrtc::version()?;
+        let context = CudaContext::new(0).map_err(driver("open device 0"))?;
+        let (major, minor) = info.compute_capability;
+        let built = compile(
+            PATH,
+            SOURCE,
+            &BuildOptions::new(Target::Cubin(major, minor)),
+        )?;
+        let module = context
+            .load_module(built.to_module_image())
+            .map_err(driver("cuModuleLoadData kernels/hotspot3d.cu"))?;
+        let function = |name: &str| {
+            module
+                .load_function(name)
+                .map_err(|e| driver(&format!("load {name}"))(e))
+        };
+        let stream = context.new_stream().map_err(driver("cuStreamCreate"))?;
+        let grid = app.grid();
+        let cells = grid.cells();
+        let k = app.coefficients32();
+        let k32 = Coefficients32 {
+            cc: k.cc,
+            cw: k.cw,
+            ce: k.ce,
+            cs: k.cs,
+            cn: k.cn,
+            cb: k.cb,
+            ct: k.ct,
+            sdc: k.sdc,
+            amb: k.amb,
+        };
+        let h = app.coefficients16();
+        let k16 = Coefficients16 {
+            cc: bits16(h.cc),
+            cw: bits16(h.cw),
+            ce: bits16(h.ce),
+            cs: bits16(h.cs),
+            cn: bits16(h.cn),
+            cb: bits16(h.cb),
+            ct: bits16(h.ct),
+            sdc: bits16(h.sdc),
+            amb: bits16(h.amb),
+        };
+        let p16: Vec<u16> = app.power16().iter().map(|&v| bits16(v)).collect();
+        Ok(GpuHotSpot {
+            f32_kernel: function("hotspot_f32")?,
+            f16_kernel: function("hotspot_f16x2")?,
+            to16: function("convert_f32_to_f16")?,
+            to32: function("convert_f16_to_f32")?,
+            d_p32: stream
+                .clone_htod(app.power32())
+                .map_err(driver("copy power"))?,
+            d_p16: stream.clone_htod(&p16).map_err(driver("copy power16"))?,
+            a32: stream.alloc_zeros::<f32>(cells).map_err(driver("alloc"))?,
+            b32: stream.alloc_zeros::<f32>(cells).map_err(driver("alloc"))?,
+            a16: stream.alloc_zeros::<u16>(cells).map_err(driver("alloc"))?,
+            b16: stream.alloc_zeros::<u16>(cells).map_err(driver("alloc"))?,
+            stream,
+            initial,
+            k32,
+            k16,
+            dims: (grid.nx() as u32, grid.ny() as u32, grid.nz() as u32),
+            cells,
+            device: format!(
+                "{} (sm_{}{}, driver {}.{})",
+                info.name, major, minor, info.driver_version.0, info.driver_version.1
+            ),
+        })
+    }
+
+    /// The device, in words.
+    pub fn device(&self) -> &str {
+        &self.device
+    }
+
+    /// Runs `schedule` from the initial state. With `per_iteration`, every
+    /// iteration is bracketed by CUDA events ([`GpuRun::iteration_ms`]);
+    /// without, only the whole loop is (what [`time_schedules`] uses, so the
+    /// events do not perturb the timing), and `iteration_ms` is empty.
+    ///
+    /// # Errors
+    /// A schedule for another grid size is impossible (the schedule only
+    /// counts iterations); driver failures.
+    pub fn run(&mut self, schedule: &Schedule, per_iteration: bool) -> Result<GpuRun, GpuError> {
+        let (nx, ny, nz) = self.dims;
+        let block = (32u32, 8u32, 1u32);
+        let stencil32 = LaunchConfig {
+            grid_dim: (nx.div_ceil(block.0), ny.div_ceil(block.1), 1),
+            block_dim: block,
+            shared_mem_bytes: 0,
+        };
+        let stencil16 = LaunchConfig {
+            grid_dim: (nx.div_ceil(2).div_ceil(block.0), ny.div_ceil(block.1), 1),
+            block_dim: block,
+            shared_mem_bytes: 0,
+        };
+        let linear = LaunchConfig {
+            grid_dim: ((self.cells as u32).div_ceil(256), 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let count = self.cells as u32;
+        let stream = self.stream.clone();
+        stream
+            .memcpy_htod(&self.initial, &mut self.a32)
+            .map_err(driver("copy temp"))?;
+        let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let start = stream
+            .record_event(timing)
+            .map_err(driver("cuEventRecord"))?;
+        let mut half = false;
+        let mut counter = 0u8;
+        let mut conversions = 0;
+        let mut iteration_ms = Vec::with_capacity(if per_iteration {
+            schedule.iterations()
+        } else {
+            0
+        });
+        for i in 1..=schedule.iterations() {
+            let version = schedule.version_at(i);
+            let before = if per_iteration {
+                Some(
+                    stream
+                        .record_event(timing)
+                        .map_err(driver("cuEventRecord"))?,
+                )
+            } else {
+                None
+            };
+            let want_half = version == Version::Half;
+            // SAFETY (all launches): the argument lists match the kernels'
+            // signatures in kernels/hotspot3d.cu, every buffer holds the grid's
+            // n cells, and the launch geometry covers nx x ny (x2 for f16x2) or n.
+            if want_half != half {
+                conversions += 1;
+                unsafe {
+                    if want_half {
+                        stream
+                            .launch_builder(&self.to16)
+                            .arg(&self.a32)
+                            .arg(&mut self.a16)
+                            .arg(&count)
+                            .launch(linear)
+                    } else {
+                        stream
+                            .launch_builder(&self.to32)
+                            .arg(&self.a16)
+                            .arg(&mut self.a32)
+                            .arg(&count)
+                            .launch(linear)
+                    }
+                }
+                .map_err(driver("launch convert"))?;
+                half = want_half;
+            }
+            // Rodinia's perforation: every sixth looperf iteration is skipped
+            // (the order of super::stencil).
+            let skip = version == Version::Looperf && {
+                let s = counter == 5;
+                counter = if s { 0 } else { counter + 1 };
+                s
+            };
+            if !skip {
+                unsafe {
+                    if half {
+                        stream
+                            .launch_builder(&self.f16_kernel)
+                            .arg(&self.d_p16)
+                            .arg(&self.a16)
+                            .arg(&mut self.b16)
+                            .arg(&self.k16)
+                            .arg(&nx)
+                            .arg(&ny)
+                            .arg(&nz)
+                            .launch(stencil16)
+                    } else {
+                        stream
+                            .launch_builder(&self.f32_kernel)
+                            .arg(&self.d_p32)
+                            .arg(&self.a32)
+                            .arg(&mut self.b32)
+                            .arg(&self.k32)
+                            .arg(&nx)
+                            .arg(&ny)
+                            .arg(&nz)
+                            .launch(stencil32)
+                    }
+                }
+                .map_err(driver("launch hotspot"))?;
+                if half {
+                    std::mem::swap(&mut self.a16, &mut self.b16);
+                } else {
+                    std::mem::swap(&mut self.a32, &mut self.b32);
+                }
+            }
+            if let Some(before) = before {
+                let after = stream
+                    .record_event(timing)
+                    .map_err(driver("cuEventRecord"))?;
+                iteration_ms.push(
+                    before
+                        .elapsed_ms(&after)
+                        .map_err(driver("cuEventElapsedTime"))?,
+                );
+            }
+        }
+        let end = stream
+            .record_event(timing)
+            .map_err(driver("cuEventRecord"))?;
+        let total_ms = start
+            .elapsed_ms(&end)
+            .map_err(driver("cuEventElapsedTime"))?;
+        let state = if half {
+            let bits = stream.clone_dtoh(&self.a16).map_err(driver("copy back"))?;
+            bits.iter()
+                .map(|&b| {
+                    Format::FP16
+                        .decode(u64::from(b))
+                        .map(|v| v as f32)
+                        .unwrap_or(f32::NAN)
+                })
+                .collect()
+        } else {
+            stream.clone_dtoh(&self.a32).map_err(driver("copy back"))?
+        };
+        stream
+            .synchronize()
+            .map_err(driver("cuStreamSynchronize"))?;
+        Ok(GpuRun {
+            state,
+            iteration_ms,
+            total_ms,
+            conversions,
+            device: self.device.clone(),
+        })
+    }
+}
+
+/// Runs `schedule` on `app` on device 0, every iteration timed.
 ///
 /// # Errors
 /// No device ([`probe`] says why), an NVRTC or driver failure.
 pub fn run_schedule(app: &HotSpot3D, schedule: &Schedule) -> Result<GpuRun, GpuError> {
-    let info = match probe() {
-        DeviceStatus::Available(info) => info,
-        DeviceStatus::Unavailable { reason } => return Err(reason),
-    };
-    crate::gpu::nvrtc::version()?;
-    let context = CudaContext::new(0).map_err(driver("open device 0"))?;
-    let (major, minor) = info.compute_capability;
-    let built = compile(
-        PATH,
-        SOURCE,
-        &BuildOptions::new(Target::Cubin(major, minor)),
-    )?;
-    let module = context
-        .load_module(built.to_module_image())
-        .map_err(driver("cuModuleLoadData kernels/hotspot3d.cu"))?;
-    let f32_kernel = module
-        .load_function("hotspot_f32")
-        .map_err(driver("load hotspot_f32"))?;
-    let f16_kernel = module
-        .load_function("hotspot_f16x2")
-        .map_err(driver("load hotspot_f16x2"))?;
-    let to16 = module
-        .load_function("convert_f32_to_f16")
-        .map_err(driver("load convert_f32_to_f16"))?;
-    let to32 = module
-        .load_function("convert_f16_to_f32")
-        .map_err(driver("load convert_f16_to_f32"))?;
-    let stream = context.new_stream().map_err(driver("cuStreamCreate"))?;
+    GpuHotSpot::new(app)?.run(schedule, true)
+}
 
-    let grid = app.grid();
-    let n = grid.cells();
-    let (nx, ny, nz) = (grid.nx() as u32, grid.ny() as u32, grid.nz() as u32);
-    let k = app.coefficients32();
-    let k32 = Coefficients32 {
-        cc: k.cc,
-        cw: k.cw,
-        ce: k.ce,
-        cs: k.cs,
-        cn: k.cn,
-        cb: k.cb,
-        ct: k.ct,
-        sdc: k.sdc,
-        amb: k.amb,
-    };
-    let h = app.coefficients16();
-    let k16 = Coefficients16 {
-        cc: bits16(h.cc),
-        cw: bits16(h.cw),
-        ce: bits16(h.ce),
-        cs: bits16(h.cs),
-        cn: bits16(h.cn),
-        cb: bits16(h.cb),
-        ct: bits16(h.ct),
-        sdc: bits16(h.sdc),
-        amb: bits16(h.amb),
-    };
-    let initial = app
-        .initial32()
-        .map_err(|e| GpuError::Internal(e.to_string()))?;
-    let p16: Vec<u16> = app.power16().iter().map(|&v| bits16(v)).collect();
-    let d_p32 = stream
-        .clone_htod(app.power32())
-        .map_err(driver("copy power"))?;
-    let d_p16 = stream.clone_htod(&p16).map_err(driver("copy power16"))?;
-    let mut a32 = stream.clone_htod(&initial).map_err(driver("copy temp"))?;
-    let mut b32 = stream.alloc_zeros::<f32>(n).map_err(driver("alloc"))?;
-    let mut a16 = stream.alloc_zeros::<u16>(n).map_err(driver("alloc"))?;
-    let mut b16 = stream.alloc_zeros::<u16>(n).map_err(driver("alloc"))?;
+/// One schedule's timing on the device.
+#[derive(Clone, Debug)]
+pub struct ScheduleTiming {
+    /// Median of the timed runs (ms, CUDA events around the loop, conversions included).
+    pub median_ms: f64,
+    /// Every timed run (ms), in the order run.
+    pub runs_ms: Vec<f64>,
+    /// Conversions per run.
+    pub conversions: usize,
+    /// The `float` run's median over this one's (the thesis's speedup).
+    pub speedup: f64,
+    /// The final state's loss against the `float` run's final state (exact enclosure).
+    pub final_loss: LossMeasure,
+}
 
-    let block = (32u32, 8u32, 1u32);
-    let stencil32 = LaunchConfig {
-        grid_dim: (nx.div_ceil(block.0), ny.div_ceil(block.1), 1),
-        block_dim: block,
-        shared_mem_bytes: 0,
-    };
-    let stencil16 = LaunchConfig {
-        grid_dim: (nx.div_ceil(2).div_ceil(block.0), ny.div_ceil(block.1), 1),
-        block_dim: block,
-        shared_mem_bytes: 0,
-    };
-    let linear = LaunchConfig {
-        grid_dim: ((n as u32).div_ceil(256), 1, 1),
-        block_dim: (256, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    let count = n as u32;
-    let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let start = stream
-        .record_event(timing)
-        .map_err(driver("cuEventRecord"))?;
-    let mut half = false;
-    let mut counter = 0u8;
-    let mut conversions = 0;
-    let mut iteration_ms = Vec::with_capacity(schedule.iterations());
-    for i in 1..=schedule.iterations() {
-        let version = schedule.version_at(i);
-        let before = stream
-            .record_event(timing)
-            .map_err(driver("cuEventRecord"))?;
-        let want_half = version == Version::Half;
-        // SAFETY (all launches): the argument lists match the kernels'
-        // signatures in kernels/hotspot3d.cu, every buffer holds the grid's
-        // n cells, and the launch geometry covers nx x ny (x2 for f16x2) or n.
-        if want_half != half {
-            conversions += 1;
-            unsafe {
-                if want_half {
-                    stream
-                        .launch_builder(&to16)
-                        .arg(&a32)
-                        .arg(&mut a16)
-                        .arg(&count)
-                        .launch(linear)
-                } else {
-                    stream
-                        .launch_builder(&to32)
-                        .arg(&a16)
-                        .arg(&mut a32)
-                        .arg(&count)
-                        .launch(linear)
-                }
-            }
-            .map_err(driver("launch convert"))?;
-            half = want_half;
-        }
-        let skip = version == Version::Looperf && {
-            let s = counter == 5;
-            counter = if s { 0 } else { counter + 1 };
-            s
-        };
-        if !skip {
-            unsafe {
-                if half {
-                    stream
-                        .launch_builder(&f16_kernel)
-                        .arg(&d_p16)
-                        .arg(&a16)
-                        .arg(&mut b16)
-                        .arg(&k16)
-                        .arg(&nx)
-                        .arg(&ny)
-                        .arg(&nz)
-                        .launch(stencil16)
-                } else {
-                    stream
-                        .launch_builder(&f32_kernel)
-                        .arg(&d_p32)
-                        .arg(&a32)
-                        .arg(&mut b32)
-                        .arg(&k32)
-                        .arg(&nx)
-                        .arg(&ny)
-                        .arg(&nz)
-                        .launch(stencil32)
-                }
-            }
-            .map_err(driver("launch hotspot"))?;
-            if half {
-                std::mem::swap(&mut a16, &mut b16);
-            } else {
-                std::mem::swap(&mut a32, &mut b32);
-            }
-        }
-        let after = stream
-            .record_event(timing)
-            .map_err(driver("cuEventRecord"))?;
-        iteration_ms.push(
-            before
-                .elapsed_ms(&after)
-                .map_err(driver("cuEventElapsedTime"))?,
-        );
+/// What [`time_schedules`] measured.
+#[derive(Clone, Debug)]
+pub struct ScheduleTimings {
+    /// The device, in words.
+    pub device: String,
+    /// Timed runs per schedule.
+    pub repetitions: usize,
+    /// The `float`-only schedule (speedup 1, loss 0).
+    pub float: ScheduleTiming,
+    /// The given schedules, in order.
+    pub schedules: Vec<ScheduleTiming>,
+}
+
+/// Times the `float`-only schedule and each of `schedules` on device 0: one
+/// untimed run of each (its final state gives the loss), then `repetitions`
+/// rounds in which every schedule runs once (round-robin, so that clock
+/// drift affects all alike); medians.
+///
+/// # Errors
+/// [`GpuError::Input`] for zero repetitions or schedules of differing
+/// lengths (checked before the device is touched); no device; driver
+/// failures; a state that holds a NaN or an infinity ([`GpuError::Internal`]
+/// with the loss's error).
+pub fn time_schedules(
+    app: &HotSpot3D,
+    schedules: &[Schedule],
+    repetitions: usize,
+) -> Result<ScheduleTimings, GpuError> {
+    require_repetitions(repetitions)?;
+    let iterations = schedules.first().map_or(0, Schedule::iterations);
+    if let Some(s) = schedules.iter().find(|s| s.iterations() != iterations) {
+        return Err(VerifyError::invalid(
+            "schedules",
+            s.iterations(),
+            format!("every schedule must have the same length ({iterations} iterations)"),
+        )
+        .into());
     }
-    let end = stream
-        .record_event(timing)
-        .map_err(driver("cuEventRecord"))?;
-    let total_ms = start
-        .elapsed_ms(&end)
-        .map_err(driver("cuEventElapsedTime"))?;
-    let state = if half {
-        let bits = stream.clone_dtoh(&a16).map_err(driver("copy back"))?;
-        bits.iter()
-            .map(|&b| {
-                Format::FP16
-                    .decode(u64::from(b))
-                    .map(|v| v as f32)
-                    .unwrap_or(f32::NAN)
+    let iterations = iterations.max(1);
+    let float = Schedule::single(iterations, Version::Float)
+        .map_err(|e| GpuError::Internal(e.to_string()))?;
+    let mut gpu = GpuHotSpot::new(app)?;
+    let all: Vec<&Schedule> = std::iter::once(&float).chain(schedules).collect();
+    let mut first = Vec::with_capacity(all.len());
+    for s in &all {
+        first.push(gpu.run(s, false)?);
+    }
+    let mut runs = vec![Vec::with_capacity(repetitions); all.len()];
+    for _ in 0..repetitions {
+        for (s, times) in all.iter().zip(&mut runs) {
+            times.push(f64::from(gpu.run(s, false)?.total_ms));
+        }
+    }
+    let reference = &first[0].state;
+    let float_ms = median(&runs[0]);
+    let mut timings = first
+        .iter()
+        .zip(runs)
+        .map(|(run, runs_ms)| {
+            let median_ms = median(&runs_ms);
+            Ok(ScheduleTiming {
+                median_ms,
+                runs_ms,
+                conversions: run.conversions,
+                speedup: float_ms / median_ms,
+                final_loss: accuracy_loss(&run.state, reference)
+                    .map_err(|e| GpuError::Internal(e.to_string()))?,
             })
-            .collect()
-    } else {
-        stream.clone_dtoh(&a32).map_err(driver("copy back"))?
-    };
-    stream
-        .synchronize()
-        .map_err(driver("cuStreamSynchronize"))?;
-    Ok(GpuRun {
-        state,
-        iteration_ms,
-        total_ms,
-        conversions,
-        device: format!(
-            "{} (sm_{}{}, driver {}.{})",
-            info.name, major, minor, info.driver_version.0, info.driver_version.1
-        ),
+        })
+        .collect::<Result<Vec<_>, GpuError>>()?;
+    let float = timings.remove(0);
+    Ok(ScheduleTimings {
+        device: gpu.device,
+        repetitions,
+        float,
+        schedules: timings,
     })
+}
+
+fn median(samples: &[f64]) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::interleave::grid::Grid3;
+
+    #[test]
+    fn timing_refuses_bad_input_before_touching_a_device() {
+        let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+        let a = Schedule::single(10, Version::Half).unwrap();
+        let b = Schedule::single(11, Version::Half).unwrap();
+        assert!(matches!(
+            time_schedules(&app, std::slice::from_ref(&a), 0),
+            Err(GpuError::Input(_))
+        ));
+        assert!(matches!(
+            time_schedules(&app, &[a, b], 3),
+            Err(GpuError::Input(_))
+        ));
+    }
+
+    #[test]
+    fn the_median_is_the_middle_sample() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0]), 4.0);
+    }
 }

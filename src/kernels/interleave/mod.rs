@@ -45,6 +45,7 @@ pub mod loss;
 pub mod phases;
 pub mod pipeline;
 pub mod profile;
+pub mod refine;
 pub mod runner;
 pub mod schedule;
 pub mod sections;

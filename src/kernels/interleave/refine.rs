@@ -1,0 +1,220 @@
+//! Schedules refined until their *execution* stays within the limit (this
+//! crate's addition to Freytag 2023, §4.2.6).
+//!
+//! The thesis simulates a run from per-cell average rates and checks only
+//! the simulated trajectory; executed, its schedules overshoot (the finding
+//! in docs/findings/interleave.md: on HotSpot3D 512x512x8 both switching
+//! rules exceed `L_max/4`). The CPU model's arithmetic is the device's bit for
+//! bit (tests/interleave_gpu.rs), so executing a schedule here gives the
+//! device's trajectory exactly. [`refine`] closes the loop: simulate under a
+//! *simulated* limit, execute against the *true* limit, and when the
+//! execution exceeds it, simulate again under the simulated limit scaled by
+//! `limit / max executed loss` (the overshoot ratio, < 1), until an execution
+//! stays within the limit or the rounds run out. Then the `float`-only
+//! schedule is returned, whose loss is 0: the result's execution never
+//! exceeds the limit on this input, whatever happens (a property test). A
+//! schedule that stays within the limit but is slower than `float` alone
+//! (few approximate iterations, each switch paying a conversion) is not
+//! kept either: `float` alone is then both within and faster.
+//!
+//! What it does not claim: the guarantee is for the input it was executed
+//! on; another input needs its own run (as the thesis's profiles do).
+
+use super::clock::Clock;
+use super::error::{Result, require_threshold};
+use super::execute::{Execution, Verdict, execute};
+use super::hotspot::HotSpot3D;
+use super::schedule::Schedule;
+use super::simulate::{Policy, Simulation, simulate};
+use super::stats::{Statistics, Targets};
+use super::version::Version;
+use serde::Serialize;
+
+/// One simulate-and-execute round.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Round {
+    /// The limit the simulation ran under.
+    pub simulated_limit: f64,
+    /// Iterations run by the approximate kernel.
+    pub approximate_iterations: usize,
+    /// The largest executed loss (infinite for a run that ended early).
+    pub executed_max_loss: f64,
+    /// Whether the execution stayed within the true limit.
+    pub within: bool,
+    /// The execution's speedup over `float` (under the clock).
+    pub speedup: f64,
+}
+
+/// What [`refine`] settled on.
+#[derive(Clone, Debug, Serialize)]
+pub struct Refined {
+    /// The true limit.
+    pub limit: f64,
+    /// Every round, in order.
+    pub rounds: Vec<Round>,
+    /// Why the `float`-only schedule was kept instead of a refined one.
+    pub fallback: Option<Fallback>,
+    /// The simulation of the schedule kept (`None` for the `float` fallback).
+    pub simulation: Option<Simulation>,
+    /// The execution of the schedule kept: it never exceeds `limit`.
+    pub execution: Execution,
+}
+
+/// Why [`refine`] kept the `float`-only schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fallback {
+    /// No round's execution stayed within the limit.
+    NoRoundWithin,
+    /// The last round stayed within it but was slower than `float` alone.
+    SlowerThanFloat,
+}
+
+impl Refined {
+    /// The schedule kept.
+    pub fn schedule(&self) -> &Schedule {
+        &self.execution.schedule
+    }
+}
+
+/// The problem the schedules are for.
+#[derive(Clone, Copy)]
+pub struct RefineInputs<'a> {
+    /// The application (its inputs are those the guarantee is for).
+    pub app: &'a HotSpot3D,
+    /// Step 4.
+    pub stats: &'a Statistics,
+    /// Step 5.
+    pub targets: &'a Targets,
+    /// The approximate profile's row 0: its loss and runtime (ms).
+    pub start: (f64, f64),
+    /// Where runtimes come from.
+    pub clock: Clock,
+    /// Whether executions also run the binary64 ground truth.
+    pub ground_truth: bool,
+}
+
+/// Simulates under `limit`, executes, and tightens the simulated limit by
+/// the overshoot ratio until an execution stays within `limit`; at most
+/// `max_rounds` rounds, then the `float`-only schedule (also kept when the
+/// schedule within the limit is slower than it).
+///
+/// # Errors
+/// A limit that is not positive and finite; `max_rounds = 0`; the
+/// simulation's and execution's errors.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{clock::Clock, grid::Grid3, hotspot::HotSpot3D,
+///     pipeline::{profiles, sample}, refine::{RefineInputs, refine},
+///     simulate::Policy, stats::{Statistics, Targets}, version::Version};
+/// let app = HotSpot3D::synthetic(Grid3::new(16, 16, 2).unwrap(), 1).unwrap();
+/// let p = profiles(&app, Version::Half, 30, Clock::DEFAULT, false).unwrap();
+/// let s = &sample(&app, &p, &[2], Clock::DEFAULT, false).unwrap()[0];
+/// let stats = Statistics::new(&s.grid, &p.approx, &s.measurements()).unwrap();
+/// let targets = Targets::new(&p.approx, &p.exact).unwrap();
+/// let start = p.approx.start();
+/// let inputs = RefineInputs { app: &app, stats: &stats, targets: &targets,
+///     start: (start.accuracy_loss, start.runtime_ms), clock: Clock::DEFAULT,
+///     ground_truth: false };
+/// let limit = p.approx.max_loss() / 4.0;
+/// let r = refine(&inputs, limit, Policy::Thesis, 6).unwrap();
+/// assert!(r.execution.respects_limit());
+/// ```
+pub fn refine(
+    inputs: &RefineInputs<'_>,
+    limit: f64,
+    policy: Policy,
+    max_rounds: usize,
+) -> Result<Refined> {
+    require_threshold(limit)?;
+    if max_rounds == 0 {
+        return Err(super::error::InterleaveError::parameter(
+            "max_rounds",
+            0,
+            "must be at least 1",
+        ));
+    }
+    let mut simulated_limit = limit;
+    let mut rounds = Vec::with_capacity(max_rounds);
+    let mut previous: Option<Schedule> = None;
+    for _ in 0..max_rounds {
+        let simulation = simulate(
+            inputs.stats,
+            inputs.targets,
+            simulated_limit,
+            policy,
+            inputs.start.0,
+            inputs.start.1,
+        )?;
+        // The same schedule again would execute the same way: skip ahead.
+        if previous.as_ref() == Some(&simulation.schedule) {
+            simulated_limit *= 0.5;
+            continue;
+        }
+        let execution = execute(
+            inputs.app,
+            &simulation.schedule,
+            limit,
+            inputs.clock,
+            inputs.ground_truth,
+        )?;
+        let executed_max_loss = match &execution.verdict {
+            Verdict::WithinLimit => execution
+                .run
+                .path
+                .iter()
+                .map(|r| r.accuracy_loss)
+                .fold(0.0, f64::max),
+            Verdict::Exceeded { max_loss, .. } => *max_loss,
+            Verdict::Ended(_) => f64::INFINITY,
+        };
+        let within = execution.respects_limit();
+        rounds.push(Round {
+            simulated_limit,
+            approximate_iterations: simulation.schedule.count(inputs.stats.approx_version),
+            executed_max_loss,
+            within,
+            speedup: execution.speedup,
+        });
+        if within && execution.speedup >= 1.0 {
+            return Ok(Refined {
+                limit,
+                rounds,
+                fallback: None,
+                simulation: Some(simulation),
+                execution,
+            });
+        }
+        if within {
+            return float_only(inputs, limit, rounds, Fallback::SlowerThanFloat);
+        }
+        // The overshoot ratio (< 1); halve when the run ended early.
+        let ratio = if executed_max_loss.is_finite() && executed_max_loss > 0.0 {
+            limit / executed_max_loss
+        } else {
+            0.5
+        };
+        simulated_limit *= ratio.min(0.999);
+        previous = Some(simulation.schedule);
+    }
+    float_only(inputs, limit, rounds, Fallback::NoRoundWithin)
+}
+
+/// The `float`-only schedule, executed (loss 0, speedup 1).
+fn float_only(
+    inputs: &RefineInputs<'_>,
+    limit: f64,
+    rounds: Vec<Round>,
+    why: Fallback,
+) -> Result<Refined> {
+    let float = Schedule::single(inputs.stats.grid.iterations(), Version::Float)?;
+    let execution = execute(inputs.app, &float, limit, inputs.clock, inputs.ground_truth)?;
+    Ok(Refined {
+        limit,
+        rounds,
+        fallback: Some(why),
+        simulation: None,
+        execution,
+    })
+}

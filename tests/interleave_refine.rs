@@ -1,0 +1,149 @@
+//! Schedules refined with the execution in the loop
+//! (`kernels::interleave::refine`): whatever the input, fraction and rule,
+//! the kept schedule's executed loss never exceeds the limit; the rounds are
+//! recorded honestly (only the last can be within, the fallback is float
+//! only); bad parameters are typed errors. Seeds fixed and printed by
+//! proptest on failure (regressions kept under proptest-regressions/);
+//! `BOUNDGATE_HEAVY=1` runs 500 cases instead of 12.
+
+use boundgate::generate::proptest_config;
+use boundgate::kernels::interleave::clock::Clock;
+use boundgate::kernels::interleave::error::InterleaveError;
+use boundgate::kernels::interleave::grid::Grid3;
+use boundgate::kernels::interleave::hotspot::HotSpot3D;
+use boundgate::kernels::interleave::pipeline::{profiles, sample};
+use boundgate::kernels::interleave::refine::{Fallback, RefineInputs, refine};
+use boundgate::kernels::interleave::simulate::Policy;
+use boundgate::kernels::interleave::stats::{Statistics, Targets};
+use boundgate::kernels::interleave::version::Version;
+use proptest::prelude::*;
+
+/// Runs steps 1-5 on a small synthetic problem and refines at `fraction` of
+/// `L_max`; returns what `refine` returned.
+fn refined(
+    seed: u64,
+    approx: Version,
+    sections: usize,
+    fraction: f64,
+    policy: Policy,
+    max_rounds: usize,
+) -> boundgate::kernels::interleave::refine::Refined {
+    let app = HotSpot3D::synthetic(Grid3::new(16, 12, 2).unwrap(), seed).unwrap();
+    let p = profiles(&app, approx, 36, Clock::DEFAULT, false).unwrap();
+    let s = &sample(&app, &p, &[sections], Clock::DEFAULT, false).unwrap()[0];
+    let stats = Statistics::new(&s.grid, &p.approx, &s.measurements()).unwrap();
+    let targets = Targets::new(&p.approx, &p.exact).unwrap();
+    let start = p.approx.start();
+    let inputs = RefineInputs {
+        app: &app,
+        stats: &stats,
+        targets: &targets,
+        start: (start.accuracy_loss, start.runtime_ms),
+        clock: Clock::DEFAULT,
+        ground_truth: false,
+    };
+    refine(&inputs, p.approx.max_loss() * fraction, policy, max_rounds).unwrap()
+}
+
+proptest! {
+    #![proptest_config(proptest_config(12, 500))]
+
+    #[test]
+    fn the_kept_schedule_never_exceeds_the_limit_when_executed(
+        seed in 1u64..1000,
+        half in any::<bool>(),
+        sections in 2usize..4,
+        fraction in 0.1f64..0.9,
+        predictive in any::<bool>(),
+        max_rounds in 1usize..5,
+    ) {
+        let approx = if half { Version::Half } else { Version::Looperf };
+        let policy = if predictive { Policy::Predictive } else { Policy::Thesis };
+        let r = refined(seed, approx, sections, fraction, policy, max_rounds);
+        prop_assert!(r.execution.respects_limit(), "{:?}", r.rounds);
+        prop_assert!(!r.rounds.is_empty() && r.rounds.len() <= max_rounds);
+        // Only the last round may be within; the fallback says why float only.
+        let (last, earlier) = r.rounds.split_last().unwrap();
+        prop_assert!(earlier.iter().all(|k| !k.within && k.executed_max_loss > r.limit));
+        match r.fallback {
+            None => {
+                prop_assert!(last.within && last.executed_max_loss <= r.limit);
+                prop_assert!(r.execution.speedup >= 1.0);
+                prop_assert_eq!(r.simulation.as_ref().map(|s| &s.schedule), Some(r.schedule()));
+            }
+            Some(why) => {
+                prop_assert_eq!(why == Fallback::SlowerThanFloat, last.within);
+                if last.within {
+                    prop_assert!(last.speedup < 1.0);
+                }
+                prop_assert_eq!(r.schedule().count(Version::Float), r.schedule().iterations());
+                prop_assert!(r.simulation.is_none());
+                prop_assert_eq!(r.execution.speedup, 1.0);
+            }
+        }
+        // The simulated limits only tighten.
+        for w in r.rounds.windows(2) {
+            prop_assert!(w[1].simulated_limit < w[0].simulated_limit);
+        }
+        prop_assert_eq!(r.rounds[0].simulated_limit, r.limit);
+    }
+}
+
+#[test]
+fn bad_limits_and_zero_rounds_are_typed_errors() {
+    let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+    let p = profiles(&app, Version::Half, 12, Clock::DEFAULT, false).unwrap();
+    let s = &sample(&app, &p, &[2], Clock::DEFAULT, false).unwrap()[0];
+    let stats = Statistics::new(&s.grid, &p.approx, &s.measurements()).unwrap();
+    let targets = Targets::new(&p.approx, &p.exact).unwrap();
+    let inputs = RefineInputs {
+        app: &app,
+        stats: &stats,
+        targets: &targets,
+        start: (p.approx.start().accuracy_loss, p.approx.start().runtime_ms),
+        clock: Clock::DEFAULT,
+        ground_truth: false,
+    };
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        assert!(matches!(
+            refine(&inputs, bad, Policy::Thesis, 4),
+            Err(InterleaveError::InvalidThreshold { .. })
+        ));
+    }
+    assert!(matches!(
+        refine(&inputs, 0.01, Policy::Thesis, 0),
+        Err(InterleaveError::InvalidParameter { .. })
+    ));
+}
+
+#[test]
+fn an_overshooting_schedule_is_refined_and_falls_back_when_rounds_run_out() {
+    // Seed 2, L_max/4, the thesis's rule on 2x2 subsections: its schedule
+    // (12 half iterations of 36) overshoots when executed; two tightened
+    // rounds still do, the fourth (7 half iterations) stays within.
+    let r = refined(2, Version::Half, 2, 0.25, Policy::Thesis, 6);
+    let within: Vec<bool> = r.rounds.iter().map(|k| k.within).collect();
+    assert_eq!(within, [false, false, false, true]);
+    assert_eq!(r.rounds[0].approximate_iterations, 12);
+    assert_eq!(r.rounds[3].approximate_iterations, 7);
+    // Within the limit, but its conversions cost more than 7 half
+    // iterations save: float alone is kept.
+    assert!(r.rounds[3].speedup < 1.0, "{:?}", r.rounds);
+    assert_eq!(r.fallback, Some(Fallback::SlowerThanFloat));
+    assert_eq!(r.schedule().count(Version::Half), 0);
+    // With two rounds allowed, none is within: float only, speedup 1.
+    let r = refined(2, Version::Half, 2, 0.25, Policy::Thesis, 2);
+    assert_eq!(r.fallback, Some(Fallback::NoRoundWithin));
+    assert!(r.execution.respects_limit());
+    assert_eq!(r.rounds.len(), 2);
+    assert_eq!(r.schedule().count(Version::Half), 0);
+    assert_eq!(r.execution.speedup, 1.0);
+    // At L_max/2 the predictive rule's second round is within and faster.
+    let r = refined(2, Version::Half, 2, 0.5, Policy::Predictive, 6);
+    assert_eq!(
+        r.rounds.iter().map(|k| k.within).collect::<Vec<_>>(),
+        [false, true]
+    );
+    assert_eq!(r.fallback, None);
+    assert!(r.execution.speedup > 1.0 && r.execution.respects_limit());
+}
