@@ -147,3 +147,58 @@ fn an_overshooting_schedule_is_refined_and_falls_back_when_rounds_run_out() {
     assert_eq!(r.fallback, None);
     assert!(r.execution.speedup > 1.0 && r.execution.respects_limit());
 }
+
+#[test]
+fn the_report_refines_the_schedules_that_overshoot() {
+    use boundgate::audit::experiment::{Experiment, ExperimentContext, Params};
+    use boundgate::audit::plan::Seeds;
+    use boundgate::kernels::interleave::experiment::InterleaveHotSpot3D;
+    let bar = indicatif::ProgressBar::hidden();
+    let ctx = ExperimentContext {
+        seeds: Seeds { first: 2, count: 1 },
+        confidence: 0.999,
+        heavy: false,
+        progress: &bar,
+    };
+    let params = |extra: &str| {
+        Params::new(
+            toml::from_str(&format!(
+                "grid = \"16x12x2\"\niterations = 36\napprox = \"half\"\nsections = [2]\n\
+                 fractions = [0.25, 0.5]\npolicies = [\"thesis\", \"predictive\"]\n\
+                 clock = \"model\"\nground_truth = false\n{extra}"
+            ))
+            .unwrap(),
+        )
+    };
+    let report = InterleaveHotSpot3D.run(&params(""), &ctx).unwrap();
+    let refined = report
+        .tables
+        .iter()
+        .find(|t| t.title.starts_with("refined"))
+        .expect("a refined table: the thesis's rule overshoots L_max/4 here");
+    // One row per overshooting schedule; the data marks them.
+    let schedules = report.data["schedules"].as_array().unwrap();
+    let over = schedules
+        .iter()
+        .filter(|s| s.get("refined").is_none() && s["verdict"]["verdict"] != "within_limit")
+        .count();
+    let rows = schedules.iter().filter(|s| s["refined"] == true).count();
+    assert!(over >= 1 && rows == over, "{over} over, {rows} refined");
+    assert_eq!(refined.rows.len(), rows);
+    for s in schedules.iter().filter(|s| s["refined"] == true) {
+        assert_eq!(s["verdict"]["verdict"], "within_limit", "{s}");
+    }
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.starts_with("Goal at L_max x 0.25")),
+        "{:?}",
+        report.findings
+    );
+    // refine_rounds = 0 turns it off.
+    let report = InterleaveHotSpot3D
+        .run(&params("refine_rounds = 0"), &ctx)
+        .unwrap();
+    assert!(!report.tables.iter().any(|t| t.title.starts_with("refined")));
+}

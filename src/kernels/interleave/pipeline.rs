@@ -12,6 +12,7 @@ use super::execute::{Execution, execute};
 use super::hotspot::HotSpot3D;
 use super::phases::{TestPoint, distinct_forks, select};
 use super::profile::Profile;
+use super::refine::{RefineInputs, Refined, refine};
 use super::runner::{BranchSpec, Lockstep, RunOptions, run_lockstep};
 use super::sections::SectionGrid;
 use super::simulate::{Policy, Simulation, simulate};
@@ -262,6 +263,23 @@ pub struct PipelineConfig {
     /// Whether profiles and executions run the binary64 ground truth (the
     /// sampling phases never do: they only need the loss).
     pub ground_truth: bool,
+    /// Rounds of [`refine`] for every schedule whose execution exceeds its
+    /// limit (0: none). Refinement executions skip the ground truth (the
+    /// limit is on the loss against `float`).
+    pub refine_rounds: usize,
+}
+
+/// A schedule that exceeded its limit, refined with the execution in the loop.
+#[derive(Clone, Debug, Serialize)]
+pub struct RefinedSchedule {
+    /// Subsections per axis.
+    pub sections: usize,
+    /// The fraction of `L_max` the limit is.
+    pub fraction: Option<f64>,
+    /// The rule it was simulated under.
+    pub policy: Policy,
+    /// The rounds and the schedule kept (never over the limit when executed).
+    pub refined: Refined,
 }
 
 /// Everything [`run_all`] produced.
@@ -277,6 +295,9 @@ pub struct PipelineReport {
     pub targets: Targets,
     /// Step 6 and the executions: per configuration, limit and policy.
     pub scheduled: Vec<Scheduled>,
+    /// The schedules of `scheduled` that exceeded their limit, refined
+    /// ([`PipelineConfig::refine_rounds`]), in the same order.
+    pub refined: Vec<RefinedSchedule>,
 }
 
 /// Runs the whole pipeline: profiles, sampling for every subsection count,
@@ -331,7 +352,7 @@ pub fn run_all(app: &HotSpot3D, config: &PipelineConfig) -> Result<PipelineRepor
         .map(|(_, _, s)| (s.schedule.clone(), s.limit))
         .collect();
     let executions = super::execute::execute_many(app, &items, config.clock, config.ground_truth)?;
-    let scheduled = simulations
+    let scheduled: Vec<Scheduled> = simulations
         .into_iter()
         .zip(executions)
         .map(|((sections, fraction, simulation), execution)| Scheduled {
@@ -342,11 +363,34 @@ pub fn run_all(app: &HotSpot3D, config: &PipelineConfig) -> Result<PipelineRepor
             execution,
         })
         .collect();
+    let mut refined = Vec::new();
+    if config.refine_rounds > 0 {
+        for s in scheduled.iter().filter(|s| !s.execution.respects_limit()) {
+            let Some(stats) = statistics.iter().find(|st| st.grid.n() == s.sections) else {
+                continue;
+            };
+            let inputs = RefineInputs {
+                app,
+                stats,
+                targets: &targets,
+                start: (start.accuracy_loss, start.runtime_ms),
+                clock: config.clock,
+                ground_truth: false,
+            };
+            refined.push(RefinedSchedule {
+                sections: s.sections,
+                fraction: s.fraction,
+                policy: s.simulation.policy,
+                refined: refine(&inputs, s.limit, s.simulation.policy, config.refine_rounds)?,
+            });
+        }
+    }
     Ok(PipelineReport {
         profiles,
         samplings,
         statistics,
         targets,
         scheduled,
+        refined,
     })
 }
