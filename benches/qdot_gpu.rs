@@ -9,9 +9,11 @@
 //! A plain program (criterion does not time GPUs):
 //! `cargo bench --features cuda --bench qdot_gpu`; prints "skipped" without a
 //! GPU. n = 1e6, 1e7, 1e8; the paper's distributions A and B (t = 9); three
-//! tolerances; fixed seeds; medians of 20 runs. Recorded in docs/gpu/.
+//! tolerances; both tile layouts (contiguous: a warp's loads a tile apart, as
+//! measured on the H100 on 2026-11-24; interleaved: coalesced); fixed seeds;
+//! medians of 20 runs. Recorded in docs/gpu/.
 
-use boundgate::kernels::qdot::config::{QdotConfig, Tolerance};
+use boundgate::kernels::qdot::config::{QdotConfig, TileLayout, Tolerance};
 use boundgate::kernels::qdot::distributions::PaperDistribution;
 use boundgate::kernels::qdot::gpu::time_qdot;
 use boundgate_verify::format::Format;
@@ -31,8 +33,9 @@ fn main() {
     config.early_exit = false;
     println!("qdot_gpu: seed {SEED}, medians of {REPETITIONS} runs, times in microseconds");
     println!(
-        "{:<14} {:>11} {:>8} {:>10} {:>10} {:>10} {:>5} {:>11} {:>9}",
+        "{:<14} {:<11} {:>11} {:>8} {:>10} {:>10} {:>10} {:>5} {:>11} {:>9}",
         "distribution",
+        "layout",
         "n",
         "eps",
         "T(Theta)",
@@ -54,13 +57,18 @@ fn main() {
     ] {
         for n in SIZES {
             let (x, y) = (dist.sample(SEED, 0, n), dist.sample(SEED, 1, n));
-            for eps in TOLERANCES {
+            for (eps, layout) in TOLERANCES
+                .into_iter()
+                .flat_map(|e| [(e, TileLayout::Contiguous), (e, TileLayout::Interleaved)])
+            {
                 let tolerance = Tolerance::new(eps).expect("a valid tolerance");
+                config.layout = layout;
                 match time_qdot(&x, &y, tolerance, &config, REPETITIONS) {
                     Err(e) => println!("{} n={n} eps={eps:e}: {e}", dist.label()),
                     Ok(t) => println!(
-                        "{:<14} {:>11} {:>8.0e} {:>10.1} {:>10.1} {:>10.1} {:>5} {:>11.3} {:>9.3}",
+                        "{:<14} {:<11} {:>11} {:>8.0e} {:>10.1} {:>10.1} {:>10.1} {:>5} {:>11.3} {:>9.3}",
                         dist.label(),
+                        layout.name(),
                         n,
                         eps,
                         t.selection_s * 1e6,

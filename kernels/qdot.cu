@@ -207,6 +207,23 @@ extern "C" __global__ void qdot_exponents_f64(const double* __restrict__ x,
     }
 }
 
+// The indices of tile t: [first, end) in steps of step. Contiguous layout
+// (interleaved = 0): t*tile .. min((t+1)*tile, n), step 1. Interleaved layout:
+// t, t + tiles, t + 2*tiles, ... < n (compute.rs: TileLayout), so that the
+// threads of a warp read consecutive indices.
+__device__ __forceinline__ void qdot_span(index_t t, index_t n, index_t tile, index_t tiles, int interleaved,
+                                          index_t* first, index_t* step, index_t* end) {
+    if (interleaved) {
+        *first = t;
+        *step = tiles;
+        *end = n;
+    } else {
+        *first = t * tile;
+        *step = 1;
+        *end = (*first + tile < n) ? *first + tile : n;
+    }
+}
+
 extern "C" __global__ void qdot_tiles_f64(const double* __restrict__ x,
                                           const double* __restrict__ y,
                                           const short* __restrict__ e,
@@ -219,7 +236,8 @@ extern "C" __global__ void qdot_tiles_f64(const double* __restrict__ x,
                                           int slots,
                                           int fexp_paper,
                                           double* __restrict__ partials,
-                                          index_t tiles) {
+                                          index_t tiles,
+                                          int interleaved) {
     const index_t t = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (t >= tiles || slots > QDOT_MAX_SLOTS) {
         return;
@@ -228,9 +246,9 @@ extern "C" __global__ void qdot_tiles_f64(const double* __restrict__ x,
     for (int s = 0; s < slots; ++s) {
         acc[s] = 0.0;
     }
-    const index_t begin = t * tile;
-    const index_t end = (begin + tile < n) ? begin + tile : n;
-    for (index_t i = begin; i < end; ++i) {
+    index_t begin, step, end;
+    qdot_span(t, n, tile, tiles, interleaved, &begin, &step, &end);
+    for (index_t i = begin; i < end; i += step) {
         const int k = static_cast<int>(e[i]);
         if (k == QDOT_NO_EXPONENT || k - e_min < 0 || k - e_min >= range) {
             continue;
@@ -322,7 +340,8 @@ extern "C" __global__ void qdot_tiles_half2_f64(const double* __restrict__ x,
                                                 int slots,
                                                 int fexp_paper,
                                                 double* __restrict__ partials,
-                                                index_t tiles) {
+                                                index_t tiles,
+                                                int interleaved) {
     const index_t p = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const index_t t0 = 2 * p;
     if (t0 >= tiles || slots > QDOT_MAX_SLOTS) {
@@ -336,13 +355,16 @@ extern "C" __global__ void qdot_tiles_half2_f64(const double* __restrict__ x,
         acc[2 * s + 1] = 0.0;
         acc2[s] = 0U;
     }
-    const index_t begin0 = t0 * tile;
-    const index_t end0 = (begin0 + tile < n) ? begin0 + tile : n;
-    const index_t begin1 = t1 * tile;  // t1 < tiles implies begin1 < n
-    const index_t end1 = (t1 < tiles) ? ((begin1 + tile < n) ? begin1 + tile : n) : begin1;
-    for (index_t j = 0; begin0 + j < end0; ++j) {
-        const index_t i0 = begin0 + j;
-        const index_t i1 = begin1 + j;
+    // Lane 0's tile has at least as many indices as lane 1's in both layouts.
+    index_t begin0, step, end0, begin1, end1;
+    qdot_span(t0, n, tile, tiles, interleaved, &begin0, &step, &end0);
+    qdot_span(t1, n, tile, tiles, interleaved, &begin1, &step, &end1);
+    if (t1 >= tiles) {
+        end1 = begin1;  // lane 1 has no tile, hence no index
+    }
+    for (index_t j = 0; begin0 + j * step < end0; ++j) {
+        const index_t i0 = begin0 + j * step;
+        const index_t i1 = begin1 + j * step;
         const int s0 = qdot_slot(e, i0, e_min, range, slot_of_bin);
         const int s1 = (i1 < end1) ? qdot_slot(e, i1, e_min, range, slot_of_bin) : -1;
         const int c0 = s0 >= 0 ? static_cast<int>(code_of_slot[s0]) : -1;
@@ -387,15 +409,16 @@ extern "C" __global__ void qdot_original_tiles_f64(const double* __restrict__ x,
                                                    index_t n,
                                                    index_t tile,
                                                    double* __restrict__ partials,
-                                                   index_t tiles) {
+                                                   index_t tiles,
+                                                   int interleaved) {
     const index_t t = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (t >= tiles) {
         return;
     }
     double acc = 0.0;
-    const index_t begin = t * tile;
-    const index_t end = (begin + tile < n) ? begin + tile : n;
-    for (index_t i = begin; i < end; ++i) {
+    index_t begin, step, end;
+    qdot_span(t, n, tile, tiles, interleaved, &begin, &step, &end);
+    for (index_t i = begin; i < end; i += step) {
         acc = __fma_rn(x[i], y[i], acc);
     }
     partials[t] = acc;
@@ -479,15 +502,16 @@ extern "C" __global__ void qdot_original_tiles_f32in(const double* __restrict__ 
                                                      index_t n,
                                                      index_t tile,
                                                      double* __restrict__ partials,
-                                                     index_t tiles) {
+                                                     index_t tiles,
+                                                     int interleaved) {
     const index_t t = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (t >= tiles) {
         return;
     }
     float acc = 0.0f;
-    const index_t begin = t * tile;
-    const index_t end = (begin + tile < n) ? begin + tile : n;
-    for (index_t i = begin; i < end; ++i) {
+    index_t begin, step, end;
+    qdot_span(t, n, tile, tiles, interleaved, &begin, &step, &end);
+    for (index_t i = begin; i < end; i += step) {
         acc = __fmaf_rn(__double2float_rn(x[i]), __double2float_rn(y[i]), acc);
     }
     partials[t] = static_cast<double>(acc);

@@ -17,7 +17,9 @@
 
 use boundgate::kernels::qdot::bounds::evaluate;
 use boundgate::kernels::qdot::compute::compute;
-use boundgate::kernels::qdot::config::{HalfMode, Ladder, QdotConfig, Score, Tolerance};
+use boundgate::kernels::qdot::config::{
+    HalfMode, Ladder, QdotConfig, Score, TileLayout, Tolerance,
+};
 use boundgate::kernels::qdot::distributions::PaperDistribution;
 use boundgate::kernels::qdot::gpu::{SOURCE, qdot_gpu, qdot_gpu_f32};
 use boundgate::kernels::qdot::select::select;
@@ -31,15 +33,18 @@ fn configs() -> Vec<QdotConfig> {
         for half in [HalfMode::Fp16Fp32, HalfMode::Fp16] {
             for ladder in [Ladder::Paper, Ladder::Bf16] {
                 for (tile, early_exit) in [(64, true), (1, false), (0, false), (1000, true)] {
-                    let mut c = QdotConfig::new(Format::FP64).expect("fp64");
-                    (c.fexp, c.half, c.ladder, c.tile, c.early_exit) =
-                        (fexp, half, ladder, tile, early_exit);
-                    c.score = if tile == 1 {
-                        Score::Eps
-                    } else {
-                        Score::EpsOverNbins
-                    };
-                    out.push(c);
+                    for layout in [TileLayout::Contiguous, TileLayout::Interleaved] {
+                        let mut c = QdotConfig::new(Format::FP64).expect("fp64");
+                        (c.fexp, c.half, c.ladder, c.tile, c.early_exit) =
+                            (fexp, half, ladder, tile, early_exit);
+                        c.layout = layout;
+                        c.score = if tile == 1 {
+                            Score::Eps
+                        } else {
+                            Score::EpsOverNbins
+                        };
+                        out.push(c);
+                    }
                 }
             }
         }
@@ -156,9 +161,16 @@ fn gpu_fp32_inputs_match_the_cpu_model_bit_for_bit_and_the_bound() {
     let mut checked = 0;
     for fexp in Fexp::ALL {
         for half in [HalfMode::Fp16Fp32, HalfMode::Fp16] {
-            for (tile, early_exit) in [(64, true), (1, false), (0, false), (1000, true)] {
+            for (tile, early_exit, layout) in [
+                (64, true, TileLayout::Contiguous),
+                (64, true, TileLayout::Interleaved),
+                (1, false, TileLayout::Contiguous),
+                (0, false, TileLayout::Contiguous),
+                (1000, true, TileLayout::Interleaved),
+            ] {
                 let mut c = QdotConfig::new(Format::FP32).expect("fp32");
                 (c.fexp, c.half, c.tile, c.early_exit) = (fexp, half, tile, early_exit);
+                c.layout = layout;
                 for eps in [1e-6, 1e-3, 0.25] {
                     let eps = Tolerance::new(eps).expect("in (0, 1)");
                     for (i, d) in [
@@ -254,11 +266,15 @@ fn fp16x2_half_bins_match_the_cpu_model_bit_for_bit() {
     let mut checked = 0;
     for n in [1usize, 2, 3, 255, 256, 257, 10_001, 1_000_003] {
         let (x, y) = one_binade(n);
-        for tile in [0usize, 1, 2, 3, 64, 1000] {
+        for (tile, layout) in [0usize, 1, 2, 3, 64, 1000]
+            .into_iter()
+            .flat_map(|t| [(t, TileLayout::Contiguous), (t, TileLayout::Interleaved)])
+        {
             let mut c = QdotConfig::new(Format::FP64).expect("fp64");
             (c.half, c.tile, c.early_exit) = (HalfMode::Fp16, tile, false);
+            c.layout = layout;
             let eps = Tolerance::new(0.01).expect("in (0, 1)");
-            let what = format!("n {n}, tile {tile}");
+            let what = format!("n {n}, tile {tile}, {}", layout.name());
             let s = select(&x, &y, eps, &c).expect("finite");
             let cpu = compute(&x, &y, &s, &c).value;
             let gpu = qdot_gpu(&x, &y, eps, &c).unwrap_or_else(|e| panic!("{what}: {e}"));

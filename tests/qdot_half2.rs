@@ -12,7 +12,9 @@
 
 use boundgate::kernels::qdot::bounds::evaluate;
 use boundgate::kernels::qdot::compute::{compute, scale_round, tree_levels};
-use boundgate::kernels::qdot::config::{HalfMode, Ladder, QdotConfig, Score, Tolerance};
+use boundgate::kernels::qdot::config::{
+    HalfMode, Ladder, QdotConfig, Score, TileLayout, Tolerance,
+};
 use boundgate::kernels::qdot::distributions::PaperDistribution;
 use boundgate::kernels::qdot::select::{NO_EXPONENT, Selection, select};
 use boundgate_verify::bounds::qdot::{BinArithmetic, Fexp, TileOrder};
@@ -77,17 +79,17 @@ fn half2_schedule(x: &[f64], y: &[f64], s: &Selection, c: &QdotConfig) -> f64 {
         let (t0, t1) = (2 * p, 2 * p + 1);
         let mut acc = vec![[0.0f64; 2]; slots.len()];
         let mut acc2 = vec![[0.0f64; 2]; slots.len()];
-        let begin0 = t0 * tile;
-        let end0 = (begin0 + tile).min(n);
-        let begin1 = t1 * tile;
-        let end1 = if t1 < tiles {
-            (begin1 + tile).min(n)
-        } else {
-            begin1
+        // kernels/qdot.cu's qdot_span: [first, end) in steps of `step`.
+        let span = |t: usize| match c.layout {
+            TileLayout::Contiguous => (t * tile, 1, (t * tile + tile).min(n)),
+            TileLayout::Interleaved => (t, tiles, n),
         };
+        let (begin0, step, end0) = span(t0);
+        let (begin1, _, end1) = span(t1);
+        let end1 = if t1 < tiles { end1 } else { begin1 };
         let mut j = 0;
-        while begin0 + j < end0 {
-            let (i0, i1) = (begin0 + j, begin1 + j);
+        while begin0 + j * step < end0 {
+            let (i0, i1) = (begin0 + j * step, begin1 + j * step);
             let s0 = slot_of(i0);
             let s1 = if i1 < end1 { slot_of(i1) } else { None };
             let half_of = |v: f64| Format::FP16.round(scaled(v, c.fexp), RNE);
@@ -149,15 +151,18 @@ fn fp16_configs() -> Vec<QdotConfig> {
     for fexp in Fexp::ALL {
         for ladder in [Ladder::Paper, Ladder::Bf16] {
             for tile in [0, 1, 2, 3, 7, 64] {
-                let mut c = QdotConfig::new(Format::FP64).expect("fp64");
-                (c.fexp, c.half, c.ladder, c.tile, c.early_exit) =
-                    (fexp, HalfMode::Fp16, ladder, tile, false);
-                c.score = if tile == 1 {
-                    Score::Eps
-                } else {
-                    Score::EpsOverNbins
-                };
-                out.push(c);
+                for layout in [TileLayout::Contiguous, TileLayout::Interleaved] {
+                    let mut c = QdotConfig::new(Format::FP64).expect("fp64");
+                    (c.fexp, c.half, c.ladder, c.tile, c.early_exit) =
+                        (fexp, HalfMode::Fp16, ladder, tile, false);
+                    c.layout = layout;
+                    c.score = if tile == 1 {
+                        Score::Eps
+                    } else {
+                        Score::EpsOverNbins
+                    };
+                    out.push(c);
+                }
             }
         }
     }

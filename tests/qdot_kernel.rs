@@ -8,8 +8,12 @@
 use boundgate::Error;
 use boundgate::generate::proptest_config;
 use boundgate::io::Tensor;
-use boundgate::kernels::qdot::compute::{compute, original_dot, scale_round, tree_levels};
-use boundgate::kernels::qdot::config::{HalfMode, Ladder, QdotConfig, Score, Tolerance};
+use boundgate::kernels::qdot::compute::{
+    compute, original_dot, original_dot_in, scale_round, tree_levels,
+};
+use boundgate::kernels::qdot::config::{
+    HalfMode, Ladder, QdotConfig, Score, TileLayout, Tolerance,
+};
 use boundgate::kernels::qdot::distributions::strategies::{edge_pairs, paper_pairs};
 use boundgate::kernels::qdot::select::select;
 use boundgate::kernels::{Inputs, KernelRun, Params, registry};
@@ -18,6 +22,8 @@ use boundgate_verify::bounds::qdot::{BinArithmetic, ExponentBins, Fexp, TileOrde
 use boundgate_verify::check::Outcome;
 use boundgate_verify::format::{Format, RoundingMode};
 use proptest::prelude::*;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 const RNE: RoundingMode = RoundingMode::NearestEven;
 
@@ -169,6 +175,96 @@ fn the_original_kernel_is_the_tiled_dot() {
         .map(|(a, b)| a.iter().zip(b).fold(0.0, |s, (p, q)| p.mul_add(*q, s)))
         .collect();
     assert_eq!(got, tree_levels(&partials, |a, b| a + b));
+}
+
+/// `v` permuted so that the interleaved tiles of `m` tiles of `len` indices
+/// (index `t + j m` in tile `t`, place `j`) become contiguous tiles
+/// (position `t len + j`). Needs `v.len() = m len`.
+fn interleaved_to_contiguous(v: &[f64], m: usize, len: usize) -> Vec<f64> {
+    let mut out = vec![0.0; v.len()];
+    for t in 0..m {
+        for j in 0..len {
+            out[t * len + j] = v[t + j * m];
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(proptest_config(64, 4096))]
+
+    /// The interleaved layout is the contiguous one on permuted vectors, bit
+    /// for bit (when every tile is full): the binning is a function of each
+    /// index's exponents, and ascending indices within an interleaved tile are
+    /// ascending places within the contiguous one.
+    #[test]
+    fn the_interleaved_layout_is_the_contiguous_one_on_permuted_inputs(
+        (input, tile, m) in (
+            prop::sample::select(vec![Format::FP64, Format::FP32, Format::FP16]),
+            1usize..9,
+            1usize..12,
+        ),
+        half in prop::sample::select(vec![HalfMode::Fp16Fp32, HalfMode::Fp16]),
+        early_exit in any::<bool>(),
+        seed in any::<u64>(),
+        eps in (-40i32..=-1).prop_map(|k| 2f64.powi(k) * 1.3),
+    ) {
+        let n = tile * m;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let value = |rng: &mut ChaCha8Rng| {
+            // Exponents within fp16's range, so that every input format holds them.
+            let v = rng.random_range(-1.0..1.0) * 2f64.powi(rng.random_range(-10..10));
+            input.round(v, RoundingMode::NearestEven)
+        };
+        let x: Vec<f64> = (0..n).map(|_| value(&mut rng)).collect();
+        let y: Vec<f64> = (0..n).map(|_| value(&mut rng)).collect();
+        let mut c = QdotConfig::new(input).unwrap();
+        (c.tile, c.half, c.early_exit) = (tile, half, early_exit);
+        let eps = Tolerance::new(eps).unwrap();
+        let contiguous = {
+            let (px, py) = (interleaved_to_contiguous(&x, m, tile), interleaved_to_contiguous(&y, m, tile));
+            let s = select(&px, &py, eps, &c).unwrap();
+            compute(&px, &py, &s, &c)
+        };
+        c.layout = TileLayout::Interleaved;
+        let s = select(&x, &y, eps, &c).unwrap();
+        let interleaved = compute(&x, &y, &s, &c);
+        prop_assert_eq!(interleaved.value.to_bits(), contiguous.value.to_bits());
+        let bits = |v: &[f64]| v.iter().map(|z| z.to_bits()).collect::<Vec<_>>();
+        prop_assert_eq!(bits(&interleaved.bin_results), bits(&contiguous.bin_results));
+        // The original kernel likewise.
+        let order = TileOrder { n, tile };
+        let level = c.input_level();
+        let (px, py) = (interleaved_to_contiguous(&x, m, tile), interleaved_to_contiguous(&y, m, tile));
+        prop_assert_eq!(
+            original_dot_in(&x, &y, level, input, order, TileLayout::Interleaved).to_bits(),
+            original_dot(&px, &py, level, input, order).to_bits()
+        );
+    }
+}
+
+#[test]
+fn interleaved_tiles_are_round_robin_and_partial_tiles_are_short() {
+    // n = 10, tile 4: 3 tiles {0, 3, 6, 9}, {1, 4, 7}, {2, 5, 8}.
+    let c = QdotConfig::new(Format::FP64).unwrap();
+    let x: Vec<f64> = (0..10).map(|i| 1.0 / (i as f64 + 3.0)).collect();
+    let y: Vec<f64> = (0..10).map(|i| (i as f64 + 0.5).cos()).collect();
+    let order = TileOrder { n: 10, tile: 4 };
+    let chain = |idx: &[usize]| idx.iter().fold(0.0, |s, &i| x[i].mul_add(y[i], s));
+    let partials = [chain(&[0, 3, 6, 9]), chain(&[1, 4, 7]), chain(&[2, 5, 8])];
+    assert_eq!(
+        original_dot_in(
+            &x,
+            &y,
+            c.input_level(),
+            Format::FP64,
+            order,
+            TileLayout::Interleaved
+        ),
+        tree_levels(&partials, |a, b| a + b)
+    );
+    assert_eq!(TileLayout::Interleaved.tile_of(9, 4, 3), 0);
+    assert_eq!(TileLayout::Contiguous.tile_of(9, 4, 3), 2);
 }
 
 // ---------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 //! never violated: over the paper's distributions A and B (signed or not, any
 //! `t`), the exponent-range edge cases, every input precision, both `fexp`
 //! definitions, both half-bin arithmetics, both ladders, both score
-//! tolerances, several tile lengths, with and without the early exit, and
+//! tolerances, several tile lengths in both tile layouts, with and without the early exit, and
 //! tolerances from 1e-16 to 0.5. The error is measured with the exact oracle.
 //! Where the bound's hypotheses fail (possible overflow) it must say so
 //! (`HypothesisNotMet`), never return a number that does not hold.
@@ -15,7 +15,9 @@ use boundgate::generate::proptest_config;
 use boundgate::io::Tensor;
 use boundgate::kernels::qdot::bounds::evaluate;
 use boundgate::kernels::qdot::compute::compute;
-use boundgate::kernels::qdot::config::{HalfMode, Ladder, QdotConfig, Score, Tolerance};
+use boundgate::kernels::qdot::config::{
+    HalfMode, Ladder, QdotConfig, Score, TileLayout, Tolerance,
+};
 use boundgate::kernels::qdot::distributions::strategies::{edge_pairs, paper_pairs};
 use boundgate::kernels::qdot::select::select;
 use boundgate::kernels::{Inputs, Params, registry};
@@ -35,17 +37,21 @@ fn config() -> impl Strategy<Value = QdotConfig> {
         prop::sample::select(vec![Score::EpsOverNbins, Score::Eps]),
         prop::sample::select(vec![0usize, 1, 3, 8, 64]),
         any::<bool>(),
+        prop::sample::select(vec![TileLayout::Contiguous, TileLayout::Interleaved]),
     )
-        .prop_map(|(input, fexp, half, ladder, score, tile, early_exit)| {
-            let mut c = QdotConfig::new(input).expect("a qdot input format");
-            c.fexp = fexp;
-            c.half = half;
-            c.ladder = ladder;
-            c.score = score;
-            c.tile = tile;
-            c.early_exit = early_exit;
-            c
-        })
+        .prop_map(
+            |(input, fexp, half, ladder, score, tile, early_exit, layout)| {
+                let mut c = QdotConfig::new(input).expect("a qdot input format");
+                c.fexp = fexp;
+                c.half = half;
+                c.ladder = ladder;
+                c.score = score;
+                c.tile = tile;
+                c.layout = layout;
+                c.early_exit = early_exit;
+                c
+            },
+        )
 }
 
 fn tolerance() -> impl Strategy<Value = Tolerance> {

@@ -5,8 +5,11 @@
 //! 1. scaling (§3.2): `a_j = x_j 2^-fexp(x_j)`, `b_j = y_j 2^-fexp(y_j)`,
 //!    exact, in `[1/2, 2)`; so `x_j y_j = a_j b_j 2^(u_k)` (exact binning);
 //! 2. cast: `a^_j = fl_F(a_j)`, `b^_j = fl_F(b_j)` (round to nearest even);
-//! 3. tiles: the vector is cut into tiles of `T` consecutive indices; within a
-//!    tile the bin's elements are accumulated left to right,
+//! 3. tiles: the vector is cut into `m = ceil(n / T)` tiles of at most `T`
+//!    indices: `T` consecutive indices each ([`TileLayout::Contiguous`], the
+//!    default), or the indices `t, t + m, t + 2m, ...` for tile `t`
+//!    ([`TileLayout::Interleaved`], coalesced on a GPU); within a
+//!    tile the bin's elements are accumulated in ascending index order,
 //!    `s = fl_C(s + a^_j b^_j)` with one rounding (an FMA in `C`), except for
 //!    pure fp16 where the product is rounded to fp16 first; the chain starts
 //!    from 0, so its first step is the rounded product;
@@ -40,7 +43,7 @@
 //! and fp64 chains use the hardware FMA (`mul_add`, correctly rounded); other
 //! combinations go through `Format::fma` (correct rounding into any format).
 
-use super::config::{Level, QdotConfig};
+use super::config::{Level, QdotConfig, TileLayout};
 use super::select::Selection;
 use boundgate_verify::bounds::qdot::{BinArithmetic, TileOrder};
 use boundgate_verify::format::{Fixed, Format, RoundingMode};
@@ -258,6 +261,7 @@ fn scaled(x: f64, fexp: i32) -> f64 {
 }
 
 /// Step 3-4 for one bin: its sum in the accumulator (as an `f64`).
+/// `indices` ascending (the selection's binning keeps them so).
 fn bin_sum(
     x: &[f64],
     y: &[f64],
@@ -265,32 +269,53 @@ fn bin_sum(
     arith: Arith,
     fexp: boundgate_verify::bounds::qdot::Fexp,
     order: TileOrder,
+    layout: TileLayout,
 ) -> f64 {
-    let tile = order.tile_len();
-    let tiles = order.tiles();
-    let mut tree = Tree::new(arith);
-    let mut current = 0usize;
-    let mut chain = 0.0;
-    for &i in indices {
-        let i = i as usize;
-        let t = i / tile;
-        while current < t {
-            tree.push(chain);
-            chain = 0.0;
-            current += 1;
-        }
+    let term = |i: usize| {
         let (a, b) = (x[i], y[i]);
         // Nonzero and finite: the selection checked.
         let fa = fexp.of(a).unwrap_or(0);
         let fb = fexp.of(b).unwrap_or(0);
-        let a = arith.cast(scaled(a, fa));
-        let b = arith.cast(scaled(b, fb));
-        chain = arith.step_scaled(chain, a, b);
-    }
-    while current < tiles {
-        tree.push(chain);
-        chain = 0.0;
-        current += 1;
+        (arith.cast(scaled(a, fa)), arith.cast(scaled(b, fb)))
+    };
+    let tile = order.tile_len();
+    let tiles = order.tiles();
+    let mut tree = Tree::new(arith);
+    match layout {
+        TileLayout::Contiguous => {
+            // Streamed: the tiles come in order, one chain open at a time.
+            let mut current = 0usize;
+            let mut chain = 0.0;
+            for &i in indices {
+                let i = i as usize;
+                let t = i / tile;
+                while current < t {
+                    tree.push(chain);
+                    chain = 0.0;
+                    current += 1;
+                }
+                let (a, b) = term(i);
+                chain = arith.step_scaled(chain, a, b);
+            }
+            while current < tiles {
+                tree.push(chain);
+                chain = 0.0;
+                current += 1;
+            }
+        }
+        TileLayout::Interleaved => {
+            // Ascending indices visit the tiles round-robin: one chain per tile.
+            let mut chains = vec![0.0; tiles];
+            for &i in indices {
+                let i = i as usize;
+                let (a, b) = term(i);
+                let t = layout.tile_of(i, tile, tiles);
+                chains[t] = arith.step_scaled(chains[t], a, b);
+            }
+            for chain in chains {
+                tree.push(chain);
+            }
+        }
     }
     tree.finish()
 }
@@ -326,7 +351,14 @@ pub fn compute(x: &[f64], y: &[f64], selection: &Selection, config: &QdotConfig)
     };
     if selection.early_exit {
         return Computed {
-            value: original_dot(x, y, config.input_level(), config.input, order),
+            value: original_dot_in(
+                x,
+                y,
+                config.input_level(),
+                config.input,
+                order,
+                config.layout,
+            ),
             bin_results: Vec::new(),
         };
     }
@@ -340,7 +372,15 @@ pub fn compute(x: &[f64], y: &[f64], selection: &Selection, config: &QdotConfig)
             continue;
         };
         let arith = Arith::of(levels[level].arithmetic);
-        let s = bin_sum(x, y, selection.indices(k), arith, config.fexp, order);
+        let s = bin_sum(
+            x,
+            y,
+            selection.indices(k),
+            arith,
+            config.fexp,
+            order,
+            config.layout,
+        );
         let zk = scale_round(input.round(s, RNE), bin.exponent, input);
         bin_results.push(zk);
         z = Some(match z {
@@ -370,15 +410,52 @@ pub fn compute(x: &[f64], y: &[f64], selection: &Selection, config: &QdotConfig)
 /// assert_eq!(v, 32.0);
 /// ```
 pub fn original_dot(x: &[f64], y: &[f64], level: Level, input: Format, order: TileOrder) -> f64 {
+    original_dot_in(x, y, level, input, order, TileLayout::Contiguous)
+}
+
+/// [`original_dot`] with the tiles laid out as `layout` says.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::compute::original_dot_in;
+/// use boundgate::kernels::qdot::config::{QdotConfig, TileLayout};
+/// use boundgate_verify::bounds::qdot::TileOrder;
+/// use boundgate_verify::format::Format;
+/// let c = QdotConfig::new(Format::FP64).unwrap();
+/// let order = TileOrder { n: 3, tile: 2 }; // tiles {0, 2} and {1}
+/// let v = original_dot_in(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0], c.input_level(), Format::FP64, order, TileLayout::Interleaved);
+/// assert_eq!(v, 32.0);
+/// ```
+pub fn original_dot_in(
+    x: &[f64],
+    y: &[f64],
+    level: Level,
+    input: Format,
+    order: TileOrder,
+    layout: TileLayout,
+) -> f64 {
     let arith = Arith::of(level.arithmetic);
     let tile = order.tile_len();
     let mut tree = Tree::new(arith);
-    for (xs, ys) in x.chunks(tile).zip(y.chunks(tile)) {
-        let chain = xs
-            .iter()
-            .zip(ys)
-            .fold(0.0, |s, (&a, &b)| arith.step(s, a, b));
-        tree.push(chain);
+    match layout {
+        TileLayout::Contiguous => {
+            for (xs, ys) in x.chunks(tile).zip(y.chunks(tile)) {
+                let chain = xs
+                    .iter()
+                    .zip(ys)
+                    .fold(0.0, |s, (&a, &b)| arith.step(s, a, b));
+                tree.push(chain);
+            }
+        }
+        TileLayout::Interleaved => {
+            let tiles = order.tiles();
+            for t in 0..tiles.min(x.len().max(1)) {
+                let chain = (t..x.len())
+                    .step_by(tiles)
+                    .fold(0.0, |s, i| arith.step(s, x[i], y[i]));
+                tree.push(chain);
+            }
+        }
     }
     let sum = tree.finish();
     if arith.accumulator() == input {

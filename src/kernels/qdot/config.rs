@@ -9,6 +9,62 @@ use boundgate_verify::format::Format;
 use serde::Serialize;
 use std::fmt;
 
+/// Which indices form a tile of the evaluation order ([`super::compute`]).
+/// Both layouts have `T = ceil(n / tile)` tiles of at most `tile` indices, so
+/// every bound that depends on the order (chain length `min(count, tile)`
+/// plus the tree's `ceil(log2 T)`) holds for both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TileLayout {
+    /// Tile `t` holds the consecutive indices `t tile .. (t + 1) tile` (the
+    /// default; what the H100 run of 2026-11-24 measured).
+    Contiguous,
+    /// Tile `t` holds the indices `t, t + T, t + 2T, ...`: on the GPU the
+    /// threads of a warp then read consecutive addresses (coalesced), where
+    /// the contiguous layout puts a warp's loads a tile apart.
+    Interleaved,
+}
+
+impl TileLayout {
+    /// The names the kernel parameter takes.
+    pub const NAMES: &'static [&'static str] = &["contiguous", "interleaved"];
+
+    /// Parses `contiguous` or `interleaved`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::TileLayout;
+    /// assert_eq!(TileLayout::parse("interleaved").unwrap(), TileLayout::Interleaved);
+    /// assert!(TileLayout::parse("strided").is_err());
+    /// ```
+    pub fn parse(name: &str) -> Result<TileLayout> {
+        match name {
+            "contiguous" => Ok(TileLayout::Contiguous),
+            "interleaved" => Ok(TileLayout::Interleaved),
+            other => Err(Error::usage(format!(
+                "tile layout `{other}`: expected contiguous or interleaved"
+            ))),
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TileLayout::Contiguous => "contiguous",
+            TileLayout::Interleaved => "interleaved",
+        }
+    }
+
+    /// The tile of index `i` when there are `tiles` tiles of `tile` indices.
+    #[inline]
+    pub fn tile_of(self, i: usize, tile: usize, tiles: usize) -> usize {
+        match self {
+            TileLayout::Contiguous => i / tile,
+            TileLayout::Interleaved => i % tiles,
+        }
+    }
+}
+
 /// How half-precision bins are computed (Algorithm 3.1 with the paper's
 /// implementation notes, §3.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -217,6 +273,8 @@ pub struct QdotConfig {
     pub score: Score,
     /// Indices per tile of the evaluation order (0: one tile, sequential).
     pub tile: usize,
+    /// Which indices form a tile.
+    pub layout: TileLayout,
     /// Run the original kernel when Theorem 3.6 says every bin keeps the input precision.
     pub early_exit: bool,
 }
@@ -243,6 +301,7 @@ impl QdotConfig {
             ladder: Ladder::Paper,
             score: Score::EpsOverNbins,
             tile: 64,
+            layout: TileLayout::Contiguous,
             early_exit: true,
         })
     }
@@ -344,6 +403,11 @@ impl fmt::Display for QdotConfig {
             self.score.name(),
             self.tile,
             self.early_exit
-        )
+        )?;
+        // Named only when it is not the default, so that existing reports keep their text.
+        if self.layout != TileLayout::Contiguous {
+            write!(f, ", layout {}", self.layout.name())?;
+        }
+        Ok(())
     }
 }

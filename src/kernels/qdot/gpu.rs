@@ -39,7 +39,7 @@
 //! the probe's typed error (never a panic); a panic inside the bindings is
 //! caught and returned as [`GpuError::Internal`].
 
-use super::config::{QdotConfig, Tolerance};
+use super::config::{QdotConfig, TileLayout, Tolerance};
 use super::select::{Selection, select_from_histogram};
 use crate::gpu::guard::catch;
 use crate::gpu::nvrtc::{BuildOptions, Target, compile};
@@ -371,6 +371,7 @@ fn compute_on_device(
         tile: config.tile,
     };
     let (tile, tiles) = (order.tile_len() as u64, order.tiles());
+    let interleaved = i32::from(config.layout == TileLayout::Interleaved);
     // Slots: the computed bins, ascending exponent (or the original kernel).
     let levels = config.levels();
     let (codes, slot_exponents, slot_of_bin, e_min, range): (
@@ -426,6 +427,7 @@ fn compute_on_device(
                 .arg(&tile)
                 .arg(&mut partials)
                 .arg(&tiles64)
+                .arg(&interleaved)
                 .launch(grid(tiles, 128)?)
                 .map_err(driver("launch the original kernel"))?;
         } else {
@@ -455,6 +457,7 @@ fn compute_on_device(
                 .arg(&fexp_paper)
                 .arg(&mut partials)
                 .arg(&tiles64)
+                .arg(&interleaved)
                 .launch(grid(threads, 128)?)
                 .map_err(driver("launch the tile kernel"))?;
         }

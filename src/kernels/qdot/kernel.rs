@@ -8,7 +8,7 @@
 
 use super::bounds::{QdotBounds, evaluate};
 use super::compute::compute;
-use super::config::{HalfMode, Ladder, QdotConfig, Score, Tolerance};
+use super::config::{HalfMode, Ladder, QdotConfig, Score, TileLayout, Tolerance};
 use super::select::{Selection, select};
 use crate::error::{Error, Result};
 use crate::kernels::baseline::{DOT_INPUTS, DotOperands, dot_run, published_check};
@@ -71,6 +71,12 @@ const PARAMS: &[ParamSpec] = &[
         help: "indices per tile of the fixed order (0: one tile, i.e. sequential)",
     },
     ParamSpec {
+        key: "layout",
+        default: "contiguous",
+        kind: ParamKind::Choice(TileLayout::NAMES),
+        help: "which indices form a tile: contiguous (tile t = t*tile..) or interleaved (t, t+T, t+2T, ...: coalesced on a GPU)",
+    },
+    ParamSpec {
         key: "early_exit",
         default: "true",
         kind: ParamKind::Bool,
@@ -109,6 +115,7 @@ pub fn config_from(params: &Params) -> Result<(QdotConfig, Tolerance)> {
     config.ladder = Ladder::parse(params.text("ladder")?)?;
     config.score = Score::parse(params.text("score")?)?;
     config.tile = params.usize("tile")?;
+    config.layout = TileLayout::parse(params.text("layout")?)?;
     config.early_exit = params.bool("early_exit")?;
     Ok((config, eps))
 }
@@ -223,6 +230,7 @@ pub fn details(
         "ladder": config.ladder.name(),
         "score": config.score.name(),
         "tile": config.tile,
+        "layout": config.layout.name(),
         "n": n,
         "zero_products": selection.zeros,
         "e_min": selection.e_min,
