@@ -26,6 +26,16 @@
 //   mpfma_gemm_f16_f16   A, B, C, D binary16 bit patterns (fp16 accumulation)
 //   mpfma_gemm_tf32_f32  A, B float (the unit reads their top 19 bits: tf32), C, D float
 //
+// A second set of entry points, mpfma_gemm_pipelined_* (same arguments, same launch
+// geometry, same tile and warp layout), stages K in slices of 32 instead of 16: 16-byte
+// vector loads from global memory, the next slice loaded into registers while the
+// current one is multiplied, one pair of barriers per 32 instead of per 16. The order
+// of the mma instructions on every accumulator is the same (k ascending, one
+// instruction per 16 or two per 8 for tf32), so its D equals mpfma_gemm_*'s bit for
+// bit; only the memory traffic changes. K must be a multiple of 16 (as for the
+// others): a last slice of 16 is loaded with zeros beyond K and its second half skipped
+// (no mma on padding, so a -0 accumulator is never turned into +0 by a zero product).
+//
 // No headers: fragments are built from bit patterns and moved with PTX, so NVRTC
 // compiles this file alone. Fragment layouts: PTX ISA, "Matrix Fragments for
 // mma.m16n8k16 with floating point type" and "... mma.m16n8k8 ... .tf32".
@@ -212,6 +222,184 @@ __device__ __forceinline__ void gemm_tile(const typename Traits<V>::in_t* __rest
     }
 }
 
+// ------------------------------------------------------------- pipelined variant
+#define MPFMA_BK2 32
+
+// 16 bytes, for vector loads and stores (no vector_types.h under NVRTC alone).
+struct __align__(16) V16 {
+    u32 x, y, z, w;
+};
+
+// The A slice (64 x 32) and the B slice (32 x 64) of k0 as 16-byte vectors: NV of each
+// per thread (NV = sizeof(in_t): 2 for 16-bit inputs, 4 for tf32's floats); zeros beyond K.
+template <typename in_t, int NV>
+__device__ __forceinline__ void load_slices(const in_t* __restrict__ A, const in_t* __restrict__ B,
+                                            int row0, int col0, int k0, int N, int K, int tid,
+                                            V16 (&ra)[NV], V16 (&rb)[NV]) {
+    constexpr int E = 16 / (int)sizeof(in_t);   // elements per vector
+    constexpr int VRA = MPFMA_BK2 / E;          // vectors per row of the A slice
+    constexpr int VRB = MPFMA_BN / E;           // vectors per row of the B slice
+    const V16 zero = {0u, 0u, 0u, 0u};
+    for (int r = 0; r < NV; ++r) {
+        const int q = tid + r * 128;
+        const int ar = q / VRA;
+        const int ac = (q % VRA) * E;
+        ra[r] = (k0 + ac < K)
+                    ? *reinterpret_cast<const V16*>(A + (unsigned long long)(row0 + ar) * K + k0 + ac)
+                    : zero;
+        const int br = q / VRB;
+        const int bc = (q % VRB) * E;
+        rb[r] = (k0 + br < K)
+                    ? *reinterpret_cast<const V16*>(B + (unsigned long long)(k0 + br) * N + col0 + bc)
+                    : zero;
+    }
+}
+
+template <typename in_t, int NV>
+__device__ __forceinline__ void store_slices(in_t (*As)[MPFMA_BK2 + MPFMA_PAD],
+                                             in_t (*Bs)[MPFMA_BN + MPFMA_PAD], int tid,
+                                             const V16 (&ra)[NV], const V16 (&rb)[NV]) {
+    constexpr int E = 16 / (int)sizeof(in_t);
+    constexpr int VRA = MPFMA_BK2 / E;
+    constexpr int VRB = MPFMA_BN / E;
+    for (int r = 0; r < NV; ++r) {
+        const int q = tid + r * 128;
+        *reinterpret_cast<V16*>(&As[q / VRA][(q % VRA) * E]) = ra[r];
+        *reinterpret_cast<V16*>(&Bs[q / VRB][(q % VRB) * E]) = rb[r];
+    }
+}
+
+template <int V>
+__device__ __forceinline__ void gemm_tile_pipelined(const typename Traits<V>::in_t* __restrict__ A,
+                                                    const typename Traits<V>::in_t* __restrict__ B,
+                                                    const typename Traits<V>::out_t* __restrict__ C,
+                                                    typename Traits<V>::out_t* __restrict__ D,
+                                                    int M, int N, int K) {
+    typedef typename Traits<V>::in_t in_t;
+    constexpr int NV = (int)sizeof(in_t);
+    // Row strides of 80/160 (A) and 144/288 (B) bytes: every vector store is 16-byte aligned.
+    __shared__ __align__(16) in_t As[MPFMA_BM][MPFMA_BK2 + MPFMA_PAD];
+    __shared__ __align__(16) in_t Bs[MPFMA_BK2][MPFMA_BN + MPFMA_PAD];
+
+    const int tid = (int)threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int g = lane >> 2;   // groupID
+    const int tq = lane & 3;   // threadID_in_group
+    const int row0 = (int)blockIdx.y * MPFMA_BM;
+    const int col0 = (int)blockIdx.x * MPFMA_BN;
+    if (row0 >= M || col0 >= N) {
+        return;
+    }
+    const int wm = (warp >> 1) * 32;
+    const int wn = (warp & 1) * 32;
+
+    float acc[2][4][4];
+    u32 acc16[2][4][2];
+    for (int mi = 0; mi < 2; ++mi) {
+        for (int ni = 0; ni < 4; ++ni) {
+            const int r = row0 + wm + mi * 16 + g;
+            const int c = col0 + wn + ni * 8 + 2 * tq;
+            if constexpr (V == F16_F16) {
+                acc16[mi][ni][0] = C ? pack2(C[r * N + c], C[r * N + c + 1]) : 0u;
+                acc16[mi][ni][1] = C ? pack2(C[(r + 8) * N + c], C[(r + 8) * N + c + 1]) : 0u;
+            } else {
+                acc[mi][ni][0] = C ? C[r * N + c] : 0.0f;
+                acc[mi][ni][1] = C ? C[r * N + c + 1] : 0.0f;
+                acc[mi][ni][2] = C ? C[(r + 8) * N + c] : 0.0f;
+                acc[mi][ni][3] = C ? C[(r + 8) * N + c + 1] : 0.0f;
+            }
+        }
+    }
+
+    V16 ra[NV];
+    V16 rb[NV];
+    if (K > 0) {
+        load_slices<in_t, NV>(A, B, row0, col0, 0, N, K, tid, ra, rb);
+        store_slices<in_t, NV>(As, Bs, tid, ra, rb);
+    }
+    __syncthreads();
+    for (int k0 = 0; k0 < K; k0 += MPFMA_BK2) {
+        const bool more = k0 + MPFMA_BK2 < K;
+        if (more) {
+            // In flight while this slice is multiplied.
+            load_slices<in_t, NV>(A, B, row0, col0, k0 + MPFMA_BK2, N, K, tid, ra, rb);
+        }
+        if constexpr (V == TF32_F32) {
+            for (int ks = 0; ks < MPFMA_BK2 && k0 + ks < K; ks += 8) {
+                u32 a[2][4];
+                u32 b[4][2];
+                for (int mi = 0; mi < 2; ++mi) {
+                    const int r = wm + mi * 16 + g;
+                    a[mi][0] = bits_of(As[r][ks + tq]);
+                    a[mi][1] = bits_of(As[r + 8][ks + tq]);
+                    a[mi][2] = bits_of(As[r][ks + tq + 4]);
+                    a[mi][3] = bits_of(As[r + 8][ks + tq + 4]);
+                }
+                for (int ni = 0; ni < 4; ++ni) {
+                    const int c = wn + ni * 8 + g;
+                    b[ni][0] = bits_of(Bs[ks + tq][c]);
+                    b[ni][1] = bits_of(Bs[ks + tq + 4][c]);
+                }
+                for (int mi = 0; mi < 2; ++mi) {
+                    for (int ni = 0; ni < 4; ++ni) {
+                        mma_f32<V>(acc[mi][ni], a[mi], b[ni]);
+                    }
+                }
+            }
+        } else {
+            for (int ks = 0; ks < MPFMA_BK2 && k0 + ks < K; ks += MPFMA_BK) {
+                u32 a[2][4];
+                u32 b[4][2];
+                for (int mi = 0; mi < 2; ++mi) {
+                    const int r = wm + mi * 16 + g;
+                    a[mi][0] = pack2((u16)As[r][ks + 2 * tq], (u16)As[r][ks + 2 * tq + 1]);
+                    a[mi][1] = pack2((u16)As[r + 8][ks + 2 * tq], (u16)As[r + 8][ks + 2 * tq + 1]);
+                    a[mi][2] = pack2((u16)As[r][ks + 2 * tq + 8], (u16)As[r][ks + 2 * tq + 9]);
+                    a[mi][3] = pack2((u16)As[r + 8][ks + 2 * tq + 8], (u16)As[r + 8][ks + 2 * tq + 9]);
+                }
+                for (int ni = 0; ni < 4; ++ni) {
+                    const int c = wn + ni * 8 + g;
+                    b[ni][0] = pack2((u16)Bs[ks + 2 * tq][c], (u16)Bs[ks + 2 * tq + 1][c]);
+                    b[ni][1] = pack2((u16)Bs[ks + 2 * tq + 8][c], (u16)Bs[ks + 2 * tq + 9][c]);
+                }
+                for (int mi = 0; mi < 2; ++mi) {
+                    for (int ni = 0; ni < 4; ++ni) {
+                        if constexpr (V == F16_F16) {
+                            mma_f16(acc16[mi][ni], a[mi], b[ni]);
+                        } else {
+                            mma_f32<V>(acc[mi][ni], a[mi], b[ni]);
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (more) {
+            store_slices<in_t, NV>(As, Bs, tid, ra, rb);
+            __syncthreads();
+        }
+    }
+
+    for (int mi = 0; mi < 2; ++mi) {
+        for (int ni = 0; ni < 4; ++ni) {
+            const int r = row0 + wm + mi * 16 + g;
+            const int c = col0 + wn + ni * 8 + 2 * tq;
+            if constexpr (V == F16_F16) {
+                D[r * N + c] = (u16)(acc16[mi][ni][0] & 0xffffu);
+                D[r * N + c + 1] = (u16)(acc16[mi][ni][0] >> 16);
+                D[(r + 8) * N + c] = (u16)(acc16[mi][ni][1] & 0xffffu);
+                D[(r + 8) * N + c + 1] = (u16)(acc16[mi][ni][1] >> 16);
+            } else {
+                D[r * N + c] = acc[mi][ni][0];
+                D[r * N + c + 1] = acc[mi][ni][1];
+                D[(r + 8) * N + c] = acc[mi][ni][2];
+                D[(r + 8) * N + c + 1] = acc[mi][ni][3];
+            }
+        }
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(128)
 mpfma_gemm_f16_f32(const u16* A, const u16* B, const float* C, float* D, int M, int N, int K) {
     gemm_tile<F16_F32>(A, B, C, D, M, N, K);
@@ -230,4 +418,24 @@ mpfma_gemm_f16_f16(const u16* A, const u16* B, const u16* C, u16* D, int M, int 
 extern "C" __global__ void __launch_bounds__(128)
 mpfma_gemm_tf32_f32(const float* A, const float* B, const float* C, float* D, int M, int N, int K) {
     gemm_tile<TF32_F32>(A, B, C, D, M, N, K);
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+mpfma_gemm_pipelined_f16_f32(const u16* A, const u16* B, const float* C, float* D, int M, int N, int K) {
+    gemm_tile_pipelined<F16_F32>(A, B, C, D, M, N, K);
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+mpfma_gemm_pipelined_bf16_f32(const u16* A, const u16* B, const float* C, float* D, int M, int N, int K) {
+    gemm_tile_pipelined<BF16_F32>(A, B, C, D, M, N, K);
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+mpfma_gemm_pipelined_f16_f16(const u16* A, const u16* B, const u16* C, u16* D, int M, int N, int K) {
+    gemm_tile_pipelined<F16_F16>(A, B, C, D, M, N, K);
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+mpfma_gemm_pipelined_tf32_f32(const float* A, const float* B, const float* C, float* D, int M, int N, int K) {
+    gemm_tile_pipelined<TF32_F32>(A, B, C, D, M, N, K);
 }

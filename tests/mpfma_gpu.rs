@@ -17,8 +17,8 @@ use boundgate::gpu::nvrtc::{self, BuildOptions, Target};
 use boundgate::kernels::mpfma::blockfma::BlockFma;
 use boundgate::kernels::mpfma::gemm::{GemmConfig, GemmOperands, rigorous_bounds};
 use boundgate::kernels::mpfma::gpu::{
-    GEMM_PATH, GEMM_SOURCE, LtSplitK, Vendor, cublas_gemm_ex, cublaslt_matmul, device_arch,
-    gemm_on_device, probe_unit, vendor_gemm,
+    GEMM_PATH, GEMM_SOURCE, GemmKernel, LtSplitK, Vendor, cublas_gemm_ex, cublaslt_matmul,
+    device_arch, gemm_on_device, gemm_on_device_with, probe_unit, vendor_gemm,
 };
 use boundgate::kernels::mpfma::probe::run_probes;
 use boundgate::kernels::mpfma::record::{TcInput, TcOutput, TcRecord};
@@ -146,6 +146,57 @@ fn gpu_gemm_matches_the_model_bit_for_bit() {
             "{}: {total} random elements and 2 witnesses bit-identical",
             record.label()
         );
+    }
+}
+
+/// The pipelined kernel (K in slices of 32, a last slice of 16 half used)
+/// against the model: K multiples of 16 that are and are not multiples of
+/// 32, C given and not, and a -0 accumulator that a zero product would flip.
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+fn the_pipelined_gemm_matches_the_model_bit_for_bit() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for record in device_records() {
+        let unit = BlockFma::new(&record);
+        for (m, k, t, wide) in [
+            (64, 64, 64, false),
+            (64, 48, 64, false),
+            (100, 300, 70, true),
+            (128, 1040, 192, false),
+            (17, 1000, 9, true),
+        ] {
+            let a = random_operands(&record, &mut rng, m * k, wide);
+            let b = random_operands(&record, &mut rng, k * t, wide);
+            let model = unit.gemm(&a, &b, m, k, t);
+            let gpu = gemm_on_device_with(GemmKernel::Pipelined, &record, &a, &b, None, (m, k, t))
+                .expect("runs");
+            let differ = (0..m * t)
+                .filter(|&e| {
+                    model[e].to_bits() != gpu[e].to_bits()
+                        && !(model[e].is_nan() && gpu[e].is_nan())
+                })
+                .count();
+            assert_eq!(differ, 0, "{} {m}x{k}x{t}", record.label());
+            let simple = gemm_on_device(&record, &a, &b, None, (m, k, t)).expect("runs");
+            let same = |x: &f64, y: &f64| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
+            assert!(gpu.iter().zip(&simple).all(|(x, y)| same(x, y)));
+        }
+        // -0 + (-0 x 1) stays -0 with k = 16 (no padded slice may add +0).
+        let k = 16;
+        let x = vec![-0.0; k];
+        let y = vec![1.0; k];
+        let d = gemm_on_device_with(
+            GemmKernel::Pipelined,
+            &record,
+            &x,
+            &y,
+            Some(&[-0.0]),
+            (1, k, 1),
+        )
+        .expect("runs")[0];
+        let model = unit.chain(&x, &y, -0.0).0;
+        assert_eq!(d.to_bits(), model.to_bits(), "{}: -0", record.label());
+        println!("{}: pipelined kernel bit-identical", record.label());
     }
 }
 

@@ -10,7 +10,7 @@
 
 use super::gemm::{GemmConfig, GemmOperands, GemmRun, run_model};
 use super::probe::MatrixUnit;
-use super::record::{Arch, TcInput, TcRecord};
+use super::record::{Arch, TcInput, TcOutput, TcRecord};
 use crate::error::{Error, Result};
 
 /// `kernels/mpfma_gemm.cu`, embedded.
@@ -86,8 +86,17 @@ fn run_on_device(_config: &GemmConfig, _ops: &GemmOperands) -> Result<GemmRun> {
 #[cfg(feature = "cuda")]
 fn run_on_device(config: &GemmConfig, ops: &GemmOperands) -> Result<GemmRun> {
     let (m, k, t) = (ops.m, ops.k, ops.t);
-    let mut d = device::gemm(&config.record, &ops.a_read, &ops.b_read, None, m, k, t)
-        .map_err(Error::Gpu)?;
+    let mut d = device::gemm(
+        GemmKernel::Simple,
+        &config.record,
+        &ops.a_read,
+        &ops.b_read,
+        None,
+        m,
+        k,
+        t,
+    )
+    .map_err(Error::Gpu)?;
     if config.fp16_epilogue {
         use boundgate_verify::format::{Format, RoundingMode};
         for v in &mut d {
@@ -383,6 +392,58 @@ pub fn time_cublaslt(
     }
 }
 
+/// Which of our GEMM kernels (`kernels/mpfma_gemm.cu`) runs. Both issue the
+/// same mma instructions on every accumulator in the same order, so their D
+/// is the same bit for bit; they differ in how A and B reach shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GemmKernel {
+    /// `mpfma_gemm_*`: K in slices of 16, scalar loads (measured on the
+    /// H100 on 2026-11-24: bit-exact, 3.7 % of cuBLAS).
+    Simple,
+    /// `mpfma_gemm_pipelined_*`: K in slices of 32, 16-byte loads, the next
+    /// slice loaded while the current one is multiplied (not yet run on a device).
+    Pipelined,
+}
+
+impl GemmKernel {
+    /// Both kernels.
+    pub const ALL: [GemmKernel; 2] = [GemmKernel::Simple, GemmKernel::Pipelined];
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            GemmKernel::Simple => "simple",
+            GemmKernel::Pipelined => "pipelined",
+        }
+    }
+
+    /// The entry point for `record`'s input and output formats.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// let r = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+    /// assert_eq!(GemmKernel::Pipelined.entry(&r).unwrap(), "mpfma_gemm_pipelined_f16_f32");
+    /// let fp8 = TcRecord::lookup(Arch::Sm90, TcInput::E4m3, TcOutput::Fp32).unwrap();
+    /// assert!(GemmKernel::Simple.entry(&fp8).is_err());
+    /// ```
+    pub fn entry(self, record: &TcRecord) -> std::result::Result<&'static str, String> {
+        let pipelined = self == GemmKernel::Pipelined;
+        Ok(match (record.input, record.output, pipelined) {
+            (TcInput::Fp16, TcOutput::Fp32, false) => "mpfma_gemm_f16_f32",
+            (TcInput::Fp16, TcOutput::Fp16, false) => "mpfma_gemm_f16_f16",
+            (TcInput::Bf16, TcOutput::Fp32, false) => "mpfma_gemm_bf16_f32",
+            (TcInput::Tf32, TcOutput::Fp32, false) => "mpfma_gemm_tf32_f32",
+            (TcInput::Fp16, TcOutput::Fp32, true) => "mpfma_gemm_pipelined_f16_f32",
+            (TcInput::Fp16, TcOutput::Fp16, true) => "mpfma_gemm_pipelined_f16_f16",
+            (TcInput::Bf16, TcOutput::Fp32, true) => "mpfma_gemm_pipelined_bf16_f32",
+            (TcInput::Tf32, TcOutput::Fp32, true) => "mpfma_gemm_pipelined_tf32_f32",
+            _ => return Err(format!("no kernel for {}", record.label())),
+        })
+    }
+}
+
 /// Runs our GEMM kernel on device 0 (timing and bit comparisons in the GPU
 /// tests): `D = C + A B` for operand values, row-major.
 ///
@@ -393,15 +454,30 @@ pub fn gemm_on_device(
     a: &[f64],
     b: &[f64],
     c: Option<&[f64]>,
+    shape: (usize, usize, usize),
+) -> std::result::Result<Vec<f64>, String> {
+    gemm_on_device_with(GemmKernel::Simple, record, a, b, c, shape)
+}
+
+/// [`gemm_on_device`] with the kernel chosen.
+///
+/// # Errors
+/// As [`gemm_on_device`].
+pub fn gemm_on_device_with(
+    kernel: GemmKernel,
+    record: &TcRecord,
+    a: &[f64],
+    b: &[f64],
+    c: Option<&[f64]>,
     (m, k, t): (usize, usize, usize),
 ) -> std::result::Result<Vec<f64>, String> {
     #[cfg(feature = "cuda")]
     {
-        device::gemm(record, a, b, c, m, k, t)
+        device::gemm(kernel, record, a, b, c, m, k, t)
     }
     #[cfg(not(feature = "cuda"))]
     {
-        let _ = (record, a, b, c, m, k, t);
+        let _ = (kernel, record, a, b, c, m, k, t);
         Err("built without the `cuda` feature".into())
     }
 }
@@ -414,23 +490,35 @@ pub fn gemm_on_device(
 /// # Errors
 /// One line: not built with `cuda`, no device, or a failure.
 pub fn time_gemm(
+    shape: (usize, usize, usize),
+    reps: usize,
+) -> std::result::Result<(f64, f64), String> {
+    time_gemm_with(GemmKernel::Simple, shape, reps)
+}
+
+/// [`time_gemm`] with the kernel chosen.
+///
+/// # Errors
+/// As [`time_gemm`].
+pub fn time_gemm_with(
+    kernel: GemmKernel,
     (m, k, t): (usize, usize, usize),
     reps: usize,
 ) -> std::result::Result<(f64, f64), String> {
     #[cfg(feature = "cuda")]
     {
-        device::time_gemm((m, k, t), reps)
+        device::time_gemm(kernel, (m, k, t), reps)
     }
     #[cfg(not(feature = "cuda"))]
     {
-        let _ = (m, k, t, reps);
+        let _ = (kernel, m, k, t, reps);
         Err("built without the `cuda` feature".into())
     }
 }
 
 #[cfg(feature = "cuda")]
 mod device {
-    use super::{GEMM_PATH, GEMM_SOURCE, LtAlgo, LtRun, LtSplitK, MatrixUnit};
+    use super::{GEMM_PATH, GEMM_SOURCE, GemmKernel, LtAlgo, LtRun, LtSplitK, MatrixUnit};
     use crate::gpu::nvrtc::{BuildOptions, Target, compile};
     use crate::kernels::mpfma::record::{TcInput, TcOutput, TcRecord};
     use boundgate_verify::format::Format;
@@ -514,7 +602,9 @@ mod device {
     }
 
     /// `D = C + A B` on the device for operand values (row-major), cropped.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn gemm(
+        kernel: GemmKernel,
         record: &TcRecord,
         a: &[f64],
         b: &[f64],
@@ -528,13 +618,8 @@ mod device {
         let ap = padded(a, m, k, pm, pk);
         let bp = padded(b, k, t, pk, pt);
         let cp = c.map(|c| padded(c, m, t, pm, pt));
-        let (name, fp16_acc) = match (record.input, record.output) {
-            (TcInput::Fp16, TcOutput::Fp32) => ("mpfma_gemm_f16_f32", false),
-            (TcInput::Fp16, TcOutput::Fp16) => ("mpfma_gemm_f16_f16", true),
-            (TcInput::Bf16, TcOutput::Fp32) => ("mpfma_gemm_bf16_f32", false),
-            (TcInput::Tf32, TcOutput::Fp32) => ("mpfma_gemm_tf32_f32", false),
-            _ => return Err(format!("no kernel for {}", record.label())),
-        };
+        let name = kernel.entry(record)?;
+        let fp16_acc = record.output == TcOutput::Fp16;
         guarded(|| {
             let f = dev
                 .module
@@ -637,7 +722,7 @@ mod device {
         }
         fn dot(&self, x: &[f64], y: &[f64], c: f64) -> crate::error::Result<f64> {
             let k = x.len();
-            gemm(&self.record, x, y, Some(&[c]), 1, k, 1)
+            gemm(GemmKernel::Simple, &self.record, x, y, Some(&[c]), 1, k, 1)
                 .map(|d| d[0])
                 .map_err(crate::error::Error::Gpu)
         }
@@ -742,6 +827,7 @@ mod device {
 
     /// See [`super::time_gemm`]. `m`, `t` multiples of 64 and `k` of 16.
     pub(super) fn time_gemm(
+        kernel: GemmKernel,
         (m, k, t): (usize, usize, usize),
         reps: usize,
     ) -> Result<(f64, f64), String> {
@@ -765,9 +851,15 @@ mod device {
             let d_a = s.clone_htod(&a).map_err(e("copy A"))?;
             let d_b = s.clone_htod(&b).map_err(e("copy B"))?;
             let mut d_d = s.clone_htod(&vec![0f32; m * t]).map_err(e("alloc D"))?;
+            let record = TcRecord::lookup(
+                crate::kernels::mpfma::record::Arch::Sm90,
+                TcInput::Fp16,
+                TcOutput::Fp32,
+            )
+            .map_err(|err| err.to_string())?;
             let f = dev
                 .module
-                .load_function("mpfma_gemm_f16_f32")
+                .load_function(kernel.entry(&record)?)
                 .map_err(|err| format!("{err:?}"))?;
             let cfg = LaunchConfig {
                 grid_dim: ((t / 64) as u32, (m / 64) as u32, 1),
