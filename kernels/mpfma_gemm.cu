@@ -99,35 +99,33 @@ __device__ __forceinline__ void mma_f16(u32 (&d)[2], const u32 (&a)[4], const u3
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// The warp's place in the block's 64 x 64 tile and in its mma fragments.
+struct Lane {
+    int tid, g, tq, row0, col0, wm, wn;
+};
+
+__device__ __forceinline__ Lane lane_of() {
+    Lane l;
+    l.tid = (int)threadIdx.x;
+    const int warp = l.tid >> 5;
+    const int lane = l.tid & 31;
+    l.g = lane >> 2;   // groupID
+    l.tq = lane & 3;   // threadID_in_group
+    l.row0 = (int)blockIdx.y * MPFMA_BM;
+    l.col0 = (int)blockIdx.x * MPFMA_BN;
+    l.wm = (warp >> 1) * 32;
+    l.wn = (warp & 1) * 32;
+    return l;
+}
+
+// The warp's 2 x 4 accumulator tiles: C's values, or +0 without C.
 template <int V>
-__device__ __forceinline__ void gemm_tile(const typename Traits<V>::in_t* __restrict__ A,
-                                          const typename Traits<V>::in_t* __restrict__ B,
-                                          const typename Traits<V>::out_t* __restrict__ C,
-                                          typename Traits<V>::out_t* __restrict__ D,
-                                          int M, int N, int K) {
-    typedef typename Traits<V>::in_t in_t;
-    __shared__ in_t As[MPFMA_BM][MPFMA_BK + MPFMA_PAD];
-    __shared__ in_t Bs[MPFMA_BK][MPFMA_BN + MPFMA_PAD];
-
-    const int tid = (int)threadIdx.x;
-    const int warp = tid >> 5;
-    const int lane = tid & 31;
-    const int g = lane >> 2;   // groupID
-    const int tq = lane & 3;   // threadID_in_group
-    const int row0 = (int)blockIdx.y * MPFMA_BM;
-    const int col0 = (int)blockIdx.x * MPFMA_BN;
-    if (row0 >= M || col0 >= N) {
-        return;
-    }
-    const int wm = (warp >> 1) * 32;
-    const int wn = (warp & 1) * 32;
-
-    float acc[2][4][4];
-    u32 acc16[2][4][2];
+__device__ __forceinline__ void acc_init(const typename Traits<V>::out_t* __restrict__ C, int N,
+                                         const Lane& l, float (&acc)[2][4][4], u32 (&acc16)[2][4][2]) {
     for (int mi = 0; mi < 2; ++mi) {
         for (int ni = 0; ni < 4; ++ni) {
-            const int r = row0 + wm + mi * 16 + g;
-            const int c = col0 + wn + ni * 8 + 2 * tq;
+            const int r = l.row0 + l.wm + mi * 16 + l.g;
+            const int c = l.col0 + l.wn + ni * 8 + 2 * l.tq;
             if constexpr (V == F16_F16) {
                 acc16[mi][ni][0] = C ? pack2(C[r * N + c], C[r * N + c + 1]) : 0u;
                 acc16[mi][ni][1] = C ? pack2(C[(r + 8) * N + c], C[(r + 8) * N + c + 1]) : 0u;
@@ -139,74 +137,74 @@ __device__ __forceinline__ void gemm_tile(const typename Traits<V>::in_t* __rest
             }
         }
     }
+}
 
-    for (int k0 = 0; k0 < K; k0 += MPFMA_BK) {
-        {
-            // 128 threads move 64 x 16 elements of A and 16 x 64 of B, 8 each.
-            const int ar = tid >> 1;
-            const int ac = (tid & 1) * 8;
-            const int br = tid >> 3;
-            const int bc = (tid & 7) * 8;
-            for (int e = 0; e < 8; ++e) {
-                As[ar][ac + e] = A[(row0 + ar) * K + k0 + ac + e];
-                Bs[br][bc + e] = B[(k0 + br) * N + col0 + bc + e];
-            }
-        }
-        __syncthreads();
-        if constexpr (V == TF32_F32) {
-            for (int ks = 0; ks < MPFMA_BK; ks += 8) {
-                u32 a[2][4];
-                u32 b[4][2];
-                for (int mi = 0; mi < 2; ++mi) {
-                    const int r = wm + mi * 16 + g;
-                    a[mi][0] = bits_of(As[r][ks + tq]);
-                    a[mi][1] = bits_of(As[r + 8][ks + tq]);
-                    a[mi][2] = bits_of(As[r][ks + tq + 4]);
-                    a[mi][3] = bits_of(As[r + 8][ks + tq + 4]);
-                }
-                for (int ni = 0; ni < 4; ++ni) {
-                    const int c = wn + ni * 8 + g;
-                    b[ni][0] = bits_of(Bs[ks + tq][c]);
-                    b[ni][1] = bits_of(Bs[ks + tq + 4][c]);
-                }
-                for (int mi = 0; mi < 2; ++mi) {
-                    for (int ni = 0; ni < 4; ++ni) {
-                        mma_f32<V>(acc[mi][ni], a[mi], b[ni]);
-                    }
-                }
-            }
-        } else {
+// The 16 products of k = ks .. ks + 15 of the shared-memory slices into every
+// accumulator: one m16n8k16 (fp16, bf16) or two m16n8k8 in k order (tf32).
+// LDA and LDB are the slices' row lengths in elements.
+template <int V, int LDA, int LDB>
+__device__ __forceinline__ void mma_k16(const typename Traits<V>::in_t (*As)[LDA],
+                                        const typename Traits<V>::in_t (*Bs)[LDB], int ks, const Lane& l,
+                                        float (&acc)[2][4][4], u32 (&acc16)[2][4][2]) {
+    const int g = l.g;
+    const int tq = l.tq;
+    if constexpr (V == TF32_F32) {
+        for (int k8 = ks; k8 < ks + MPFMA_BK; k8 += 8) {
             u32 a[2][4];
             u32 b[4][2];
             for (int mi = 0; mi < 2; ++mi) {
-                const int r = wm + mi * 16 + g;
-                a[mi][0] = pack2((u16)As[r][2 * tq], (u16)As[r][2 * tq + 1]);
-                a[mi][1] = pack2((u16)As[r + 8][2 * tq], (u16)As[r + 8][2 * tq + 1]);
-                a[mi][2] = pack2((u16)As[r][2 * tq + 8], (u16)As[r][2 * tq + 9]);
-                a[mi][3] = pack2((u16)As[r + 8][2 * tq + 8], (u16)As[r + 8][2 * tq + 9]);
+                const int r = l.wm + mi * 16 + g;
+                a[mi][0] = bits_of(As[r][k8 + tq]);
+                a[mi][1] = bits_of(As[r + 8][k8 + tq]);
+                a[mi][2] = bits_of(As[r][k8 + tq + 4]);
+                a[mi][3] = bits_of(As[r + 8][k8 + tq + 4]);
             }
             for (int ni = 0; ni < 4; ++ni) {
-                const int c = wn + ni * 8 + g;
-                b[ni][0] = pack2((u16)Bs[2 * tq][c], (u16)Bs[2 * tq + 1][c]);
-                b[ni][1] = pack2((u16)Bs[2 * tq + 8][c], (u16)Bs[2 * tq + 9][c]);
+                const int c = l.wn + ni * 8 + g;
+                b[ni][0] = bits_of(Bs[k8 + tq][c]);
+                b[ni][1] = bits_of(Bs[k8 + tq + 4][c]);
             }
             for (int mi = 0; mi < 2; ++mi) {
                 for (int ni = 0; ni < 4; ++ni) {
-                    if constexpr (V == F16_F16) {
-                        mma_f16(acc16[mi][ni], a[mi], b[ni]);
-                    } else {
-                        mma_f32<V>(acc[mi][ni], a[mi], b[ni]);
-                    }
+                    mma_f32<V>(acc[mi][ni], a[mi], b[ni]);
                 }
             }
         }
-        __syncthreads();
+    } else {
+        u32 a[2][4];
+        u32 b[4][2];
+        for (int mi = 0; mi < 2; ++mi) {
+            const int r = l.wm + mi * 16 + g;
+            a[mi][0] = pack2((u16)As[r][ks + 2 * tq], (u16)As[r][ks + 2 * tq + 1]);
+            a[mi][1] = pack2((u16)As[r + 8][ks + 2 * tq], (u16)As[r + 8][ks + 2 * tq + 1]);
+            a[mi][2] = pack2((u16)As[r][ks + 2 * tq + 8], (u16)As[r][ks + 2 * tq + 9]);
+            a[mi][3] = pack2((u16)As[r + 8][ks + 2 * tq + 8], (u16)As[r + 8][ks + 2 * tq + 9]);
+        }
+        for (int ni = 0; ni < 4; ++ni) {
+            const int c = l.wn + ni * 8 + g;
+            b[ni][0] = pack2((u16)Bs[ks + 2 * tq][c], (u16)Bs[ks + 2 * tq + 1][c]);
+            b[ni][1] = pack2((u16)Bs[ks + 2 * tq + 8][c], (u16)Bs[ks + 2 * tq + 9][c]);
+        }
+        for (int mi = 0; mi < 2; ++mi) {
+            for (int ni = 0; ni < 4; ++ni) {
+                if constexpr (V == F16_F16) {
+                    mma_f16(acc16[mi][ni], a[mi], b[ni]);
+                } else {
+                    mma_f32<V>(acc[mi][ni], a[mi], b[ni]);
+                }
+            }
+        }
     }
+}
 
+// The accumulators into D.
+template <int V>
+__device__ __forceinline__ void acc_store(typename Traits<V>::out_t* __restrict__ D, int N, const Lane& l,
+                                          const float (&acc)[2][4][4], const u32 (&acc16)[2][4][2]) {
     for (int mi = 0; mi < 2; ++mi) {
         for (int ni = 0; ni < 4; ++ni) {
-            const int r = row0 + wm + mi * 16 + g;
-            const int c = col0 + wn + ni * 8 + 2 * tq;
+            const int r = l.row0 + l.wm + mi * 16 + l.g;
+            const int c = l.col0 + l.wn + ni * 8 + 2 * l.tq;
             if constexpr (V == F16_F16) {
                 D[r * N + c] = (u16)(acc16[mi][ni][0] & 0xffffu);
                 D[r * N + c + 1] = (u16)(acc16[mi][ni][0] >> 16);
@@ -220,6 +218,41 @@ __device__ __forceinline__ void gemm_tile(const typename Traits<V>::in_t* __rest
             }
         }
     }
+}
+
+template <int V>
+__device__ __forceinline__ void gemm_tile(const typename Traits<V>::in_t* __restrict__ A,
+                                          const typename Traits<V>::in_t* __restrict__ B,
+                                          const typename Traits<V>::out_t* __restrict__ C,
+                                          typename Traits<V>::out_t* __restrict__ D,
+                                          int M, int N, int K) {
+    typedef typename Traits<V>::in_t in_t;
+    __shared__ in_t As[MPFMA_BM][MPFMA_BK + MPFMA_PAD];
+    __shared__ in_t Bs[MPFMA_BK][MPFMA_BN + MPFMA_PAD];
+    const Lane l = lane_of();
+    if (l.row0 >= M || l.col0 >= N) {
+        return;
+    }
+    float acc[2][4][4];
+    u32 acc16[2][4][2];
+    acc_init<V>(C, N, l, acc, acc16);
+    for (int k0 = 0; k0 < K; k0 += MPFMA_BK) {
+        {
+            // 128 threads move 64 x 16 elements of A and 16 x 64 of B, 8 each.
+            const int ar = l.tid >> 1;
+            const int ac = (l.tid & 1) * 8;
+            const int br = l.tid >> 3;
+            const int bc = (l.tid & 7) * 8;
+            for (int e = 0; e < 8; ++e) {
+                As[ar][ac + e] = A[(l.row0 + ar) * K + k0 + ac + e];
+                Bs[br][bc + e] = B[(k0 + br) * N + l.col0 + bc + e];
+            }
+        }
+        __syncthreads();
+        mma_k16<V, MPFMA_BK + MPFMA_PAD, MPFMA_BN + MPFMA_PAD>(As, Bs, 0, l, acc, acc16);
+        __syncthreads();
+    }
+    acc_store<V>(D, N, l, acc, acc16);
 }
 
 // ------------------------------------------------------------- pipelined variant
@@ -280,124 +313,36 @@ __device__ __forceinline__ void gemm_tile_pipelined(const typename Traits<V>::in
     // Row strides of 80/160 (A) and 144/288 (B) bytes: every vector store is 16-byte aligned.
     __shared__ __align__(16) in_t As[MPFMA_BM][MPFMA_BK2 + MPFMA_PAD];
     __shared__ __align__(16) in_t Bs[MPFMA_BK2][MPFMA_BN + MPFMA_PAD];
-
-    const int tid = (int)threadIdx.x;
-    const int warp = tid >> 5;
-    const int lane = tid & 31;
-    const int g = lane >> 2;   // groupID
-    const int tq = lane & 3;   // threadID_in_group
-    const int row0 = (int)blockIdx.y * MPFMA_BM;
-    const int col0 = (int)blockIdx.x * MPFMA_BN;
-    if (row0 >= M || col0 >= N) {
+    const Lane l = lane_of();
+    if (l.row0 >= M || l.col0 >= N) {
         return;
     }
-    const int wm = (warp >> 1) * 32;
-    const int wn = (warp & 1) * 32;
-
     float acc[2][4][4];
     u32 acc16[2][4][2];
-    for (int mi = 0; mi < 2; ++mi) {
-        for (int ni = 0; ni < 4; ++ni) {
-            const int r = row0 + wm + mi * 16 + g;
-            const int c = col0 + wn + ni * 8 + 2 * tq;
-            if constexpr (V == F16_F16) {
-                acc16[mi][ni][0] = C ? pack2(C[r * N + c], C[r * N + c + 1]) : 0u;
-                acc16[mi][ni][1] = C ? pack2(C[(r + 8) * N + c], C[(r + 8) * N + c + 1]) : 0u;
-            } else {
-                acc[mi][ni][0] = C ? C[r * N + c] : 0.0f;
-                acc[mi][ni][1] = C ? C[r * N + c + 1] : 0.0f;
-                acc[mi][ni][2] = C ? C[(r + 8) * N + c] : 0.0f;
-                acc[mi][ni][3] = C ? C[(r + 8) * N + c + 1] : 0.0f;
-            }
-        }
-    }
-
+    acc_init<V>(C, N, l, acc, acc16);
     V16 ra[NV];
     V16 rb[NV];
     if (K > 0) {
-        load_slices<in_t, NV>(A, B, row0, col0, 0, N, K, tid, ra, rb);
-        store_slices<in_t, NV>(As, Bs, tid, ra, rb);
+        load_slices<in_t, NV>(A, B, l.row0, l.col0, 0, N, K, l.tid, ra, rb);
+        store_slices<in_t, NV>(As, Bs, l.tid, ra, rb);
     }
     __syncthreads();
     for (int k0 = 0; k0 < K; k0 += MPFMA_BK2) {
         const bool more = k0 + MPFMA_BK2 < K;
         if (more) {
             // In flight while this slice is multiplied.
-            load_slices<in_t, NV>(A, B, row0, col0, k0 + MPFMA_BK2, N, K, tid, ra, rb);
+            load_slices<in_t, NV>(A, B, l.row0, l.col0, k0 + MPFMA_BK2, N, K, l.tid, ra, rb);
         }
-        if constexpr (V == TF32_F32) {
-            for (int ks = 0; ks < MPFMA_BK2 && k0 + ks < K; ks += 8) {
-                u32 a[2][4];
-                u32 b[4][2];
-                for (int mi = 0; mi < 2; ++mi) {
-                    const int r = wm + mi * 16 + g;
-                    a[mi][0] = bits_of(As[r][ks + tq]);
-                    a[mi][1] = bits_of(As[r + 8][ks + tq]);
-                    a[mi][2] = bits_of(As[r][ks + tq + 4]);
-                    a[mi][3] = bits_of(As[r + 8][ks + tq + 4]);
-                }
-                for (int ni = 0; ni < 4; ++ni) {
-                    const int c = wn + ni * 8 + g;
-                    b[ni][0] = bits_of(Bs[ks + tq][c]);
-                    b[ni][1] = bits_of(Bs[ks + tq + 4][c]);
-                }
-                for (int mi = 0; mi < 2; ++mi) {
-                    for (int ni = 0; ni < 4; ++ni) {
-                        mma_f32<V>(acc[mi][ni], a[mi], b[ni]);
-                    }
-                }
-            }
-        } else {
-            for (int ks = 0; ks < MPFMA_BK2 && k0 + ks < K; ks += MPFMA_BK) {
-                u32 a[2][4];
-                u32 b[4][2];
-                for (int mi = 0; mi < 2; ++mi) {
-                    const int r = wm + mi * 16 + g;
-                    a[mi][0] = pack2((u16)As[r][ks + 2 * tq], (u16)As[r][ks + 2 * tq + 1]);
-                    a[mi][1] = pack2((u16)As[r + 8][ks + 2 * tq], (u16)As[r + 8][ks + 2 * tq + 1]);
-                    a[mi][2] = pack2((u16)As[r][ks + 2 * tq + 8], (u16)As[r][ks + 2 * tq + 9]);
-                    a[mi][3] = pack2((u16)As[r + 8][ks + 2 * tq + 8], (u16)As[r + 8][ks + 2 * tq + 9]);
-                }
-                for (int ni = 0; ni < 4; ++ni) {
-                    const int c = wn + ni * 8 + g;
-                    b[ni][0] = pack2((u16)Bs[ks + 2 * tq][c], (u16)Bs[ks + 2 * tq + 1][c]);
-                    b[ni][1] = pack2((u16)Bs[ks + 2 * tq + 8][c], (u16)Bs[ks + 2 * tq + 9][c]);
-                }
-                for (int mi = 0; mi < 2; ++mi) {
-                    for (int ni = 0; ni < 4; ++ni) {
-                        if constexpr (V == F16_F16) {
-                            mma_f16(acc16[mi][ni], a[mi], b[ni]);
-                        } else {
-                            mma_f32<V>(acc[mi][ni], a[mi], b[ni]);
-                        }
-                    }
-                }
-            }
+        for (int ks = 0; ks < MPFMA_BK2 && k0 + ks < K; ks += MPFMA_BK) {
+            mma_k16<V, MPFMA_BK2 + MPFMA_PAD, MPFMA_BN + MPFMA_PAD>(As, Bs, ks, l, acc, acc16);
         }
         __syncthreads();
         if (more) {
-            store_slices<in_t, NV>(As, Bs, tid, ra, rb);
+            store_slices<in_t, NV>(As, Bs, l.tid, ra, rb);
             __syncthreads();
         }
     }
-
-    for (int mi = 0; mi < 2; ++mi) {
-        for (int ni = 0; ni < 4; ++ni) {
-            const int r = row0 + wm + mi * 16 + g;
-            const int c = col0 + wn + ni * 8 + 2 * tq;
-            if constexpr (V == F16_F16) {
-                D[r * N + c] = (u16)(acc16[mi][ni][0] & 0xffffu);
-                D[r * N + c + 1] = (u16)(acc16[mi][ni][0] >> 16);
-                D[(r + 8) * N + c] = (u16)(acc16[mi][ni][1] & 0xffffu);
-                D[(r + 8) * N + c + 1] = (u16)(acc16[mi][ni][1] >> 16);
-            } else {
-                D[r * N + c] = acc[mi][ni][0];
-                D[r * N + c + 1] = acc[mi][ni][1];
-                D[(r + 8) * N + c] = acc[mi][ni][2];
-                D[(r + 8) * N + c + 1] = acc[mi][ni][3];
-            }
-        }
-    }
+    acc_store<V>(D, N, l, acc, acc16);
 }
 
 extern "C" __global__ void __launch_bounds__(128)
