@@ -63,6 +63,15 @@ impl Execution {
         &self.run.conversions
     }
 
+    /// The largest executed loss along the run (0 for an empty one).
+    pub fn max_loss(&self) -> f64 {
+        self.run
+            .path
+            .iter()
+            .map(|r| r.accuracy_loss)
+            .fold(0.0, f64::max)
+    }
+
     /// Whether the executed trajectory stayed within the limit and completed.
     pub fn respects_limit(&self) -> bool {
         self.verdict == Verdict::WithinLimit

@@ -111,6 +111,11 @@ fn pct(v: f64) -> String {
     format!("{:.4} %", 100.0 * v)
 }
 
+/// "limit (L_max x fraction)".
+fn limit_cell(limit: f64, fraction: Option<f64>) -> String {
+    format!("{} (L_max x {})", pct(limit), fraction.unwrap_or(f64::NAN))
+}
+
 fn verdict_text(v: &Verdict) -> String {
     match v {
         Verdict::WithinLimit => "within the limit at every iteration".into(),
@@ -156,20 +161,10 @@ fn refined_table(
             Some(Fallback::NoRoundWithin) => "float only (no round within)".into(),
             Some(Fallback::SlowerThanFloat) => "float only (refined one slower)".into(),
         };
-        let executed_max = r
-            .execution
-            .run
-            .path
-            .iter()
-            .map(|x| x.accuracy_loss)
-            .fold(0.0, f64::max);
+        let executed_max = r.execution.max_loss();
         t.row(vec![
             format!("{0}x{0}", s.sections),
-            format!(
-                "{} (L_max x {})",
-                pct(r.limit),
-                s.fraction.unwrap_or(f64::NAN)
-            ),
+            limit_cell(r.limit, s.fraction),
             s.policy.name().into(),
             r.rounds.len().to_string(),
             r.simulation
@@ -333,20 +328,10 @@ fn build_report(name: &str, cfg: &Config, seed: u64, r: &PipelineReport) -> Expe
             .iter()
             .map(|x| x.loss)
             .fold(0.0, f64::max);
-        let exe_max = s
-            .execution
-            .run
-            .path
-            .iter()
-            .map(|x| x.accuracy_loss)
-            .fold(0.0, f64::max);
+        let exe_max = s.execution.max_loss();
         t.row(vec![
             format!("{0}x{0}", s.sections),
-            format!(
-                "{} (L_max x {})",
-                pct(s.limit),
-                s.fraction.unwrap_or(f64::NAN)
-            ),
+            limit_cell(s.limit, s.fraction),
             s.simulation.policy.name().into(),
             (s.simulation.schedule.switches().len() - 1).to_string(),
             s.simulation.schedule.count(approx).to_string(),

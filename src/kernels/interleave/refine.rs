@@ -160,12 +160,7 @@ pub fn refine(
             inputs.ground_truth,
         )?;
         let executed_max_loss = match &execution.verdict {
-            Verdict::WithinLimit => execution
-                .run
-                .path
-                .iter()
-                .map(|r| r.accuracy_loss)
-                .fold(0.0, f64::max),
+            Verdict::WithinLimit => execution.max_loss(),
             Verdict::Exceeded { max_loss, .. } => *max_loss,
             Verdict::Ended(_) => f64::INFINITY,
         };
