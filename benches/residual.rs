@@ -10,6 +10,11 @@
 //! is the quantile of `|x| / (2 mean_nnz|X|)` over both matrices (the default
 //! reduction rule), so that both reduced matrices have about that density; the
 //! sparse path is forced (`eta = 1`).
+//!
+//! Group `nonzero_mean` (2^24 values): the limit of the default rule, exactly
+//! rounded (`exact_mean.rs`, what the CPU model and the device compute since
+//! 2026-11-24) against the sequential binary64 sum it replaced, so that the
+//! price of exactness on the host is a ratio in one run.
 
 use boundgate::kernels::residual::dist::PaperDistribution;
 use boundgate::kernels::residual::intgemm::int_gemm;
@@ -134,5 +139,28 @@ fn residual_gemm(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, residual_gemm);
+fn nonzero_means(c: &mut Criterion) {
+    let n = 1usize << 24;
+    let x = PaperDistribution::Uniform.sample(3, 0, n);
+    let mut group = c.benchmark_group("nonzero_mean");
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function("exactly_rounded", |b| {
+        b.iter(|| nonzero_mean(black_box(&x)))
+    });
+    group.bench_function("sequential_f64_sum", |b| {
+        b.iter(|| {
+            let (mut sum, mut count) = (0.0f64, 0usize);
+            for &v in black_box(&x) {
+                if v != 0.0 {
+                    sum += v.abs();
+                    count += 1;
+                }
+            }
+            if count == 0 { 0.0 } else { sum / count as f64 }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, residual_gemm, nonzero_means);
 criterion_main!(benches);

@@ -111,7 +111,7 @@ pub fn abs_means(d: &[f64], m: usize, n: usize, by_rows: bool) -> Vec<f64> {
 /// assert_eq!(nonzero_mean(&[0.0, 0.0]), 0.0);
 /// ```
 pub fn nonzero_mean(x: &[f64]) -> f64 {
-    nonzero_mean_of(x.iter().copied())
+    super::exact_mean::AbsSumBins::of_slice(x).mean()
 }
 
 /// [`nonzero_mean`] over an iterator, so that a caller holding binary32
