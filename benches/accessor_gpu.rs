@@ -209,7 +209,7 @@ fn main() {
             against_cublas(&gpu, &label, &workload, &ours);
         }
     }
-    for side in [64usize, 128] {
+    for side in [64usize, 96] {
         let a = stencil27(side);
         let x = values(a.cols(), 6);
         for (name, format) in [("csr", SparseFormat::Csr), ("ell", SparseFormat::Ell)] {

@@ -42,6 +42,7 @@ if [[ -n "${SANITIZE:-}" ]]; then
     read -r -a SANITIZE_RUNS <<<"$SANITIZE"
 fi
 SANITIZE_LIMIT="${SANITIZE_LIMIT:-150}"
+BENCH_LIMIT="${BENCH_LIMIT:-300}"
 TEST_FILTER="${TEST_FILTER:-}"
 
 CUDA_ROOT="${CUDA_HOME:-/usr/local/cuda}"
@@ -131,14 +132,16 @@ sanitize_with() {
 step_memcheck() { sanitize_with memcheck; }
 step_racecheck() { sanitize_with racecheck; }
 
-# BENCHES="qdot_gpu residual_gpu" runs only those (default: every staged bench).
+# BENCHES="qdot_gpu residual_gpu" runs only those (default: every staged bench);
+# BENCH_LIMIT=seconds per bench (default 300: the accessor bench prepares
+# 16384^2 matrices on the host for our kernels and for cuBLAS).
 step_bench() {
     local b
     for b in "$STAGE"/bench-*; do
         if [[ -n "${BENCHES:-}" && " $BENCHES " != *" ${b##*/bench-} "* ]]; then
             continue
         fi
-        run_logged "$OUT/bench.log" 240 "bench ${b##*/bench-}" "$b" --bench
+        run_logged "$OUT/bench.log" "$BENCH_LIMIT" "bench ${b##*/bench-}" "$b" --bench
     done
 }
 
