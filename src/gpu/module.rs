@@ -4,7 +4,7 @@
 
 use super::nvrtc::{BuildOptions, Target, compile};
 use super::sources::KernelSource;
-use super::{DeviceStatus, GpuError, probe};
+use super::{DeviceInfo, DeviceStatus, GpuError, probe};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
     ValidAsZeroBits,
@@ -19,11 +19,23 @@ pub fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
     }
 }
 
+/// Maps a cuBLAS error to a [`GpuError::Driver`] naming the call.
+pub fn cublas_error(
+    call: &'static str,
+) -> impl Fn(cudarc::cublas::result::CublasError) -> GpuError {
+    move |e| GpuError::Driver {
+        call: call.to_string(),
+        message: format!("{e:?}"),
+    }
+}
+
 /// A kernel file compiled for device 0's architecture and loaded there.
 pub struct KernelModule {
     /// The stream launches and copies go to.
     pub stream: Arc<CudaStream>,
     module: Arc<CudaModule>,
+    /// The device it was built for and loaded on.
+    pub device: DeviceInfo,
 }
 
 impl KernelModule {
@@ -45,7 +57,11 @@ impl KernelModule {
             .load_module(cudarc::nvrtc::Ptx::from_binary(built.image))
             .map_err(driver("cuModuleLoadData"))?;
         let stream = context.new_stream().map_err(driver("cuStreamCreate"))?;
-        Ok(KernelModule { stream, module })
+        Ok(KernelModule {
+            stream,
+            module,
+            device: info,
+        })
     }
 
     /// The kernel `name` (an `extern "C"` function of the file).
@@ -53,6 +69,20 @@ impl KernelModule {
         self.module
             .load_function(name)
             .map_err(driver("cuModuleGetFunction"))
+    }
+
+    /// A cuBLAS handle on this module's stream, scalars and results passed
+    /// as `mode` says (host or device pointers): the vendor baseline the
+    /// timings compare with.
+    pub fn cublas(
+        &self,
+        mode: cudarc::cublas::sys::cublasPointerMode_t,
+    ) -> Result<cudarc::cublas::CudaBlas, GpuError> {
+        let blas = cudarc::cublas::CudaBlas::new(self.stream.clone())
+            .map_err(cublas_error("cublasCreate"))?;
+        blas.set_pointer_mode(mode)
+            .map_err(cublas_error("cublasSetPointerMode"))?;
+        Ok(blas)
     }
 
     /// Copies `data` to a new device buffer.

@@ -16,24 +16,19 @@
 //! SpMV and TRSV have no cuBLAS counterpart here (cuSPARSE is not bound):
 //! they are refused with a typed error.
 
-use super::gpu::{AccessorGpu, GpuPair, Timing, Workload, guarded};
+use super::gpu::{AccessorGpu, GpuPair, Timing, Workload};
 use super::storage::{AccessorSpec, StorageKind};
 use crate::gpu::GpuError;
+use crate::gpu::guard::catch;
+use crate::gpu::module::cublas_error;
 use crate::gpu::timing::require_repetitions;
 use boundgate_verify::VerifyError;
 use boundgate_verify::error::{require_nonempty, require_same_len};
 use boundgate_verify::format::Format;
 use boundgate_verify::oracle::Transpose;
-use cudarc::cublas::{CudaBlas, result::CublasError, sys};
+use cudarc::cublas::sys;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 use std::ffi::c_int;
-
-fn blas_error(call: &'static str) -> impl Fn(CublasError) -> GpuError {
-    move |e| GpuError::Driver {
-        call: call.to_string(),
-        message: format!("{e:?}"),
-    }
-}
 
 /// `v` as cuBLAS's 32-bit `int`.
 fn as_int(what: &str, v: usize) -> Result<c_int, GpuError> {
@@ -163,16 +158,16 @@ impl AccessorGpu {
         let n = as_int("n", x.len())?;
         let spec = precision.spec()?;
         let pair = GpuPair::of(&spec)?;
-        guarded(|| {
+        catch(|| {
             let stream = self.dev.stream.clone();
             let dx = self.store(&spec, pair, x)?;
             let dy = self.store(&spec, pair, y)?;
             let mut result = self.dev.zeros::<u8>(precision.bytes() as usize)?;
-            let blas = CudaBlas::new(stream.clone()).map_err(blas_error("cublasCreate"))?;
             // The result stays on the device, as the accessor kernel's does,
             // so that cuBLAS is not charged a blocking copy per call.
-            blas.set_pointer_mode(sys::cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE)
-                .map_err(blas_error("cublasSetPointerMode"))?;
+            let blas = self
+                .dev
+                .cublas(sys::cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE)?;
             let (px, _gx) = dx.device_ptr(&stream);
             let (py, _gy) = dy.device_ptr(&stream);
             let (pr, _gr) = result.device_ptr_mut(&stream);
@@ -209,7 +204,7 @@ impl AccessorGpu {
                     }
                 }
                 .result()
-                .map_err(blas_error(name))
+                .map_err(cublas_error(name))
             })
         })
     }
@@ -222,7 +217,7 @@ impl AccessorGpu {
     ) -> Result<Timing, GpuError> {
         let spec = precision.spec()?;
         let pair = GpuPair::of(&spec)?;
-        guarded(|| {
+        catch(|| {
             let stream = self.dev.stream.clone();
             let da = self.store(&spec, pair, g.a)?;
             let dx = self.store(&spec, pair, g.x)?;
@@ -232,9 +227,9 @@ impl AccessorGpu {
                     .dev
                     .zeros::<u8>(g.outer.max(1) * precision.bytes() as usize)?,
             };
-            let blas = CudaBlas::new(stream.clone()).map_err(blas_error("cublasCreate"))?;
-            blas.set_pointer_mode(sys::cublasPointerMode_t::CUBLAS_POINTER_MODE_HOST)
-                .map_err(blas_error("cublasSetPointerMode"))?;
+            let blas = self
+                .dev
+                .cublas(sys::cublasPointerMode_t::CUBLAS_POINTER_MODE_HOST)?;
             let (pa, _ga) = da.device_ptr(&stream);
             let (px, _gx) = dx.device_ptr(&stream);
             let (py, _gy) = dy.device_ptr_mut(&stream);
@@ -291,7 +286,7 @@ impl AccessorGpu {
                     }
                 }
                 .result()
-                .map_err(blas_error(name))
+                .map_err(cublas_error(name))
             })
         })
     }

@@ -34,6 +34,7 @@ use super::sparse::CsrMatrix;
 use super::spmv::SparseFormat;
 use super::storage::{AccessorSpec, StorageKind};
 use super::trsv::{TRSV_BLOCK, TRSV_WARPS};
+use crate::gpu::guard::catch;
 use crate::gpu::module::driver;
 use crate::gpu::sources::KernelSource;
 use crate::gpu::{GpuError, KernelModule, sources};
@@ -43,7 +44,6 @@ use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::oracle::Transpose;
 use boundgate_verify::oracle::trsv::{Diag, Uplo};
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchArgs, LaunchConfig, PushKernelArg, sys};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// The kernel source, embedded like the other `kernels/*.cu`.
 pub const SOURCE: KernelSource = sources::ACCESSOR_BLAS;
@@ -395,19 +395,6 @@ pub struct AccessorGpu {
     pub(super) dev: KernelModule,
 }
 
-/// Runs `work`, turning a panic inside the bindings into an error.
-pub(super) fn guarded<T>(work: impl FnOnce() -> Result<T, GpuError>) -> Result<T, GpuError> {
-    // AssertUnwindSafe: after a panic nothing `work` touched is used again.
-    catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|p| {
-        let message = p
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| p.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic without a message".into());
-        Err(GpuError::Internal(message))
-    })
-}
-
 /// Device buffers and functions of one DOT.
 struct DotLaunch {
     blocks_fn: CudaFunction,
@@ -485,7 +472,7 @@ impl AccessorGpu {
     /// assert_eq!(out.output, 16_777_218.0);
     /// ```
     pub fn open() -> Result<AccessorGpu, GpuError> {
-        guarded(|| {
+        catch(|| {
             Ok(AccessorGpu {
                 dev: KernelModule::open(&SOURCE)?,
             })
@@ -589,7 +576,7 @@ impl AccessorGpu {
     /// # Errors
     /// As [`GpuPair::of`]; empty or mismatched inputs; device errors.
     pub fn dot(&self, spec: &AccessorSpec, x: &[f64], y: &[f64]) -> Result<GpuDot, GpuError> {
-        guarded(|| {
+        catch(|| {
             let pair = GpuPair::of(spec)?;
             let mut d = self.prepare_dot(spec, x, y)?;
             self.launch_dot(&mut d)?;
@@ -726,7 +713,7 @@ impl AccessorGpu {
         x: &[f64],
         y: Option<&[f64]>,
     ) -> Result<GpuVector, GpuError> {
-        guarded(|| {
+        catch(|| {
             let pair = GpuPair::of(spec)?;
             let mut g = self.prepare_gemv(spec, op, a, shape, x, y)?;
             self.launch_gemv(&mut g)?;
@@ -846,7 +833,7 @@ impl AccessorGpu {
         x: &[f64],
         y: Option<&[f64]>,
     ) -> Result<GpuVector, GpuError> {
-        guarded(|| {
+        catch(|| {
             let pair = GpuPair::of(spec)?;
             let mut s = self.prepare_spmv(spec, a, format, scalars, x, y)?;
             self.launch_spmv(&mut s)?;
@@ -955,7 +942,7 @@ impl AccessorGpu {
         uplo: Uplo,
         diag: Diag,
     ) -> Result<GpuTrsv, GpuError> {
-        guarded(|| {
+        catch(|| {
             let pair = GpuPair::of(spec)?;
             let mut t = self.prepare_trsv(spec, a, n, b, uplo, diag)?;
             self.launch_trsv(&mut t)?;
@@ -1065,7 +1052,7 @@ impl AccessorGpu {
         workload: &Workload<'_>,
         repetitions: usize,
     ) -> Result<Timing, GpuError> {
-        guarded(|| {
+        catch(|| {
             let pair = GpuPair::of(spec)?;
             let (s, ar) = (pair.storage_bytes() as u64, pair.arith_bytes() as u64);
             match *workload {
@@ -1136,7 +1123,7 @@ impl AccessorGpu {
     /// # Errors
     /// `bytes = 0` or `repetitions = 0`; device errors (out of memory).
     pub fn copy_bandwidth(&self, bytes: usize, repetitions: usize) -> Result<Timing, GpuError> {
-        guarded(|| {
+        catch(|| {
             if bytes == 0 {
                 return Err(VerifyError::invalid("bytes", 0, "must be at least 1").into());
             }

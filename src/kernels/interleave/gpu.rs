@@ -20,20 +20,16 @@ use super::hotspot::HotSpot3D;
 use super::loss::{LossMeasure, accuracy_loss};
 use super::schedule::Schedule;
 use super::version::Version;
-use crate::gpu::nvrtc::{BuildOptions, Target, compile};
+use crate::gpu::module::driver;
+use crate::gpu::sources::{self, KernelSource};
 use crate::gpu::timing::require_repetitions;
-use crate::gpu::{DeviceStatus, GpuError, probe};
+use crate::gpu::{GpuError, KernelModule};
 use boundgate_verify::VerifyError;
 use boundgate_verify::format::Format;
-use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg, sys,
-};
-use std::sync::Arc;
+use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, sys};
 
-/// The CUDA source, embedded.
-pub const SOURCE: &str = include_str!("../../../kernels/hotspot3d.cu");
-/// Its name for NVRTC.
-pub const PATH: &str = "kernels/hotspot3d.cu";
+/// The kernel source, embedded like the other `kernels/*.cu`.
+pub const SOURCE: KernelSource = sources::HOTSPOT3D;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -91,17 +87,10 @@ fn bits16(v: f32) -> u16 {
         .unwrap_or(0x7e00)
 }
 
-fn driver(call: &str) -> impl Fn(cudarc::driver::DriverError) -> GpuError + '_ {
-    move |e| GpuError::Driver {
-        call: call.to_string(),
-        message: format!("{e:?}"),
-    }
-}
-
 /// HotSpot3D on device 0: the module built once, the buffers allocated once,
 /// so that schedules can be run (and timed) one after another.
 pub struct GpuHotSpot {
-    stream: Arc<CudaStream>,
+    dev: KernelModule,
     f32_kernel: CudaFunction,
     f16_kernel: CudaFunction,
     to16: CudaFunction,
@@ -117,40 +106,19 @@ pub struct GpuHotSpot {
     k16: Coefficients16,
     dims: (u32, u32, u32),
     cells: usize,
-    device: String,
 }
 
 impl GpuHotSpot {
     /// Builds the kernels for device 0 and uploads `app`'s inputs.
     ///
     /// # Errors
-    /// No device ([`probe`] says why), an NVRTC or driver failure, bad
-    /// problem data.
+    /// No device ([`crate::gpu::probe`] says why), an NVRTC or driver
+    /// failure, bad problem data.
     pub fn new(app: &HotSpot3D) -> Result<GpuHotSpot, GpuError> {
         let initial = app
             .initial32()
             .map_err(|e| GpuError::Internal(e.to_string()))?;
-        let info = match probe() {
-            DeviceStatus::Available(info) => info,
-            DeviceStatus::Unavailable { reason } => return Err(reason),
-        };
-        crate::gpu::nvrtc::version()?;
-        let context = CudaContext::new(0).map_err(driver("open device 0"))?;
-        let (major, minor) = info.compute_capability;
-        let built = compile(
-            PATH,
-            SOURCE,
-            &BuildOptions::new(Target::Cubin(major, minor)),
-        )?;
-        let module = context
-            .load_module(built.to_module_image())
-            .map_err(driver("cuModuleLoadData kernels/hotspot3d.cu"))?;
-        let function = |name: &str| {
-            module
-                .load_function(name)
-                .map_err(|e| driver(&format!("load {name}"))(e))
-        };
-        let stream = context.new_stream().map_err(driver("cuStreamCreate"))?;
+        let dev = KernelModule::open(&SOURCE)?;
         let grid = app.grid();
         let cells = grid.cells();
         let k = app.coefficients32();
@@ -179,34 +147,36 @@ impl GpuHotSpot {
         };
         let p16: Vec<u16> = app.power16().iter().map(|&v| bits16(v)).collect();
         Ok(GpuHotSpot {
-            f32_kernel: function("hotspot_f32")?,
-            f16_kernel: function("hotspot_f16x2")?,
-            to16: function("convert_f32_to_f16")?,
-            to32: function("convert_f16_to_f32")?,
-            d_p32: stream
-                .clone_htod(app.power32())
-                .map_err(driver("copy power"))?,
-            d_p16: stream.clone_htod(&p16).map_err(driver("copy power16"))?,
-            a32: stream.alloc_zeros::<f32>(cells).map_err(driver("alloc"))?,
-            b32: stream.alloc_zeros::<f32>(cells).map_err(driver("alloc"))?,
-            a16: stream.alloc_zeros::<u16>(cells).map_err(driver("alloc"))?,
-            b16: stream.alloc_zeros::<u16>(cells).map_err(driver("alloc"))?,
-            stream,
+            f32_kernel: dev.function("hotspot_f32")?,
+            f16_kernel: dev.function("hotspot_f16x2")?,
+            to16: dev.function("convert_f32_to_f16")?,
+            to32: dev.function("convert_f16_to_f32")?,
+            d_p32: dev.upload(app.power32())?,
+            d_p16: dev.upload(&p16)?,
+            a32: dev.zeros::<f32>(cells)?,
+            b32: dev.zeros::<f32>(cells)?,
+            a16: dev.zeros::<u16>(cells)?,
+            b16: dev.zeros::<u16>(cells)?,
+            dev,
             initial,
             k32,
             k16,
             dims: (grid.nx() as u32, grid.ny() as u32, grid.nz() as u32),
             cells,
-            device: format!(
-                "{} (sm_{}{}, driver {}.{})",
-                info.name, major, minor, info.driver_version.0, info.driver_version.1
-            ),
         })
     }
 
     /// The device, in words.
-    pub fn device(&self) -> &str {
-        &self.device
+    pub fn device(&self) -> String {
+        let info = &self.dev.device;
+        format!(
+            "{} (sm_{}{}, driver {}.{})",
+            info.name,
+            info.compute_capability.0,
+            info.compute_capability.1,
+            info.driver_version.0,
+            info.driver_version.1
+        )
     }
 
     /// Runs `schedule` from the initial state. With `per_iteration`, every
@@ -236,7 +206,7 @@ impl GpuHotSpot {
             shared_mem_bytes: 0,
         };
         let count = self.cells as u32;
-        let stream = self.stream.clone();
+        let stream = self.dev.stream.clone();
         stream
             .memcpy_htod(&self.initial, &mut self.a32)
             .map_err(driver("copy temp"))?;
@@ -367,7 +337,7 @@ impl GpuHotSpot {
             iteration_ms,
             total_ms,
             conversions,
-            device: self.device.clone(),
+            device: self.device(),
         })
     }
 }
@@ -375,7 +345,7 @@ impl GpuHotSpot {
 /// Runs `schedule` on `app` on device 0, every iteration timed.
 ///
 /// # Errors
-/// No device ([`probe`] says why), an NVRTC or driver failure.
+/// No device ([`crate::gpu::probe`] says why), an NVRTC or driver failure.
 pub fn run_schedule(app: &HotSpot3D, schedule: &Schedule) -> Result<GpuRun, GpuError> {
     GpuHotSpot::new(app)?.run(schedule, true)
 }
@@ -467,7 +437,7 @@ pub fn time_schedules(
         .collect::<Result<Vec<_>, GpuError>>()?;
     let float = timings.remove(0);
     Ok(ScheduleTimings {
-        device: gpu.device,
+        device: gpu.device(),
         repetitions,
         float,
         schedules: timings,

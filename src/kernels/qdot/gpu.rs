@@ -42,21 +42,18 @@
 use super::config::{QdotConfig, TileLayout, Tolerance};
 use super::select::{Selection, select_from_histogram};
 use crate::gpu::guard::catch;
-use crate::gpu::nvrtc::{BuildOptions, Target, compile};
+use crate::gpu::module::driver;
+use crate::gpu::sources;
 use crate::gpu::timing::{median_seconds, require_repetitions};
-use crate::gpu::{DeviceStatus, GpuError, probe};
+use crate::gpu::{GpuError, KernelModule};
 use boundgate_verify::VerifyError;
 use boundgate_verify::bounds::qdot::{BinArithmetic, Fexp, TileOrder};
 use boundgate_verify::error::{require_finite, require_same_len};
 use boundgate_verify::format::Format;
-use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
-    LaunchConfig, PushKernelArg, ValidAsZeroBits,
-};
-use std::sync::Arc;
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
 /// The kernel source, embedded like the other `kernels/*.cu`.
-pub const SOURCE: &str = include_str!("../../../kernels/qdot.cu");
+pub const SOURCE: &str = sources::QDOT.source;
 
 /// The exponent of `counts[0]` in the device histogram (`-QDOT_HIST_OFFSET`).
 pub const HISTOGRAM_FIRST: i32 = -2148;
@@ -129,13 +126,6 @@ pub fn code_of(a: BinArithmetic) -> Option<i8> {
     }
 }
 
-fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
-    move |e| GpuError::Driver {
-        call: call.to_string(),
-        message: format!("{e:?}"),
-    }
-}
-
 /// One thread per item (the tile and tree kernels have no grid-stride loop:
 /// the x dimension of a grid holds up to 2^31 - 1 blocks).
 fn grid(count: usize, threads: u32) -> Result<LaunchConfig, GpuError> {
@@ -150,58 +140,8 @@ fn grid(count: usize, threads: u32) -> Result<LaunchConfig, GpuError> {
     })
 }
 
-struct Device {
-    stream: Arc<CudaStream>,
-    module: Arc<CudaModule>,
-}
-
-impl Device {
-    fn open() -> Result<Device, GpuError> {
-        let info = match probe() {
-            DeviceStatus::Available(info) => info,
-            DeviceStatus::Unavailable { reason } => return Err(reason),
-        };
-        let context = CudaContext::new(0).map_err(driver("open device 0"))?;
-        let (major, minor) = info.compute_capability;
-        let built = compile(
-            "kernels/qdot.cu",
-            SOURCE,
-            &BuildOptions::new(Target::Cubin(major, minor)),
-        )?;
-        let module = context
-            .load_module(cudarc::nvrtc::Ptx::from_binary(built.image))
-            .map_err(driver("cuModuleLoadData kernels/qdot.cu"))?;
-        let stream = context.new_stream().map_err(driver("cuStreamCreate"))?;
-        Ok(Device { stream, module })
-    }
-
-    fn function(&self, name: &'static str) -> Result<CudaFunction, GpuError> {
-        self.module
-            .load_function(name)
-            .map_err(driver("cuModuleGetFunction"))
-    }
-
-    fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>, GpuError> {
-        self.stream
-            .clone_htod(data)
-            .map_err(driver("copy to the device"))
-    }
-
-    fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<T>, GpuError> {
-        self.stream
-            .alloc_zeros(len.max(1))
-            .map_err(driver("cuMemAlloc"))
-    }
-
-    fn download<T: DeviceRepr + Default + Clone>(
-        &self,
-        d: &CudaSlice<T>,
-    ) -> Result<Vec<T>, GpuError> {
-        self.stream
-            .clone_dtoh(d)
-            .map_err(driver("copy to the host"))
-    }
-}
+/// `kernels/qdot.cu` on device 0 (the shared launcher's module and stream).
+type Device = KernelModule;
 
 /// qdot of `x`, `y` on the GPU with the configuration's input precision
 /// (fp64, or fp32: `x`, `y` then hold binary32 values), `fexp`, ladder, half
@@ -272,7 +212,7 @@ pub fn qdot_gpu_f32(
 }
 
 fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQdot, GpuError> {
-    let dev = Device::open()?;
+    let dev = Device::open(&sources::QDOT)?;
     let inputs = Inputs::upload(&dev, x, y, config)?;
     let (selection, d_e) = select_on_device(&dev, &inputs, eps, config)?;
     let mut exponents = dev.download(&d_e)?;
@@ -595,7 +535,7 @@ pub fn time_qdot(
     let n_int = i32::try_from(x.len())
         .map_err(|_| VerifyError::invalid("n", x.len(), "cublasDdot takes at most 2^31 - 1"))?;
     catch(|| {
-        let dev = Device::open()?;
+        let dev = Device::open(&sources::QDOT)?;
         let inputs = Inputs::upload(&dev, x, y, config)?;
         let sync = || {
             dev.stream
@@ -617,19 +557,12 @@ pub fn time_qdot(
             Ok(())
         })?;
 
-        use cudarc::cublas::{CudaBlas, sys};
+        use crate::gpu::module::cublas_error;
+        use cudarc::cublas::sys;
         use cudarc::driver::{DevicePtr, DevicePtrMut};
-        let blas_err = |call: &'static str| {
-            move |e: cudarc::cublas::result::CublasError| GpuError::Driver {
-                call: call.to_string(),
-                message: format!("{e:?}"),
-            }
-        };
-        let blas = CudaBlas::new(dev.stream.clone()).map_err(blas_err("cublasCreate"))?;
         // The result stays on the device, as qdot's partial sums do, so that
         // cuBLAS is not charged a blocking copy per call.
-        blas.set_pointer_mode(sys::cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE)
-            .map_err(blas_err("cublasSetPointerMode"))?;
+        let blas = dev.cublas(sys::cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE)?;
         let mut d_result = dev.zeros::<f64>(1)?;
         let ddot_s = timed(&mut || {
             let (px, _rx) = inputs.x.device_ptr(&dev.stream);
@@ -649,7 +582,7 @@ pub fn time_qdot(
                 )
             }
             .result()
-            .map_err(blas_err("cublasDdot_v2"))
+            .map_err(cublas_error("cublasDdot_v2"))
         })?;
         Ok(QdotTiming {
             n: inputs.n,
