@@ -12,7 +12,7 @@ use super::execute::{Execution, execute};
 use super::hotspot::HotSpot3D;
 use super::phases::{TestPoint, distinct_forks, select};
 use super::profile::Profile;
-use super::refine::{RefineInputs, Refined, refine};
+use super::refine::{RefineInputs, Refined, refine_from};
 use super::runner::{BranchSpec, Lockstep, RunOptions, run_lockstep};
 use super::sections::SectionGrid;
 use super::simulate::{Policy, Simulation, simulate};
@@ -377,11 +377,19 @@ pub fn run_all(app: &HotSpot3D, config: &PipelineConfig) -> Result<PipelineRepor
                 clock: config.clock,
                 ground_truth: false,
             };
+            // Round 1 is the run just made: refinement starts from it.
+            let first = (s.simulation.clone(), s.execution.clone());
             refined.push(RefinedSchedule {
                 sections: s.sections,
                 fraction: s.fraction,
                 policy: s.simulation.policy,
-                refined: refine(&inputs, s.limit, s.simulation.policy, config.refine_rounds)?,
+                refined: refine_from(
+                    &inputs,
+                    s.limit,
+                    s.simulation.policy,
+                    config.refine_rounds,
+                    Some(first),
+                )?,
             });
         }
     }

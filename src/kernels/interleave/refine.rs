@@ -127,6 +127,23 @@ pub fn refine(
     policy: Policy,
     max_rounds: usize,
 ) -> Result<Refined> {
+    refine_from(inputs, limit, policy, max_rounds, None)
+}
+
+/// [`refine`] whose first round is already done: `first` is the simulation
+/// under `limit` by `policy` and its execution against `limit` (the
+/// pipeline's own run of that schedule), so it is not simulated and executed
+/// again.
+///
+/// # Errors
+/// As [`refine`].
+pub fn refine_from(
+    inputs: &RefineInputs<'_>,
+    limit: f64,
+    policy: Policy,
+    max_rounds: usize,
+    mut first: Option<(Simulation, Execution)>,
+) -> Result<Refined> {
     require_threshold(limit)?;
     if max_rounds == 0 {
         return Err(super::error::InterleaveError::parameter(
@@ -139,30 +156,35 @@ pub fn refine(
     let mut rounds = Vec::with_capacity(max_rounds);
     let mut previous: Option<Schedule> = None;
     for _ in 0..max_rounds {
-        let simulation = simulate(
-            inputs.stats,
-            inputs.targets,
-            simulated_limit,
-            policy,
-            inputs.start.0,
-            inputs.start.1,
-        )?;
-        // The same schedule again would execute the same way: skip ahead.
-        if previous.as_ref() == Some(&simulation.schedule) {
-            simulated_limit *= 0.5;
-            continue;
-        }
-        let execution = execute(
-            inputs.app,
-            &simulation.schedule,
-            limit,
-            inputs.clock,
-            inputs.ground_truth,
-        )?;
-        let executed_max_loss = match &execution.verdict {
-            Verdict::WithinLimit => execution.max_loss(),
-            Verdict::Exceeded { max_loss, .. } => *max_loss,
+        let (simulation, execution) = match first.take() {
+            Some(done) => done,
+            None => {
+                let simulation = simulate(
+                    inputs.stats,
+                    inputs.targets,
+                    simulated_limit,
+                    policy,
+                    inputs.start.0,
+                    inputs.start.1,
+                )?;
+                // The same schedule again would execute the same way: skip ahead.
+                if previous.as_ref() == Some(&simulation.schedule) {
+                    simulated_limit *= 0.5;
+                    continue;
+                }
+                let execution = execute(
+                    inputs.app,
+                    &simulation.schedule,
+                    limit,
+                    inputs.clock,
+                    inputs.ground_truth,
+                )?;
+                (simulation, execution)
+            }
+        };
+        let executed_max_loss = match execution.verdict {
             Verdict::Ended(_) => f64::INFINITY,
+            _ => execution.max_loss(),
         };
         let within = execution.respects_limit();
         rounds.push(Round {
