@@ -102,6 +102,14 @@ fn random_operands(record: &TcRecord, rng: &mut ChaCha8Rng, len: usize, wide: bo
         .collect()
 }
 
+/// The positions where two results differ in their bits (NaN equals NaN:
+/// IEEE leaves the payload to the implementation).
+fn differing(x: &[f64], y: &[f64]) -> Vec<usize> {
+    (0..x.len())
+        .filter(|&e| x[e].to_bits() != y[e].to_bits() && !(x[e].is_nan() && y[e].is_nan()))
+        .collect()
+}
+
 #[test]
 #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
 fn gpu_gemm_matches_the_model_bit_for_bit() {
@@ -119,12 +127,7 @@ fn gpu_gemm_matches_the_model_bit_for_bit() {
             let b = random_operands(&record, &mut rng, k * t, wide);
             let model = unit.gemm(&a, &b, m, k, t);
             let gpu = gemm_on_device(&record, &a, &b, None, (m, k, t)).expect("runs");
-            let differ: Vec<usize> = (0..m * t)
-                .filter(|&e| {
-                    model[e].to_bits() != gpu[e].to_bits()
-                        && !(model[e].is_nan() && gpu[e].is_nan())
-                })
-                .collect();
+            let differ = differing(&model, &gpu);
             assert!(
                 differ.is_empty(),
                 "{} {m}x{k}x{t}: {} of {} elements differ, first at {}: model {} gpu {}",
@@ -170,16 +173,19 @@ fn the_pipelined_gemm_matches_the_model_bit_for_bit() {
             let model = unit.gemm(&a, &b, m, k, t);
             let gpu = gemm_on_device_with(GemmKernel::Pipelined, &record, &a, &b, None, (m, k, t))
                 .expect("runs");
-            let differ = (0..m * t)
-                .filter(|&e| {
-                    model[e].to_bits() != gpu[e].to_bits()
-                        && !(model[e].is_nan() && gpu[e].is_nan())
-                })
-                .count();
-            assert_eq!(differ, 0, "{} {m}x{k}x{t}", record.label());
+            assert_eq!(
+                differing(&model, &gpu),
+                Vec::<usize>::new(),
+                "{} {m}x{k}x{t}",
+                record.label()
+            );
             let simple = gemm_on_device(&record, &a, &b, None, (m, k, t)).expect("runs");
-            let same = |x: &f64, y: &f64| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
-            assert!(gpu.iter().zip(&simple).all(|(x, y)| same(x, y)));
+            assert_eq!(
+                differing(&gpu, &simple),
+                Vec::<usize>::new(),
+                "{} {m}x{k}x{t}: simple",
+                record.label()
+            );
         }
         // -0 + (-0 x 1) stays -0 with k = 16 (no padded slice may add +0).
         let k = 16;

@@ -449,7 +449,7 @@ pub fn original_dot_in(
         }
         TileLayout::Interleaved => {
             let tiles = order.tiles();
-            for t in 0..tiles.min(x.len().max(1)) {
+            for t in 0..tiles {
                 let chain = (t..x.len())
                     .step_by(tiles)
                     .fold(0.0, |s, i| arith.step(s, x[i], y[i]));
