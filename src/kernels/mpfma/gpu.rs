@@ -417,20 +417,25 @@ impl GemmKernel {
         }
     }
 
-    /// The entry point for `record`'s input and output formats.
+    /// The entry point for inputs `input` accumulated in `output`.
     ///
     /// # Example
     /// ```
     /// use boundgate::kernels::mpfma::gpu::GemmKernel;
-    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
-    /// let r = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
-    /// assert_eq!(GemmKernel::Pipelined.entry(&r).unwrap(), "mpfma_gemm_pipelined_f16_f32");
-    /// let fp8 = TcRecord::lookup(Arch::Sm90, TcInput::E4m3, TcOutput::Fp32).unwrap();
-    /// assert!(GemmKernel::Simple.entry(&fp8).is_err());
+    /// use boundgate::kernels::mpfma::record::{TcInput, TcOutput};
+    /// assert_eq!(
+    ///     GemmKernel::Pipelined.entry(TcInput::Fp16, TcOutput::Fp32).unwrap(),
+    ///     "mpfma_gemm_pipelined_f16_f32"
+    /// );
+    /// assert!(GemmKernel::Simple.entry(TcInput::E4m3, TcOutput::Fp32).is_err());
     /// ```
-    pub fn entry(self, record: &TcRecord) -> std::result::Result<&'static str, String> {
+    pub fn entry(
+        self,
+        input: TcInput,
+        output: TcOutput,
+    ) -> std::result::Result<&'static str, String> {
         let pipelined = self == GemmKernel::Pipelined;
-        Ok(match (record.input, record.output, pipelined) {
+        Ok(match (input, output, pipelined) {
             (TcInput::Fp16, TcOutput::Fp32, false) => "mpfma_gemm_f16_f32",
             (TcInput::Fp16, TcOutput::Fp16, false) => "mpfma_gemm_f16_f16",
             (TcInput::Bf16, TcOutput::Fp32, false) => "mpfma_gemm_bf16_f32",
@@ -439,7 +444,12 @@ impl GemmKernel {
             (TcInput::Fp16, TcOutput::Fp16, true) => "mpfma_gemm_pipelined_f16_f16",
             (TcInput::Bf16, TcOutput::Fp32, true) => "mpfma_gemm_pipelined_bf16_f32",
             (TcInput::Tf32, TcOutput::Fp32, true) => "mpfma_gemm_pipelined_tf32_f32",
-            _ => return Err(format!("no kernel for {}", record.label())),
+            _ => {
+                return Err(format!(
+                    "no kernel for {input} inputs with {} accumulation",
+                    output.name()
+                ));
+            }
         })
     }
 }
@@ -618,7 +628,9 @@ mod device {
         let ap = padded(a, m, k, pm, pk);
         let bp = padded(b, k, t, pk, pt);
         let cp = c.map(|c| padded(c, m, t, pm, pt));
-        let name = kernel.entry(record)?;
+        let name = kernel
+            .entry(record.input, record.output)
+            .map_err(|_| format!("no kernel for {}", record.label()))?;
         let fp16_acc = record.output == TcOutput::Fp16;
         guarded(|| {
             let f = dev
@@ -851,15 +863,9 @@ mod device {
             let d_a = s.clone_htod(&a).map_err(e("copy A"))?;
             let d_b = s.clone_htod(&b).map_err(e("copy B"))?;
             let mut d_d = s.clone_htod(&vec![0f32; m * t]).map_err(e("alloc D"))?;
-            let record = TcRecord::lookup(
-                crate::kernels::mpfma::record::Arch::Sm90,
-                TcInput::Fp16,
-                TcOutput::Fp32,
-            )
-            .map_err(|err| err.to_string())?;
             let f = dev
                 .module
-                .load_function(kernel.entry(&record)?)
+                .load_function(kernel.entry(TcInput::Fp16, TcOutput::Fp32)?)
                 .map_err(|err| format!("{err:?}"))?;
             let cfg = LaunchConfig {
                 grid_dim: ((t / 64) as u32, (m / 64) as u32, 1),
