@@ -114,21 +114,6 @@ pub fn nonzero_mean(x: &[f64]) -> f64 {
     super::exact_mean::AbsSumBins::of_slice(x).mean()
 }
 
-/// [`nonzero_mean`] over an iterator, so that a caller holding binary32
-/// values widens them on the fly instead of copying the matrix. Exact, so the
-/// order does not matter: the GPU's parallel limit (`gpu.rs`) equals it.
-///
-/// # Example
-/// ```
-/// use boundgate::kernels::residual::reduce::{nonzero_mean, nonzero_mean_of};
-/// let x32 = [1.5f32, 0.0, -0.1];
-/// let x64: Vec<f64> = x32.iter().map(|&v| f64::from(v)).collect();
-/// assert_eq!(nonzero_mean_of(x32.iter().map(|&v| f64::from(v))), nonzero_mean(&x64));
-/// ```
-pub fn nonzero_mean_of(x: impl IntoIterator<Item = f64>) -> f64 {
-    super::exact_mean::AbsSumBins::of(x).mean()
-}
-
 /// The mask of kept entries of a row-major `rows x cols` matrix `x`.
 ///
 /// For [`ReduceRule::Mean`], `means` is ignored and the limit is
