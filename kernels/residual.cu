@@ -20,7 +20,7 @@
 //   residual_gemm_dp4a    P = Aq Bq (int32), 32x32 tiles, dp4a.s32.s32
 //   residual_dequantize   D_F = fl(fl(fl(P) / lambda_row) / lambda_col)
 //   residual_row_means, residual_col_means     sum_j |D_F| in binary64, sequential, / count
-//                         (rules 1 and 2 only: rule 0 compares with the host's limit)
+//                         (rules 1 and 2 only: rule 0 compares with its global limit)
 //   residual_abs_bins_f32 rule 0's mean_nnz|X|, exactly: the 24-bit significands of the
 //                         nonzero |x| summed per exponent field (u64, exact), and their count;
 //                         the host weights the 256 bins by their powers of two and rounds the
@@ -254,7 +254,8 @@ extern "C" __global__ void residual_col_means(const float* __restrict__ d, index
 #define RULE_SIGNED 2
 
 // Whether x is kept (reduce.rs: ReduceRule::keeps): against global_limit = fl64(2M) *
-// mean_nnz|X| (computed on the host) for RULE_MEAN, against fl64(M * mean) otherwise.
+// mean_nnz|X| (exactly rounded: residual_abs_bins_f32's bins, weighted and divided on the
+// host) for RULE_MEAN, against fl64(M * mean) otherwise.
 __device__ __forceinline__ bool keeps(float x, double threshold, double mean, double global_limit,
                                       int rule) {
     const double v = (double)x;

@@ -604,7 +604,7 @@ fn sparse(
     // row (m) or column (n), d_f m x n, A m x k, B k x n.
     unsafe {
         // The means of |D_F| enter only eq. (14)'s readings (rules 1 and 2);
-        // the code's rule compares with the host's limit, so under it the two
+        // the code's rule compares with its global limit, so under it the two
         // passes over D_F are skipped (the buffers stay zero, never read).
         if cfg.reduction.rule != ReduceRule::Mean {
             dev.stream
