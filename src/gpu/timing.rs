@@ -31,8 +31,14 @@ pub(crate) fn median_seconds<T>(
         drop(run()?);
         samples.push(start.elapsed().as_secs_f64());
     }
-    samples.sort_by(f64::total_cmp);
-    Ok((first, samples[samples.len() / 2]))
+    Ok((first, median(&samples)))
+}
+
+/// The middle sample (the upper one of an even count); `samples` not empty.
+pub(crate) fn median(samples: &[f64]) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
 }
 
 #[cfg(test)]
@@ -53,5 +59,12 @@ mod tests {
             median_seconds(0, || Ok(())),
             Err(GpuError::Input(_))
         ));
+    }
+
+    #[test]
+    fn the_median_is_the_middle_sample() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0]), 4.0);
+        assert_eq!(median(&[4.0, 1.0]), 4.0);
     }
 }
