@@ -12,11 +12,13 @@
 // CPU model does, and the scale maxima are order-independent.
 //
 // Steps (launch order), with the CPU model's names:
-//   residual_absmax       max |x| per line (row of A, column of B, or the whole matrix)
+//   residual_absmax_rows, residual_absmax_strided   max |x| per line (row of A: a block per
+//                         row; column of B or the whole matrix: warps along rows, atomicMax)
 //   residual_scales       lambda = fl(num / amax); 1 for amax = 0; max_pow2 if it overflows
-//   residual_quantize     q = clamp(Q(fl(lambda x))), r = fl(x - fl(q / lambda)); B's and RB's
-//                         integers are written transposed (n x kp), A's and RA's as m x kp,
-//                         kp = k rounded up to a multiple of 4 (zero padding) for dp4a
+//   residual_quantize     q = clamp(Q(fl(lambda x))), r = fl(x - fl(q / lambda)), row-major:
+//                         A's and RA's as m x kp, kp = k rounded up to a multiple of 4 (zero
+//                         padding) for dp4a, B's and RB's as k x n
+//   residual_transpose_i8 B's and RB's integers transposed (n x kp) for dp4a
 //   residual_gemm_dp4a    P = Aq Bq (int32), 32x32 tiles, dp4a.s32.s32
 //   residual_dequantize   D_F = fl(fl(fl(P) / lambda_row) / lambda_col)
 //   residual_row_means, residual_col_means     sum_j |D_F| in binary64, sequential, / count
@@ -37,6 +39,7 @@
 //                         matrix reads with a stride of one row (2026-11-24, H100: the sparse
 //                         method ran 6x slower than the full residual at 16384)
 //   residual_spmm_rows    P1 = A^r_int RB_int: one row of A^r per block, threads over columns
+//                         of the row-major RB
 //   residual_spmm_cols    P2 = RA_int B^r_int: one thread per output, over column j's kept rows
 //   residual_combine      D = fl(fl(D_F + dq(P1)) + dq(P2))
 // The full residual runs residual_gemm_dp4a for P1 and P2 instead of the two SpMMs; so
@@ -61,24 +64,16 @@ __device__ __forceinline__ index_t line_of(index_t i, index_t j, int axis) {
     return axis == AXIS_ROWS ? i : (axis == AXIS_COLUMNS ? j : 0);
 }
 
-// max |x| per line: one block per line, any blockDim.x (power of two <= 1024).
-// Maxima are exact, so the reduction order does not matter.
-extern "C" __global__ void residual_absmax(const float* __restrict__ x, index_t rows, index_t cols,
-                                           int axis, float* __restrict__ amax) {
+// max |x| per row: one block per row, threads over the row (coalesced reads),
+// any blockDim.x (power of two <= 1024). Maxima are exact, so the reduction order does
+// not matter.
+extern "C" __global__ void residual_absmax_rows(const float* __restrict__ x, index_t rows,
+                                                index_t cols, float* __restrict__ amax) {
     extern __shared__ float red_max[];
     const index_t line = blockIdx.x;
-    const index_t count = axis == AXIS_ROWS ? cols : (axis == AXIS_COLUMNS ? rows : rows * cols);
     float m = 0.0f;
-    for (index_t t = threadIdx.x; t < count; t += blockDim.x) {
-        index_t at;
-        if (axis == AXIS_ROWS) {
-            at = line * cols + t;
-        } else if (axis == AXIS_COLUMNS) {
-            at = t * cols + line;
-        } else {
-            at = t;
-        }
-        m = fmaxf(m, fabsf(x[at]));
+    for (index_t t = threadIdx.x; t < cols; t += blockDim.x) {
+        m = fmaxf(m, fabsf(x[line * cols + t]));
     }
     red_max[threadIdx.x] = m;
     __syncthreads();
@@ -88,8 +83,47 @@ extern "C" __global__ void residual_absmax(const float* __restrict__ x, index_t 
         }
         __syncthreads();
     }
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0 && line < rows) {
         amax[line] = red_max[0];
+    }
+}
+
+// max |x| per column (axis = AXIS_COLUMNS) or over the whole matrix (AXIS_TENSOR), into
+// amax zeroed beforehand. Blocks of 32 x 8 threads: threadIdx.x runs along a row, so a
+// warp reads 32 consecutive floats; blockIdx.y and threadIdx.y stride over the rows. Each
+// block folds its 8 partial maxima per column in shared memory and publishes them with
+// atomicMax on the bit patterns: for non-negative finite floats (the host refuses NaN and
+// inf) the order of the bits is the order of the values, and a maximum is exact whatever
+// the order the atomics land in. (Until 2026-11-25 one block per column walked that column,
+// each warp's loads a row apart, and AXIS_TENSOR was one block for the whole matrix.)
+extern "C" __global__ void residual_absmax_strided(const float* __restrict__ x, index_t rows,
+                                                   index_t cols, int axis,
+                                                   float* __restrict__ amax) {
+    __shared__ float part[8][32];
+    const index_t c = (index_t)blockIdx.x * 32 + threadIdx.x;
+    float m = 0.0f;
+    if (c < cols) {
+        for (index_t r = (index_t)blockIdx.y * 8 + threadIdx.y; r < rows;
+             r += (index_t)gridDim.y * 8) {
+            m = fmaxf(m, fabsf(x[r * cols + c]));
+        }
+    }
+    part[threadIdx.y][threadIdx.x] = m;
+    __syncthreads();
+    if (threadIdx.y == 0) {
+        for (unsigned int y = 1; y < 8; ++y) {
+            m = fmaxf(m, part[y][threadIdx.x]);
+        }
+        if (axis == AXIS_TENSOR) {
+            for (unsigned int off = 16; off > 0; off >>= 1) {
+                m = fmaxf(m, __shfl_down_sync(0xffffffffu, m, off));
+            }
+            if (threadIdx.x == 0) {
+                atomicMax((unsigned int*)amax, __float_as_uint(m));
+            }
+        } else if (c < cols) {
+            atomicMax((unsigned int*)amax + c, __float_as_uint(m));
+        }
     }
 }
 
@@ -122,11 +156,13 @@ __device__ __forceinline__ int round_rule(float t, int rule) {
 }
 
 // q = clamp(Q(fl(lambda x)), -qmax, qmax); r = fl(x - fl(q / lambda)).
-// q goes to q_out[i * ld_rows + j] (transposed = 0) or q_out[j * ld_cols + i] (transposed = 1),
-// the padding of q_out being zero beforehand; r (row-major, rows x cols) may be null.
+// q goes to q_out[i * ld + j] (row-major, consecutive threads write consecutive bytes), the
+// padding of q_out being zero beforehand; r (row-major, rows x cols) may be null. B's and
+// RB's transposed copies for dp4a come from residual_transpose_i8 (a thread per element
+// writing q_out[j * ld + i] directly stored bytes a row apart, 2026-11-24).
 extern "C" __global__ void residual_quantize(const float* __restrict__ x, index_t rows, index_t cols,
                                              const float* __restrict__ scales, int axis, int rule,
-                                             int qmax, int transposed, index_t ld,
+                                             int qmax, index_t ld,
                                              signed char* __restrict__ q_out,
                                              float* __restrict__ r_out,
                                              unsigned int* __restrict__ saturated) {
@@ -143,9 +179,35 @@ extern "C" __global__ void residual_quantize(const float* __restrict__ x, index_
         q = q > qmax ? qmax : -qmax;
         atomicAdd(saturated, 1u);  // a count: order-independent
     }
-    q_out[transposed ? j * ld + i : i * ld + j] = (signed char)q;
+    q_out[i * ld + j] = (signed char)q;
     if (r_out != 0) {
         r_out[at] = __fsub_rn(v, __fdiv_rn(__int2float_rn(q), lambda));
+    }
+}
+
+// out[j * ld + i] = in[i * cols + j] for i < rows, j < cols (int8; out's padding untouched).
+// 32 x 32 tiles through shared memory, blocks of 32 x 8 threads: reads and writes both run
+// along rows of 32 bytes. The tile rows stride by gridDim.y, so any number of rows fits.
+extern "C" __global__ void residual_transpose_i8(const signed char* __restrict__ in, index_t rows,
+                                                 index_t cols, signed char* __restrict__ out,
+                                                 index_t ld) {
+    __shared__ signed char tile[32][33];
+    const index_t c0 = (index_t)blockIdx.x * 32;
+    for (index_t r0 = (index_t)blockIdx.y * 32; r0 < rows; r0 += (index_t)gridDim.y * 32) {
+        for (unsigned int y = threadIdx.y; y < 32; y += 8) {
+            const index_t r = r0 + y;
+            const index_t c = c0 + threadIdx.x;
+            tile[y][threadIdx.x] = (r < rows && c < cols) ? in[r * cols + c] : 0;
+        }
+        __syncthreads();
+        for (unsigned int y = threadIdx.y; y < 32; y += 8) {
+            const index_t c = c0 + y;
+            const index_t r = r0 + threadIdx.x;
+            if (r < rows && c < cols) {
+                out[c * ld + r] = tile[threadIdx.x][y];
+            }
+        }
+        __syncthreads();
     }
 }
 
@@ -415,18 +477,22 @@ extern "C" __global__ void residual_mask_fill_rows(const float* __restrict__ x, 
     }
 }
 
-// P1 = A^r_int RB_int: A^r in CSR (m rows), RB transposed as rbt (n x ld).
-// One block per row i of A^r, threads stride over the output columns j.
+// P1 = A^r_int RB_int: A^r in CSR (m rows), RB row-major (k x n, the quantizer's own
+// layout, before its transposition for dp4a). One block per row i of A^r, threads stride
+// over the output columns j, so a warp reads 32 consecutive bytes of RB's row col_idx[e].
+// (Until 2026-11-25 it read RB's transpose, each warp's loads a row of kp bytes apart.)
 extern "C" __global__ void residual_spmm_rows(const unsigned int* __restrict__ row_ptr,
                                               const unsigned int* __restrict__ col_idx,
                                               const signed char* __restrict__ values,
-                                              const signed char* __restrict__ rbt, index_t ld,
-                                              index_t n, int* __restrict__ p1) {
+                                              const signed char* __restrict__ rb, index_t n,
+                                              int* __restrict__ p1) {
     const index_t i = blockIdx.x;
+    const unsigned int begin = row_ptr[i];
+    const unsigned int end = row_ptr[i + 1];
     for (index_t j = threadIdx.x; j < n; j += blockDim.x) {
         int acc = 0;
-        for (unsigned int e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
-            acc += (int)values[e] * (int)rbt[j * ld + col_idx[e]];
+        for (unsigned int e = begin; e < end; ++e) {
+            acc += (int)values[e] * (int)rb[(index_t)col_idx[e] * n + j];
         }
         p1[i * n + j] = acc;
     }

@@ -82,11 +82,44 @@ type Device = KernelModule;
 /// `cols x kp`), scales, and the residual (row-major floats) if asked for.
 struct Quantized {
     q: CudaSlice<i8>,
+    /// The row-major integers (`rows x cols`) of a transposed operand, as
+    /// the quantizer wrote them: the sparse product `A^r RB` reads RB's rows.
+    q_rows: Option<CudaSlice<i8>>,
     scales: CudaSlice<f32>,
     residual: Option<CudaSlice<f32>>,
 }
 
-/// `residual_absmax`, `residual_scales`, `residual_quantize` for one matrix.
+/// The launch of `residual_absmax_strided`: blocks of 32 x 8 threads, one
+/// block column per 32 columns, enough block rows that each thread walks
+/// about 32 rows (at most 1024).
+fn strided_absmax_launch(rows: usize, cols: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (
+            cols.div_ceil(32).max(1) as u32,
+            rows.div_ceil(8 * 32).clamp(1, 1024) as u32,
+            1,
+        ),
+        block_dim: (32, 8, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// The launch of `residual_transpose_i8` for a `rows x cols` source: one
+/// block per 32 x 32 tile (tile rows beyond 65535 blocks by a stride loop).
+fn transpose_launch(rows: usize, cols: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (
+            cols.div_ceil(32).max(1) as u32,
+            rows.div_ceil(32).clamp(1, 65535) as u32,
+            1,
+        ),
+        block_dim: (32, 8, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Absmax, scales and `residual_quantize` for one matrix (and
+/// `residual_transpose_i8` for a transposed operand).
 #[allow(clippy::too_many_arguments)] // the kernel's parameters
 fn quantize(
     dev: &Device,
@@ -102,15 +135,20 @@ fn quantize(
     let count = lines(axis, rows, cols);
     let mut amax = dev.zeros::<f32>(count)?;
     let mut scales = dev.zeros::<f32>(count)?;
-    let q_len = if transposed { cols * ld } else { rows * ld };
-    let mut q = dev.zeros::<i8>(q_len)?;
+    // The quantizer writes row-major: into q itself (ld = kp), or, for a
+    // transposed operand, into a rows x cols buffer transposed afterwards.
+    let (mut q_rows, rows_ld) = if transposed {
+        (dev.zeros::<i8>(rows * cols)?, cols)
+    } else {
+        (dev.zeros::<i8>(rows * ld)?, ld)
+    };
     let mut residual = if with_residual {
         Some(dev.zeros::<f32>(rows * cols)?)
     } else {
         None
     };
     let mut saturated = dev.zeros::<u32>(1)?;
-    let (rows64, cols64, ld64) = (rows as u64, cols as u64, ld as u64);
+    let (rows64, cols64, rows_ld64) = (rows as u64, cols as u64, rows_ld as u64);
     let axis_c = axis_code(axis);
     let num = q_cfg.scale.numerator(q_cfg.bits) as f32;
     let max_pow2 = Working::Fp32.max_pow2() as f32;
@@ -122,30 +160,42 @@ fn quantize(
         },
         q_cfg.bits.qmax(),
     );
-    let transposed_c = i32::from(transposed);
     let lines64 = count as u64;
-    let absmax = dev.function("residual_absmax")?;
     let scale_fn = dev.function("residual_scales")?;
     let quant_fn = dev.function("residual_quantize")?;
     let threads = 256u32;
     // SAFETY: argument lists match the kernels' signatures in kernels/residual.cu,
     // every buffer has the length the kernel indexes (amax and scales: one per
-    // line; q: rows or cols times ld; residual: rows x cols), and residual_absmax
-    // gets blockDim.x floats of shared memory.
+    // line, amax zeroed for the atomic maxima; q_rows: rows times rows_ld;
+    // residual: rows x cols), and residual_absmax_rows gets blockDim.x floats
+    // of shared memory.
     unsafe {
-        dev.stream
-            .launch_builder(&absmax)
-            .arg(x)
-            .arg(&rows64)
-            .arg(&cols64)
-            .arg(&axis_c)
-            .arg(&mut amax)
-            .launch(LaunchConfig {
-                grid_dim: (count as u32, 1, 1),
-                block_dim: (threads, 1, 1),
-                shared_mem_bytes: threads * 4,
-            })
-            .map_err(driver("launch residual_absmax"))?;
+        if axis == ScaleAxis::Rows {
+            let absmax = dev.function("residual_absmax_rows")?;
+            dev.stream
+                .launch_builder(&absmax)
+                .arg(x)
+                .arg(&rows64)
+                .arg(&cols64)
+                .arg(&mut amax)
+                .launch(LaunchConfig {
+                    grid_dim: (count as u32, 1, 1),
+                    block_dim: (threads, 1, 1),
+                    shared_mem_bytes: threads * 4,
+                })
+                .map_err(driver("launch residual_absmax_rows"))?;
+        } else {
+            let absmax = dev.function("residual_absmax_strided")?;
+            dev.stream
+                .launch_builder(&absmax)
+                .arg(x)
+                .arg(&rows64)
+                .arg(&cols64)
+                .arg(&axis_c)
+                .arg(&mut amax)
+                .launch(strided_absmax_launch(rows, cols))
+                .map_err(driver("launch residual_absmax_strided"))?;
+        }
         dev.stream
             .launch_builder(&scale_fn)
             .arg(&amax)
@@ -164,9 +214,8 @@ fn quantize(
             .arg(&axis_c)
             .arg(&rule)
             .arg(&qmax)
-            .arg(&transposed_c)
-            .arg(&ld64)
-            .arg(&mut q);
+            .arg(&rows_ld64)
+            .arg(&mut q_rows);
         let null: u64 = 0;
         match residual.as_mut() {
             Some(r) => builder.arg(r),
@@ -177,8 +226,30 @@ fn quantize(
             .launch(grid(rows * cols, threads))
             .map_err(driver("launch residual_quantize"))?;
     }
+    let (q, q_rows) = if transposed {
+        let mut q = dev.zeros::<i8>(cols * ld)?;
+        let transpose = dev.function("residual_transpose_i8")?;
+        let ld64 = ld as u64;
+        // SAFETY: residual_transpose_i8's signature; q_rows holds rows x cols
+        // bytes, q cols x ld with ld >= rows (zeroed padding left as is).
+        unsafe {
+            dev.stream
+                .launch_builder(&transpose)
+                .arg(&q_rows)
+                .arg(&rows64)
+                .arg(&cols64)
+                .arg(&mut q)
+                .arg(&ld64)
+                .launch(transpose_launch(rows, cols))
+                .map_err(driver("launch residual_transpose_i8"))?;
+        }
+        (q, Some(q_rows))
+    } else {
+        (q_rows, None)
+    };
     Ok(Quantized {
         q,
+        q_rows,
         scales,
         residual,
     })
@@ -679,8 +750,12 @@ fn sparse(
     let cols_fn = dev.function("residual_spmm_cols")?;
     let mut p1 = dev.zeros::<i32>(m * n)?;
     let mut p2 = dev.zeros::<i32>(m * n)?;
+    let rb_rows = qrb
+        .q_rows
+        .as_ref()
+        .ok_or_else(|| GpuError::Internal("RB was quantized without its row-major copy".into()))?;
     // SAFETY: signatures of the kernels; the CSR buffers have the scanned sizes,
-    // Aq and RAq are m x kp, Bq and RBq n x kp (transposed), p1 and p2 m x n.
+    // Aq and RAq are m x kp, Bq n x kp (transposed), RB's rows k x n, p1 and p2 m x n.
     unsafe {
         if sparse_a {
             dev.stream
@@ -704,8 +779,7 @@ fn sparse(
                 .arg(&d_ptr_a)
                 .arg(&idx_a)
                 .arg(&val_a)
-                .arg(&qrb.q)
-                .arg(&kp64)
+                .arg(rb_rows)
                 .arg(&n64)
                 .arg(&mut p1)
                 .launch(LaunchConfig {
