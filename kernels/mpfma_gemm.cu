@@ -36,6 +36,10 @@
 // others): a last slice of 16 is loaded with zeros beyond K and its second half skipped
 // (no mma on padding, so a -0 accumulator is never turned into +0 by a zero product).
 //
+// A third set, mpfma_gemm_wide_* (fp16 and bf16 inputs only; see the section below),
+// is the one meant to be fast: 128 x 128 tiles, cp.async double buffering, ldmatrix.
+// It too issues the same mma instructions on every accumulator in the same order.
+//
 // No headers: fragments are built from bit patterns and moved with PTX, so NVRTC
 // compiles this file alone. Fragment layouts: PTX ISA, "Matrix Fragments for
 // mma.m16n8k16 with floating point type" and "... mma.m16n8k8 ... .tf32".
@@ -118,14 +122,16 @@ __device__ __forceinline__ Lane lane_of() {
     return l;
 }
 
-// The warp's 2 x 4 accumulator tiles: C's values, or +0 without C.
-template <int V>
-__device__ __forceinline__ void acc_init(const typename Traits<V>::out_t* __restrict__ C, int N,
-                                         const Lane& l, float (&acc)[2][4][4], u32 (&acc16)[2][4][2]) {
-    for (int mi = 0; mi < 2; ++mi) {
-        for (int ni = 0; ni < 4; ++ni) {
-            const int r = l.row0 + l.wm + mi * 16 + l.g;
-            const int c = l.col0 + l.wn + ni * 8 + 2 * l.tq;
+// The warp's MI x NI accumulator tiles (16 x 8 each, the first at row r0, column c0 of D):
+// C's values, or +0 without C.
+template <int V, int MI, int NI>
+__device__ __forceinline__ void acc_init(const typename Traits<V>::out_t* __restrict__ C, int N, int r0,
+                                         int c0, int g, int tq, float (&acc)[MI][NI][4],
+                                         u32 (&acc16)[MI][NI][2]) {
+    for (int mi = 0; mi < MI; ++mi) {
+        for (int ni = 0; ni < NI; ++ni) {
+            const int r = r0 + mi * 16 + g;
+            const int c = c0 + ni * 8 + 2 * tq;
             if constexpr (V == F16_F16) {
                 acc16[mi][ni][0] = C ? pack2(C[r * N + c], C[r * N + c + 1]) : 0u;
                 acc16[mi][ni][1] = C ? pack2(C[(r + 8) * N + c], C[(r + 8) * N + c + 1]) : 0u;
@@ -197,14 +203,15 @@ __device__ __forceinline__ void mma_k16(const typename Traits<V>::in_t (*As)[LDA
     }
 }
 
-// The accumulators into D.
-template <int V>
-__device__ __forceinline__ void acc_store(typename Traits<V>::out_t* __restrict__ D, int N, const Lane& l,
-                                          const float (&acc)[2][4][4], const u32 (&acc16)[2][4][2]) {
-    for (int mi = 0; mi < 2; ++mi) {
-        for (int ni = 0; ni < 4; ++ni) {
-            const int r = l.row0 + l.wm + mi * 16 + l.g;
-            const int c = l.col0 + l.wn + ni * 8 + 2 * l.tq;
+// The accumulators into D (the tiles of acc_init).
+template <int V, int MI, int NI>
+__device__ __forceinline__ void acc_store(typename Traits<V>::out_t* __restrict__ D, int N, int r0, int c0,
+                                          int g, int tq, const float (&acc)[MI][NI][4],
+                                          const u32 (&acc16)[MI][NI][2]) {
+    for (int mi = 0; mi < MI; ++mi) {
+        for (int ni = 0; ni < NI; ++ni) {
+            const int r = r0 + mi * 16 + g;
+            const int c = c0 + ni * 8 + 2 * tq;
             if constexpr (V == F16_F16) {
                 D[r * N + c] = (u16)(acc16[mi][ni][0] & 0xffffu);
                 D[r * N + c + 1] = (u16)(acc16[mi][ni][0] >> 16);
@@ -235,7 +242,7 @@ __device__ __forceinline__ void gemm_tile(const typename Traits<V>::in_t* __rest
     }
     float acc[2][4][4];
     u32 acc16[2][4][2];
-    acc_init<V>(C, N, l, acc, acc16);
+    acc_init<V, 2, 4>(C, N, l.row0 + l.wm, l.col0 + l.wn, l.g, l.tq, acc, acc16);
     for (int k0 = 0; k0 < K; k0 += MPFMA_BK) {
         {
             // 128 threads move 64 x 16 elements of A and 16 x 64 of B, 8 each.
@@ -252,7 +259,7 @@ __device__ __forceinline__ void gemm_tile(const typename Traits<V>::in_t* __rest
         mma_k16<V, MPFMA_BK + MPFMA_PAD, MPFMA_BN + MPFMA_PAD>(As, Bs, 0, l, acc, acc16);
         __syncthreads();
     }
-    acc_store<V>(D, N, l, acc, acc16);
+    acc_store<V, 2, 4>(D, N, l.row0 + l.wm, l.col0 + l.wn, l.g, l.tq, acc, acc16);
 }
 
 // ------------------------------------------------------------- pipelined variant
@@ -319,7 +326,7 @@ __device__ __forceinline__ void gemm_tile_pipelined(const typename Traits<V>::in
     }
     float acc[2][4][4];
     u32 acc16[2][4][2];
-    acc_init<V>(C, N, l, acc, acc16);
+    acc_init<V, 2, 4>(C, N, l.row0 + l.wm, l.col0 + l.wn, l.g, l.tq, acc, acc16);
     V16 ra[NV];
     V16 rb[NV];
     if (K > 0) {
@@ -342,7 +349,7 @@ __device__ __forceinline__ void gemm_tile_pipelined(const typename Traits<V>::in
             __syncthreads();
         }
     }
-    acc_store<V>(D, N, l, acc, acc16);
+    acc_store<V, 2, 4>(D, N, l.row0 + l.wm, l.col0 + l.wn, l.g, l.tq, acc, acc16);
 }
 
 extern "C" __global__ void __launch_bounds__(128)
@@ -383,4 +390,178 @@ mpfma_gemm_pipelined_f16_f16(const u16* A, const u16* B, const u16* C, u16* D, i
 extern "C" __global__ void __launch_bounds__(128)
 mpfma_gemm_pipelined_tf32_f32(const float* A, const float* B, const float* C, float* D, int M, int N, int K) {
     gemm_tile_pipelined<TF32_F32>(A, B, C, D, M, N, K);
+}
+
+// ------------------------------------------------------------------ wide variant
+// mpfma_gemm_wide_* (fp16 and bf16 inputs): 128 x 128 tiles of D per block of 256
+// threads (8 warps, 2 x 4, each owning 64 x 32 as 4 x 4 mma tiles), K in slices of 32
+// staged by cp.async into two shared-memory buffers (the next slice lands while the
+// current one is multiplied), fragments read with ldmatrix (x4 for A, x4.trans for B:
+// four 8 x 8 matrices per instruction instead of one 2-byte load per element). Every
+// accumulator still receives one m16n8k16 per 16 of k, k ascending, starting from C or
+// +0, and a last half slice beyond K is skipped: D equals mpfma_gemm_*'s bit for bit.
+// M and N must be multiples of 128 (the host pads), K of 16. Needs sm_80 (cp.async,
+// ldmatrix). Shared memory: 2 x (128 x 40 + 32 x 136) x 2 bytes = 37 888 bytes.
+// Fragment layouts: PTX ISA, "Warp-level matrix load instruction: ldmatrix" and
+// "Matrix Fragments for mma.m16n8k16 with floating point type".
+#define WIDE_BM 128
+#define WIDE_BN 128
+#define WIDE_BK 32
+#define WIDE_LDA (WIDE_BK + MPFMA_PAD)   // 40 elements = 80 bytes: ldmatrix rows hit 8 bank groups
+#define WIDE_LDB (WIDE_BN + MPFMA_PAD)   // 136 elements = 272 bytes: the same for B
+
+// The shared-memory address of a generic pointer into shared memory.
+__device__ __forceinline__ u32 shared_addr(const void* p) {
+    u32 a;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+    return a;
+}
+
+// 16 bytes from global to shared memory, asynchronously; zeros when !valid (src-size 0:
+// nothing is read, the pointer is only named).
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared_addr(dst)), "l"(src),
+                 "r"(valid ? 16 : 0)
+                 : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit() {
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+// Waits until at most N committed groups are still in flight.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], const void* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(shared_addr(p))
+                 : "memory");
+}
+
+__device__ __forceinline__ void ldmatrix_x4_trans(u32 (&r)[4], const void* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(shared_addr(p))
+                 : "memory");
+}
+
+// The A slice (128 x 32) and the B slice (32 x 128) of k0 into one buffer: 512 vectors
+// of 8 elements each, two per thread per operand; zeros beyond K (K % 16 == 0, so a
+// vector is wholly inside or wholly outside).
+__device__ __forceinline__ void wide_issue_slice(const u16* __restrict__ A, const u16* __restrict__ B,
+                                                 int row0, int col0, int k0, int N, int K, int tid,
+                                                 u16 (*As)[WIDE_LDA], u16 (*Bs)[WIDE_LDB]) {
+    for (int r = 0; r < 2; ++r) {
+        const int q = tid + r * 256;
+        const int ar = q >> 2;           // 4 vectors per row of 32
+        const int ac = (q & 3) * 8;
+        const bool a_in = k0 + ac < K;
+        cp_async16(&As[ar][ac], a_in ? A + (unsigned long long)(row0 + ar) * K + k0 + ac : A, a_in);
+        const int br = q >> 4;           // 16 vectors per row of 128
+        const int bc = (q & 15) * 8;
+        const bool b_in = k0 + br < K;
+        cp_async16(&Bs[br][bc], b_in ? B + (unsigned long long)(k0 + br) * N + col0 + bc : B, b_in);
+    }
+}
+
+// One m16n8k16 per accumulator tile for k = ks .. ks + 15 of a staged slice.
+template <int V>
+__device__ __forceinline__ void wide_mma_k16(const u16 (*As)[WIDE_LDA], const u16 (*Bs)[WIDE_LDB], int ks,
+                                             int wm, int wn, int lane, float (&acc)[4][4][4],
+                                             u32 (&acc16)[4][4][2]) {
+    u32 a[4][4];
+    u32 b[4][2];
+    for (int mi = 0; mi < 4; ++mi) {
+        // Lanes 0-15 name rows 0-15 at k ks..ks+7, lanes 16-31 the same rows at ks+8..ks+15:
+        // the four 8 x 8 matrices land in a[mi][0..3] as the fragment wants them.
+        ldmatrix_x4(a[mi], &As[wm + mi * 16 + (lane & 15)][ks + (lane >> 4) * 8]);
+    }
+    for (int nj = 0; nj < 2; ++nj) {
+        // Lanes 0-15 name k rows ks..ks+15 of columns wn+16nj..+7, lanes 16-31 the next 8
+        // columns; transposed, they are b[2nj][0], b[2nj][1], b[2nj+1][0], b[2nj+1][1].
+        u32 r[4];
+        ldmatrix_x4_trans(r, &Bs[ks + (lane & 15)][wn + nj * 16 + (lane >> 4) * 8]);
+        b[2 * nj][0] = r[0];
+        b[2 * nj][1] = r[1];
+        b[2 * nj + 1][0] = r[2];
+        b[2 * nj + 1][1] = r[3];
+    }
+    for (int mi = 0; mi < 4; ++mi) {
+        for (int ni = 0; ni < 4; ++ni) {
+            if constexpr (V == F16_F16) {
+                mma_f16(acc16[mi][ni], a[mi], b[ni]);
+            } else {
+                mma_f32<V>(acc[mi][ni], a[mi], b[ni]);
+            }
+        }
+    }
+}
+
+template <int V>
+__device__ __forceinline__ void gemm_tile_wide(const u16* __restrict__ A, const u16* __restrict__ B,
+                                               const typename Traits<V>::out_t* __restrict__ C,
+                                               typename Traits<V>::out_t* __restrict__ D, int M, int N,
+                                               int K) {
+    static_assert(V != TF32_F32, "the wide kernel is for 16-bit inputs");
+    __shared__ __align__(16) u16 As[2][WIDE_BM][WIDE_LDA];
+    __shared__ __align__(16) u16 Bs[2][WIDE_BK][WIDE_LDB];
+    const int tid = (int)threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int row0 = (int)blockIdx.y * WIDE_BM;
+    const int col0 = (int)blockIdx.x * WIDE_BN;
+    if (row0 >= M || col0 >= N) {
+        return;
+    }
+    const int wm = (warp >> 2) * 64;
+    const int wn = (warp & 3) * 32;
+    const int g = lane >> 2;
+    const int tq = lane & 3;
+    float acc[4][4][4];
+    u32 acc16[4][4][2];
+    acc_init<V, 4, 4>(C, N, row0 + wm, col0 + wn, g, tq, acc, acc16);
+    const int slices = (K + WIDE_BK - 1) / WIDE_BK;
+    if (slices > 0) {
+        wide_issue_slice(A, B, row0, col0, 0, N, K, tid, As[0], Bs[0]);
+    }
+    cp_async_commit();
+    for (int s = 0; s < slices; ++s) {
+        const int k0 = s * WIDE_BK;
+        const int buf = s & 1;
+        if (s + 1 < slices) {
+            // Into the other buffer, read in the previous step and released by its
+            // closing barrier.
+            wide_issue_slice(A, B, row0, col0, k0 + WIDE_BK, N, K, tid, As[buf ^ 1], Bs[buf ^ 1]);
+            cp_async_commit();
+            cp_async_wait<1>();
+        } else {
+            cp_async_wait<0>();
+        }
+        __syncthreads();
+        wide_mma_k16<V>(As[buf], Bs[buf], 0, wm, wn, lane, acc, acc16);
+        if (k0 + MPFMA_BK < K) {
+            wide_mma_k16<V>(As[buf], Bs[buf], MPFMA_BK, wm, wn, lane, acc, acc16);
+        }
+        __syncthreads();
+    }
+    acc_store<V, 4, 4>(D, N, row0 + wm, col0 + wn, g, tq, acc, acc16);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mpfma_gemm_wide_f16_f32(const u16* A, const u16* B, const float* C, float* D, int M, int N, int K) {
+    gemm_tile_wide<F16_F32>(A, B, C, D, M, N, K);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mpfma_gemm_wide_bf16_f32(const u16* A, const u16* B, const float* C, float* D, int M, int N, int K) {
+    gemm_tile_wide<BF16_F32>(A, B, C, D, M, N, K);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mpfma_gemm_wide_f16_f16(const u16* A, const u16* B, const u16* C, u16* D, int M, int N, int K) {
+    gemm_tile_wide<F16_F16>(A, B, C, D, M, N, K);
 }

@@ -205,4 +205,100 @@ mod with_nvrtc {
                 .collect();
         assert_eq!(arithmetic, expected);
     }
+
+    /// What ptxas reported for one entry point.
+    #[derive(Debug, Default)]
+    struct Resources {
+        registers: u32,
+        spill_bytes: u64,
+        shared_bytes: u64,
+    }
+
+    /// ptxas's `-v` report per entry point, from an NVRTC log. Lines:
+    /// `Compiling entry function 'NAME' for 'sm_90'`, then
+    /// `N bytes stack frame, S bytes spill stores, L bytes spill loads` and
+    /// `Used R registers, ..., M bytes smem` for it.
+    fn resources(log: &str) -> std::collections::BTreeMap<String, Resources> {
+        let number_before = |line: &str, unit: &str| -> Option<u64> {
+            let at = line.find(unit)?;
+            line[..at].split_whitespace().last()?.parse().ok()
+        };
+        let mut out = std::collections::BTreeMap::new();
+        let mut current: Option<String> = None;
+        for line in log.lines() {
+            if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+                let name = rest.split('\'').next().unwrap_or_default().to_string();
+                out.insert(name.clone(), Resources::default());
+                current = Some(name);
+                continue;
+            }
+            let Some(entry) = current.as_ref().and_then(|name| out.get_mut(name)) else {
+                continue;
+            };
+            if line.contains("spill stores") {
+                entry.spill_bytes = number_before(line, " bytes spill stores").unwrap_or(0)
+                    + number_before(line, " bytes spill loads").unwrap_or(0);
+            }
+            if line.contains("Used ") && line.contains(" registers") {
+                entry.registers = number_before(line, " registers").unwrap_or(0) as u32;
+                entry.shared_bytes = number_before(line, " bytes smem").unwrap_or(0);
+            }
+        }
+        out
+    }
+
+    /// No entry point of any kernel spills registers to local memory on sm_80
+    /// or sm_90 (a spill costs memory traffic in the hot loop; the local
+    /// arrays some qdot kernels keep on purpose are stack, not spills), and the
+    /// wide GEMM's 256-thread blocks fit two to an SM (<= 128 registers per
+    /// thread, two blocks' shared memory within an SM's): what its design
+    /// (kernels/mpfma_gemm.cu) counts on to hide the latency of its loads.
+    #[test]
+    fn no_kernel_spills_and_the_wide_gemm_fits_two_blocks_per_sm() {
+        if !nvrtc_available() {
+            return;
+        }
+        let mut problems = Vec::new();
+        let mut wide = 0;
+        for file in kernel_files() {
+            let name = repo_path(&file);
+            let source = std::fs::read_to_string(&file).expect("readable kernel");
+            for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {
+                let built = nvrtc::compile(
+                    &name,
+                    &source,
+                    &BuildOptions::new(target).with_ptxas_report(),
+                )
+                .expect("compiles");
+                let report = resources(&built.log);
+                assert!(
+                    !report.is_empty(),
+                    "{name} for {target}: no ptxas report in the log:\n{}",
+                    built.log
+                );
+                for (entry, r) in &report {
+                    println!(
+                        "{target} {entry}: {} registers, {} B shared, {} B spilled",
+                        r.registers, r.shared_bytes, r.spill_bytes
+                    );
+                    if r.spill_bytes > 0 {
+                        problems.push(format!("{entry} ({target}) spills {} bytes", r.spill_bytes));
+                    }
+                    if entry.starts_with("mpfma_gemm_wide_") {
+                        wide += 1;
+                        if r.registers == 0 || r.registers > 128 {
+                            problems.push(format!("{entry} ({target}): {} registers", r.registers));
+                        }
+                        // 100 KiB: two blocks within sm_80's 164 KiB and sm_90's 228 KiB.
+                        if 2 * r.shared_bytes > 100 * 1024 {
+                            problems
+                                .push(format!("{entry} ({target}): {} B shared", r.shared_bytes));
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(wide, 6, "three wide entry points, two targets");
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
 }

@@ -86,6 +86,11 @@ pub struct BuildOptions {
     /// `NVRTC_ERROR_INVALID_OPTION` ("unrecognized option -Werror=all-warnings"),
     /// while the PyPI 13.5 NVRTC of CI takes it. The log works on both.
     pub warnings_as_errors: bool,
+    /// Ask ptxas for its resource report (`--ptxas-options=-v`): registers,
+    /// spills, stack and shared memory per entry point, in the log. Only
+    /// meaningful for [`Target::Cubin`] (PTX builds run no ptxas); the report
+    /// fills the log, so it does not go with [`BuildOptions::strict`].
+    pub ptxas_report: bool,
 }
 
 /// Options that fix the arithmetic (module docs).
@@ -104,6 +109,7 @@ impl BuildOptions {
             target,
             include_dirs: paths::include_dirs(),
             warnings_as_errors: false,
+            ptxas_report: false,
         }
     }
 
@@ -113,10 +119,20 @@ impl BuildOptions {
         self
     }
 
+    /// The same build with ptxas's resource report in the log
+    /// ([`BuildOptions::ptxas_report`]).
+    pub fn with_ptxas_report(mut self) -> BuildOptions {
+        self.ptxas_report = true;
+        self
+    }
+
     /// The exact argument list handed to `nvrtcCompileProgram`.
     pub fn to_args(&self) -> Vec<String> {
         let mut args = vec![self.target.arch_option(), "--std=c++17".to_string()];
         args.extend(ARITHMETIC_OPTIONS.iter().map(|s| s.to_string()));
+        if self.ptxas_report {
+            args.push("--ptxas-options=-v".to_string());
+        }
         args.extend(
             self.include_dirs
                 .iter()

@@ -392,9 +392,9 @@ pub fn time_cublaslt(
     }
 }
 
-/// Which of our GEMM kernels (`kernels/mpfma_gemm.cu`) runs. Both issue the
+/// Which of our GEMM kernels (`kernels/mpfma_gemm.cu`) runs. All issue the
 /// same mma instructions on every accumulator in the same order, so their D
-/// is the same bit for bit; they differ in how A and B reach shared memory.
+/// is the same bit for bit; they differ in how A and B reach the tensor cores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GemmKernel {
     /// `mpfma_gemm_*`: K in slices of 16, scalar loads (measured on the
@@ -403,17 +403,54 @@ pub enum GemmKernel {
     /// `mpfma_gemm_pipelined_*`: K in slices of 32, 16-byte loads, the next
     /// slice loaded while the current one is multiplied (not yet run on a device).
     Pipelined,
+    /// `mpfma_gemm_wide_*` (fp16 and bf16 inputs): 128 x 128 tiles per block
+    /// of 256 threads, cp.async double buffering, ldmatrix fragments (not yet
+    /// run on a device; ptxas: 100 registers, no spills, 37 888 B shared, so
+    /// two blocks per SM).
+    Wide,
 }
 
 impl GemmKernel {
-    /// Both kernels.
-    pub const ALL: [GemmKernel; 2] = [GemmKernel::Simple, GemmKernel::Pipelined];
+    /// Every kernel.
+    pub const ALL: [GemmKernel; 3] = [GemmKernel::Simple, GemmKernel::Pipelined, GemmKernel::Wide];
 
     /// Its name in reports.
     pub fn name(self) -> &'static str {
         match self {
             GemmKernel::Simple => "simple",
             GemmKernel::Pipelined => "pipelined",
+            GemmKernel::Wide => "wide",
+        }
+    }
+
+    /// The side of the square tile of D one block computes: M and N are
+    /// padded to a multiple of it.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// assert_eq!(GemmKernel::Simple.tile(), 64);
+    /// assert_eq!(GemmKernel::Wide.tile(), 128);
+    /// ```
+    pub fn tile(self) -> usize {
+        match self {
+            GemmKernel::Simple | GemmKernel::Pipelined => 64,
+            GemmKernel::Wide => 128,
+        }
+    }
+
+    /// Threads per block.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// assert_eq!(GemmKernel::Pipelined.threads(), 128);
+    /// assert_eq!(GemmKernel::Wide.threads(), 256);
+    /// ```
+    pub fn threads(self) -> u32 {
+        match self {
+            GemmKernel::Simple | GemmKernel::Pipelined => 128,
+            GemmKernel::Wide => 256,
         }
     }
 
@@ -428,29 +465,45 @@ impl GemmKernel {
     ///     "mpfma_gemm_pipelined_f16_f32"
     /// );
     /// assert!(GemmKernel::Simple.entry(TcInput::E4m3, TcOutput::Fp32).is_err());
+    /// // ldmatrix moves 16-bit elements: the wide kernel has no tf32 entry.
+    /// assert!(GemmKernel::Wide.entry(TcInput::Tf32, TcOutput::Fp32).is_err());
     /// ```
     pub fn entry(
         self,
         input: TcInput,
         output: TcOutput,
     ) -> std::result::Result<&'static str, String> {
-        let pipelined = self == GemmKernel::Pipelined;
-        Ok(match (input, output, pipelined) {
-            (TcInput::Fp16, TcOutput::Fp32, false) => "mpfma_gemm_f16_f32",
-            (TcInput::Fp16, TcOutput::Fp16, false) => "mpfma_gemm_f16_f16",
-            (TcInput::Bf16, TcOutput::Fp32, false) => "mpfma_gemm_bf16_f32",
-            (TcInput::Tf32, TcOutput::Fp32, false) => "mpfma_gemm_tf32_f32",
-            (TcInput::Fp16, TcOutput::Fp32, true) => "mpfma_gemm_pipelined_f16_f32",
-            (TcInput::Fp16, TcOutput::Fp16, true) => "mpfma_gemm_pipelined_f16_f16",
-            (TcInput::Bf16, TcOutput::Fp32, true) => "mpfma_gemm_pipelined_bf16_f32",
-            (TcInput::Tf32, TcOutput::Fp32, true) => "mpfma_gemm_pipelined_tf32_f32",
+        use GemmKernel::{Pipelined, Simple, Wide};
+        Ok(match (input, output, self) {
+            (TcInput::Fp16, TcOutput::Fp32, Simple) => "mpfma_gemm_f16_f32",
+            (TcInput::Fp16, TcOutput::Fp16, Simple) => "mpfma_gemm_f16_f16",
+            (TcInput::Bf16, TcOutput::Fp32, Simple) => "mpfma_gemm_bf16_f32",
+            (TcInput::Tf32, TcOutput::Fp32, Simple) => "mpfma_gemm_tf32_f32",
+            (TcInput::Fp16, TcOutput::Fp32, Pipelined) => "mpfma_gemm_pipelined_f16_f32",
+            (TcInput::Fp16, TcOutput::Fp16, Pipelined) => "mpfma_gemm_pipelined_f16_f16",
+            (TcInput::Bf16, TcOutput::Fp32, Pipelined) => "mpfma_gemm_pipelined_bf16_f32",
+            (TcInput::Tf32, TcOutput::Fp32, Pipelined) => "mpfma_gemm_pipelined_tf32_f32",
+            (TcInput::Fp16, TcOutput::Fp32, Wide) => "mpfma_gemm_wide_f16_f32",
+            (TcInput::Fp16, TcOutput::Fp16, Wide) => "mpfma_gemm_wide_f16_f16",
+            (TcInput::Bf16, TcOutput::Fp32, Wide) => "mpfma_gemm_wide_bf16_f32",
             _ => {
                 return Err(format!(
-                    "no kernel for {input} inputs with {} accumulation",
+                    "no {} kernel for {input} inputs with {} accumulation",
+                    self.name(),
                     output.name()
                 ));
             }
         })
+    }
+
+    /// The launch for a padded `m x t` output: one block per tile.
+    #[cfg(feature = "cuda")]
+    fn launch(self, m: usize, t: usize) -> cudarc::driver::LaunchConfig {
+        cudarc::driver::LaunchConfig {
+            grid_dim: ((t / self.tile()) as u32, (m / self.tile()) as u32, 1),
+            block_dim: (self.threads(), 1, 1),
+            shared_mem_bytes: 0,
+        }
     }
 }
 
@@ -535,8 +588,8 @@ mod device {
     use core::ffi::c_void;
     use cudarc::cublaslt::{result as lt, sys as ltsys};
     use cudarc::driver::{
-        CudaContext, CudaModule, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig,
-        PushKernelArg, ValidAsZeroBits,
+        CudaContext, CudaModule, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, PushKernelArg,
+        ValidAsZeroBits,
     };
     use std::panic::{AssertUnwindSafe, catch_unwind};
     use std::sync::{Arc, OnceLock};
@@ -624,7 +677,8 @@ mod device {
         t: usize,
     ) -> Result<Vec<f64>, String> {
         let dev = device()?;
-        let (pm, pk, pt) = (round_up(m, 64), round_up(k, 16), round_up(t, 64));
+        let tile = kernel.tile();
+        let (pm, pk, pt) = (round_up(m, tile), round_up(k, 16), round_up(t, tile));
         let ap = padded(a, m, k, pm, pk);
         let bp = padded(b, k, t, pk, pt);
         let cp = c.map(|c| padded(c, m, t, pm, pt));
@@ -642,11 +696,7 @@ mod device {
                 let what = what.to_string();
                 move |e: cudarc::driver::DriverError| format!("{what}: {e:?}")
             };
-            let cfg = LaunchConfig {
-                grid_dim: ((pt / 64) as u32, (pm / 64) as u32, 1),
-                block_dim: (128, 1, 1),
-                shared_mem_bytes: 0,
-            };
+            let cfg = kernel.launch(pm, pt);
             let dims = (pm as i32, pt as i32, pk as i32);
             macro_rules! launch {
                 ($ain:expr, $bin:expr, $cin:expr, $zero:expr, $to_f64:expr) => {{
@@ -837,15 +887,19 @@ mod device {
         })
     }
 
-    /// See [`super::time_gemm`]. `m`, `t` multiples of 64 and `k` of 16.
+    /// See [`super::time_gemm`]. `m`, `t` multiples of the kernel's tile and `k` of 16.
     pub(super) fn time_gemm(
         kernel: GemmKernel,
         (m, k, t): (usize, usize, usize),
         reps: usize,
     ) -> Result<(f64, f64), String> {
         use cudarc::cublas::{CudaBlas, result, sys};
-        if m % 64 != 0 || t % 64 != 0 || k % 16 != 0 || reps == 0 {
-            return Err("time_gemm needs m, t multiples of 64, k of 16 and reps >= 1".into());
+        let tile = kernel.tile();
+        if m % tile != 0 || t % tile != 0 || k % 16 != 0 || reps == 0 {
+            return Err(format!(
+                "time_gemm ({}) needs m, t multiples of {tile}, k of 16 and reps >= 1",
+                kernel.name()
+            ));
         }
         let dev = device()?;
         guarded(|| {
@@ -867,11 +921,7 @@ mod device {
                 .module
                 .load_function(kernel.entry(TcInput::Fp16, TcOutput::Fp32)?)
                 .map_err(|err| format!("{err:?}"))?;
-            let cfg = LaunchConfig {
-                grid_dim: ((t / 64) as u32, (m / 64) as u32, 1),
-                block_dim: (128, 1, 1),
-                shared_mem_bytes: 0,
-            };
+            let cfg = kernel.launch(m, t);
             let (mi, ki, ti) = (m as i32, k as i32, t as i32);
             let null: u64 = 0;
             let mut ours = || -> Result<(), String> {
