@@ -275,13 +275,29 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
     const index_t col = (index_t)blockIdx.x * 32 + c;
     T acc = 0;
     if (col < n) {
-        // Unrolled so that the loads of several rows are in flight before
-        // their FMAs (the FMAs stay one chain in row order: the same result).
-        // At 4096 columns the grid has only 128 blocks, and a chain that
-        // waits on each load left gemv^T at 0.64x our fp32 kernel on the
-        // H100 (2026-11-24); not yet re-measured.
-#pragma unroll 8
-        for (index_t i = g; i < m; i += 8) {
+        // Eight rows' loads are issued before their eight FMAs, which stay one
+        // chain in row order (g, g + 8, g + 16, ...: the CPU model's order, the
+        // same result). A `#pragma unroll` of the plain loop did not do this:
+        // its trip count is unknown, so every unrolled step kept its exit
+        // branch and each load still waited behind the previous FMA (PTX,
+        // 2026-11-25). At 4096 columns the grid has only 128 blocks, and that
+        // latency-bound chain left gemv^T at 0.64x our fp32 kernel on the H100
+        // (2026-11-24); not yet re-measured.
+        index_t i = g;
+        for (; i + 56 < m; i += 64) {
+            T av[8];
+            T xv[8];
+#pragma unroll
+            for (unsigned int u = 0; u < 8; ++u) {
+                av[u] = St::template read<A>(a, (i + 8 * u) * n + col);
+                xv[u] = St::template read<A>(x, i + 8 * u);
+            }
+#pragma unroll
+            for (unsigned int u = 0; u < 8; ++u) {
+                acc = A::fma(av[u], xv[u], acc);
+            }
+        }
+        for (; i < m; i += 8) {
             acc = A::fma(St::template read<A>(a, i * n + col), St::template read<A>(x, i), acc);
         }
     }
