@@ -26,7 +26,9 @@
 //                          on fp16x2 in qdot_tiles_half2_f64, below)
 //       code 4, bf16-fp32: __fmaf_rn(a, b, acc)            (a, b bfloat16 values; exact product)
 //     where h() rounds to binary16 (nearest even) from an exact binary64 value;
-//     then writes partials[slot][t] (0 where the tile had none of the bin).
+//     then (accumulators in shared memory, a power-of-two block of tiles) the
+//     block runs the tree's first log2(blockDim.x) levels below in place and
+//     writes partials[slot][block] (0 where its tiles had none of the bin).
 //   qdot_tree_level_f64 (launched until one value per slot is left): level by
 //     level, out[i] = add(in[2i], in[2i + 1]), an odd last element carried.
 //   qdot_finish_f64 (one thread): z = sum over slots in ascending exponent of
@@ -242,6 +244,24 @@ __device__ __forceinline__ void qdot_span(index_t t, index_t n, index_t tile, in
     }
 }
 
+// The largest power-of-two block (32 .. 256 threads) whose slots x threads
+// binary64 accumulators fit the 48 KiB of shared memory a launch gets without
+// opting in (src/kernels/qdot/gpu.rs: fused_block, the same rule).
+//
+// qdot_tiles_f64 is launched with blockDim.x = that power of two and
+// slots x blockDim.x doubles of dynamic shared memory. Each thread's
+// accumulators live in shared memory (slot s of thread j at s * blockDim.x + j:
+// a warp's 32 lanes touch 32 consecutive words whatever their slots), not in a
+// per-thread array indexed by a run-time slot, which the compiler kept in local
+// memory (a 1024-byte stack frame: every step a scattered load and store
+// through L1 to L2). The block then runs the first log2(blockDim.x) levels of
+// qdot_tree_level_f64's tree in place and writes one partial per slot and
+// block: blocks cover aligned groups of blockDim.x consecutive tiles, so those
+// levels pair exactly the tiles the global levels pair, an odd last element
+// carried in the last block as there (the pair (2i, 2i + 1) of a level with
+// stride h sits at positions 2ih and (2i + 1)h). Until 2026-11-25 every tile
+// wrote its slots' partials (slots x tiles doubles, 0.8 GB for 64 bins at
+// n = 1e8 with tiles of 64) and the tree started from them.
 extern "C" __global__ void qdot_tiles_f64(const double* __restrict__ x,
                                           const double* __restrict__ y,
                                           const short* __restrict__ e,
@@ -256,33 +276,52 @@ extern "C" __global__ void qdot_tiles_f64(const double* __restrict__ x,
                                           double* __restrict__ partials,
                                           index_t tiles,
                                           int interleaved) {
-    const index_t t = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (t >= tiles || slots > QDOT_MAX_SLOTS) {
-        return;
+    extern __shared__ double qdot_acc[];  // slots x blockDim.x
+    if (slots > QDOT_MAX_SLOTS) {
+        return;  // the same for every block: no barrier is left waiting
     }
-    double acc[QDOT_MAX_SLOTS];
+    const unsigned int width = blockDim.x;
+    const index_t first_tile = static_cast<index_t>(blockIdx.x) * width;
+    const index_t t = first_tile + threadIdx.x;
+    double* mine = qdot_acc + threadIdx.x;
     for (int s = 0; s < slots; ++s) {
-        acc[s] = 0.0;
+        mine[s * width] = 0.0;
     }
-    index_t begin, step, end;
-    qdot_span(t, n, tile, tiles, interleaved, &begin, &step, &end);
-    for (index_t i = begin; i < end; i += step) {
-        const int k = static_cast<int>(e[i]);
-        if (k == QDOT_NO_EXPONENT || k - e_min < 0 || k - e_min >= range) {
-            continue;
+    if (t < tiles) {
+        index_t begin, step, end;
+        qdot_span(t, n, tile, tiles, interleaved, &begin, &step, &end);
+        for (index_t i = begin; i < end; i += step) {
+            const int k = static_cast<int>(e[i]);
+            if (k == QDOT_NO_EXPONENT || k - e_min < 0 || k - e_min >= range) {
+                continue;
+            }
+            const int s = slot_of_bin[k - e_min];
+            if (s < 0) {
+                continue;  // perforated
+            }
+            const int code = static_cast<int>(code_of_slot[s]);
+            int zero = 0;
+            const double a = qdot_cast(code, qdot_scaled(x[i], qdot_fexp(x[i], fexp_paper, &zero)));
+            const double b = qdot_cast(code, qdot_scaled(y[i], qdot_fexp(y[i], fexp_paper, &zero)));
+            mine[s * width] = qdot_step(code, mine[s * width], a, b);
         }
-        const int s = slot_of_bin[k - e_min];
-        if (s < 0) {
-            continue;  // perforated
-        }
-        const int code = static_cast<int>(code_of_slot[s]);
-        int zero = 0;
-        const double a = qdot_cast(code, qdot_scaled(x[i], qdot_fexp(x[i], fexp_paper, &zero)));
-        const double b = qdot_cast(code, qdot_scaled(y[i], qdot_fexp(y[i], fexp_paper, &zero)));
-        acc[s] = qdot_step(code, acc[s], a, b);
     }
-    for (int s = 0; s < slots; ++s) {
-        partials[static_cast<index_t>(s) * tiles + t] = acc[s];
+    __syncthreads();
+    // The tree's first levels over this block's live tiles (count c, stride h).
+    unsigned int c = static_cast<unsigned int>(tiles - first_tile < width ? tiles - first_tile : width);
+    for (unsigned int h = 1; h < width; h <<= 1) {
+        const unsigned int pairs = c / 2;
+        for (unsigned int j = threadIdx.x; j < pairs * static_cast<unsigned int>(slots); j += width) {
+            const unsigned int s = j / pairs;
+            const unsigned int i = j % pairs;
+            double* row = qdot_acc + s * width;
+            row[2 * i * h] = qdot_add(static_cast<int>(code_of_slot[s]), row[2 * i * h], row[(2 * i + 1) * h]);
+        }
+        __syncthreads();
+        c = (c + 1) / 2;
+    }
+    for (unsigned int s = threadIdx.x; s < static_cast<unsigned int>(slots); s += width) {
+        partials[static_cast<index_t>(s) * gridDim.x + blockIdx.x] = qdot_acc[s * width];
     }
 }
 

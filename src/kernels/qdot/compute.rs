@@ -206,6 +206,43 @@ pub fn tree_levels(values: &[f64], add: impl Fn(f64, f64) -> f64) -> f64 {
     level[0]
 }
 
+/// The tree of step 4 as `qdot_tiles_f64` and `qdot_tree_level_f64` run it
+/// together: blocks of `width` consecutive tiles (`width` a power of two)
+/// each run the first `log2(width)` levels in place (at stride `h`, the pair
+/// `(2i, 2i + 1)` sits at positions `2ih` and `(2i + 1)h`; an odd last
+/// element stays where it is), then the block results go through
+/// [`tree_levels`]. Equal to [`tree_levels`] for every `width`: a block is an
+/// aligned group of `width` tiles, so its first levels pair exactly what the
+/// global levels pair (tested below with a non-associative `add`). This is
+/// the Rust statement of the kernel's loop, kept beside the tree it must
+/// equal; the device test compares the kernel with the CPU model bit for bit.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::compute::{tree_blocked, tree_levels};
+/// let t: Vec<f64> = (1..=11).map(f64::from).collect();
+/// let add = |a: f64, b: f64| 2.0 * a + 3.0 * b; // records the pairing
+/// assert_eq!(tree_blocked(&t, 4, add), tree_levels(&t, add));
+/// ```
+pub fn tree_blocked(values: &[f64], width: usize, add: impl Fn(f64, f64) -> f64) -> f64 {
+    let width = width.max(1);
+    let mut partials = Vec::with_capacity(values.len().div_ceil(width));
+    for block in values.chunks(width) {
+        let mut row = block.to_vec();
+        row.resize(width, 0.0);
+        let (mut live, mut stride) = (block.len(), 1);
+        while stride < width {
+            for i in 0..live / 2 {
+                row[2 * i * stride] = add(row[2 * i * stride], row[(2 * i + 1) * stride]);
+            }
+            live = live.div_ceil(2);
+            stride <<= 1;
+        }
+        partials.push(row[0]);
+    }
+    tree_levels(&partials, add)
+}
+
 /// `v 2^e` correctly rounded into `format` (step 5's rescale; `e` may lie
 /// outside the `f64` exponent range).
 ///
@@ -488,6 +525,27 @@ mod tests {
                 let streamed = tree.finish();
                 let levels = tree_levels(&v, |a, b| arith.add(a, b));
                 assert_eq!(streamed.to_bits(), levels.to_bits(), "m = {m}: {v:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_blocked_tree_of_the_gpu_pairs_exactly_as_the_levels_do() {
+        // 2a + 3b on small integers is exact in f64 and neither associative
+        // nor commutative: any other pairing or order gives another value.
+        let add = |a: f64, b: f64| 2.0 * a + 3.0 * b;
+        let mut rng = ChaCha8Rng::seed_from_u64(13);
+        for m in (1..300).chain([511, 512, 513, 1000, 1024, 1025]) {
+            let v: Vec<f64> = (0..m)
+                .map(|_| f64::from(rng.random_range(-9i8..=9)))
+                .collect();
+            let levels = tree_levels(&v, add);
+            for width in [1, 2, 4, 8, 32, 64, 128, 256] {
+                assert_eq!(
+                    tree_blocked(&v, width, add).to_bits(),
+                    levels.to_bits(),
+                    "m = {m}, width = {width}"
+                );
             }
         }
     }

@@ -126,6 +126,29 @@ pub fn code_of(a: BinArithmetic) -> Option<i8> {
     }
 }
 
+/// Threads per block of `qdot_tiles_f64` for `slots` computed bins: the
+/// largest power of two from 32 to 256 whose `slots x threads` binary64
+/// accumulators fit the 48 KiB of shared memory a launch gets without opting
+/// in. A power of two, so that a block's tiles are an aligned group of the
+/// tree (`kernels/qdot.cu`: the block runs the tree's first levels).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::gpu::fused_block;
+/// assert_eq!(fused_block(17), 256);
+/// assert_eq!(fused_block(40), 128);
+/// assert_eq!(fused_block(64), 64);
+/// assert_eq!(fused_block(128), 32);
+/// ```
+pub fn fused_block(slots: usize) -> u32 {
+    const SHARED: usize = 48 * 1024;
+    let mut width = 256u32;
+    while width > 32 && slots * width as usize * 8 > SHARED {
+        width /= 2;
+    }
+    width
+}
+
 /// One thread per item (the tile and tree kernels have no grid-stride loop:
 /// the x dimension of a grid holds up to 2^31 - 1 blocks).
 fn grid(count: usize, threads: u32) -> Result<LaunchConfig, GpuError> {
@@ -352,10 +375,20 @@ fn compute_on_device(
     }
     let d_codes = dev.upload(&codes)?;
     let d_exps = dev.upload(&slot_exponents)?;
-    let mut partials = dev.zeros::<f64>(slots * tiles)?;
+    // Partials per slot the tile kernel leaves: one per tile, or one per
+    // block of tiles when the binary64 kernel runs the tree's first levels.
+    let fused = !selection.early_exit && tiles_kernel(&codes) == "qdot_tiles_f64";
+    let first_level = if fused {
+        tiles.div_ceil(fused_block(slots) as usize)
+    } else {
+        tiles
+    };
+    let mut partials = dev.zeros::<f64>(slots * first_level)?;
     let tiles64 = tiles as u64;
     // SAFETY: the argument lists match the kernels in kernels/qdot.cu; partials
-    // holds slots x tiles values, slot_of_bin `range` entries, codes `slots`.
+    // holds slots x first_level values (one per tile, or per block of the
+    // fused kernel, whose dynamic shared memory is slots x block doubles),
+    // slot_of_bin `range` entries, codes `slots`.
     unsafe {
         if selection.early_exit {
             let f = dev.function(original_name)?;
@@ -372,12 +405,16 @@ fn compute_on_device(
                 .map_err(driver("launch the original kernel"))?;
         } else {
             // Both tile kernels take the same arguments; the fp16x2 one runs
-            // one thread per pair of tiles.
+            // one thread per pair of tiles, the binary64 one a power-of-two
+            // block of tiles with its accumulators in shared memory.
             let name = tiles_kernel(&codes);
-            let threads = if name == "qdot_tiles_f64" {
-                tiles
+            let launch = if fused {
+                let width = fused_block(slots);
+                let mut launch = grid(tiles, width)?;
+                launch.shared_mem_bytes = (slots * width as usize * 8) as u32;
+                launch
             } else {
-                tiles.div_ceil(2)
+                grid(tiles.div_ceil(2), 128)?
             };
             let f = dev.function(name)?;
             let d_slot_of_bin = dev.upload(&slot_of_bin)?;
@@ -398,14 +435,15 @@ fn compute_on_device(
                 .arg(&mut partials)
                 .arg(&tiles64)
                 .arg(&interleaved)
-                .launch(grid(threads, 128)?)
+                .launch(launch)
                 .map_err(driver("launch the tile kernel"))?;
         }
     }
-    // The tree, level by level, ping-ponging between two buffers.
+    // The tree, level by level, ping-ponging between two buffers, from the
+    // partials the tile kernel left.
     let tree_fn = dev.function("qdot_tree_level_f64")?;
     let slots32 = slots as i32;
-    let mut m = tiles;
+    let mut m = first_level;
     let mut current = partials;
     while m > 1 {
         let m_out = m.div_ceil(2);
