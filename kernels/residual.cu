@@ -28,16 +28,18 @@
 //                         the host weights the 256 bins by their powers of two and rounds the
 //                         exact sum over the count once (exact_mean.rs), so the limit is the
 //                         CPU model's whatever order the atomics took
-//   residual_mask_count   kept entries per row of A and per column of B (reduce.rs: rule 0
+//   residual_mask_count_rows, residual_mask_count_cols + residual_chunk_scan
+//                         kept entries per row of A (one warp per row) and per column of B
+//                         (threads over columns, chunks of rows) (reduce.rs: rule 0
 //                         |x| >= 2M mean_nnz|X| with that exactly rounded limit,
 //                         rule 1 |x| > M mean, rule 2 x > M mean)
 //   (host: exclusive scan of the counts, the density switch, per product)
-//   residual_mask_fill    CSR of A^r (rows) and of B^r's transpose (columns), ascending indices
-//   residual_mask_count_rows, residual_mask_fill_rows   the same for A's rows, one warp per
-//                         row (coalesced reads; __ballot_sync keeps the indices ascending):
-//                         what the launcher uses for A, since a thread per row of a row-major
-//                         matrix reads with a stride of one row (2026-11-24, H100: the sparse
-//                         method ran 6x slower than the full residual at 16384)
+//   residual_mask_fill_rows, residual_mask_fill_cols   CSR of A^r (rows) and of B^r's
+//                         transpose (columns), ascending indices (__ballot_sync orders a
+//                         warp's entries in a row; chunk offsets order a column's chunks).
+//                         Coalesced reads both: a thread per row of a row-major matrix reads
+//                         a row apart (2026-11-24, H100: the sparse method ran 6x slower than
+//                         the full residual at 16384)
 //   residual_spmm_rows    P1 = A^r_int RB_int: one row of A^r per block, threads over columns
 //                         of the row-major RB
 //   residual_spmm_cols    P2 = RA_int B^r_int: one thread per output, over column j's kept rows
@@ -374,56 +376,84 @@ extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, in
     }
 }
 
-// Kept entries per line: by_rows = 1 counts row i of x (rows x cols) against means[i]
-// (A against the row means); by_rows = 0 counts column j against means[j] (B, column means).
-extern "C" __global__ void residual_mask_count(const float* __restrict__ x, index_t rows, index_t cols,
-                                               const double* __restrict__ means, double threshold,
-                                               double global_limit, int rule, int by_rows,
-                                               unsigned int* __restrict__ counts) {
-    const index_t l = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const index_t lines = by_rows ? rows : cols;
-    if (l >= lines) {
+// B's kept entries per column, in chunks of chunk_rows rows: thread (column c, chunk
+// blockIdx.y) counts rows [chunk * chunk_rows, +chunk_rows) of column c into
+// chunk_counts[chunk * cols + c]. Consecutive threads read consecutive columns of a row
+// (coalesced), and chunks x cols threads share the work: one thread per column walking
+// all k rows (until 2026-11-25) left 16 384 threads for a 16384^2 B and 4096 for 4096^2,
+// a few warps per SM, each waiting on its loads.
+extern "C" __global__ void residual_mask_count_cols(const float* __restrict__ x, index_t rows,
+                                                    index_t cols, const double* __restrict__ means,
+                                                    double threshold, double global_limit, int rule,
+                                                    index_t chunk_rows,
+                                                    unsigned int* __restrict__ chunk_counts) {
+    const index_t c = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const index_t chunk = blockIdx.y;
+    if (c >= cols) {
         return;
     }
-    const index_t len = by_rows ? cols : rows;
-    unsigned int c = 0;
-    for (index_t t = 0; t < len; ++t) {
-        const float v = by_rows ? x[l * cols + t] : x[t * cols + l];
-        c += keeps(v, threshold, means[l], global_limit, rule) ? 1u : 0u;
+    const index_t r0 = chunk * chunk_rows;
+    const index_t r1 = r0 + chunk_rows < rows ? r0 + chunk_rows : rows;
+    const double mean = means[c];
+    unsigned int kept = 0;
+    for (index_t r = r0; r < r1; ++r) {
+        kept += keeps(x[r * cols + c], threshold, mean, global_limit, rule) ? 1u : 0u;
     }
-    counts[l] = c;
+    chunk_counts[chunk * cols + c] = kept;
 }
 
-// Fills the CSR of the kept entries line by line, indices ascending: for by_rows = 1 the
-// CSR of A^r (row i, column k), for by_rows = 0 the CSR of B^r's transpose (column j,
-// row k). q is the quantized matrix in the layout residual_quantize wrote (ld = its
-// leading dimension, transposed as there); offsets = exclusive scan of the counts.
-extern "C" __global__ void residual_mask_fill(const float* __restrict__ x, index_t rows, index_t cols,
-                                              const double* __restrict__ means, double threshold,
-                                              double global_limit, int rule, int by_rows,
-                                              const signed char* __restrict__ q, int transposed,
-                                              index_t ld, const unsigned int* __restrict__ offsets,
-                                              unsigned int* __restrict__ index,
-                                              signed char* __restrict__ values) {
-    const index_t l = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const index_t lines = by_rows ? rows : cols;
-    if (l >= lines) {
+// Per column c: chunk_counts[k * cols + c] becomes the exclusive prefix sum over chunks
+// 0 .. k - 1 (in place: where chunk k's entries start within the column), totals[c] the
+// column's count.
+extern "C" __global__ void residual_chunk_scan(unsigned int* __restrict__ chunk_counts,
+                                               index_t chunks, index_t cols,
+                                               unsigned int* __restrict__ totals) {
+    const index_t c = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cols) {
         return;
     }
-    const index_t len = by_rows ? cols : rows;
-    unsigned int out = offsets[l];
-    for (index_t t = 0; t < len; ++t) {
-        const index_t i = by_rows ? l : t;
-        const index_t j = by_rows ? t : l;
-        if (keeps(x[i * cols + j], threshold, means[l], global_limit, rule)) {
-            index[out] = (unsigned int)t;
-            values[out] = transposed ? q[j * ld + i] : q[i * ld + j];
+    unsigned int sum = 0;
+    for (index_t k = 0; k < chunks; ++k) {
+        const unsigned int v = chunk_counts[k * cols + c];
+        chunk_counts[k * cols + c] = sum;
+        sum += v;
+    }
+    totals[c] = sum;
+}
+
+// The CSR of B^r's transpose: column c lists its kept rows ascending, with their integers
+// from q (row-major, rows x cols). Thread (c, chunk) writes its chunk's entries from
+// offsets[c] (the host's scan of the column totals) + chunk_offsets[chunk * cols + c]
+// (residual_chunk_scan), rows ascending: the chunks of a column follow each other, so the
+// list is the one a single thread walking the column would write.
+extern "C" __global__ void residual_mask_fill_cols(const float* __restrict__ x, index_t rows,
+                                                   index_t cols, const double* __restrict__ means,
+                                                   double threshold, double global_limit, int rule,
+                                                   const signed char* __restrict__ q,
+                                                   const unsigned int* __restrict__ offsets,
+                                                   const unsigned int* __restrict__ chunk_offsets,
+                                                   index_t chunk_rows,
+                                                   unsigned int* __restrict__ index,
+                                                   signed char* __restrict__ values) {
+    const index_t c = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const index_t chunk = blockIdx.y;
+    if (c >= cols) {
+        return;
+    }
+    const index_t r0 = chunk * chunk_rows;
+    const index_t r1 = r0 + chunk_rows < rows ? r0 + chunk_rows : rows;
+    const double mean = means[c];
+    unsigned int out = offsets[c] + chunk_offsets[chunk * cols + c];
+    for (index_t r = r0; r < r1; ++r) {
+        if (keeps(x[r * cols + c], threshold, mean, global_limit, rule)) {
+            index[out] = (unsigned int)r;
+            values[out] = q[r * cols + c];
             ++out;
         }
     }
 }
 
-// residual_mask_count for by_rows = 1, one warp per row: lanes read consecutive entries
+// A's kept entries per row, one warp per row: lanes read consecutive entries
 // of the row (coalesced), and the warp counts the kept ones with a ballot. Same counts.
 extern "C" __global__ void residual_mask_count_rows(const float* __restrict__ x, index_t rows,
                                                    index_t cols, const double* __restrict__ means,
@@ -446,7 +476,7 @@ extern "C" __global__ void residual_mask_count_rows(const float* __restrict__ x,
     }
 }
 
-// residual_mask_fill for by_rows = 1 (A^r, q not transposed), one warp per row: each group
+// The CSR of A^r (q not transposed), one warp per row: each group
 // of 32 consecutive entries is written at out + (kept lanes below this one), so the column
 // indices come out ascending exactly as in the one-thread loop.
 extern "C" __global__ void residual_mask_fill_rows(const float* __restrict__ x, index_t rows,

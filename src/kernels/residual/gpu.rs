@@ -104,6 +104,42 @@ fn strided_absmax_launch(rows: usize, cols: usize) -> LaunchConfig {
     }
 }
 
+/// The row-major integers of a transposed operand (B or RB).
+fn row_major<'q>(q: &'q Quantized, name: &str) -> Result<&'q CudaSlice<i8>, GpuError> {
+    q.q_rows.as_ref().ok_or_else(|| {
+        GpuError::Internal(format!("{name} was quantized without its row-major copy"))
+    })
+}
+
+/// How `residual_mask_count_cols` and `residual_mask_fill_cols` split B's
+/// `rows x cols` into chunks of rows: enough chunks that about 2^18 threads
+/// (one per column and chunk) share the work, at most 65535 (the grid's y).
+struct ColumnChunks {
+    /// Rows per chunk.
+    rows: usize,
+    /// Number of chunks.
+    chunks: usize,
+    /// Blocks of 256 threads over the columns, one grid row per chunk.
+    launch: LaunchConfig,
+}
+
+impl ColumnChunks {
+    fn new(rows: usize, cols: usize) -> ColumnChunks {
+        let wanted = (1usize << 18).div_ceil(cols.max(1)).clamp(1, 65535);
+        let chunk_rows = rows.div_ceil(wanted).max(1);
+        let chunks = rows.div_ceil(chunk_rows).max(1);
+        ColumnChunks {
+            rows: chunk_rows,
+            chunks,
+            launch: LaunchConfig {
+                grid_dim: (cols.div_ceil(256).max(1) as u32, chunks as u32, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            },
+        }
+    }
+}
+
 /// The launch of `residual_transpose_i8` for a `rows x cols` source: one
 /// block per 32 x 32 tile (tile rows beyond 65535 blocks by a stride loop).
 fn transpose_launch(rows: usize, cols: usize) -> LaunchConfig {
@@ -646,7 +682,8 @@ fn sparse(
     let mut col_means = dev.zeros::<f64>(n)?;
     let rm = dev.function("residual_row_means")?;
     let cm = dev.function("residual_col_means")?;
-    let count = dev.function("residual_mask_count")?;
+    let count_cols = dev.function("residual_mask_count_cols")?;
+    let chunk_scan = dev.function("residual_chunk_scan")?;
     let count_rows = dev.function("residual_mask_count_rows")?;
     let threshold = cfg.reduction.threshold;
     let rule = match cfg.reduction.rule {
@@ -670,7 +707,10 @@ fn sparse(
     let (limit_a, limit_b) = (limit(a_dev, m * k)?, limit(b_dev, k * n)?);
     let mut counts_a = dev.zeros::<u32>(m)?;
     let mut counts_b = dev.zeros::<u32>(n)?;
-    let (one, zero) = (1i32, 0i32);
+    // B's columns in chunks of rows (kernels/residual.cu: residual_mask_count_cols).
+    let column_chunks = ColumnChunks::new(k, n);
+    let (chunk_rows64, chunks64) = (column_chunks.rows as u64, column_chunks.chunks as u64);
+    let mut chunk_offsets_b = dev.zeros::<u32>(column_chunks.chunks * n)?;
     // SAFETY: signatures of the kernels; means and counts have one entry per
     // row (m) or column (n), d_f m x n, A m x k, B k x n.
     unsafe {
@@ -709,7 +749,7 @@ fn sparse(
             .launch(grid(m * 32, 128))
             .map_err(driver("launch residual_mask_count_rows A"))?;
         dev.stream
-            .launch_builder(&count)
+            .launch_builder(&count_cols)
             .arg(b_dev)
             .arg(&k64)
             .arg(&n64)
@@ -717,10 +757,18 @@ fn sparse(
             .arg(&threshold)
             .arg(&limit_b)
             .arg(&rule)
-            .arg(&zero)
+            .arg(&chunk_rows64)
+            .arg(&mut chunk_offsets_b)
+            .launch(column_chunks.launch)
+            .map_err(driver("launch residual_mask_count_cols B"))?;
+        dev.stream
+            .launch_builder(&chunk_scan)
+            .arg(&mut chunk_offsets_b)
+            .arg(&chunks64)
+            .arg(&n64)
             .arg(&mut counts_b)
-            .launch(grid(n, 128))
-            .map_err(driver("launch residual_mask_count B"))?;
+            .launch(grid(n, 256))
+            .map_err(driver("launch residual_chunk_scan B"))?;
     }
     let scan = |c: Vec<u32>| -> Vec<u32> {
         let mut out = Vec::with_capacity(c.len() + 1);
@@ -744,18 +792,16 @@ fn sparse(
     let mut val_a = dev.zeros::<i8>(nnz_a)?;
     let mut idx_b = dev.zeros::<u32>(nnz_b)?;
     let mut val_b = dev.zeros::<i8>(nnz_b)?;
-    let fill = dev.function("residual_mask_fill")?;
+    let fill_cols = dev.function("residual_mask_fill_cols")?;
     let fill_rows = dev.function("residual_mask_fill_rows")?;
     let rows_fn = dev.function("residual_spmm_rows")?;
     let cols_fn = dev.function("residual_spmm_cols")?;
     let mut p1 = dev.zeros::<i32>(m * n)?;
     let mut p2 = dev.zeros::<i32>(m * n)?;
-    let rb_rows = qrb
-        .q_rows
-        .as_ref()
-        .ok_or_else(|| GpuError::Internal("RB was quantized without its row-major copy".into()))?;
+    let (b_rows, rb_rows) = (row_major(qb, "B")?, row_major(qrb, "RB")?);
     // SAFETY: signatures of the kernels; the CSR buffers have the scanned sizes,
-    // Aq and RAq are m x kp, Bq n x kp (transposed), RB's rows k x n, p1 and p2 m x n.
+    // Aq and RAq are m x kp, B's and RB's rows k x n, the chunk offsets
+    // chunks x n, p1 and p2 m x n.
     unsafe {
         if sparse_a {
             dev.stream
@@ -791,7 +837,7 @@ fn sparse(
         }
         if sparse_b {
             dev.stream
-                .launch_builder(&fill)
+                .launch_builder(&fill_cols)
                 .arg(b_dev)
                 .arg(&k64)
                 .arg(&n64)
@@ -799,15 +845,14 @@ fn sparse(
                 .arg(&threshold)
                 .arg(&limit_b)
                 .arg(&rule)
-                .arg(&zero)
-                .arg(&qb.q)
-                .arg(&one)
-                .arg(&kp64)
+                .arg(b_rows)
                 .arg(&d_ptr_b)
+                .arg(&chunk_offsets_b)
+                .arg(&chunk_rows64)
                 .arg(&mut idx_b)
                 .arg(&mut val_b)
-                .launch(grid(n, 128))
-                .map_err(driver("launch residual_mask_fill B"))?;
+                .launch(column_chunks.launch)
+                .map_err(driver("launch residual_mask_fill_cols B"))?;
             dev.stream
                 .launch_builder(&cols_fn)
                 .arg(&qra.q)
@@ -834,4 +879,50 @@ fn sparse(
         _ => Path::Mixed,
     };
     Ok((p1, p2, path, densities))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ColumnChunks;
+
+    /// The chunks cover every row exactly once (the last may be short, none
+    /// empty), fit the grid's y limit, and give about 2^18 threads, or as many
+    /// as the entries or 65535 chunks per column allow.
+    #[test]
+    fn column_chunks_cover_the_rows_once_within_the_grid() {
+        for (rows, cols) in [
+            (1, 1),
+            (7, 3),
+            (4096, 4096),
+            (16384, 16384),
+            (1_000_000, 1),
+            (100, 1 << 20),
+            (65_537, 2),
+        ] {
+            let c = ColumnChunks::new(rows, cols);
+            assert!(
+                c.chunks >= 1 && c.chunks <= 65535,
+                "{rows}x{cols}: {}",
+                c.chunks
+            );
+            assert!(c.chunks * c.rows >= rows, "{rows}x{cols}: rows uncovered");
+            assert!(
+                (c.chunks - 1) * c.rows < rows,
+                "{rows}x{cols}: an empty chunk"
+            );
+            assert_eq!(c.launch.grid_dim.1 as usize, c.chunks);
+            assert!(c.launch.grid_dim.0 as usize * 256 >= cols);
+            let threads = c.chunks * cols;
+            // Fewer only where the grid's 65535 chunks or the entries run out.
+            assert!(
+                threads >= (1 << 18).min(rows * cols).min(65535 * cols) / 2,
+                "{rows}x{cols}: only {threads} threads"
+            );
+        }
+        // 4096^2: 64 chunks of 64 rows; 16384^2: 16 chunks of 1024.
+        let small = ColumnChunks::new(4096, 4096);
+        assert_eq!((small.chunks, small.rows), (64, 64));
+        let large = ColumnChunks::new(16384, 16384);
+        assert_eq!((large.chunks, large.rows), (16, 1024));
+    }
 }
