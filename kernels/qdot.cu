@@ -6,7 +6,8 @@
 //   qdot_exponents_f64: thread i computes e_i = fexp(x_i) + fexp(y_i) from the
 //     bits (IEEE exponent, or eq. (1.1)'s ceiling below 1 when fexp_paper != 0;
 //     subnormals by their leading bit), stores it as a short (-32768 for a zero
-//     product) and counts it (warp-aggregated: one update per distinct bin
+//     product) when e is not null (the tested path reads them back; the tile
+//     kernels recompute e_i from x_i and y_i, which they read anyway) and counts it (warp-aggregated: one update per distinct bin
 //     per warp and step) in a shared-memory histogram over all possible
 //     exponent sums [-2148, 2046]; each block then adds its histogram to the
 //     global one. Integer atomics only: the counts do not depend on scheduling.
@@ -207,10 +208,10 @@ extern "C" __global__ void qdot_exponents_f64(const double* __restrict__ x,
             int zero = 0;
             const int fx = qdot_fexp(x[i], fexp_paper, &zero);
             const int fy = qdot_fexp(y[i], fexp_paper, &zero);
-            if (zero != 0) {
-                e[i] = static_cast<short>(QDOT_NO_EXPONENT);
-            } else {
-                e[i] = static_cast<short>(fx + fy);
+            if (e != nullptr) {
+                e[i] = static_cast<short>(zero != 0 ? QDOT_NO_EXPONENT : fx + fy);
+            }
+            if (zero == 0) {
                 bin = fx + fy + QDOT_HIST_OFFSET;
             }
         }
@@ -244,6 +245,29 @@ __device__ __forceinline__ void qdot_span(index_t t, index_t n, index_t tile, in
     }
 }
 
+// The slot of index i (-1: zero product, outside [e_min, e_max], or perforated),
+// from e_i = fexp(x_i) + fexp(y_i) recomputed from the inputs (the tile kernels read
+// x_i and y_i anyway; the selection's e array is not read back by them, so the timed
+// selection need not write it: 2 bytes per index less, 2026-11-25). fx and fy are
+// returned for the scaling.
+__device__ __forceinline__ int qdot_slot_of(double xi,
+                                            double yi,
+                                            int fexp_paper,
+                                            int e_min,
+                                            int range,
+                                            const int* __restrict__ slot_of_bin,
+                                            int* fx,
+                                            int* fy) {
+    int zero = 0;
+    *fx = qdot_fexp(xi, fexp_paper, &zero);
+    *fy = qdot_fexp(yi, fexp_paper, &zero);
+    const int k = *fx + *fy;
+    if (zero != 0 || k - e_min < 0 || k - e_min >= range) {
+        return -1;
+    }
+    return slot_of_bin[k - e_min];
+}
+
 // The largest power-of-two block (32 .. 256 threads) whose slots x threads
 // binary64 accumulators fit the 48 KiB of shared memory a launch gets without
 // opting in (src/kernels/qdot/gpu.rs: fused_block, the same rule).
@@ -264,7 +288,6 @@ __device__ __forceinline__ void qdot_span(index_t t, index_t n, index_t tile, in
 // n = 1e8 with tiles of 64) and the tree started from them.
 extern "C" __global__ void qdot_tiles_f64(const double* __restrict__ x,
                                           const double* __restrict__ y,
-                                          const short* __restrict__ e,
                                           index_t n,
                                           index_t tile,
                                           int e_min,
@@ -291,18 +314,17 @@ extern "C" __global__ void qdot_tiles_f64(const double* __restrict__ x,
         index_t begin, step, end;
         qdot_span(t, n, tile, tiles, interleaved, &begin, &step, &end);
         for (index_t i = begin; i < end; i += step) {
-            const int k = static_cast<int>(e[i]);
-            if (k == QDOT_NO_EXPONENT || k - e_min < 0 || k - e_min >= range) {
-                continue;
-            }
-            const int s = slot_of_bin[k - e_min];
+            const double xi = x[i];
+            const double yi = y[i];
+            int fx = 0;
+            int fy = 0;
+            const int s = qdot_slot_of(xi, yi, fexp_paper, e_min, range, slot_of_bin, &fx, &fy);
             if (s < 0) {
-                continue;  // perforated
+                continue;  // zero product, outside the bins, or perforated
             }
             const int code = static_cast<int>(code_of_slot[s]);
-            int zero = 0;
-            const double a = qdot_cast(code, qdot_scaled(x[i], qdot_fexp(x[i], fexp_paper, &zero)));
-            const double b = qdot_cast(code, qdot_scaled(y[i], qdot_fexp(y[i], fexp_paper, &zero)));
+            const double a = qdot_cast(code, qdot_scaled(xi, fx));
+            const double b = qdot_cast(code, qdot_scaled(yi, fy));
             mine[s * width] = qdot_step(code, mine[s * width], a, b);
         }
     }
@@ -351,19 +373,6 @@ __device__ __forceinline__ unsigned int qdot_hadd2_rn(unsigned int a, unsigned i
     return r;
 }
 
-// The slot of index i (-1: zero product, outside [e_min, e_max], or perforated).
-__device__ __forceinline__ int qdot_slot(const short* __restrict__ e,
-                                         index_t i,
-                                         int e_min,
-                                         int range,
-                                         const int* __restrict__ slot_of_bin) {
-    const int k = static_cast<int>(e[i]);
-    if (k == QDOT_NO_EXPONENT || k - e_min < 0 || k - e_min >= range) {
-        return -1;
-    }
-    return slot_of_bin[k - e_min];
-}
-
 // Scaled x[i] rounded to binary16, as bits (code 3 only).
 __device__ __forceinline__ unsigned int qdot_half_of(const double* __restrict__ v, index_t i, int fexp_paper) {
     int zero = 0;
@@ -387,7 +396,6 @@ __device__ __forceinline__ double qdot_lane_step(int code,
 // (see the header comment). pairs = ceil(tiles / 2); partials as qdot_tiles_f64.
 extern "C" __global__ void qdot_tiles_half2_f64(const double* __restrict__ x,
                                                 const double* __restrict__ y,
-                                                const short* __restrict__ e,
                                                 index_t n,
                                                 index_t tile,
                                                 int e_min,
@@ -422,8 +430,10 @@ extern "C" __global__ void qdot_tiles_half2_f64(const double* __restrict__ x,
     for (index_t j = 0; begin0 + j * step < end0; ++j) {
         const index_t i0 = begin0 + j * step;
         const index_t i1 = begin1 + j * step;
-        const int s0 = qdot_slot(e, i0, e_min, range, slot_of_bin);
-        const int s1 = (i1 < end1) ? qdot_slot(e, i1, e_min, range, slot_of_bin) : -1;
+        int fx = 0;
+        int fy = 0;
+        const int s0 = qdot_slot_of(x[i0], y[i0], fexp_paper, e_min, range, slot_of_bin, &fx, &fy);
+        const int s1 = (i1 < end1) ? qdot_slot_of(x[i1], y[i1], fexp_paper, e_min, range, slot_of_bin, &fx, &fy) : -1;
         const int c0 = s0 >= 0 ? static_cast<int>(code_of_slot[s0]) : -1;
         const int c1 = s1 >= 0 ? static_cast<int>(code_of_slot[s1]) : -1;
         if (c0 == 3 && s1 == s0) {

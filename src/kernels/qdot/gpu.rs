@@ -3,13 +3,17 @@
 //! that the result can be compared bit for bit (`tests/qdot_gpu.rs`, ignored
 //! without a device).
 //!
-//! 1. `qdot_exponents_f64`: `e_i` per index and the exponent histogram over
-//!    every possible sum of binary64 exponents, `[-2148, 2046]`, in shared
-//!    memory (one pass, no sort); the host reads the 4195 counts and runs
+//! 1. `qdot_exponents_f64`: the exponent histogram over every possible sum
+//!    of binary64 exponents, `[-2148, 2046]`, in shared memory (one pass, no
+//!    sort, warp-aggregated counts), and `e_i` per index when asked (the
+//!    tested path compares them with the CPU's; the tile kernels recompute
+//!    `e_i`, so the timed selection writes none); the host reads the 4195 counts and runs
 //!    [`select_from_histogram`] (Algorithm 3.2 lines 4-8 and Theorem 3.6:
 //!    the same code as the CPU selection).
 //! 2. `qdot_tiles_f64` (or `qdot_original_tiles_f64` after an early exit):
-//!    one thread per tile, one accumulator per computed bin ("slot"). When a
+//!    one thread per tile, one accumulator per computed bin ("slot"), in
+//!    shared memory, blocks of [`fused_block`] tiles running the tree's first
+//!    levels ([`super::compute::tree_blocked`]). When a
 //!    slot is a pure-fp16 half bin (`half=fp16`, code [`HALF2_CODE`]),
 //!    `qdot_tiles_half2_f64` instead ([`tiles_kernel`]): one thread per PAIR
 //!    of tiles, the fp16 slots in packed fp16x2 accumulators (lane 0 = tile
@@ -237,10 +241,11 @@ pub fn qdot_gpu_f32(
 fn run(x: &[f64], y: &[f64], eps: Tolerance, config: &QdotConfig) -> Result<GpuQdot, GpuError> {
     let dev = Device::open(&sources::QDOT)?;
     let inputs = Inputs::upload(&dev, x, y, config)?;
-    let (selection, d_e) = select_on_device(&dev, &inputs, eps, config)?;
+    let (selection, d_e) = select_on_device(&dev, &inputs, eps, config, true)?;
+    let d_e = d_e.ok_or_else(|| GpuError::Internal("the exponents were not kept".into()))?;
     let mut exponents = dev.download(&d_e)?;
     exponents.truncate(inputs.n);
-    let (value, tile_kernel) = compute_on_device(&dev, &inputs, &d_e, &selection, config)?;
+    let (value, tile_kernel) = compute_on_device(&dev, &inputs, &selection, config)?;
     Ok(GpuQdot {
         value,
         selection,
@@ -270,19 +275,26 @@ impl Inputs {
     }
 }
 
-/// Algorithm 3.2 on the device: `e_i` and the exponent histogram in one pass
+/// Algorithm 3.2 on the device: the exponent histogram in one pass
 /// (`qdot_exponents_f64`), the 4195 counts read back, and the host's
 /// selection from them ([`select_from_histogram`], the CPU code). Returns the
-/// selection and the device's `e_i` (used by the tile kernels).
+/// selection and, when `keep_exponents`, the device's `e_i` (to compare with
+/// the CPU's; the tile kernels recompute `e_i` from `x_i` and `y_i`, so the
+/// timed selection writes none).
 fn select_on_device(
     dev: &Device,
     inputs: &Inputs,
     eps: Tolerance,
     config: &QdotConfig,
-) -> Result<(Selection, CudaSlice<i16>), GpuError> {
+    keep_exponents: bool,
+) -> Result<(Selection, Option<CudaSlice<i16>>), GpuError> {
     let n = inputs.n;
     let n64 = n as u64;
-    let mut d_e = dev.zeros::<i16>(n)?;
+    let mut d_e = if keep_exponents {
+        Some(dev.zeros::<i16>(n)?)
+    } else {
+        None
+    };
     let mut d_hist = dev.zeros::<u32>(HISTOGRAM_LEN)?;
     let exponents_fn = dev.function("qdot_exponents_f64")?;
     let blocks = n.div_ceil(256).clamp(1, 1024);
@@ -291,16 +303,22 @@ fn select_on_device(
         block_dim: (256, 1, 1),
         shared_mem_bytes: 0, // the histogram is static shared memory
     };
+    let null: u64 = 0;
     // SAFETY: the arguments match qdot_exponents_f64(const double*, const
-    // double*, index_t, int, short*, unsigned int*); e has n entries, hist 4195.
+    // double*, index_t, int, short*, unsigned int*); e has n entries or is
+    // null (the kernel then writes none), hist 4195.
     unsafe {
-        dev.stream
-            .launch_builder(&exponents_fn)
+        let mut builder = dev.stream.launch_builder(&exponents_fn);
+        builder
             .arg(&inputs.x)
             .arg(&inputs.y)
             .arg(&n64)
-            .arg(&inputs.fexp_paper)
-            .arg(&mut d_e)
+            .arg(&inputs.fexp_paper);
+        match d_e.as_mut() {
+            Some(e) => builder.arg(e),
+            None => builder.arg(&null),
+        };
+        builder
             .arg(&mut d_hist)
             .launch(cfg)
             .map_err(driver("launch qdot_exponents_f64"))?;
@@ -319,7 +337,6 @@ fn select_on_device(
 fn compute_on_device(
     dev: &Device,
     inputs: &Inputs,
-    d_e: &CudaSlice<i16>,
     selection: &Selection,
     config: &QdotConfig,
 ) -> Result<(f64, Option<&'static str>), GpuError> {
@@ -423,7 +440,6 @@ fn compute_on_device(
                 .launch_builder(&f)
                 .arg(&inputs.x)
                 .arg(&inputs.y)
-                .arg(d_e)
                 .arg(&n64)
                 .arg(&tile)
                 .arg(&e_min)
@@ -587,11 +603,12 @@ pub fn time_qdot(
             })
             .map(|((), seconds)| seconds)
         };
-        let (selection, d_e) = select_on_device(&dev, &inputs, eps, config)?;
-        let selection_s = timed(&mut || select_on_device(&dev, &inputs, eps, config).map(|_| ()))?;
+        let (selection, _) = select_on_device(&dev, &inputs, eps, config, false)?;
+        let selection_s =
+            timed(&mut || select_on_device(&dev, &inputs, eps, config, false).map(|_| ()))?;
         let mut tile_kernel = None;
         let computation_s = timed(&mut || {
-            tile_kernel = compute_on_device(&dev, &inputs, &d_e, &selection, config)?.1;
+            tile_kernel = compute_on_device(&dev, &inputs, &selection, config)?.1;
             Ok(())
         })?;
 
