@@ -10,12 +10,15 @@
 //! iff `x >= M`, so the threshold `M = 1 - density` gives that density (the
 //! achieved densities are printed). `eta = 1` so that every density runs the
 //! sparse path. int8, vector-wise absmax scales, round to nearest, binary32.
+//! Every row twice, with each int8 GEMM for the dense products (`dp4a`, and
+//! `imma`: the tensor cores' `mma.sync`): the targets compare the methods
+//! under one GEMM.
 //!
 //! A plain program (criterion does not time GPUs):
 //! `cargo bench --features cuda --bench residual_gpu`; prints "skipped"
 //! without a GPU. Seeds fixed; medians; TOPS = 2 m n k / t. Recorded in docs/gpu/.
 
-use boundgate::kernels::residual::gpu::{ResidualTiming, time_gpu};
+use boundgate::kernels::residual::gpu::{Int8Gemm, ResidualTiming, time_gpu_with};
 use boundgate::kernels::residual::kernel::RunConfig;
 use boundgate::kernels::residual::method::{Method, Reduction};
 use boundgate::kernels::residual::quant::{
@@ -55,13 +58,13 @@ fn uniform(n: usize, stream: u64) -> Vec<f64> {
 
 fn show(label: &str, n: usize, t: &Result<ResidualTiming, boundgate::gpu::GpuError>) {
     match t {
-        Err(e) => println!("{n:>6} {label:<22} {e}"),
+        Err(e) => println!("{n:>6} {label:<28} {e}"),
         Ok(t) => {
             let dens = t.densities.map_or_else(String::new, |(a, b)| {
                 format!("  densities A {a:.2e} B {b:.2e}")
             });
             println!(
-                "{n:>6} {label:<22} {:>9.2} ms {:>8.2} TOPS  {:?}{dens}",
+                "{n:>6} {label:<28} {:>9.2} ms {:>8.2} TOPS  {:?}{dens}",
                 t.seconds * 1e3,
                 t.tops,
                 t.path
@@ -80,26 +83,24 @@ fn main() {
         let repetitions = if n >= 16384 { 3 } else { 7 };
         let (a, b) = (uniform(n * n, 0), uniform(n * n, 1));
         let shape = (n, n, n);
-        let direct = time_gpu(&a, &b, shape, &config(Method::Direct, 0.5), repetitions);
-        show("plain int8 (direct)", n, &direct);
-        let full = time_gpu(&a, &b, shape, &config(Method::Full, 0.5), repetitions);
-        show("full residual", n, &full);
-        for density in DENSITIES {
-            let sparse = time_gpu(
-                &a,
-                &b,
-                shape,
-                &config(Method::Sparse, 1.0 - density),
-                repetitions,
-            );
-            show(&format!("sparse, density {density:.0e}"), n, &sparse);
-            if let (Ok(s), Ok(f), Ok(d)) = (&sparse, &full, &direct) {
-                println!(
-                    "{n:>6} {:<22} {:.2}x full (target >= 2 at <= 1e-4), {:.2}x plain int8 (target >= 0.8)",
-                    "",
-                    f.seconds / s.seconds,
-                    d.seconds / s.seconds
-                );
+        for kind in Int8Gemm::ALL {
+            let gemm = kind.name();
+            let time = |cfg: &RunConfig| time_gpu_with(kind, &a, &b, shape, cfg, repetitions);
+            let direct = time(&config(Method::Direct, 0.5));
+            show(&format!("{gemm} plain int8 (direct)"), n, &direct);
+            let full = time(&config(Method::Full, 0.5));
+            show(&format!("{gemm} full residual"), n, &full);
+            for density in DENSITIES {
+                let sparse = time(&config(Method::Sparse, 1.0 - density));
+                show(&format!("{gemm} sparse, density {density:.0e}"), n, &sparse);
+                if let (Ok(s), Ok(f), Ok(d)) = (&sparse, &full, &direct) {
+                    println!(
+                        "{n:>6} {:<28} {:.2}x full (target >= 2 at <= 1e-4), {:.2}x plain int8 (target >= 0.8)",
+                        "",
+                        f.seconds / s.seconds,
+                        d.seconds / s.seconds
+                    );
+                }
             }
         }
     }

@@ -16,10 +16,13 @@
 //                         row; column of B or the whole matrix: warps along rows, atomicMax)
 //   residual_scales       lambda = fl(num / amax); 1 for amax = 0; max_pow2 if it overflows
 //   residual_quantize     q = clamp(Q(fl(lambda x))), r = fl(x - fl(q / lambda)), row-major:
-//                         A's and RA's as m x kp, kp = k rounded up to a multiple of 4 (zero
-//                         padding) for dp4a, B's and RB's as k x n
+//                         A's and RA's as m x kp, kp = k rounded up to a multiple of 16 (zero
+//                         padding: 4-byte words for dp4a, 16-byte rows for cp.async), B's and
+//                         RB's as k x n
 //   residual_transpose_i8 B's and RB's integers transposed (n x kp) for dp4a
-//   residual_gemm_dp4a    P = Aq Bq (int32), 32x32 tiles, dp4a.s32.s32
+//   residual_gemm_dp4a    P = Aq Bq (int32), 32x32 tiles, dp4a.s32.s32; or
+//   residual_gemm_imma    the same P on the int8 tensor cores (mma.sync m16n8k32), 128x128
+//                         tiles, cp.async double buffering, ldmatrix fragments
 //   residual_dequantize   D_F = fl(fl(fl(P) / lambda_row) / lambda_col)
 //   residual_row_means, residual_col_means     sum_j |D_F| in binary64, sequential, / count
 //                         (rules 1 and 2 only: rule 0 compares with its global limit)
@@ -259,6 +262,157 @@ extern "C" __global__ void residual_gemm_dp4a(const int* __restrict__ a, const i
             const index_t j = col0 + tx * 2 + dj;
             if (i < m && j < n) {
                 p[i * n + j] = acc[di][dj];
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------ IMMA GEMM
+// P = A Bt^T on the int8 tensor cores (mma.sync m16n8k32 .s8.s8.s32, sm_80 and later):
+// the same exact int32 sums as residual_gemm_dp4a (integer addition is exact and, wrapping
+// aside, which the host's overflow check excludes, associative, so any order gives the same P).
+// A is m x kp, Bt n x kp (both int8, row-major in k, kp a multiple of 16 so that every row
+// starts 16-byte aligned), P m x n int32; any m, n (rows beyond them load zeros and store
+// nothing). Blocks of 256 threads (8 warps, 2 x 4) own 128 x 128 of P, each warp 64 x 32 as
+// 4 x 4 mma tiles of 16 x 8; k in slices of 64 bytes staged by cp.async into two
+// shared-memory buffers (the next slice lands while the current one is multiplied), zeros
+// beyond kp. Fragments come from ldmatrix: an 8 x 8 matrix of 16-bit elements is 8 rows of
+// 16 int8, and the m16n8k32 fragments of A (row-major) and of B (column-major, i.e. Bt's rows)
+// are both "row g, bytes 4tq .. 4tq + 3" of such matrices (PTX ISA, "Matrix Fragments for
+// mma.m16n8k32"). Shared rows are 80 bytes (64 + 16 padding): the eight row addresses of an
+// ldmatrix then fall in eight distinct groups of four banks. Shared memory: 40 960 bytes.
+#define IMMA_BM 128
+#define IMMA_BN 128
+#define IMMA_BK 64
+#define IMMA_LD (IMMA_BK + 16)
+
+__device__ __forceinline__ unsigned int imma_shared_addr(const void* p) {
+    unsigned int a;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+    return a;
+}
+
+// 16 bytes global -> shared, asynchronously; zeros when !valid (nothing is read then).
+__device__ __forceinline__ void imma_cp_async16(void* dst, const void* src, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(imma_shared_addr(dst)), "l"(src),
+                 "r"(valid ? 16 : 0)
+                 : "memory");
+}
+
+__device__ __forceinline__ void imma_ldmatrix_x4(unsigned int (&r)[4], const void* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(imma_shared_addr(p))
+                 : "memory");
+}
+
+__device__ __forceinline__ void imma_mma(int (&d)[4], const unsigned int (&a)[4], unsigned int b0,
+                                         unsigned int b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// The A and Bt slices of k0 (128 rows x 64 bytes each) into one buffer: 512 vectors of
+// 16 bytes per operand, two per thread.
+__device__ __forceinline__ void imma_issue_slice(const signed char* __restrict__ a,
+                                                 const signed char* __restrict__ bt, index_t m,
+                                                 index_t n, index_t kp, index_t row0, index_t col0,
+                                                 index_t k0, unsigned int tid,
+                                                 signed char (*as)[IMMA_LD],
+                                                 signed char (*bs)[IMMA_LD]) {
+    for (unsigned int r = 0; r < 2; ++r) {
+        const unsigned int q = tid + r * 256;
+        const unsigned int row = q >> 2;  // 4 vectors per row of 64 bytes
+        const unsigned int byte = (q & 3) * 16;
+        const bool k_in = k0 + byte < kp;
+        const bool a_in = k_in && row0 + row < m;
+        imma_cp_async16(&as[row][byte], a_in ? a + (row0 + row) * kp + k0 + byte : a, a_in);
+        const bool b_in = k_in && col0 + row < n;
+        imma_cp_async16(&bs[row][byte], b_in ? bt + (col0 + row) * kp + k0 + byte : bt, b_in);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+residual_gemm_imma(const signed char* __restrict__ a, const signed char* __restrict__ bt, index_t m,
+                   index_t n, index_t kp, int* __restrict__ p) {
+    __shared__ __align__(16) signed char as[2][IMMA_BM][IMMA_LD];
+    __shared__ __align__(16) signed char bs[2][IMMA_BN][IMMA_LD];
+    const unsigned int tid = threadIdx.x;
+    const unsigned int warp = tid >> 5;
+    const unsigned int lane = tid & 31u;
+    const index_t row0 = (index_t)blockIdx.y * IMMA_BM;
+    const index_t col0 = (index_t)blockIdx.x * IMMA_BN;
+    const unsigned int wm = (warp >> 2) * 64;
+    const unsigned int wn = (warp & 3) * 32;
+    int acc[4][4][4];
+    for (int mi = 0; mi < 4; ++mi) {
+        for (int ni = 0; ni < 4; ++ni) {
+            for (int v = 0; v < 4; ++v) {
+                acc[mi][ni][v] = 0;
+            }
+        }
+    }
+    const index_t slices = (kp + IMMA_BK - 1) / IMMA_BK;
+    if (slices > 0) {
+        imma_issue_slice(a, bt, m, n, kp, row0, col0, 0, tid, as[0], bs[0]);
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    for (index_t s = 0; s < slices; ++s) {
+        const unsigned int buf = (unsigned int)(s & 1);
+        if (s + 1 < slices) {
+            // Into the other buffer, read in the previous step and released by its barrier.
+            imma_issue_slice(a, bt, m, n, kp, row0, col0, (s + 1) * IMMA_BK, tid, as[buf ^ 1u],
+                             bs[buf ^ 1u]);
+            asm volatile("cp.async.commit_group;" ::: "memory");
+            asm volatile("cp.async.wait_group 1;" ::: "memory");
+        } else {
+            asm volatile("cp.async.wait_group 0;" ::: "memory");
+        }
+        __syncthreads();
+        for (unsigned int ks = 0; ks < IMMA_BK; ks += 32) {
+            unsigned int af[4][4];
+            unsigned int bf[4][2];
+            for (int mi = 0; mi < 4; ++mi) {
+                // Lanes 0-15: rows 0-15 at bytes ks..ks+15; lanes 16-31: the same rows at
+                // ks+16..ks+31: the four matrices are A's fragment registers 0..3 in order.
+                imma_ldmatrix_x4(af[mi], &as[buf][wm + mi * 16 + (lane & 15u)][ks + (lane >> 4) * 16]);
+            }
+            for (int nj = 0; nj < 2; ++nj) {
+                // Matrix q = lane / 8: Bt rows (n) 8 (q / 2) .. +7 of the pair of n tiles,
+                // bytes ks + 16 (q % 2): b[2nj][0], b[2nj][1], b[2nj+1][0], b[2nj+1][1].
+                unsigned int r[4];
+                const unsigned int q = lane >> 3;
+                imma_ldmatrix_x4(r, &bs[buf][wn + nj * 16 + (q >> 1) * 8 + (lane & 7u)][ks + (q & 1u) * 16]);
+                bf[2 * nj][0] = r[0];
+                bf[2 * nj][1] = r[1];
+                bf[2 * nj + 1][0] = r[2];
+                bf[2 * nj + 1][1] = r[3];
+            }
+            for (int mi = 0; mi < 4; ++mi) {
+                for (int ni = 0; ni < 4; ++ni) {
+                    imma_mma(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);
+                }
+            }
+        }
+        __syncthreads();
+    }
+    const unsigned int g = lane >> 2;
+    const unsigned int tq = lane & 3u;
+    for (int mi = 0; mi < 4; ++mi) {
+        for (int ni = 0; ni < 4; ++ni) {
+            const index_t r = row0 + wm + mi * 16 + g;
+            const index_t c = col0 + wn + ni * 8 + 2 * tq;
+            for (int h = 0; h < 2; ++h) {
+                const index_t rr = r + 8 * h;
+                if (rr < m && c < n) {
+                    p[rr * n + c] = acc[mi][ni][2 * h];
+                }
+                if (rr < m && c + 1 < n) {
+                    p[rr * n + c + 1] = acc[mi][ni][2 * h + 1];
+                }
             }
         }
     }

@@ -1,6 +1,8 @@
 //! `kernels/residual.cu` against its CPU model (feature `cuda`, ignored without
 //! a GPU): integers, `P0`, `D_F`, the path, the densities and the output must
-//! agree bit for bit, and the GPU output must satisfy the rigorous bound.
+//! agree bit for bit, and the GPU output must satisfy the rigorous bound, with
+//! either int8 GEMM (`dp4a` or the tensor cores' `mma.sync`) for the dense
+//! products.
 //!
 //! On a device: build with `cargo test --release --features cuda --test residual_gpu --no-run`,
 //! carry the binary, run it with `--ignored` (docs/gpu/README.md).
@@ -8,7 +10,7 @@
 #![cfg(feature = "cuda")]
 
 use boundgate::kernels::residual::dist::PaperDistribution;
-use boundgate::kernels::residual::gpu::run_gpu;
+use boundgate::kernels::residual::gpu::{Int8Gemm, run_gpu_with};
 use boundgate::kernels::residual::kernel::{RunConfig, assemble};
 use boundgate::kernels::residual::method::{Method, Output, Prepared, Reduction};
 use boundgate::kernels::residual::quant::{
@@ -64,11 +66,14 @@ fn gpu_matches_the_cpu_model_bit_for_bit() {
         ] {
             let a = dist.sample(1, 0, m * k);
             let b = dist.sample(1, 1, k * n);
-            for cfg in configs() {
+            for (cfg, kind) in configs()
+                .into_iter()
+                .flat_map(|cfg| Int8Gemm::ALL.map(|kind| (cfg, kind)))
+            {
                 let cpu = Prepared::new(&a, &b, m, k, n, cfg.quantizer, cfg.granularity).unwrap();
                 let want = cpu.run(cfg.method, cfg.reduction).unwrap();
-                let got = run_gpu(&a, &b, (m, k, n), &cfg).unwrap();
-                let what = format!("{m}x{k}x{n} {dist:?} {cfg:?}");
+                let got = run_gpu_with(kind, &a, &b, (m, k, n), &cfg).unwrap();
+                let what = format!("{m}x{k}x{n} {dist:?} {} {cfg:?}", kind.name());
                 assert_eq!(got.aq, cpu.aq.ints, "A_int {what}");
                 assert_eq!(got.bq, cpu.bq.ints, "B_int {what}");
                 assert_eq!(got.raq, cpu.raq.ints, "RA_int {what}");

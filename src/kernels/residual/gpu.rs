@@ -291,19 +291,84 @@ fn quantize(
     })
 }
 
-/// `residual_gemm_dp4a`: `P = A Bt^T` for int8 `A` (`m x kp`) and `Bt` (`n x kp`).
+/// Which kernel computes the dense int8 products `P = A Bt^T` (`P0`, and
+/// `P1`, `P2` of the full residual or of a product the density switch keeps
+/// dense). Both give the same exact int32 sums (the host excludes overflow),
+/// so every result of Algorithm 1 is the same whichever runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Int8Gemm {
+    /// `residual_gemm_dp4a`: 32 x 32 tiles, `dp4a` on the CUDA cores (run on
+    /// the H100 on 2026-11-24: 48 TOPS at 16384, bit-identical). The default
+    /// of [`run_gpu`] and [`time_gpu`].
+    Dp4a,
+    /// `residual_gemm_imma`: the int8 tensor cores (`mma.sync` m16n8k32),
+    /// 128 x 128 tiles, `cp.async` double buffering, `ldmatrix` fragments (not
+    /// yet run on a device).
+    Imma,
+}
+
+impl Int8Gemm {
+    /// Both kernels.
+    pub const ALL: [Int8Gemm; 2] = [Int8Gemm::Dp4a, Int8Gemm::Imma];
+
+    /// Its name in reports.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::gpu::Int8Gemm;
+    /// assert_eq!(Int8Gemm::Imma.name(), "imma");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Int8Gemm::Dp4a => "dp4a",
+            Int8Gemm::Imma => "imma",
+        }
+    }
+
+    fn launch(self, m: usize, n: usize) -> (&'static str, LaunchConfig) {
+        match self {
+            // 16 x 16 threads per 32 x 32 tile.
+            Int8Gemm::Dp4a => (
+                "residual_gemm_dp4a",
+                LaunchConfig {
+                    grid_dim: (n.div_ceil(32) as u32, m.div_ceil(32) as u32, 1),
+                    block_dim: (16, 16, 1),
+                    shared_mem_bytes: 0,
+                },
+            ),
+            // 256 threads per 128 x 128 tile.
+            Int8Gemm::Imma => (
+                "residual_gemm_imma",
+                LaunchConfig {
+                    grid_dim: (n.div_ceil(128) as u32, m.div_ceil(128) as u32, 1),
+                    block_dim: (256, 1, 1),
+                    shared_mem_bytes: 0,
+                },
+            ),
+        }
+    }
+}
+
+/// `P = A Bt^T` for int8 `A` (`m x kp`) and `Bt` (`n x kp`) by `kind`.
 fn gemm(
     dev: &Device,
+    kind: Int8Gemm,
     a: &CudaSlice<i8>,
     bt: &CudaSlice<i8>,
     (m, n, kp): (usize, usize, usize),
 ) -> Result<CudaSlice<i32>, GpuError> {
-    let f = dev.function("residual_gemm_dp4a")?;
+    let (name, launch) = kind.launch(m, n);
+    let f = dev.function(name)?;
     let mut p = dev.zeros::<i32>(m * n)?;
-    let (m64, n64, words) = (m as u64, n as u64, (kp / 4) as u64);
-    // SAFETY: kp is a multiple of 4 and the int8 buffers are 256-byte aligned
-    // device allocations, so reading them as int words is aligned and in bounds;
-    // p has m x n elements; 16 x 16 threads per 32 x 32 tile.
+    let (m64, n64) = (m as u64, n as u64);
+    // dp4a takes kp in 4-byte words, the IMMA kernel in bytes.
+    let k_arg = match kind {
+        Int8Gemm::Dp4a => (kp / 4) as u64,
+        Int8Gemm::Imma => kp as u64,
+    };
+    // SAFETY: kp is a multiple of 16 and the int8 buffers are 256-byte aligned
+    // device allocations, so reading them as int words or 16-byte vectors is
+    // aligned and in bounds; p has m x n elements; the launch is the kernel's.
     unsafe {
         dev.stream
             .launch_builder(&f)
@@ -311,14 +376,10 @@ fn gemm(
             .arg(bt)
             .arg(&m64)
             .arg(&n64)
-            .arg(&words)
+            .arg(&k_arg)
             .arg(&mut p)
-            .launch(LaunchConfig {
-                grid_dim: (n.div_ceil(32) as u32, m.div_ceil(32) as u32, 1),
-                block_dim: (16, 16, 1),
-                shared_mem_bytes: 0,
-            })
-            .map_err(driver("launch residual_gemm_dp4a"))?;
+            .launch(launch)
+            .map_err(driver(name))?;
     }
     Ok(p)
 }
@@ -332,11 +393,25 @@ fn gemm(
 pub fn run_gpu(
     a: &[f64],
     b: &[f64],
+    shape: (usize, usize, usize),
+    cfg: &RunConfig,
+) -> Result<GpuResidual, GpuError> {
+    run_gpu_with(Int8Gemm::Dp4a, a, b, shape, cfg)
+}
+
+/// [`run_gpu`] with the dense int8 products computed by `kind`.
+///
+/// # Errors
+/// As [`run_gpu`].
+pub fn run_gpu_with(
+    kind: Int8Gemm,
+    a: &[f64],
+    b: &[f64],
     (m, k, n): (usize, usize, usize),
     cfg: &RunConfig,
 ) -> Result<GpuResidual, GpuError> {
     let (a32, b32) = checked_inputs(a, b, (m, k, n), cfg)?;
-    catch(|| run(&a32, &b32, (m, k, n), cfg))
+    catch(|| run(kind, &a32, &b32, (m, k, n), cfg))
 }
 
 /// The checks of [`run_gpu`] (before any device is touched) and the operands
@@ -389,6 +464,7 @@ fn checked_inputs(
 }
 
 fn run(
+    kind: Int8Gemm,
     a32: &[f32],
     b32: &[f32],
     (m, k, n): (usize, usize, usize),
@@ -397,7 +473,7 @@ fn run(
     let dev = Device::open(&sources::RESIDUAL)?;
     let d_a = dev.upload(a32)?;
     let d_b = dev.upload(b32)?;
-    let pass = device_pass(&dev, &d_a, &d_b, (m, k, n), cfg)?;
+    let pass = device_pass(&dev, kind, &d_a, &d_b, (m, k, n), cfg)?;
     let kp = pass.kp;
     let untranspose = |t: Vec<i8>, rows: usize, cols: usize| -> Vec<i8> {
         // t is cols x kp holding (row r, col c) at c * kp + r.
@@ -437,7 +513,7 @@ fn run(
 
 /// Everything one run of Algorithm 1 leaves on the device.
 struct DevicePass {
-    /// Padded inner dimension (a multiple of 4 for dp4a).
+    /// Padded inner dimension (a multiple of 16: dp4a words, IMMA vectors).
     kp: usize,
     qa: Quantized,
     qb: Quantized,
@@ -457,12 +533,15 @@ struct DevicePass {
 /// (the sparse method reads its row counts back to size the CSR arrays).
 fn device_pass(
     dev: &Device,
+    kind: Int8Gemm,
     d_a: &CudaSlice<f32>,
     d_b: &CudaSlice<f32>,
     (m, k, n): (usize, usize, usize),
     cfg: &RunConfig,
 ) -> Result<DevicePass, GpuError> {
-    let kp = k.div_ceil(4) * 4;
+    // Zero padding to 16 bytes: 4-byte words for dp4a, 16-byte rows for the
+    // IMMA kernel's cp.async (zeros add nothing to an integer sum).
+    let kp = k.div_ceil(16) * 16;
     let axis_a = cfg.granularity.axis(true);
     let axis_b = cfg.granularity.axis(false);
     let qa = quantize(dev, d_a, (m, k), axis_a, cfg, false, kp, true)?;
@@ -471,7 +550,7 @@ fn device_pass(
     let rb = qb.residual.as_ref().expect("asked for");
     let qra = quantize(dev, ra, (m, k), axis_a, cfg, false, kp, false)?;
     let qrb = quantize(dev, rb, (k, n), axis_b, cfg, true, kp, false)?;
-    let p0 = gemm(dev, &qa.q, &qb.q, (m, n, kp))?;
+    let p0 = gemm(dev, kind, &qa.q, &qb.q, (m, n, kp))?;
     let (m64, n64) = (m as u64, n as u64);
     let (ca, cb) = (axis_code(axis_a), axis_code(axis_b));
     let mut d_f = dev.zeros::<f32>(m * n)?;
@@ -496,13 +575,13 @@ fn device_pass(
     let (p1, p2, path) = match cfg.method {
         Method::Direct => (None, None, Path::Direct),
         Method::Full => (
-            Some(gemm(dev, &qa.q, &qrb.q, (m, n, kp))?),
-            Some(gemm(dev, &qra.q, &qb.q, (m, n, kp))?),
+            Some(gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?),
+            Some(gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?),
             Path::Dense,
         ),
         Method::Sparse => {
             let (p1, p2, path, dens) = sparse(
-                dev,
+                (dev, kind),
                 d_a,
                 d_b,
                 &d_f,
@@ -605,6 +684,21 @@ pub struct ResidualTiming {
 pub fn time_gpu(
     a: &[f64],
     b: &[f64],
+    shape: (usize, usize, usize),
+    cfg: &RunConfig,
+    repetitions: usize,
+) -> Result<ResidualTiming, GpuError> {
+    time_gpu_with(Int8Gemm::Dp4a, a, b, shape, cfg, repetitions)
+}
+
+/// [`time_gpu`] with the dense int8 products computed by `kind`.
+///
+/// # Errors
+/// As [`time_gpu`].
+pub fn time_gpu_with(
+    kind: Int8Gemm,
+    a: &[f64],
+    b: &[f64],
     (m, k, n): (usize, usize, usize),
     cfg: &RunConfig,
     repetitions: usize,
@@ -616,7 +710,7 @@ pub fn time_gpu(
         let d_a = dev.upload(&a32)?;
         let d_b = dev.upload(&b32)?;
         let (first, seconds) = median_seconds(repetitions, || {
-            let pass = device_pass(&dev, &d_a, &d_b, (m, k, n), cfg)?;
+            let pass = device_pass(&dev, kind, &d_a, &d_b, (m, k, n), cfg)?;
             dev.stream
                 .synchronize()
                 .map_err(driver("cuStreamSynchronize"))?;
@@ -669,7 +763,7 @@ fn device_nonzero_mean(dev: &Device, x: &CudaSlice<f32>, len: usize) -> Result<f
 /// The reduction, the density switch and the two SpMMs (or the dense products).
 #[allow(clippy::type_complexity)]
 fn sparse(
-    dev: &Device,
+    (dev, kind): (&Device, Int8Gemm),
     a_dev: &CudaSlice<f32>,
     b_dev: &CudaSlice<f32>,
     d_f: &CudaSlice<f32>,
@@ -868,10 +962,10 @@ fn sparse(
         }
     }
     if !sparse_a {
-        p1 = gemm(dev, &qa.q, &qrb.q, (m, n, kp))?;
+        p1 = gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?;
     }
     if !sparse_b {
-        p2 = gemm(dev, &qra.q, &qb.q, (m, n, kp))?;
+        p2 = gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?;
     }
     let path = match (sparse_a, sparse_b) {
         (true, true) => Path::Sparse,
