@@ -66,11 +66,23 @@ extern "C" __global__ void hotspot_f32(const float* __restrict__ power, const fl
     const index_t e = (x == nx - 1) ? 0u : 1u;
     const index_t n = (y == 0) ? 0u : nx;
     const index_t s = (y == ny - 1) ? 0u : nx;
+    // The column's bottom, centre and top values stay in registers and move up
+    // one layer per step (Rodinia's opt1 does the same): one new load of the
+    // layer above per step instead of three. The same values reach chain_f32
+    // as before (bottom = the cell itself at z = 0, top at z = nz - 1), so the
+    // result is unchanged bit for bit.
+    index_t c = x + y * nx;
+    float center = tin[c];
+    float bottom = center;
+    float top = (nz > 1) ? tin[c + layer] : center;
     for (index_t z = 0; z < nz; ++z) {
-        const index_t c = x + y * nx + z * layer;
-        const index_t b = (z == 0) ? c : c - layer;
-        const index_t t = (z == nz - 1) ? c : c + layer;
-        tout[c] = chain_f32(k, tin[c], tin[c - w], tin[c + e], tin[c + s], tin[c - n], tin[b], tin[t], power[c]);
+        tout[c] = chain_f32(k, center, tin[c - w], tin[c + e], tin[c + s], tin[c - n], bottom, top, power[c]);
+        if (z + 1 < nz) {
+            c += layer;
+            bottom = center;
+            center = top;
+            top = (z + 2 < nz) ? tin[c + layer] : center;
+        }
     }
 }
 
@@ -113,6 +125,11 @@ extern "C" __global__ void hotspot_f16x2(const unsigned short* __restrict__ powe
     const unsigned int ct = pack(k.ct, k.ct), sdc = pack(k.sdc, k.sdc), amb = pack(k.amb, k.amb);
     const index_t n = (y == 0) ? 0u : nx;
     const index_t s = (y == ny - 1) ? 0u : nx;
+    // Bottom, centre and top of the two columns in registers, moved up one
+    // layer per step (as in hotspot_f32): the same values, one new load pair.
+    unsigned int C = pack(tin[x0 + y * nx], tin[x1 + y * nx]);
+    unsigned int B = C;
+    unsigned int T = (nz > 1) ? pack(tin[x0 + y * nx + layer], tin[x1 + y * nx + layer]) : C;
     for (index_t z = 0; z < nz; ++z) {
         const index_t row = y * nx + z * layer;
         const index_t c0 = x0 + row, c1 = x1 + row;
@@ -120,15 +137,10 @@ extern "C" __global__ void hotspot_f16x2(const unsigned short* __restrict__ powe
         const index_t e1 = (x1 == nx - 1) ? c1 : c1 + 1u;
         const index_t e0 = pair ? c1 : e1;
         const index_t w1 = pair ? c0 : w0;
-        const index_t down = (z == 0) ? 0u : layer;
-        const index_t up = (z == nz - 1) ? 0u : layer;
-        const unsigned int C = pack(tin[c0], tin[c1]);
         const unsigned int W = pack(tin[w0], tin[w1]);
         const unsigned int E = pack(tin[e0], tin[e1]);
         const unsigned int S = pack(tin[c0 + s], tin[c1 + s]);
         const unsigned int N = pack(tin[c0 - n], tin[c1 - n]);
-        const unsigned int B = pack(tin[c0 - down], tin[c1 - down]);
-        const unsigned int T = pack(tin[c0 + up], tin[c1 + up]);
         const unsigned int P = pack(power[c0], power[c1]);
         unsigned int acc = mul2(cc, C);
         acc = fma2(cw, W, acc);
@@ -144,6 +156,11 @@ extern "C" __global__ void hotspot_f16x2(const unsigned short* __restrict__ powe
         tout[c0] = lo;
         if (pair) {
             tout[c1] = hi;
+        }
+        if (z + 1 < nz) {
+            B = C;
+            C = T;
+            T = (z + 2 < nz) ? pack(tin[c0 + 2u * layer], tin[c1 + 2u * layer]) : C;
         }
     }
 }
