@@ -393,7 +393,15 @@ __device__ __forceinline__ double qdot_lane_step(int code,
 }
 
 // qdot_tiles_f64 with two tiles per thread and the code-3 slots on fp16x2
-// (see the header comment). pairs = ceil(tiles / 2); partials as qdot_tiles_f64.
+// (see the header comment). A block of blockDim.x threads (a power of two,
+// fused_pairs_block in gpu.rs) owns 2 blockDim.x consecutive tiles, thread j
+// the pair (2j, 2j + 1) of them. Accumulators in dynamic shared memory, not in
+// run-time-indexed local arrays (a 2560-byte stack frame until 2026-11-25):
+// wide[s][2j + l] (binary64-carried, codes != 3) and packed[s][j] (fp16x2,
+// code 3), slots x blockDim.x x 20 bytes. At the end a half slot's two lanes
+// are unpacked into wide[s][2j], wide[s][2j + 1], and the block runs the
+// tree's first log2(2 blockDim.x) levels in place as qdot_tiles_f64 does,
+// writing one partial per slot and block.
 extern "C" __global__ void qdot_tiles_half2_f64(const double* __restrict__ x,
                                                 const double* __restrict__ y,
                                                 index_t n,
@@ -407,67 +415,94 @@ extern "C" __global__ void qdot_tiles_half2_f64(const double* __restrict__ x,
                                                 double* __restrict__ partials,
                                                 index_t tiles,
                                                 int interleaved) {
-    const index_t p = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const index_t t0 = 2 * p;
-    if (t0 >= tiles || slots > QDOT_MAX_SLOTS) {
-        return;
+    extern __shared__ double qdot_half2_shared[];
+    if (slots > QDOT_MAX_SLOTS) {
+        return;  // the same for every block
     }
-    const index_t t1 = t0 + 1;  // may be == tiles: lane 1 then has no index
-    double acc[2 * QDOT_MAX_SLOTS];       // slot s, lane l at 2s + l (codes != 3)
-    unsigned int acc2[QDOT_MAX_SLOTS];    // packed fp16x2 (code 3), +0 in both lanes
+    const unsigned int pairs = blockDim.x;
+    const unsigned int width = 2 * pairs;  // tiles per block
+    double* wide = qdot_half2_shared;      // slots x width
+    unsigned int* packed = reinterpret_cast<unsigned int*>(wide + static_cast<index_t>(slots) * width);
+    const unsigned int j = threadIdx.x;
+    const index_t first_tile = static_cast<index_t>(blockIdx.x) * width;
+    const index_t t0 = first_tile + 2 * j;
+    const index_t t1 = t0 + 1;  // may be >= tiles: lane 1 then has no index
     for (int s = 0; s < slots; ++s) {
-        acc[2 * s] = 0.0;
-        acc[2 * s + 1] = 0.0;
-        acc2[s] = 0U;
+        wide[s * width + 2 * j] = 0.0;
+        wide[s * width + 2 * j + 1] = 0.0;
+        packed[s * pairs + j] = 0U;  // +0 in both lanes
     }
-    // Lane 0's tile has at least as many indices as lane 1's in both layouts.
-    index_t begin0, step, end0, begin1, end1;
-    qdot_span(t0, n, tile, tiles, interleaved, &begin0, &step, &end0);
-    qdot_span(t1, n, tile, tiles, interleaved, &begin1, &step, &end1);
-    if (t1 >= tiles) {
-        end1 = begin1;  // lane 1 has no tile, hence no index
+    if (t0 < tiles) {
+        // Lane 0's tile has at least as many indices as lane 1's in both layouts.
+        index_t begin0, step, end0, begin1, end1;
+        qdot_span(t0, n, tile, tiles, interleaved, &begin0, &step, &end0);
+        qdot_span(t1, n, tile, tiles, interleaved, &begin1, &step, &end1);
+        if (t1 >= tiles) {
+            end1 = begin1;  // lane 1 has no tile, hence no index
+        }
+        for (index_t k = 0; begin0 + k * step < end0; ++k) {
+            const index_t i0 = begin0 + k * step;
+            const index_t i1 = begin1 + k * step;
+            int fx = 0;
+            int fy = 0;
+            const int s0 = qdot_slot_of(x[i0], y[i0], fexp_paper, e_min, range, slot_of_bin, &fx, &fy);
+            const int s1 = (i1 < end1) ? qdot_slot_of(x[i1], y[i1], fexp_paper, e_min, range, slot_of_bin, &fx, &fy) : -1;
+            const int c0 = s0 >= 0 ? static_cast<int>(code_of_slot[s0]) : -1;
+            const int c1 = s1 >= 0 ? static_cast<int>(code_of_slot[s1]) : -1;
+            if (c0 == 3 && s1 == s0) {
+                // Both lanes in the same fp16 slot: one fp16x2 multiply and add.
+                unsigned int* acc2 = &packed[s0 * pairs + j];
+                const unsigned int a2 = qdot_half_of(x, i0, fexp_paper) | (qdot_half_of(x, i1, fexp_paper) << 16);
+                const unsigned int b2 = qdot_half_of(y, i0, fexp_paper) | (qdot_half_of(y, i1, fexp_paper) << 16);
+                *acc2 = qdot_hadd2_rn(*acc2, qdot_hmul2_rn(a2, b2));
+                continue;
+            }
+            if (c0 == 3) {
+                // Lane 0 only: lane 1 keeps its bits.
+                unsigned int* acc2 = &packed[s0 * pairs + j];
+                const unsigned int r =
+                    qdot_hadd2_rn(*acc2, qdot_hmul2_rn(qdot_half_of(x, i0, fexp_paper), qdot_half_of(y, i0, fexp_paper)));
+                *acc2 = (r & 0x0000ffffU) | (*acc2 & 0xffff0000U);
+            } else if (c0 >= 0) {
+                double* acc = &wide[s0 * width + 2 * j];
+                *acc = qdot_lane_step(c0, *acc, x, y, i0, fexp_paper);
+            }
+            if (c1 == 3) {
+                // Lane 1 only: lane 0 keeps its bits.
+                unsigned int* acc2 = &packed[s1 * pairs + j];
+                const unsigned int r = qdot_hadd2_rn(
+                    *acc2, qdot_hmul2_rn(qdot_half_of(x, i1, fexp_paper) << 16, qdot_half_of(y, i1, fexp_paper) << 16));
+                *acc2 = (r & 0xffff0000U) | (*acc2 & 0x0000ffffU);
+            } else if (c1 >= 0) {
+                double* acc = &wide[s1 * width + 2 * j + 1];
+                *acc = qdot_lane_step(c1, *acc, x, y, i1, fexp_paper);
+            }
+        }
     }
-    for (index_t j = 0; begin0 + j * step < end0; ++j) {
-        const index_t i0 = begin0 + j * step;
-        const index_t i1 = begin1 + j * step;
-        int fx = 0;
-        int fy = 0;
-        const int s0 = qdot_slot_of(x[i0], y[i0], fexp_paper, e_min, range, slot_of_bin, &fx, &fy);
-        const int s1 = (i1 < end1) ? qdot_slot_of(x[i1], y[i1], fexp_paper, e_min, range, slot_of_bin, &fx, &fy) : -1;
-        const int c0 = s0 >= 0 ? static_cast<int>(code_of_slot[s0]) : -1;
-        const int c1 = s1 >= 0 ? static_cast<int>(code_of_slot[s1]) : -1;
-        if (c0 == 3 && s1 == s0) {
-            // Both lanes in the same fp16 slot: one fp16x2 multiply and add.
-            const unsigned int a2 = qdot_half_of(x, i0, fexp_paper) | (qdot_half_of(x, i1, fexp_paper) << 16);
-            const unsigned int b2 = qdot_half_of(y, i0, fexp_paper) | (qdot_half_of(y, i1, fexp_paper) << 16);
-            acc2[s0] = qdot_hadd2_rn(acc2[s0], qdot_hmul2_rn(a2, b2));
-            continue;
-        }
-        if (c0 == 3) {
-            // Lane 0 only: lane 1 keeps its bits.
-            const unsigned int r =
-                qdot_hadd2_rn(acc2[s0], qdot_hmul2_rn(qdot_half_of(x, i0, fexp_paper), qdot_half_of(y, i0, fexp_paper)));
-            acc2[s0] = (r & 0x0000ffffU) | (acc2[s0] & 0xffff0000U);
-        } else if (c0 >= 0) {
-            acc[2 * s0] = qdot_lane_step(c0, acc[2 * s0], x, y, i0, fexp_paper);
-        }
-        if (c1 == 3) {
-            // Lane 1 only: lane 0 keeps its bits.
-            const unsigned int r = qdot_hadd2_rn(
-                acc2[s1], qdot_hmul2_rn(qdot_half_of(x, i1, fexp_paper) << 16, qdot_half_of(y, i1, fexp_paper) << 16));
-            acc2[s1] = (r & 0xffff0000U) | (acc2[s1] & 0x0000ffffU);
-        } else if (c1 >= 0) {
-            acc[2 * s1 + 1] = qdot_lane_step(c1, acc[2 * s1 + 1], x, y, i1, fexp_paper);
-        }
-    }
+    // A half slot's lanes into its tiles' places (binary16 values are exact in binary64).
     for (int s = 0; s < slots; ++s) {
-        const bool half = static_cast<int>(code_of_slot[s]) == 3;
-        const double v0 = half ? qdot_f16_value(static_cast<unsigned short>(acc2[s] & 0xffffU)) : acc[2 * s];
-        const double v1 = half ? qdot_f16_value(static_cast<unsigned short>(acc2[s] >> 16)) : acc[2 * s + 1];
-        partials[static_cast<index_t>(s) * tiles + t0] = v0;
-        if (t1 < tiles) {
-            partials[static_cast<index_t>(s) * tiles + t1] = v1;
+        if (static_cast<int>(code_of_slot[s]) == 3) {
+            const unsigned int acc2 = packed[s * pairs + j];
+            wide[s * width + 2 * j] = qdot_f16_value(static_cast<unsigned short>(acc2 & 0xffffU));
+            wide[s * width + 2 * j + 1] = qdot_f16_value(static_cast<unsigned short>(acc2 >> 16));
         }
+    }
+    __syncthreads();
+    // The tree's first levels over this block's live tiles (count c, stride h).
+    unsigned int c = static_cast<unsigned int>(tiles - first_tile < width ? tiles - first_tile : width);
+    for (unsigned int h = 1; h < width; h <<= 1) {
+        const unsigned int count = c / 2;
+        for (unsigned int q = j; q < count * static_cast<unsigned int>(slots); q += pairs) {
+            const unsigned int s = q / count;
+            const unsigned int i = q % count;
+            double* row = wide + s * width;
+            row[2 * i * h] = qdot_add(static_cast<int>(code_of_slot[s]), row[2 * i * h], row[(2 * i + 1) * h]);
+        }
+        __syncthreads();
+        c = (c + 1) / 2;
+    }
+    for (unsigned int s = j; s < static_cast<unsigned int>(slots); s += pairs) {
+        partials[static_cast<index_t>(s) * gridDim.x + blockIdx.x] = wide[s * width];
     }
 }
 

@@ -16,7 +16,7 @@
 //!    levels ([`super::compute::tree_blocked`]). When a
 //!    slot is a pure-fp16 half bin (`half=fp16`, code [`HALF2_CODE`]),
 //!    `qdot_tiles_half2_f64` instead ([`tiles_kernel`]): one thread per PAIR
-//!    of tiles, the fp16 slots in packed fp16x2 accumulators (lane 0 = tile
+//!    of tiles (blocks of [`fused_pairs_block`] pairs, the same fused tree), the fp16 slots in packed fp16x2 accumulators (lane 0 = tile
 //!    `2p`, lane 1 = tile `2p + 1`) updated with `mul.rn.f16x2` and
 //!    `add.rn.f16x2` (what `cuda_fp16.h`'s `__hmul2_rn`/`__hadd2_rn` emit,
 //!    written as inline PTX so the file needs no header); a lane whose index
@@ -151,6 +151,45 @@ pub fn fused_block(slots: usize) -> u32 {
         width /= 2;
     }
     width
+}
+
+/// Threads per block of `qdot_tiles_half2_f64` (each owning a pair of
+/// tiles) for `slots` computed bins: the largest power of two from 16 to 128
+/// whose accumulators (`slots x threads` x (two binary64 + one fp16x2 word),
+/// 20 bytes) fit 48 KiB of shared memory.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::gpu::fused_pairs_block;
+/// assert_eq!(fused_pairs_block(17), 128);
+/// assert_eq!(fused_pairs_block(64), 32);
+/// assert_eq!(fused_pairs_block(128), 16);
+/// ```
+pub fn fused_pairs_block(slots: usize) -> u32 {
+    const SHARED: usize = 48 * 1024;
+    let mut pairs = 128u32;
+    while pairs > 16 && slots * pairs as usize * 20 > SHARED {
+        pairs /= 2;
+    }
+    pairs
+}
+
+/// The launch of a tile kernel (`half2`: `qdot_tiles_half2_f64`, else
+/// `qdot_tiles_f64`) for `slots` bins over `tiles` tiles, and the number of
+/// blocks, which is the number of partials per slot it leaves: a block owns
+/// a power-of-two group of tiles and runs the tree's first levels on them.
+fn tile_launch(half2: bool, slots: usize, tiles: usize) -> Result<(LaunchConfig, usize), GpuError> {
+    let (threads, tiles_per_block, bytes_per_thread) = if half2 {
+        let pairs = fused_pairs_block(slots);
+        (pairs, 2 * pairs as usize, 20)
+    } else {
+        let width = fused_block(slots);
+        (width, width as usize, 8)
+    };
+    let blocks = tiles.div_ceil(tiles_per_block);
+    let mut launch = grid(blocks * threads as usize, threads)?;
+    launch.shared_mem_bytes = (slots * threads as usize * bytes_per_thread) as u32;
+    Ok((launch, blocks))
 }
 
 /// One thread per item (the tile and tree kernels have no grid-stride loop:
@@ -392,20 +431,20 @@ fn compute_on_device(
     }
     let d_codes = dev.upload(&codes)?;
     let d_exps = dev.upload(&slot_exponents)?;
-    // Partials per slot the tile kernel leaves: one per tile, or one per
-    // block of tiles when the binary64 kernel runs the tree's first levels.
-    let fused = !selection.early_exit && tiles_kernel(&codes) == "qdot_tiles_f64";
-    let first_level = if fused {
-        tiles.div_ceil(fused_block(slots) as usize)
+    // The launch and the partials per slot the tile kernel leaves: one per
+    // tile after an early exit, one per block of tiles otherwise (both tile
+    // kernels run the tree's first levels).
+    let (launch, first_level) = if selection.early_exit {
+        (grid(tiles, 128)?, tiles)
     } else {
-        tiles
+        tile_launch(tiles_kernel(&codes) == "qdot_tiles_half2_f64", slots, tiles)?
     };
     let mut partials = dev.zeros::<f64>(slots * first_level)?;
     let tiles64 = tiles as u64;
     // SAFETY: the argument lists match the kernels in kernels/qdot.cu; partials
-    // holds slots x first_level values (one per tile, or per block of the
-    // fused kernel, whose dynamic shared memory is slots x block doubles),
-    // slot_of_bin `range` entries, codes `slots`.
+    // holds slots x first_level values (one per tile, or per block of a tile
+    // kernel, whose dynamic shared memory tile_launch sizes), slot_of_bin
+    // `range` entries, codes `slots`.
     unsafe {
         if selection.early_exit {
             let f = dev.function(original_name)?;
@@ -418,21 +457,11 @@ fn compute_on_device(
                 .arg(&mut partials)
                 .arg(&tiles64)
                 .arg(&interleaved)
-                .launch(grid(tiles, 128)?)
+                .launch(launch)
                 .map_err(driver("launch the original kernel"))?;
         } else {
-            // Both tile kernels take the same arguments; the fp16x2 one runs
-            // one thread per pair of tiles, the binary64 one a power-of-two
-            // block of tiles with its accumulators in shared memory.
+            // Both tile kernels take the same arguments ([`tile_launch`]).
             let name = tiles_kernel(&codes);
-            let launch = if fused {
-                let width = fused_block(slots);
-                let mut launch = grid(tiles, width)?;
-                launch.shared_mem_bytes = (slots * width as usize * 8) as u32;
-                launch
-            } else {
-                grid(tiles.div_ceil(2), 128)?
-            };
             let f = dev.function(name)?;
             let d_slot_of_bin = dev.upload(&slot_of_bin)?;
             let slots32 = slots as i32;
