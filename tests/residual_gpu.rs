@@ -66,38 +66,37 @@ fn gpu_matches_the_cpu_model_bit_for_bit() {
         ] {
             let a = dist.sample(1, 0, m * k);
             let b = dist.sample(1, 1, k * n);
-            for (cfg, kind) in configs()
-                .into_iter()
-                .flat_map(|cfg| Int8Gemm::ALL.map(|kind| (cfg, kind)))
-            {
+            for cfg in configs() {
                 let cpu = Prepared::new(&a, &b, m, k, n, cfg.quantizer, cfg.granularity).unwrap();
                 let want = cpu.run(cfg.method, cfg.reduction).unwrap();
-                let got = run_gpu_with(kind, &a, &b, (m, k, n), &cfg).unwrap();
-                let what = format!("{m}x{k}x{n} {dist:?} {} {cfg:?}", kind.name());
-                assert_eq!(got.aq, cpu.aq.ints, "A_int {what}");
-                assert_eq!(got.bq, cpu.bq.ints, "B_int {what}");
-                assert_eq!(got.raq, cpu.raq.ints, "RA_int {what}");
-                assert_eq!(got.rbq, cpu.rbq.ints, "RB_int {what}");
-                assert_eq!(got.p0, cpu.p0, "P0 {what}");
-                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&got.d_f), bits(&cpu.d_f), "D_F {what}");
-                assert_eq!(got.path, want.path, "path {what}");
-                assert_eq!(bits(&got.d), bits(&want.d), "D {what}");
-                if cfg.method == Method::Sparse {
-                    assert_eq!(
-                        got.densities,
-                        want.density_a.zip(want.density_b),
-                        "densities {what}"
-                    );
+                for kind in Int8Gemm::ALL {
+                    let got = run_gpu_with(kind, &a, &b, (m, k, n), &cfg).unwrap();
+                    let what = format!("{m}x{k}x{n} {dist:?} {} {cfg:?}", kind.name());
+                    assert_eq!(got.aq, cpu.aq.ints, "A_int {what}");
+                    assert_eq!(got.bq, cpu.bq.ints, "B_int {what}");
+                    assert_eq!(got.raq, cpu.raq.ints, "RA_int {what}");
+                    assert_eq!(got.rbq, cpu.rbq.ints, "RB_int {what}");
+                    assert_eq!(got.p0, cpu.p0, "P0 {what}");
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&got.d_f), bits(&cpu.d_f), "D_F {what}");
+                    assert_eq!(got.path, want.path, "path {what}");
+                    assert_eq!(bits(&got.d), bits(&want.d), "D {what}");
+                    if cfg.method == Method::Sparse {
+                        assert_eq!(
+                            got.densities,
+                            want.density_a.zip(want.density_b),
+                            "densities {what}"
+                        );
+                    }
+                    // The GPU output against the rigorous bound.
+                    let out = Output {
+                        d: got.d.clone(),
+                        ..want.clone()
+                    };
+                    let run = assemble(&cpu, &out, &cfg).unwrap();
+                    assert!(run.verdicts().unwrap()[0].verdict.is_pass(), "{what}");
+                    checked += 1;
                 }
-                // The GPU output against the rigorous bound.
-                let out = Output {
-                    d: got.d.clone(),
-                    ..want
-                };
-                let run = assemble(&cpu, &out, &cfg).unwrap();
-                assert!(run.verdicts().unwrap()[0].verdict.is_pass(), "{what}");
-                checked += 1;
             }
         }
     }
