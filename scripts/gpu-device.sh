@@ -33,9 +33,11 @@ SANITIZE_RUNS=(
     "interleave_gpu:"
     "accessor_gpu:device::"
     "mpfma_gpu:gpu_gemm_matches_the_model_bit_for_bit"
+    "mpfma_gpu:the_pipelined_and_wide_gemms_match_the_model_bit_for_bit"
     "qdot_gpu:fp16x2_half_bins_match_the_cpu_model_bit_for_bit"
     "qdot_gpu:gpu_matches_the_cpu_model_bit_for_bit_and_the_bound"
-    "residual_gpu:"
+    "residual_gpu:dp4a_gemm_path"
+    "residual_gpu:imma_gemm_path"
 )
 # SANITIZE="bin:filter bin:filter" replaces the list (filters without spaces).
 if [[ -n "${SANITIZE:-}" ]]; then
