@@ -4,7 +4,7 @@
 //! issue's target: at least 50% of cuBLAS). Both of our kernels: `simple`
 //! (K in slices of 16, scalar loads; 3.7 % of cuBLAS on the H100, 2026-11-24)
 //! `pipelined` (slices of 32, 16-byte loads, the next slice in flight) and
-//! `wide` (128 x 128 tiles, cp.async double buffering, ldmatrix; the one meant
+//! `wide` (128 x 128 tiles, a 3-stage cp.async pipeline, ldmatrix; the one meant
 //! to reach the target), all the same D bit for bit. A plain program (criterion does not time GPUs):
 //! `cargo bench --features cuda --bench mpfma_gpu`; it prints "skipped"
 //! without a GPU. Record its output in docs/mpfma.md.

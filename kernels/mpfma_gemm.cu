@@ -37,7 +37,7 @@
 // (no mma on padding, so a -0 accumulator is never turned into +0 by a zero product).
 //
 // A third set, mpfma_gemm_wide_* (fp16 and bf16 inputs only; see the section below),
-// is the one meant to be fast: 128 x 128 tiles, cp.async double buffering, ldmatrix.
+// is the one meant to be fast: 128 x 128 tiles, a 3-stage cp.async pipeline, ldmatrix.
 // It too issues the same mma instructions on every accumulator in the same order.
 //
 // No headers: fragments are built from bit patterns and moved with PTX, so NVRTC
@@ -395,13 +395,13 @@ mpfma_gemm_pipelined_tf32_f32(const float* A, const float* B, const float* C, fl
 // ------------------------------------------------------------------ wide variant
 // mpfma_gemm_wide_* (fp16 and bf16 inputs): 128 x 128 tiles of D per block of 256
 // threads (8 warps, 2 x 4, each owning 64 x 32 as 4 x 4 mma tiles), K in slices of 32
-// staged by cp.async into two shared-memory buffers (the next slice lands while the
-// current one is multiplied), fragments read with ldmatrix (x4 for A, x4.trans for B:
+// staged by cp.async into a ring of WIDE_STAGES shared-memory buffers (the next two
+// slices land while the current one is multiplied), fragments read with ldmatrix (x4 for A, x4.trans for B:
 // four 8 x 8 matrices per instruction instead of one 2-byte load per element). Every
 // accumulator still receives one m16n8k16 per 16 of k, k ascending, starting from C or
 // +0, and a last half slice beyond K is skipped: D equals mpfma_gemm_*'s bit for bit.
 // M and N must be multiples of 128 (the host pads), K of 16. Needs sm_80 (cp.async,
-// ldmatrix). Shared memory: 2 x (128 x 40 + 32 x 136) x 2 bytes = 37 888 bytes.
+// ldmatrix). Shared memory: WIDE_STAGES x (128 x 40 + 32 x 136) x 2 bytes, dynamic.
 // Fragment layouts: PTX ISA, "Warp-level matrix load instruction: ldmatrix" and
 // "Matrix Fragments for mma.m16n8k16 with floating point type".
 #define WIDE_BM 128
@@ -501,14 +501,27 @@ __device__ __forceinline__ void wide_mma_k16(const u16 (*As)[WIDE_LDA], const u1
     }
 }
 
+// Stages of the wide kernel's cp.async pipeline: slice s + WIDE_STAGES - 1 is in flight
+// while slice s is multiplied. Three stages take 3 x 18 944 = 56 832 bytes of dynamic
+// shared memory, above the 48 KiB a launch gets by default: the launcher raises the
+// function's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (src/kernels/mpfma/gpu.rs:
+// GemmKernel::dynamic_shared_bytes). Two blocks per SM still fit (sm_80: 164 KiB,
+// sm_90: 228 KiB).
+#define WIDE_STAGES 3
+#define WIDE_STAGE_A (WIDE_BM * WIDE_LDA)  // elements of one stage of A
+#define WIDE_STAGE_B (WIDE_BK * WIDE_LDB)  // elements of one stage of B
+
 template <int V>
 __device__ __forceinline__ void gemm_tile_wide(const u16* __restrict__ A, const u16* __restrict__ B,
                                                const typename Traits<V>::out_t* __restrict__ C,
                                                typename Traits<V>::out_t* __restrict__ D, int M, int N,
                                                int K) {
     static_assert(V != TF32_F32, "the wide kernel is for 16-bit inputs");
-    __shared__ __align__(16) u16 As[2][WIDE_BM][WIDE_LDA];
-    __shared__ __align__(16) u16 Bs[2][WIDE_BK][WIDE_LDB];
+    // WIDE_STAGES stages of A (128 x 40) then WIDE_STAGES stages of B (32 x 136).
+    extern __shared__ __align__(16) u16 wide_shared[];
+    u16(*As)[WIDE_BM][WIDE_LDA] = reinterpret_cast<u16(*)[WIDE_BM][WIDE_LDA]>(wide_shared);
+    u16(*Bs)[WIDE_BK][WIDE_LDB] =
+        reinterpret_cast<u16(*)[WIDE_BK][WIDE_LDB]>(wide_shared + WIDE_STAGES * WIDE_STAGE_A);
     const int tid = (int)threadIdx.x;
     const int warp = tid >> 5;
     const int lane = tid & 31;
@@ -525,28 +538,33 @@ __device__ __forceinline__ void gemm_tile_wide(const u16* __restrict__ A, const 
     u32 acc16[4][4][2];
     acc_init<V, 4, 4>(C, N, row0 + wm, col0 + wn, g, tq, acc, acc16);
     const int slices = (K + WIDE_BK - 1) / WIDE_BK;
-    if (slices > 0) {
-        wide_issue_slice(A, B, row0, col0, 0, N, K, tid, As[0], Bs[0]);
-    }
-    cp_async_commit();
-    for (int s = 0; s < slices; ++s) {
-        const int k0 = s * WIDE_BK;
-        const int buf = s & 1;
-        if (s + 1 < slices) {
-            // Into the other buffer, read in the previous step and released by its
-            // closing barrier.
-            wide_issue_slice(A, B, row0, col0, k0 + WIDE_BK, N, K, tid, As[buf ^ 1], Bs[buf ^ 1]);
-            cp_async_commit();
-            cp_async_wait<1>();
-        } else {
-            cp_async_wait<0>();
+    // The first WIDE_STAGES - 1 slices in flight; one commit group per slice (empty
+    // groups past the end keep the count uniform).
+    for (int p = 0; p < WIDE_STAGES - 1; ++p) {
+        if (p < slices) {
+            wide_issue_slice(A, B, row0, col0, p * WIDE_BK, N, K, tid, As[p], Bs[p]);
         }
+        cp_async_commit();
+    }
+    for (int s = 0; s < slices; ++s) {
+        // Groups committed: WIDE_STAGES - 1 + s; slice s is group s, so at most
+        // WIDE_STAGES - 2 may still be in flight.
+        cp_async_wait<WIDE_STAGES - 2>();
+        // Slice s visible to every thread, and every thread done with slice s - 1,
+        // whose buffer the next issue reuses.
         __syncthreads();
+        const int next = s + WIDE_STAGES - 1;
+        if (next < slices) {
+            const int nb = next % WIDE_STAGES;
+            wide_issue_slice(A, B, row0, col0, next * WIDE_BK, N, K, tid, As[nb], Bs[nb]);
+        }
+        cp_async_commit();
+        const int buf = s % WIDE_STAGES;
+        const int k0 = s * WIDE_BK;
         wide_mma_k16<V>(As[buf], Bs[buf], 0, wm, wn, lane, acc, acc16);
         if (k0 + MPFMA_BK < K) {
             wide_mma_k16<V>(As[buf], Bs[buf], MPFMA_BK, wm, wn, lane, acc, acc16);
         }
-        __syncthreads();
     }
     acc_store<V, 4, 4>(D, N, row0 + wm, col0 + wn, g, tq, acc, acc16);
 }

@@ -404,9 +404,9 @@ pub enum GemmKernel {
     /// slice loaded while the current one is multiplied (not yet run on a device).
     Pipelined,
     /// `mpfma_gemm_wide_*` (fp16 and bf16 inputs): 128 x 128 tiles per block
-    /// of 256 threads, cp.async double buffering, ldmatrix fragments (not yet
-    /// run on a device; ptxas: 100 registers, no spills, 37 888 B shared, so
-    /// two blocks per SM).
+    /// of 256 threads, a 3-stage cp.async pipeline, ldmatrix fragments (not
+    /// yet run on a device; ptxas: about 100 registers, no spills; 56 832 B of
+    /// dynamic shared memory, so two blocks per SM).
     Wide,
 }
 
@@ -496,14 +496,56 @@ impl GemmKernel {
         })
     }
 
+    /// Dynamic shared memory per block, in bytes: the wide kernel's three
+    /// pipeline stages of A (128 x 40) and B (32 x 136) 16-bit elements
+    /// (`kernels/mpfma_gemm.cu`: `WIDE_STAGES`); the others use static
+    /// shared memory only.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// assert_eq!(GemmKernel::Wide.dynamic_shared_bytes(), 56_832);
+    /// assert_eq!(GemmKernel::Simple.dynamic_shared_bytes(), 0);
+    /// ```
+    pub fn dynamic_shared_bytes(self) -> u32 {
+        match self {
+            GemmKernel::Simple | GemmKernel::Pipelined => 0,
+            GemmKernel::Wide => 3 * (128 * 40 + 32 * 136) * 2,
+        }
+    }
+
     /// The launch for a padded `m x t` output: one block per tile.
     #[cfg(feature = "cuda")]
     fn launch(self, m: usize, t: usize) -> cudarc::driver::LaunchConfig {
         cudarc::driver::LaunchConfig {
             grid_dim: ((t / self.tile()) as u32, (m / self.tile()) as u32, 1),
             block_dim: (self.threads(), 1, 1),
-            shared_mem_bytes: 0,
+            shared_mem_bytes: self.dynamic_shared_bytes(),
         }
+    }
+
+    /// Loads the kernel's entry point `name` from `module` and allows it the
+    /// dynamic shared memory it launches with: above 48 KiB a function must
+    /// opt in (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
+    #[cfg(feature = "cuda")]
+    fn load(
+        self,
+        module: &std::sync::Arc<cudarc::driver::CudaModule>,
+        name: &str,
+    ) -> std::result::Result<cudarc::driver::CudaFunction, String> {
+        use cudarc::driver::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+        let f = module
+            .load_function(name)
+            .map_err(|e| format!("{name}: {e:?}"))?;
+        let bytes = self.dynamic_shared_bytes();
+        if bytes > 48 * 1024 {
+            f.set_attribute(
+                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+            .map_err(|e| format!("{name}: {bytes} bytes of dynamic shared memory: {e:?}"))?;
+        }
+        Ok(f)
     }
 }
 
@@ -687,10 +729,7 @@ mod device {
             .map_err(|_| format!("no kernel for {}", record.label()))?;
         let fp16_acc = record.output == TcOutput::Fp16;
         guarded(|| {
-            let f = dev
-                .module
-                .load_function(name)
-                .map_err(|e| format!("{name}: {e:?}"))?;
+            let f = kernel.load(&dev.module, name)?;
             let s = &dev.stream;
             let err = |what: &str| {
                 let what = what.to_string();
@@ -917,10 +956,7 @@ mod device {
             let d_a = s.clone_htod(&a).map_err(e("copy A"))?;
             let d_b = s.clone_htod(&b).map_err(e("copy B"))?;
             let mut d_d = s.clone_htod(&vec![0f32; m * t]).map_err(e("alloc D"))?;
-            let f = dev
-                .module
-                .load_function(kernel.entry(TcInput::Fp16, TcOutput::Fp32)?)
-                .map_err(|err| format!("{err:?}"))?;
+            let f = kernel.load(&dev.module, kernel.entry(TcInput::Fp16, TcOutput::Fp32)?)?;
             let cfg = kernel.launch(m, t);
             let (mi, ki, ti) = (m as i32, k as i32, t as i32);
             let null: u64 = 0;
