@@ -174,3 +174,66 @@ fn rodinia_size_ceiling() {
     }
     assert_out_of_reach(n, m.longest_head.max(m.longest_tail));
 }
+
+/// `ceiling::ceiling` reports what it executed: the longest stretch at each
+/// placement is within the limit and one iteration more is beyond it (both
+/// re-executed here), at the start and at the end; the bound for free
+/// approximate iterations is never below the executed speedup.
+#[test]
+fn the_ceiling_reports_a_stretch_within_and_one_longer_beyond() {
+    use boundgate::kernels::interleave::ceiling::{Placement, ceiling, stretch};
+    let n = 120;
+    let app = HotSpot3D::synthetic(Grid3::new(32, 32, 4).unwrap(), 3).unwrap();
+    let half_only = run(&app, &[Schedule::single(n, Half).unwrap()], 1.0);
+    for fraction in [0.1, 0.25, 0.5] {
+        let limit = half_only[0].max_loss() * fraction;
+        let c = ceiling(&app, Half, n, limit, Clock::DEFAULT).unwrap();
+        println!(
+            "L_max x {fraction}: {} at the start, {} at the end, executed {:.3}, free bound {:.3}",
+            c.longest[0].len,
+            c.longest[1].len,
+            c.best_executed(),
+            c.free_bound()
+        );
+        for (l, placement) in c.longest.iter().zip([Placement::Start, Placement::End]) {
+            assert_eq!(l.placement, placement);
+            assert!(l.len < n, "the half-only run reaches L_max > limit");
+            let start = |len: usize| match placement {
+                Placement::Start => 0,
+                Placement::End => n - len,
+            };
+            if l.len > 0 {
+                let again = &run(
+                    &app,
+                    &[stretch(n, Half, start(l.len), l.len).unwrap()],
+                    limit,
+                )[0];
+                assert!(
+                    again.respects_limit(),
+                    "{fraction} {placement:?}: {}",
+                    l.len
+                );
+            }
+            let longer = l.len + 1;
+            let again = &run(
+                &app,
+                &[stretch(n, Half, start(longer), longer).unwrap()],
+                limit,
+            )[0];
+            assert!(
+                !again.respects_limit(),
+                "{fraction} {placement:?}: {longer}"
+            );
+        }
+        assert!(c.free_bound() >= c.best_executed());
+        assert_eq!(
+            c.free_bound(),
+            ceiling_bound(n, c.longest_len()),
+            "N / (N - H)"
+        );
+    }
+}
+
+fn ceiling_bound(n: usize, h: usize) -> f64 {
+    ceiling(n, h, 0.0)
+}

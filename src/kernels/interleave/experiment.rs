@@ -10,6 +10,7 @@
 //! schedule; plots. Overshoots of the executed trajectory are findings about
 //! the method (it has no guarantee, §7), not failures of the audit.
 
+use super::ceiling::{Ceiling, ceiling};
 use super::clock::Clock;
 use super::execute::Verdict;
 use super::grid::Grid3;
@@ -30,6 +31,8 @@ struct Config {
     grid: Grid3,
     seed: Option<u64>,
     pipeline: PipelineConfig,
+    /// Also bound what any schedule can gain at each limit ([`super::ceiling`]).
+    ceiling: bool,
 }
 
 const KNOWN: &[&str] = &[
@@ -45,6 +48,7 @@ const KNOWN: &[&str] = &[
     "ground_truth",
     "seed",
     "refine_rounds",
+    "ceiling",
 ];
 
 fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
@@ -104,6 +108,7 @@ fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
             ground_truth: p.bool_or("ground_truth", true)?,
             refine_rounds: p.usize_or("refine_rounds", 8)?,
         },
+        ceiling: p.bool_or("ceiling", false)?,
     })
 }
 
@@ -205,11 +210,73 @@ impl Experiment for InterleaveHotSpot3D {
         ));
         let app = HotSpot3D::synthetic(cfg.grid, seed)?;
         let report = run_all(&app, &cfg.pipeline)?;
-        Ok(build_report(self.name(), &cfg, seed, &report))
+        let ceilings = if cfg.ceiling {
+            let l_max = report.profiles.approx.max_loss();
+            let p = &cfg.pipeline;
+            p.fractions
+                .iter()
+                .map(|&f| {
+                    ctx.progress
+                        .set_message(format!("interleave-hotspot3d ceiling at L_max x {f}"));
+                    ceiling(&app, p.approx, p.iterations, l_max * f, p.clock).map(|c| (f, c))
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()?
+        } else {
+            Vec::new()
+        };
+        Ok(build_report(self.name(), &cfg, seed, &report, &ceilings))
     }
 }
 
-fn build_report(name: &str, cfg: &Config, seed: u64, r: &PipelineReport) -> ExperimentReport {
+/// The ceilings (`ceiling.rs`): per limit, the longest approximate stretch
+/// within it at the start and at the end, executed, and the speedup bounds.
+fn ceiling_table(
+    ceilings: &[(f64, Ceiling)],
+    approx: Version,
+    data: &mut Vec<serde_json::Value>,
+) -> Table {
+    let mut t = Table::new(
+        format!(
+            "ceiling: the longest single {approx} stretch within each limit (executed; float iterations do not heal the loss, docs/findings/interleave.md)"
+        ),
+        &[
+            "limit",
+            "longest at the start",
+            "longest at the end",
+            "its speedup (executed)",
+            &format!("bound if {approx} iterations were free"),
+        ],
+    );
+    for (f, c) in ceilings {
+        let cell = |l: &super::ceiling::Longest| {
+            let beyond = l.beyond.as_ref().map_or(String::new(), |e| {
+                format!("; {} beyond: {}", l.len + 1, pct(e.max_loss()))
+            });
+            format!("{} of {}{beyond}", l.len, c.iterations)
+        };
+        t.row(vec![
+            limit_cell(c.limit, Some(*f)),
+            cell(&c.longest[0]),
+            cell(&c.longest[1]),
+            format!("{:.3}", c.best_executed()),
+            format!("{:.3}", c.free_bound()),
+        ]);
+        data.push(json!({
+            "ceiling": true, "fraction": f, "limit": c.limit,
+            "longest_start": c.longest[0].len, "longest_end": c.longest[1].len,
+            "best_executed_speedup": c.best_executed(), "free_bound": c.free_bound(),
+        }));
+    }
+    t
+}
+
+fn build_report(
+    name: &str,
+    cfg: &Config,
+    seed: u64,
+    r: &PipelineReport,
+    ceilings: &[(f64, Ceiling)],
+) -> ExperimentReport {
     let p = &cfg.pipeline;
     let approx = p.approx;
     let l_max = r.profiles.approx.max_loss();
@@ -375,6 +442,9 @@ fn build_report(name: &str, cfg: &Config, seed: u64, r: &PipelineReport) -> Expe
         rep.tables
             .push(refined_table(&r.refined, approx, &mut data));
     }
+    if !ceilings.is_empty() {
+        rep.tables.push(ceiling_table(ceilings, approx, &mut data));
+    }
 
     // The goal: at the smallest fraction, a schedule within the limit with a
     // speedup, among the thesis's schedules and the refined ones.
@@ -418,6 +488,19 @@ fn build_report(name: &str, cfg: &Config, seed: u64, r: &PipelineReport) -> Expe
             ),
             None => format!("Goal at L_max x {f}: not met: every executed schedule exceeds the limit."),
         });
+        if let Some((_, c)) = ceilings.iter().find(|(g, _)| *g == f) {
+            rep.findings.push(format!(
+                "Ceiling at L_max x {f}: the longest single {approx} stretch within {} is {} of {} iterations \
+                 (executed speedup {:.3}); a schedule with no more {approx} iterations than that gains at most \
+                 {:.3} even if they cost nothing (the loss {approx} iterations add is not healed by float ones on \
+                 HotSpot3D: docs/findings/interleave.md).",
+                pct(c.limit),
+                c.longest_len(),
+                c.iterations,
+                c.best_executed(),
+                c.free_bound()
+            ));
+        }
     }
 
     // Charts.

@@ -23,13 +23,15 @@
 //! Beyond the thesis: [`execute`] runs a schedule and checks the *executed*
 //! trajectory against the limit after every iteration, exactly ([`loss`]);
 //! [`pipeline`] runs everything end to end; [`experiment`] reports it
-//! (`plans/interleave.toml`). The application is HotSpot3D ([`hotspot`],
+//! (`plans/interleave.toml`); [`ceiling`] bounds what any schedule can gain
+//! at a limit (the longest approximate stretch within it, executed). The application is HotSpot3D ([`hotspot`],
 //! [`stencil`], CUDA in `kernels/hotspot3d.cu`), available as the kernel
 //! `hotspot3d` ([`kernel`]) of `boundgate run`; the command is
 //! `boundgate interleave` ([`cli`]). Runtimes come from a documented cost
 //! model or the CPU's clock ([`clock`]). Method and results: docs/interleave.md.
 
 pub mod bound;
+pub mod ceiling;
 pub mod cli;
 pub mod clock;
 pub mod error;
