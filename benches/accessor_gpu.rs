@@ -15,7 +15,9 @@
 //! the lines "vs cuBLAS" give the accessor's time over cuBLAS's in fp32 and
 //! fp64 (below 1: faster). SpMV (CSR and ELL, a 27-point stencil matrix as in
 //! HPCCG) and TRSV (lower, non-unit, diagonally dominant) are timed for the
-//! three configurations; they have no cuBLAS counterpart here.
+//! three configurations; they have no cuBLAS counterpart here. Last, the
+//! experimental roofline (issue 4, item 5): GFLOP/s and GB/s against FLOPs
+//! per value for five configurations.
 
 use boundgate::kernels::accessor::gemv::GemvOp;
 use boundgate::kernels::accessor::gpu::{AccessorGpu, Timing, Workload};
@@ -240,5 +242,38 @@ fn main() {
                 diag: Diag::NonUnit,
             },
         );
+    }
+    roofline(&gpu);
+}
+
+/// The experimental roofline (issue 4, item 5; Grützmacher et al. 2021, §3):
+/// `2k` FLOPs per value for `k` from 1 to 1024 on 2^26 values, GFLOP/s and
+/// GB/s per configuration, binary16 storage included. Where the GB/s stop
+/// rising with k, the kernel has left the memory roof for the compute roof.
+fn roofline(gpu: &AccessorGpu) {
+    let n = 1usize << 26;
+    let x = values(n, 8);
+    let configurations = [
+        ("fp64", StorageKind::Fp64, Format::FP64),
+        ("fp32", StorageKind::Fp32, Format::FP32),
+        ("acc<f64,f32>", StorageKind::Fp32, Format::FP64),
+        ("acc<f64,f16>", StorageKind::Fp16, Format::FP64),
+        ("acc<f32,f16>", StorageKind::Fp16, Format::FP32),
+    ];
+    println!("roofline n=2^26: FLOPs/value, then GFLOP/s and GB/s per configuration");
+    for k in [1usize, 4, 16, 64, 256, 1024] {
+        let mut line = format!("roofline {:>5} FLOPs/value", 2 * k);
+        for (label, storage, arith) in configurations {
+            let spec = AccessorSpec::new(storage, arith).expect("a supported pair");
+            match gpu.time(&spec, &Workload::Roofline { x: &x, k }, REPETITIONS) {
+                Ok(t) => line.push_str(&format!(
+                    "  {label} {:.1} GFLOP/s {:.1} GB/s",
+                    2.0 * k as f64 * n as f64 / t.seconds / 1e9,
+                    t.gb_per_s
+                )),
+                Err(e) => line.push_str(&format!("  {label} {e}")),
+            }
+        }
+        println!("{line}");
     }
 }

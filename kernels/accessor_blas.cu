@@ -34,6 +34,7 @@
 //   SPMV  CSR: a warp per row, lane l chains the row's entries l, l + 32, ...;
 //         warp_tree. ELL (column-major slots, column index -1 = padding): a thread
 //         per row chains its slots k = 0 .. width - 1. Then alpha and beta as GEMV.
+//   ROOFLINE  y_i = w(f^k(r(x_i))), f(v) = fl(fl(v a) + b): a thread per value.
 //   TRSV  positions p = 0 .. n-1 (row p for lower, n-1-p for upper: in positions T
 //         is lower triangular), blocks of 32 positions.
 //         trsv_invert: a warp per diagonal block; lane c computes column c of the
@@ -451,6 +452,29 @@ static __device__ __forceinline__ void trsv_solve(index_t n, const typename St::
 #undef L
 }
 
+// ------------------------------------------------------------------- ROOFLINE
+
+// The experimental roofline (Grützmacher et al. 2021, §3, mixbench-like; the CPU version is
+// src/kernels/accessor/roofline.rs: accessor_kernel): y_i = w(f^k(r(x_i))) with
+// f(v) = fl(fl(v a) + b), a multiplication and an addition (2k FLOPs per value, the
+// conversions not counted), each rounded separately as on the CPU, so the outputs agree bit
+// for bit. A grid-stride loop, one value per thread and step: the k-step chain of one value
+// is sequential, and the many threads in flight give the throughput.
+template <class St, class A>
+static __device__ __forceinline__ void roofline(const typename St::S* __restrict__ x,
+                                                typename St::S* __restrict__ y, index_t n,
+                                                unsigned int k, typename A::T a, typename A::T b) {
+    typedef typename A::T T;
+    const index_t stride = (index_t)blockDim.x * (index_t)gridDim.x;
+    for (index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        T v = St::template read<A>(x, i);
+        for (unsigned int r = 0; r < k; ++r) {
+            v = A::add(A::mul(v, a), b);
+        }
+        y[i] = St::write(v);
+    }
+}
+
 // ------------------------------------------------------------ instantiations
 
 #define ACCESSOR_KERNELS(SN, St, AN, A)                                                                   \
@@ -505,6 +529,11 @@ static __device__ __forceinline__ void trsv_solve(index_t n, const typename St::
         index_t n, const St::S* __restrict__ a, const St::S* __restrict__ b, int upper,                   \
         const A::T* __restrict__ inv, A::T* __restrict__ x, St::S* __restrict__ x_stored) {               \
         trsv_solve<St, A>(n, a, b, upper, inv, x, x_stored);                                              \
+    }                                                                                                     \
+    extern "C" __global__ void accessor_roofline_##SN##_##AN(const St::S* __restrict__ x,                 \
+                                                           St::S* __restrict__ y, index_t n,              \
+                                                           unsigned int k, A::T a, A::T b) {              \
+        roofline<St, A>(x, y, n, k, a, b);                                                                \
     }
 
 // Storage contained in the arithmetic format only (reads widen exactly).

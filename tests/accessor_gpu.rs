@@ -650,6 +650,65 @@ mod device {
         trsv_cases(&open());
     }
 
+    /// The CPU roofline kernel (`roofline::accessor_kernel`, typed per pair)
+    /// on `x` stored through `spec`: the stored outputs as `f64` (padded to a
+    /// multiple of its lanes, cropped).
+    fn roofline_model(spec: &AccessorSpec, x: &[f64], k: usize) -> Vec<f64> {
+        use boundgate::kernels::accessor::arith::Arith;
+        use boundgate::kernels::accessor::native::StorageType;
+        use boundgate::kernels::accessor::roofline::{LANES, accessor_kernel};
+        fn typed<S: StorageType, Ar: Arith>(x: &[f64], k: usize) -> Vec<f64> {
+            let padded = x.len().div_ceil(LANES) * LANES;
+            let mut xs: Vec<S> = x.iter().map(|&v| S::from_f64(v)).collect();
+            xs.resize(padded, S::default());
+            let mut ys = vec![S::default(); padded];
+            accessor_kernel::<S, Ar>(&xs, &mut ys, k);
+            ys[..x.len()].iter().map(|v| v.to_f64()).collect()
+        }
+        match (spec.storage, spec.arithmetic == Format::FP64) {
+            (StorageKind::Fp64, _) => typed::<f64, f64>(x, k),
+            (StorageKind::Fp32, true) => typed::<f32, f64>(x, k),
+            (StorageKind::Fp32, false) => typed::<f32, f32>(x, k),
+            (StorageKind::Fp16, true) => typed::<half::f16, f64>(x, k),
+            (StorageKind::Fp16, false) => typed::<half::f16, f32>(x, k),
+            (StorageKind::Bf16, true) => typed::<half::bf16, f64>(x, k),
+            (StorageKind::Bf16, false) => typed::<half::bf16, f32>(x, k),
+            (other, _) => panic!("no roofline model for {other:?}"),
+        }
+    }
+
+    /// The GPU roofline kernel (issue 4, item 5) equals the CPU one bit for
+    /// bit for every pair, several FLOPs per value and sizes beyond one grid
+    /// (the grid-stride loop).
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+    fn roofline_equals_its_cpu_model_bit_for_bit() {
+        let gpu = open();
+        let seed = 0x600f;
+        println!("seed {seed:#x}");
+        for (stream, n) in [1usize, 7, 1000, 300_000].into_iter().enumerate() {
+            let x = sample(&DISTRIBUTIONS[stream % 2], seed, stream as u64, n);
+            for spec in specs() {
+                for k in [0, 1, 3, 64] {
+                    let what = format!("roofline n={n} k={k} {}", label(&spec));
+                    let g = gpu.roofline(&spec, &x, k).unwrap();
+                    same_bits(&g, &roofline_model(&spec, &x, k), &what);
+                }
+            }
+        }
+    }
+
+    /// With `k = 0` the model is the accessor's round trip (store, read,
+    /// store): the stored input, for every pair.
+    #[test]
+    fn the_roofline_model_with_no_flops_is_the_stored_input() {
+        let x = sample(&DISTRIBUTIONS[1], 0x600f, 9, 100);
+        for spec in specs() {
+            let stored = spec.for_data(&x).unwrap().store(&x).unwrap().values;
+            same_bits(&roofline_model(&spec, &x, 0), &stored, &label(&spec));
+        }
+    }
+
     #[test]
     fn dot_cases_hold_for_the_cpu_model() {
         dot_cases(&CpuModel);

@@ -137,12 +137,14 @@ impl AccessorGpu {
                 };
                 self.time_blas_gemv(precision, &gemv, repetitions)
             }
-            Workload::Spmv { .. } | Workload::Trsv { .. } => Err(VerifyError::invalid(
-                "workload",
-                "spmv/trsv",
-                "the cuBLAS baseline covers dot and gemv (cuSPARSE is not bound)",
-            )
-            .into()),
+            Workload::Spmv { .. } | Workload::Trsv { .. } | Workload::Roofline { .. } => {
+                Err(VerifyError::invalid(
+                    "workload",
+                    "spmv/trsv/roofline",
+                    "the cuBLAS baseline covers dot and gemv (cuSPARSE is not bound; the roofline is ours)",
+                )
+                .into())
+            }
         }
     }
 

@@ -89,6 +89,7 @@ const SPMV_CSR: [&str; 7] = kernel_names!("spmv_csr");
 const SPMV_ELL: [&str; 7] = kernel_names!("spmv_ell");
 const TRSV_INVERT: [&str; 7] = kernel_names!("trsv_invert");
 const TRSV_SOLVE: [&str; 7] = kernel_names!("trsv_solve");
+const ROOFLINE: [&str; 7] = kernel_names!("roofline");
 
 /// A storage/arithmetic pair the kernel file instantiates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -360,6 +361,14 @@ pub enum Workload<'a> {
         /// `y` (read when `beta != 0`).
         y: Option<&'a [f64]>,
     },
+    /// The roofline kernel: `y_i = w(f^k(r(x_i)))`, `f(v) = v a + b`
+    /// ([`super::roofline`]), `2k` FLOPs per value.
+    Roofline {
+        /// `x`.
+        x: &'a [f64],
+        /// `k`: multiply-adds per value.
+        k: usize,
+    },
     /// `T x = b`.
     Trsv {
         /// The `n x n` matrix whose triangle is `T`.
@@ -438,6 +447,17 @@ struct SpmvLaunch {
     values: CudaSlice<u8>,
     x: CudaSlice<u8>,
     out: VectorOutputs,
+}
+
+struct RooflineLaunch {
+    function: CudaFunction,
+    n: u64,
+    n_usize: usize,
+    k: u32,
+    a: Scalar,
+    b: Scalar,
+    x: CudaSlice<u8>,
+    y: CudaSlice<u8>,
 }
 
 struct TrsvLaunch {
@@ -981,6 +1001,71 @@ impl AccessorGpu {
         })
     }
 
+    // ------------------------------------------------------------- ROOFLINE
+
+    fn prepare_roofline(
+        &self,
+        spec: &AccessorSpec,
+        x: &[f64],
+        k: usize,
+    ) -> Result<RooflineLaunch, GpuError> {
+        let pair = GpuPair::of(spec)?;
+        if x.is_empty() {
+            return Err(
+                VerifyError::invalid("x", 0, "the roofline needs at least one value").into(),
+            );
+        }
+        let k = u32::try_from(k).map_err(|_| {
+            GpuError::Input(VerifyError::invalid(
+                "k",
+                k,
+                "at most 2^32 - 1 multiply-adds per value",
+            ))
+        })?;
+        Ok(RooflineLaunch {
+            function: self.dev.function(ROOFLINE[pair.index])?,
+            n: x.len() as u64,
+            n_usize: x.len(),
+            k,
+            a: pair.scalar(super::roofline::MULTIPLIER)?,
+            b: pair.scalar(super::roofline::ADDEND)?,
+            x: self.store(spec, pair, x)?,
+            y: self.dev.zeros::<u8>(x.len() * pair.storage_bytes())?,
+        })
+    }
+
+    fn launch_roofline(&self, r: &mut RooflineLaunch) -> Result<(), GpuError> {
+        // A grid-stride loop: at most 1024 blocks of 256 threads.
+        let cfg = config(blocks_for(r.n_usize, 256)?.min(1024), (256, 1));
+        let mut builder = self.dev.stream.launch_builder(&r.function);
+        builder.arg(&r.x).arg(&mut r.y).arg(&r.n).arg(&r.k);
+        push_scalar(&mut builder, &r.a);
+        push_scalar(&mut builder, &r.b);
+        // SAFETY: the argument list matches accessor_roofline_* (x, y, index_t n,
+        // unsigned int k, A::T a, A::T b); x and y hold n storage elements.
+        unsafe { builder.launch(cfg) }.map_err(driver("launch accessor_roofline"))?;
+        Ok(())
+    }
+
+    /// The roofline kernel (`y_i = w(f^k(r(x_i)))`, `f(v) = fl(fl(v a) + b)`,
+    /// a thread per value) on `x` stored through `spec`: the stored outputs,
+    /// read back. The CPU model is [`accessor_kernel`](super::roofline::accessor_kernel),
+    /// bit for bit (the same two roundings per step).
+    ///
+    /// # Errors
+    /// As [`GpuPair::of`]; an empty `x`; `k >= 2^32`; device errors.
+    pub fn roofline(&self, spec: &AccessorSpec, x: &[f64], k: usize) -> Result<Vec<f64>, GpuError> {
+        catch(|| {
+            let pair = GpuPair::of(spec)?;
+            let mut r = self.prepare_roofline(spec, x, k)?;
+            self.launch_roofline(&mut r)?;
+            self.sync()?;
+            let mut out = pair.decode_storage(&self.dev.download(&r.y)?);
+            out.truncate(r.n_usize);
+            Ok(out)
+        })
+    }
+
     // ---------------------------------------------------------------- timing
 
     pub(super) fn time_launches(
@@ -1098,6 +1183,13 @@ impl AccessorGpu {
                     self.time_launches(name.to_string(), repetitions, bytes, || {
                         self.launch_spmv(&mut sp)
                     })
+                }
+                Workload::Roofline { x, k } => {
+                    let mut r = self.prepare_roofline(spec, x, k)?;
+                    // x read and y written once, in the storage format.
+                    let bytes = 2 * x.len() as u64 * s;
+                    let name = ROOFLINE[pair.index].to_string();
+                    self.time_launches(name, repetitions, bytes, || self.launch_roofline(&mut r))
                 }
                 Workload::Trsv {
                     a,

@@ -28,9 +28,13 @@ use std::time::Instant;
 /// Independent chains per group.
 pub const LANES: usize = 8;
 
-/// The multiply-add constants: `v a + b` stays bounded for `|v| <= 2`.
-const A: f64 = 0.5;
-const B: f64 = 0.25;
+/// The multiplier `a` of `f(v) = v a + b`: with [`ADDEND`], `f` keeps
+/// `|v| <= 2` bounded (the GPU kernel `accessor_roofline_*` takes the same).
+pub const MULTIPLIER: f64 = 0.5;
+/// The addend `b` of `f(v) = v a + b`.
+pub const ADDEND: f64 = 0.25;
+const A: f64 = MULTIPLIER;
+const B: f64 = ADDEND;
 
 /// The roofline kernel through `Accessor<S, A>`: `y_i = w(f^k(r(x_i)))` with
 /// `f(v) = v a + b`. `x.len()` must be a multiple of [`LANES`] (the rest is
