@@ -192,4 +192,23 @@ fn main() {
         ),
         None => println!("no schedule at L_max/4 stayed within the limit on the CPU run"),
     }
+    // The ceiling at L_max/4 with this device's own cost ratio r (half
+    // iteration over float iteration, from the half-only and float-only
+    // runs): at most LONGEST_AT_QUARTER half iterations stay within the limit
+    // (executed on the CPU model, tests/interleave_ceiling.rs), so no
+    // schedule beats N / (N - H (1 - r)), conversions free.
+    let r = 1.0 / t.schedules[0].speedup;
+    let n = ITERATIONS as f64;
+    let h = LONGEST_AT_QUARTER as f64;
+    println!(
+        "ceiling at L_max/4 on this device: r = {r:.3}, at most {LONGEST_AT_QUARTER} half iterations within the limit, \
+         speedup <= {:.3} (conversions free; docs/findings/interleave.md)",
+        n / (n - h * (1.0 - r))
+    );
 }
+
+/// The longest half stretch within `L_max / 4` at this problem (512x512x8,
+/// 500 iterations, seed 1), executed on the CPU model, which is the device's
+/// arithmetic bit for bit: 112 from the start, 115 to the end
+/// (`tests/interleave_ceiling.rs::rodinia_size_ceiling`, 2026-11-25).
+const LONGEST_AT_QUARTER: usize = 115;
