@@ -102,6 +102,19 @@ impl KernelModule {
             .map_err(driver("cuMemAlloc"))
     }
 
+    /// A device buffer of `len` elements (at least one) with unspecified
+    /// contents, for an output that the next kernel writes in full: zeroing
+    /// it first would cost a pass over memory for nothing (at 16384^2 a
+    /// gigabyte per int32 or float matrix).
+    ///
+    /// # Safety
+    /// No element may be read (by a kernel or a download) before a kernel
+    /// has written it; `T` must be valid for any bit pattern.
+    pub unsafe fn uninit<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>, GpuError> {
+        // SAFETY: forwarded to the caller (the contents are never read unwritten).
+        unsafe { self.stream.alloc(len.max(1)) }.map_err(driver("cuMemAlloc"))
+    }
+
     /// Copies a device buffer back.
     pub fn download<T: DeviceRepr + Default + Clone>(
         &self,

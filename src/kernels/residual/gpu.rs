@@ -174,12 +174,14 @@ fn quantize(
     // The quantizer writes row-major: into q itself (ld = kp), or, for a
     // transposed operand, into a rows x cols buffer transposed afterwards.
     let (mut q_rows, rows_ld) = if transposed {
-        (dev.zeros::<i8>(rows * cols)?, cols)
+        // SAFETY: residual_quantize writes every element (no padding at ld = cols).
+        (unsafe { dev.uninit::<i8>(rows * cols) }?, cols)
     } else {
         (dev.zeros::<i8>(rows * ld)?, ld)
     };
     let mut residual = if with_residual {
-        Some(dev.zeros::<f32>(rows * cols)?)
+        // SAFETY: residual_quantize writes every element of the residual.
+        Some(unsafe { dev.uninit::<f32>(rows * cols) }?)
     } else {
         None
     };
@@ -359,7 +361,8 @@ fn gemm(
 ) -> Result<CudaSlice<i32>, GpuError> {
     let (name, launch) = kind.launch(m, n);
     let f = dev.function(name)?;
-    let mut p = dev.zeros::<i32>(m * n)?;
+    // SAFETY: both GEMM kernels write every element of P (i < m, j < n).
+    let mut p = unsafe { dev.uninit::<i32>(m * n) }?;
     let (m64, n64) = (m as u64, n as u64);
     // dp4a takes kp in 4-byte words, the IMMA kernel in bytes.
     let k_arg = match kind {
@@ -553,7 +556,8 @@ fn device_pass(
     let p0 = gemm(dev, kind, &qa.q, &qb.q, (m, n, kp))?;
     let (m64, n64) = (m as u64, n as u64);
     let (ca, cb) = (axis_code(axis_a), axis_code(axis_b));
-    let mut d_f = dev.zeros::<f32>(m * n)?;
+    // SAFETY: residual_dequantize writes every element of D_F.
+    let mut d_f = unsafe { dev.uninit::<f32>(m * n) }?;
     let deq = dev.function("residual_dequantize")?;
     // SAFETY: signature of residual_dequantize; p0 and d_f have m x n elements,
     // the scale buffers one per line of their axis.
@@ -595,7 +599,8 @@ fn device_pass(
     };
     let d = match (p1, p2) {
         (Some(p1), Some(p2)) => {
-            let mut d = dev.zeros::<f32>(m * n)?;
+            // SAFETY: residual_combine writes every element of D.
+            let mut d = unsafe { dev.uninit::<f32>(m * n) }?;
             let f = dev.function("residual_combine")?;
             // SAFETY: signature of residual_combine; every matrix has m x n elements.
             unsafe {
@@ -804,7 +809,8 @@ fn sparse(
     // B's columns in chunks of rows (kernels/residual.cu: residual_mask_count_cols).
     let column_chunks = ColumnChunks::new(k, n);
     let (chunk_rows64, chunks64) = (column_chunks.rows as u64, column_chunks.chunks as u64);
-    let mut chunk_offsets_b = dev.zeros::<u32>(column_chunks.chunks * n)?;
+    // SAFETY: residual_mask_count_cols writes every (chunk, column) count.
+    let mut chunk_offsets_b = unsafe { dev.uninit::<u32>(column_chunks.chunks * n) }?;
     // SAFETY: signatures of the kernels; means and counts have one entry per
     // row (m) or column (n), d_f m x n, A m x k, B k x n.
     unsafe {
@@ -890,8 +896,11 @@ fn sparse(
     let fill_rows = dev.function("residual_mask_fill_rows")?;
     let rows_fn = dev.function("residual_spmm_rows")?;
     let cols_fn = dev.function("residual_spmm_cols")?;
-    let mut p1 = dev.zeros::<i32>(m * n)?;
-    let mut p2 = dev.zeros::<i32>(m * n)?;
+    // SAFETY: P1 and P2 are written in full before anything reads them:
+    // residual_spmm_rows writes every column of every row, residual_spmm_cols
+    // every element, and a dense product replaces the buffer (gemm).
+    let mut p1 = unsafe { dev.uninit::<i32>(m * n) }?;
+    let mut p2 = unsafe { dev.uninit::<i32>(m * n) }?;
     let (b_rows, rb_rows) = (row_major(qb, "B")?, row_major(qrb, "RB")?);
     // SAFETY: signatures of the kernels; the CSR buffers have the scanned sizes,
     // Aq and RAq are m x kp, B's and RB's rows k x n, the chunk offsets
