@@ -439,7 +439,9 @@ fn compute_on_device(
     } else {
         tile_launch(tiles_kernel(&codes) == "qdot_tiles_half2_f64", slots, tiles)?
     };
-    let mut partials = dev.zeros::<f64>(slots * first_level)?;
+    // SAFETY: the tile kernels write every (slot, block) partial, the original
+    // kernels every tile's (slots <= MAX_SLOTS was checked above).
+    let mut partials = unsafe { dev.uninit::<f64>(slots * first_level) }?;
     let tiles64 = tiles as u64;
     // SAFETY: the argument lists match the kernels in kernels/qdot.cu; partials
     // holds slots x first_level values (one per tile, or per block of a tile
@@ -492,7 +494,8 @@ fn compute_on_device(
     let mut current = partials;
     while m > 1 {
         let m_out = m.div_ceil(2);
-        let mut next = dev.zeros::<f64>(slots * m_out)?;
+        // SAFETY: qdot_tree_level_f64 writes every (slot, i < m_out) value.
+        let mut next = unsafe { dev.uninit::<f64>(slots * m_out) }?;
         let (m_in64, m_out64) = (m as u64, m_out as u64);
         // SAFETY: qdot_tree_level_f64(const double*, double*, index_t, index_t,
         // const signed char*, int); in has slots x m, out slots x m_out values.
