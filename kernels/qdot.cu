@@ -268,6 +268,37 @@ __device__ __forceinline__ int qdot_slot_of(double xi,
     return slot_of_bin[k - e_min];
 }
 
+// The tree's first log2(width) levels over a block's tiles, in place, then one partial per
+// slot and block (partials[s][blockIdx.x]); rows holds slots rows of width tile results
+// (row s at s * width), live = tiles from the block's first one (only the first width
+// count). Level by level with stride h, the pair (2i, 2i + 1) of the level sits at positions
+// 2ih and (2i + 1)h and an odd last element stays where it is: qdot_tree_level_f64's
+// pairing restricted to an aligned group of width tiles (compute.rs: tree_blocked). Every
+// thread of the block calls it after a barrier; the block's threads share the work.
+__device__ __forceinline__ void qdot_block_tree(double* rows,
+                                                unsigned int width,
+                                                index_t live,
+                                                const signed char* __restrict__ code_of_slot,
+                                                int slots,
+                                                double* __restrict__ partials) {
+    const unsigned int slot_count = static_cast<unsigned int>(slots);
+    unsigned int c = static_cast<unsigned int>(live < width ? live : width);
+    for (unsigned int h = 1; h < width; h <<= 1) {
+        const unsigned int pairs = c / 2;
+        for (unsigned int q = threadIdx.x; q < pairs * slot_count; q += blockDim.x) {
+            const unsigned int s = q / pairs;
+            const unsigned int i = q % pairs;
+            double* row = rows + s * width;
+            row[2 * i * h] = qdot_add(static_cast<int>(code_of_slot[s]), row[2 * i * h], row[(2 * i + 1) * h]);
+        }
+        __syncthreads();
+        c = (c + 1) / 2;
+    }
+    for (unsigned int s = threadIdx.x; s < slot_count; s += blockDim.x) {
+        partials[static_cast<index_t>(s) * gridDim.x + blockIdx.x] = rows[s * width];
+    }
+}
+
 // The largest power-of-two block (32 .. 256 threads) whose slots x threads
 // binary64 accumulators fit the 48 KiB of shared memory a launch gets without
 // opting in (src/kernels/qdot/gpu.rs: fused_block, the same rule).
@@ -329,22 +360,7 @@ extern "C" __global__ void qdot_tiles_f64(const double* __restrict__ x,
         }
     }
     __syncthreads();
-    // The tree's first levels over this block's live tiles (count c, stride h).
-    unsigned int c = static_cast<unsigned int>(tiles - first_tile < width ? tiles - first_tile : width);
-    for (unsigned int h = 1; h < width; h <<= 1) {
-        const unsigned int pairs = c / 2;
-        for (unsigned int j = threadIdx.x; j < pairs * static_cast<unsigned int>(slots); j += width) {
-            const unsigned int s = j / pairs;
-            const unsigned int i = j % pairs;
-            double* row = qdot_acc + s * width;
-            row[2 * i * h] = qdot_add(static_cast<int>(code_of_slot[s]), row[2 * i * h], row[(2 * i + 1) * h]);
-        }
-        __syncthreads();
-        c = (c + 1) / 2;
-    }
-    for (unsigned int s = threadIdx.x; s < static_cast<unsigned int>(slots); s += width) {
-        partials[static_cast<index_t>(s) * gridDim.x + blockIdx.x] = qdot_acc[s * width];
-    }
+    qdot_block_tree(qdot_acc, width, tiles - first_tile, code_of_slot, slots, partials);
 }
 
 // fp16x2 helpers (inline PTX; see the header comment). A packed value holds
@@ -488,22 +504,7 @@ extern "C" __global__ void qdot_tiles_half2_f64(const double* __restrict__ x,
         }
     }
     __syncthreads();
-    // The tree's first levels over this block's live tiles (count c, stride h).
-    unsigned int c = static_cast<unsigned int>(tiles - first_tile < width ? tiles - first_tile : width);
-    for (unsigned int h = 1; h < width; h <<= 1) {
-        const unsigned int count = c / 2;
-        for (unsigned int q = j; q < count * static_cast<unsigned int>(slots); q += pairs) {
-            const unsigned int s = q / count;
-            const unsigned int i = q % count;
-            double* row = wide + s * width;
-            row[2 * i * h] = qdot_add(static_cast<int>(code_of_slot[s]), row[2 * i * h], row[(2 * i + 1) * h]);
-        }
-        __syncthreads();
-        c = (c + 1) / 2;
-    }
-    for (unsigned int s = j; s < static_cast<unsigned int>(slots); s += pairs) {
-        partials[static_cast<index_t>(s) * gridDim.x + blockIdx.x] = wide[s * width];
-    }
+    qdot_block_tree(wide, width, tiles - first_tile, code_of_slot, slots, partials);
 }
 
 extern "C" __global__ void qdot_original_tiles_f64(const double* __restrict__ x,

@@ -145,12 +145,24 @@ pub fn code_of(a: BinArithmetic) -> Option<i8> {
 /// assert_eq!(fused_block(128), 32);
 /// ```
 pub fn fused_block(slots: usize) -> u32 {
+    largest_fitting_block(slots * F64_SLOT_BYTES, 256, 32)
+}
+
+/// Shared memory per thread and slot of `qdot_tiles_f64`: one binary64.
+const F64_SLOT_BYTES: usize = 8;
+/// Of `qdot_tiles_half2_f64`: two binary64 (one per lane) and one fp16x2 word.
+const HALF2_SLOT_BYTES: usize = 20;
+
+/// The largest power of two from `most` down to `least` threads whose
+/// `bytes_per_thread` each fit the 48 KiB of shared memory a launch gets
+/// without opting in (`least` when none does).
+fn largest_fitting_block(bytes_per_thread: usize, most: u32, least: u32) -> u32 {
     const SHARED: usize = 48 * 1024;
-    let mut width = 256u32;
-    while width > 32 && slots * width as usize * 8 > SHARED {
-        width /= 2;
+    let mut threads = most;
+    while threads > least && bytes_per_thread * threads as usize > SHARED {
+        threads /= 2;
     }
-    width
+    threads
 }
 
 /// Threads per block of `qdot_tiles_half2_f64` (each owning a pair of
@@ -166,12 +178,7 @@ pub fn fused_block(slots: usize) -> u32 {
 /// assert_eq!(fused_pairs_block(128), 16);
 /// ```
 pub fn fused_pairs_block(slots: usize) -> u32 {
-    const SHARED: usize = 48 * 1024;
-    let mut pairs = 128u32;
-    while pairs > 16 && slots * pairs as usize * 20 > SHARED {
-        pairs /= 2;
-    }
-    pairs
+    largest_fitting_block(slots * HALF2_SLOT_BYTES, 128, 16)
 }
 
 /// The launch of a tile kernel (`half2`: `qdot_tiles_half2_f64`, else
@@ -179,16 +186,16 @@ pub fn fused_pairs_block(slots: usize) -> u32 {
 /// blocks, which is the number of partials per slot it leaves: a block owns
 /// a power-of-two group of tiles and runs the tree's first levels on them.
 fn tile_launch(half2: bool, slots: usize, tiles: usize) -> Result<(LaunchConfig, usize), GpuError> {
-    let (threads, tiles_per_block, bytes_per_thread) = if half2 {
+    let (threads, tiles_per_block, slot_bytes) = if half2 {
         let pairs = fused_pairs_block(slots);
-        (pairs, 2 * pairs as usize, 20)
+        (pairs, 2 * pairs as usize, HALF2_SLOT_BYTES)
     } else {
         let width = fused_block(slots);
-        (width, width as usize, 8)
+        (width, width as usize, F64_SLOT_BYTES)
     };
     let blocks = tiles.div_ceil(tiles_per_block);
     let mut launch = grid(blocks * threads as usize, threads)?;
-    launch.shared_mem_bytes = (slots * threads as usize * bytes_per_thread) as u32;
+    launch.shared_mem_bytes = (slots * threads as usize * slot_bytes) as u32;
     Ok((launch, blocks))
 }
 
