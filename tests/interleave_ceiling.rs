@@ -10,25 +10,13 @@
 //! 64x64x8 grid and 200 iterations (seconds); `rodinia_size_ceiling` (ignored:
 //! minutes on two cores, `--ignored`) measures Rodinia's 512x512x8 and 500.
 
+use boundgate::kernels::interleave::ceiling::{Placement, ceiling, stretch};
 use boundgate::kernels::interleave::clock::Clock;
 use boundgate::kernels::interleave::execute::{Execution, execute_many};
 use boundgate::kernels::interleave::grid::Grid3;
 use boundgate::kernels::interleave::hotspot::HotSpot3D;
 use boundgate::kernels::interleave::schedule::Schedule;
 use boundgate::kernels::interleave::version::Version::{self, Float, Half};
-
-/// Float, then half for `len` iterations from `start`, then float.
-fn stretch(n: usize, start: usize, len: usize) -> Schedule {
-    let mut switches = Vec::new();
-    if start > 0 {
-        switches.push((0, Float));
-    }
-    switches.push((start, Half));
-    if start + len < n {
-        switches.push((start + len, Float));
-    }
-    Schedule::new(n, switches).unwrap()
-}
 
 /// `half` iterations of half, `float` of float, repeated from iteration 0.
 fn periodic(n: usize, half: usize, float: usize) -> Schedule {
@@ -58,24 +46,8 @@ fn run(app: &HotSpot3D, schedules: &[Schedule], limit: f64) -> Vec<Execution> {
 
 /// The speedup of `n` iterations of which `h` cost `r` times a float one,
 /// conversions free: an upper bound on any schedule with `h` half iterations.
-fn ceiling(n: usize, h: usize, r: f64) -> f64 {
+fn speedup_bound(n: usize, h: usize, r: f64) -> f64 {
     n as f64 / (n as f64 - h as f64 * (1.0 - r))
-}
-
-/// The longest single half stretch (starting at `start(len)`) whose executed
-/// loss stays within `limit`, by bisection on its length (the loss grows with
-/// the length in every measurement here).
-fn longest_within(app: &HotSpot3D, n: usize, limit: f64, start: impl Fn(usize) -> usize) -> usize {
-    let within = |len: usize| run(app, &[stretch(n, start(len), len)], limit)[0].respects_limit();
-    let (mut lo, mut hi) = (0, n);
-    if within(n) {
-        return n;
-    }
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if within(mid) { lo = mid } else { hi = mid }
-    }
-    lo
 }
 
 struct Measured {
@@ -89,8 +61,8 @@ struct Measured {
 fn measure(app: &HotSpot3D, n: usize) -> Measured {
     let half_only = run(app, &[Schedule::single(n, Version::Half).unwrap()], 1.0);
     let limit = half_only[0].max_loss() / 4.0;
-    let longest_head = longest_within(app, n, limit, |_| 0);
-    let longest_tail = longest_within(app, n, limit, |len| n - len);
+    let c = ceiling(app, Half, n, limit, Clock::DEFAULT).unwrap();
+    let (longest_head, longest_tail) = (c.longest[0].len, c.longest[1].len);
     println!(
         "L_max {:.5}, limit {limit:.5}; longest half stretch within: {longest_head} at the start, \
          {longest_tail} at the end, of {n}",
@@ -108,7 +80,7 @@ fn measure(app: &HotSpot3D, n: usize) -> Measured {
 /// moving half the bytes); what the limit allows is checked against both.
 fn assert_out_of_reach(n: usize, longest: usize) {
     for r in [0.0, 0.5, 0.608] {
-        let c = ceiling(n, longest, r);
+        let c = speedup_bound(n, longest, r);
         println!("ceiling at r = {r}: {c:.3} ({longest} of {n} half iterations)");
         assert!(c < 1.3, "r = {r}: {c}");
     }
@@ -125,7 +97,7 @@ fn float_stretches_do_not_heal_and_the_limit_caps_the_speedup_below_1_3() {
     // iteration stays near a single stretch's.
     let longest = m.longest_head.max(m.longest_tail);
     let per_iteration =
-        run(&app, &[stretch(n, 0, longest)], m.limit)[0].max_loss() / longest as f64;
+        run(&app, &[stretch(n, Half, 0, longest).unwrap()], m.limit)[0].max_loss() / longest as f64;
     let schedules = [
         periodic(n, 5, 5),
         periodic(n, 10, 10),
@@ -154,7 +126,7 @@ fn float_stretches_do_not_heal_and_the_limit_caps_the_speedup_below_1_3() {
 }
 
 /// Rodinia's size (512x512x8, 500 iterations). On the development machine,
-/// 2026-11-25 (about 10 minutes): see docs/findings/interleave.md.
+/// 2026-11-25 (6 min 22 s in release): see docs/findings/interleave.md.
 #[test]
 #[ignore = "minutes: the Rodinia-size measurement behind docs/findings/interleave.md"]
 fn rodinia_size_ceiling() {
@@ -181,7 +153,6 @@ fn rodinia_size_ceiling() {
 /// approximate iterations is never below the executed speedup.
 #[test]
 fn the_ceiling_reports_a_stretch_within_and_one_longer_beyond() {
-    use boundgate::kernels::interleave::ceiling::{Placement, ceiling, stretch};
     let n = 120;
     let app = HotSpot3D::synthetic(Grid3::new(32, 32, 4).unwrap(), 3).unwrap();
     let half_only = run(&app, &[Schedule::single(n, Half).unwrap()], 1.0);
@@ -228,12 +199,8 @@ fn the_ceiling_reports_a_stretch_within_and_one_longer_beyond() {
         assert!(c.free_bound() >= c.best_executed());
         assert_eq!(
             c.free_bound(),
-            ceiling_bound(n, c.longest_len()),
+            speedup_bound(n, c.longest_len(), 0.0),
             "N / (N - H)"
         );
     }
-}
-
-fn ceiling_bound(n: usize, h: usize) -> f64 {
-    ceiling(n, h, 0.0)
 }

@@ -142,8 +142,17 @@ pub fn ceiling(
     limit: f64,
     clock: Clock,
 ) -> Result<Ceiling> {
+    // The whole run in the approximate kernel is the longest stretch at either
+    // placement: executed once for both.
+    let whole = execute(
+        app,
+        &stretch(iterations, approx, 0, iterations)?,
+        limit,
+        clock,
+        false,
+    )?;
     let longest = [Placement::Start, Placement::End]
-        .map(|placement| longest_at(app, approx, iterations, limit, clock, placement));
+        .map(|placement| longest_at(app, approx, iterations, limit, clock, placement, &whole));
     let [start, end] = longest;
     Ok(Ceiling {
         limit,
@@ -159,6 +168,7 @@ fn longest_at(
     limit: f64,
     clock: Clock,
     placement: Placement,
+    whole: &Execution,
 ) -> Result<Longest> {
     let run = |len: usize| -> Result<Execution> {
         let start = match placement {
@@ -167,19 +177,18 @@ fn longest_at(
         };
         execute(app, &stretch(n, approx, start, len)?, limit, clock, false)
     };
-    let whole = run(n)?;
     if whole.respects_limit() {
         return Ok(Longest {
             placement,
             len: n,
-            within: Some(whole),
+            within: Some(whole.clone()),
             beyond: None,
         });
     }
     // Invariant: `lo` is 0 or was executed within the limit (`within`), `hi`
     // was executed beyond it (`beyond`).
     let (mut lo, mut hi) = (0usize, n);
-    let (mut within, mut beyond) = (None, Some(whole));
+    let (mut within, mut beyond) = (None, Some(whole.clone()));
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         let e = run(mid)?;
