@@ -352,45 +352,23 @@ __device__ __forceinline__ void gemm_tile_pipelined(const typename Traits<V>::in
     acc_store<V, 2, 4>(D, N, l.row0 + l.wm, l.col0 + l.wn, l.g, l.tq, acc, acc16);
 }
 
-extern "C" __global__ void __launch_bounds__(128)
-mpfma_gemm_f16_f32(const u16* A, const u16* B, const float* C, float* D, int M, int N, int K) {
-    gemm_tile<F16_F32>(A, B, C, D, M, N, K);
-}
+// One entry point NAME(A, B, C, D, M, N, K) running TILE<V> on blocks of THREADS threads,
+// its pointer types those of V (Traits).
+#define MPFMA_ENTRY(NAME, THREADS, TILE, V)                                                           \
+    extern "C" __global__ void __launch_bounds__(THREADS)                                           \
+        NAME(const Traits<V>::in_t* A, const Traits<V>::in_t* B, const Traits<V>::out_t* C,         \
+             Traits<V>::out_t* D, int M, int N, int K) {                                            \
+        TILE<V>(A, B, C, D, M, N, K);                                                               \
+    }
 
-extern "C" __global__ void __launch_bounds__(128)
-mpfma_gemm_bf16_f32(const u16* A, const u16* B, const float* C, float* D, int M, int N, int K) {
-    gemm_tile<BF16_F32>(A, B, C, D, M, N, K);
-}
-
-extern "C" __global__ void __launch_bounds__(128)
-mpfma_gemm_f16_f16(const u16* A, const u16* B, const u16* C, u16* D, int M, int N, int K) {
-    gemm_tile<F16_F16>(A, B, C, D, M, N, K);
-}
-
-extern "C" __global__ void __launch_bounds__(128)
-mpfma_gemm_tf32_f32(const float* A, const float* B, const float* C, float* D, int M, int N, int K) {
-    gemm_tile<TF32_F32>(A, B, C, D, M, N, K);
-}
-
-extern "C" __global__ void __launch_bounds__(128)
-mpfma_gemm_pipelined_f16_f32(const u16* A, const u16* B, const float* C, float* D, int M, int N, int K) {
-    gemm_tile_pipelined<F16_F32>(A, B, C, D, M, N, K);
-}
-
-extern "C" __global__ void __launch_bounds__(128)
-mpfma_gemm_pipelined_bf16_f32(const u16* A, const u16* B, const float* C, float* D, int M, int N, int K) {
-    gemm_tile_pipelined<BF16_F32>(A, B, C, D, M, N, K);
-}
-
-extern "C" __global__ void __launch_bounds__(128)
-mpfma_gemm_pipelined_f16_f16(const u16* A, const u16* B, const u16* C, u16* D, int M, int N, int K) {
-    gemm_tile_pipelined<F16_F16>(A, B, C, D, M, N, K);
-}
-
-extern "C" __global__ void __launch_bounds__(128)
-mpfma_gemm_pipelined_tf32_f32(const float* A, const float* B, const float* C, float* D, int M, int N, int K) {
-    gemm_tile_pipelined<TF32_F32>(A, B, C, D, M, N, K);
-}
+MPFMA_ENTRY(mpfma_gemm_f16_f32, 128, gemm_tile, F16_F32)
+MPFMA_ENTRY(mpfma_gemm_bf16_f32, 128, gemm_tile, BF16_F32)
+MPFMA_ENTRY(mpfma_gemm_f16_f16, 128, gemm_tile, F16_F16)
+MPFMA_ENTRY(mpfma_gemm_tf32_f32, 128, gemm_tile, TF32_F32)
+MPFMA_ENTRY(mpfma_gemm_pipelined_f16_f32, 128, gemm_tile_pipelined, F16_F32)
+MPFMA_ENTRY(mpfma_gemm_pipelined_bf16_f32, 128, gemm_tile_pipelined, BF16_F32)
+MPFMA_ENTRY(mpfma_gemm_pipelined_f16_f16, 128, gemm_tile_pipelined, F16_F16)
+MPFMA_ENTRY(mpfma_gemm_pipelined_tf32_f32, 128, gemm_tile_pipelined, TF32_F32)
 
 // ------------------------------------------------------------------ wide variant
 // mpfma_gemm_wide_* (fp16 and bf16 inputs): 128 x 128 tiles of D per block of 256
@@ -569,17 +547,6 @@ __device__ __forceinline__ void gemm_tile_wide(const u16* __restrict__ A, const 
     acc_store<V, 4, 4>(D, N, row0 + wm, col0 + wn, g, tq, acc, acc16);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-mpfma_gemm_wide_f16_f32(const u16* A, const u16* B, const float* C, float* D, int M, int N, int K) {
-    gemm_tile_wide<F16_F32>(A, B, C, D, M, N, K);
-}
-
-extern "C" __global__ void __launch_bounds__(256)
-mpfma_gemm_wide_bf16_f32(const u16* A, const u16* B, const float* C, float* D, int M, int N, int K) {
-    gemm_tile_wide<BF16_F32>(A, B, C, D, M, N, K);
-}
-
-extern "C" __global__ void __launch_bounds__(256)
-mpfma_gemm_wide_f16_f16(const u16* A, const u16* B, const u16* C, u16* D, int M, int N, int K) {
-    gemm_tile_wide<F16_F16>(A, B, C, D, M, N, K);
-}
+MPFMA_ENTRY(mpfma_gemm_wide_f16_f32, 256, gemm_tile_wide, F16_F32)
+MPFMA_ENTRY(mpfma_gemm_wide_bf16_f32, 256, gemm_tile_wide, BF16_F32)
+MPFMA_ENTRY(mpfma_gemm_wide_f16_f16, 256, gemm_tile_wide, F16_F16)
