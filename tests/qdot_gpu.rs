@@ -15,11 +15,12 @@
 
 #![cfg(feature = "cuda")]
 
+mod common;
+use common::qdot::fp64_config;
+
 use boundgate::kernels::qdot::bounds::evaluate;
 use boundgate::kernels::qdot::compute::compute;
-use boundgate::kernels::qdot::config::{
-    HalfMode, Ladder, QdotConfig, Score, TileLayout, Tolerance,
-};
+use boundgate::kernels::qdot::config::{HalfMode, Ladder, QdotConfig, TileLayout, Tolerance};
 use boundgate::kernels::qdot::distributions::PaperDistribution;
 use boundgate::kernels::qdot::gpu::{SOURCE, qdot_gpu, qdot_gpu_f32};
 use boundgate::kernels::qdot::select::select;
@@ -34,16 +35,7 @@ fn configs() -> Vec<QdotConfig> {
             for ladder in [Ladder::Paper, Ladder::Bf16] {
                 for (tile, early_exit) in [(64, true), (1, false), (0, false), (1000, true)] {
                     for layout in [TileLayout::Contiguous, TileLayout::Interleaved] {
-                        let mut c = QdotConfig::new(Format::FP64).expect("fp64");
-                        (c.fexp, c.half, c.ladder, c.tile, c.early_exit) =
-                            (fexp, half, ladder, tile, early_exit);
-                        c.layout = layout;
-                        c.score = if tile == 1 {
-                            Score::Eps
-                        } else {
-                            Score::EpsOverNbins
-                        };
-                        out.push(c);
+                        out.push(fp64_config(fexp, half, ladder, (tile, early_exit), layout));
                     }
                 }
             }

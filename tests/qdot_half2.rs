@@ -10,11 +10,12 @@
 //! exact oracle. The GPU itself is compared in `tests/qdot_gpu.rs` (ignored
 //! without a device).
 
+mod common;
+use common::qdot::fp64_config;
+
 use boundgate::kernels::qdot::bounds::evaluate;
 use boundgate::kernels::qdot::compute::{compute, scale_round, tree_levels};
-use boundgate::kernels::qdot::config::{
-    HalfMode, Ladder, QdotConfig, Score, TileLayout, Tolerance,
-};
+use boundgate::kernels::qdot::config::{HalfMode, Ladder, QdotConfig, TileLayout, Tolerance};
 use boundgate::kernels::qdot::distributions::PaperDistribution;
 use boundgate::kernels::qdot::select::{NO_EXPONENT, Selection, select};
 use boundgate_verify::bounds::qdot::{BinArithmetic, Fexp, TileOrder};
@@ -152,16 +153,13 @@ fn fp16_configs() -> Vec<QdotConfig> {
         for ladder in [Ladder::Paper, Ladder::Bf16] {
             for tile in [0, 1, 2, 3, 7, 64] {
                 for layout in [TileLayout::Contiguous, TileLayout::Interleaved] {
-                    let mut c = QdotConfig::new(Format::FP64).expect("fp64");
-                    (c.fexp, c.half, c.ladder, c.tile, c.early_exit) =
-                        (fexp, HalfMode::Fp16, ladder, tile, false);
-                    c.layout = layout;
-                    c.score = if tile == 1 {
-                        Score::Eps
-                    } else {
-                        Score::EpsOverNbins
-                    };
-                    out.push(c);
+                    out.push(fp64_config(
+                        fexp,
+                        HalfMode::Fp16,
+                        ladder,
+                        (tile, false),
+                        layout,
+                    ));
                 }
             }
         }

@@ -1,0 +1,3 @@
+//! Helpers shared by several test binaries (each includes what it uses).
+
+pub mod qdot;
