@@ -69,9 +69,10 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
 
-    /// The GPU path failed.
+    /// The GPU path failed or cannot run (no driver, no NVRTC, a
+    /// configuration without a kernel, a driver call that failed).
     #[error("GPU: {0}")]
-    Gpu(String),
+    Gpu(#[from] crate::gpu::GpuError),
 }
 
 /// Shorthand for results of this crate.

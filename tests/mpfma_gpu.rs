@@ -13,6 +13,7 @@
 
 #![cfg(feature = "cuda")]
 
+use boundgate::gpu::GpuError;
 use boundgate::gpu::nvrtc::{self, BuildOptions, Target};
 use boundgate::kernels::mpfma::blockfma::BlockFma;
 use boundgate::kernels::mpfma::gemm::{GemmConfig, GemmOperands, rigorous_bounds};
@@ -300,34 +301,88 @@ fn cublas_listing_1_against_the_model_and_the_bounds() {
 #[test]
 fn cublaslt_rejects_bad_calls_before_the_device() {
     let ok = [1.0, 2.0, 3.0, 4.0];
-    /// input, A, B, shape, fp16 D, what the error names
+    /// input, A, B, shape, fp16 D, bad input (not an unsupported format), what the error names
     type Case<'a> = (
         TcInput,
         &'a [f64],
         &'a [f64],
         (usize, usize, usize),
         bool,
+        bool,
         &'a str,
     );
     let cases: [Case; 6] = [
-        (TcInput::E4m3, &ok, &ok, (2, 2, 2), false, "no e4m3 variant"),
-        (TcInput::Bf16, &ok, &ok, (2, 2, 2), true, "fp32 D only"),
-        (TcInput::Tf32, &ok, &ok, (2, 2, 2), true, "fp32 D only"),
+        (
+            TcInput::E4m3,
+            &ok,
+            &ok,
+            (2, 2, 2),
+            false,
+            false,
+            "no e4m3 variant",
+        ),
+        (
+            TcInput::Bf16,
+            &ok,
+            &ok,
+            (2, 2, 2),
+            true,
+            false,
+            "fp32 D only",
+        ),
+        (
+            TcInput::Tf32,
+            &ok,
+            &ok,
+            (2, 2, 2),
+            true,
+            false,
+            "fp32 D only",
+        ),
         (
             TcInput::Fp16,
             &[0.1, 1.0, 1.0, 1.0],
             &ok,
             (2, 2, 2),
             false,
+            true,
             "A[0]",
         ),
-        (TcInput::Fp16, &ok, &ok, (2, 3, 2), false, "A has 4 values"),
-        (TcInput::Fp16, &[], &ok, (0, 2, 2), false, "empty dimension"),
+        (
+            TcInput::Fp16,
+            &ok,
+            &ok,
+            (2, 3, 2),
+            false,
+            true,
+            "A against the shape 2 x 3 x 2 (4 vs 6)",
+        ),
+        (
+            TcInput::Fp16,
+            &[],
+            &ok,
+            (0, 2, 2),
+            false,
+            true,
+            "empty dimension",
+        ),
     ];
-    for (input, a, b, shape, fp16, needle) in cases {
+    for (input, a, b, shape, fp16, bad_input, needle) in cases {
         let e = cublaslt_matmul(input, a, b, shape, fp16, LtSplitK::Allowed).unwrap_err();
-        assert!(e.contains(needle), "{input} {shape:?}: {e}");
+        assert_eq!(
+            matches!(e, GpuError::Input(_)),
+            bad_input,
+            "{input} {shape:?}: {e:?}"
+        );
+        assert!(
+            bad_input || matches!(e, GpuError::Unsupported(_)),
+            "{input} {shape:?}: {e:?}"
+        );
+        assert!(e.to_string().contains(needle), "{input} {shape:?}: {e}");
     }
+    // GemmEx checks its operands the same way (fp16 values only).
+    let e = cublas_gemm_ex(&[0.1], &[1.0], (1, 1, 1), false).unwrap_err();
+    assert!(matches!(e, GpuError::Input(_)), "{e:?}");
     // 65536 overflows fp16 and 1 + 2^-11 is not a tf32 value: both rejected, not converted.
     let e = cublaslt_matmul(
         TcInput::Fp16,
@@ -338,7 +393,7 @@ fn cublaslt_rejects_bad_calls_before_the_device() {
         LtSplitK::Allowed,
     )
     .unwrap_err();
-    assert!(e.contains("not a fp16 value"), "{e}");
+    assert!(e.to_string().contains("not a fp16 value"), "{e}");
     let e = cublaslt_matmul(
         TcInput::Tf32,
         &[1.0],
@@ -348,9 +403,9 @@ fn cublaslt_rejects_bad_calls_before_the_device() {
         LtSplitK::Allowed,
     )
     .unwrap_err();
-    assert!(e.contains("B[0]"), "{e}");
+    assert!(e.to_string().contains("B[0]"), "{e}");
     let e = vendor_gemm(Vendor::GemmEx, TcInput::Bf16, &ok, &ok, (2, 2, 2), false).unwrap_err();
-    assert!(e.contains("fp16 inputs"), "{e}");
+    assert!(e.to_string().contains("fp16 inputs"), "{e}");
     assert_eq!("cublaslt".parse::<Vendor>().unwrap(), Vendor::Lt);
     assert_eq!("GemmEx".parse::<Vendor>().unwrap(), Vendor::GemmEx);
     assert!("cutlass".parse::<Vendor>().is_err());
@@ -374,7 +429,7 @@ fn lt_against_model_and_bound(
     let run = match cublaslt_matmul(record.input, a, b, (m, k, t), fp16_output, split_k) {
         Ok(run) => run,
         // The heuristic may offer no algorithm without a reduction: said, not failed.
-        Err(e) if split_k == LtSplitK::Forbidden && e.contains("NOT_SUPPORTED") => {
+        Err(e) if split_k == LtSplitK::Forbidden && e.to_string().contains("NOT_SUPPORTED") => {
             println!(
                 "cuBLASLt {} {m}x{k}x{t}: no algorithm without split-K ({e})",
                 record.input

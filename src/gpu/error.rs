@@ -99,6 +99,12 @@ pub enum GpuError {
     #[error("unknown dot precision `{0}` (known: fp64, fp32, fp16-fp32)")]
     UnknownPrecision(String),
 
+    /// A configuration the GPU path does not cover: a format without a
+    /// kernel, a record for another architecture than the device's, a model
+    /// that exists only on the CPU. The text says which.
+    #[error("{0}")]
+    Unsupported(String),
+
     /// Bad input (empty, mismatched, NaN, not a value of the storage format, ...).
     #[error(transparent)]
     Input(#[from] VerifyError),

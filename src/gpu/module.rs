@@ -19,14 +19,31 @@ pub fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
     }
 }
 
-/// Maps a cuBLAS error to a [`GpuError::Driver`] naming the call.
-pub fn cublas_error(
-    call: &'static str,
-) -> impl Fn(cudarc::cublas::result::CublasError) -> GpuError {
+/// Maps a cuBLAS or cuBLASLt error (any library status printed by `Debug`,
+/// e.g. `CublasError(CUBLAS_STATUS_NOT_SUPPORTED)`) to a [`GpuError::Driver`]
+/// naming the call.
+pub fn cublas_error<E: std::fmt::Debug>(call: &'static str) -> impl Fn(E) -> GpuError {
     move |e| GpuError::Driver {
         call: call.to_string(),
         message: format!("{e:?}"),
     }
+}
+
+/// `v` as the 32-bit `int` a kernel argument or a cuBLAS dimension takes.
+///
+/// # Errors
+/// [`GpuError::Input`] naming `what` when `v` exceeds `2^31 - 1`.
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::module::as_int;
+/// assert_eq!(as_int("n", 4096).unwrap(), 4096);
+/// assert!(as_int("n", 1usize << 31).is_err());
+/// ```
+pub fn as_int(what: &str, v: usize) -> Result<std::ffi::c_int, GpuError> {
+    std::ffi::c_int::try_from(v).map_err(|_| {
+        boundgate_verify::VerifyError::invalid(what, v, "at most 2^31 - 1 fits a 32-bit int").into()
+    })
 }
 
 /// A kernel file compiled for device 0's architecture and loaded there.

@@ -20,6 +20,7 @@ use super::gpu::{AccessorGpu, GpuPair, Timing, Workload};
 use super::storage::{AccessorSpec, StorageKind};
 use crate::gpu::GpuError;
 use crate::gpu::guard::catch;
+use crate::gpu::module::as_int;
 use crate::gpu::module::cublas_error;
 use crate::gpu::timing::require_repetitions;
 use boundgate_verify::VerifyError;
@@ -29,12 +30,6 @@ use boundgate_verify::oracle::Transpose;
 use cudarc::cublas::sys;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 use std::ffi::c_int;
-
-/// `v` as cuBLAS's 32-bit `int`.
-fn as_int(what: &str, v: usize) -> Result<c_int, GpuError> {
-    c_int::try_from(v)
-        .map_err(|_| VerifyError::invalid(what, v, "cuBLAS takes at most 2^31 - 1").into())
-}
 
 /// The BLAS precision: binary32 (`S`) or binary64 (`D`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

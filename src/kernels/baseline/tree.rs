@@ -57,10 +57,7 @@ impl Kernel for TreeDot {
 
     fn run(&self, inputs: &Inputs, params: &Params) -> Result<KernelRun> {
         let precision = precision(params.text("precision")?)?;
-        let backend: Backend = params
-            .text("backend")?
-            .parse()
-            .map_err(|e| Error::Gpu(format!("{e}")))?;
+        let backend: Backend = params.text("backend")?.parse()?;
         let ops = DotOperands::from_inputs(inputs, precision.storage())?;
         // An explicit `gpu` without a usable GPU also falls back to the CPU
         // model (DESIGN.md: a missing driver is a message, never a failure),
@@ -70,8 +67,7 @@ impl Kernel for TreeDot {
         } else {
             backend
         };
-        let run = run_dot(&ops.x_stored, &ops.y_stored, precision, backend)
-            .map_err(|e| Error::Gpu(e.to_string()))?;
+        let run = run_dot(&ops.x_stored, &ops.y_stored, precision, backend)?;
         if let Some(note) = &run.note {
             eprintln!("note: {note}");
         }

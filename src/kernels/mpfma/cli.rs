@@ -55,7 +55,7 @@ pub fn execute(args: ProbeArgs) -> Result<ExitCode> {
         "cpu" => (requested, false, None),
         "gpu" | "auto" => match gpu::device_arch() {
             Ok(arch) => (arch, true, None),
-            Err(reason) if args.backend == "gpu" => return Err(Error::Gpu(reason)),
+            Err(reason) if args.backend == "gpu" => return Err(reason.into()),
             Err(reason) => (
                 requested,
                 false,

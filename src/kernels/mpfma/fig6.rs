@@ -137,7 +137,7 @@ impl Experiment for Fig6 {
         let mut cfg = config(params, ctx.heavy).map_err(Error::usage)?;
         if cfg.gpu {
             // The device's own record: the model it is compared with.
-            cfg.arch = super::gpu::device_arch().map_err(Error::usage)?;
+            cfg.arch = super::gpu::device_arch()?;
         }
         let (m, k, t) = (cfg.m, cfg.inner, cfg.t);
         let dist = Distribution::Uniform {
@@ -251,15 +251,12 @@ impl Experiment for Fig6 {
             };
             let run = run_model(&config, &ops);
             let device = if cfg.gpu {
-                Some(
-                    super::gpu::cublas_gemm_ex(
-                        &ops.a_read,
-                        &ops.b_read,
-                        (m, k, t),
-                        config.fp16_epilogue,
-                    )
-                    .map_err(Error::usage)?,
-                )
+                Some(super::gpu::cublas_gemm_ex(
+                    &ops.a_read,
+                    &ops.b_read,
+                    (m, k, t),
+                    config.fp16_epilogue,
+                )?)
             } else {
                 None
             };

@@ -1,0 +1,218 @@
+//! Which of our GEMM kernels in `kernels/mpfma_gemm.cu` runs: tile, block,
+//! shared memory and entry point of each. All of them issue the same mma
+//! instructions on every accumulator in the same order as the block-FMA
+//! model (Bhola and Duraisamy, Algorithm 1, with the record's block FMA), so
+//! their D is the same bit for bit; they differ in how A and B reach the
+//! tensor cores.
+
+use super::super::record::{TcInput, TcOutput};
+use crate::gpu::GpuError;
+
+/// One of our GEMM kernels.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::gpu::GemmKernel;
+/// let names: Vec<_> = GemmKernel::ALL.iter().map(|k| k.name()).collect();
+/// assert_eq!(names, ["simple", "pipelined", "wide"]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GemmKernel {
+    /// `mpfma_gemm_*`: K in slices of 16, scalar loads (measured on the
+    /// H100 on 2026-11-24: bit-exact, 3.7 % of cuBLAS).
+    Simple,
+    /// `mpfma_gemm_pipelined_*`: K in slices of 32, 16-byte loads, the next
+    /// slice loaded while the current one is multiplied (not yet run on a device).
+    Pipelined,
+    /// `mpfma_gemm_wide_*` (fp16 and bf16 inputs): 128 x 128 tiles per block
+    /// of 256 threads, a 3-stage cp.async pipeline, ldmatrix fragments (not
+    /// yet run on a device; ptxas: about 100 registers, no spills; 56 832 B of
+    /// dynamic shared memory, so two blocks per SM).
+    Wide,
+}
+
+impl GemmKernel {
+    /// Every kernel.
+    pub const ALL: [GemmKernel; 3] = [GemmKernel::Simple, GemmKernel::Pipelined, GemmKernel::Wide];
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            GemmKernel::Simple => "simple",
+            GemmKernel::Pipelined => "pipelined",
+            GemmKernel::Wide => "wide",
+        }
+    }
+
+    /// The side of the square tile of D one block computes: M and N are
+    /// padded to a multiple of it.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// assert_eq!(GemmKernel::Simple.tile(), 64);
+    /// assert_eq!(GemmKernel::Wide.tile(), 128);
+    /// ```
+    pub fn tile(self) -> usize {
+        match self {
+            GemmKernel::Simple | GemmKernel::Pipelined => 64,
+            GemmKernel::Wide => 128,
+        }
+    }
+
+    /// Threads per block.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// assert_eq!(GemmKernel::Pipelined.threads(), 128);
+    /// assert_eq!(GemmKernel::Wide.threads(), 256);
+    /// ```
+    pub fn threads(self) -> u32 {
+        match self {
+            GemmKernel::Simple | GemmKernel::Pipelined => 128,
+            GemmKernel::Wide => 256,
+        }
+    }
+
+    /// The entry point for inputs `input` accumulated in `output`.
+    ///
+    /// # Errors
+    /// [`GpuError::Unsupported`] for a combination the kernel does not have.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// use boundgate::kernels::mpfma::record::{TcInput, TcOutput};
+    /// assert_eq!(
+    ///     GemmKernel::Pipelined.entry(TcInput::Fp16, TcOutput::Fp32).unwrap(),
+    ///     "mpfma_gemm_pipelined_f16_f32"
+    /// );
+    /// assert!(GemmKernel::Simple.entry(TcInput::E4m3, TcOutput::Fp32).is_err());
+    /// // ldmatrix moves 16-bit elements: the wide kernel has no tf32 entry.
+    /// assert!(GemmKernel::Wide.entry(TcInput::Tf32, TcOutput::Fp32).is_err());
+    /// ```
+    pub fn entry(self, input: TcInput, output: TcOutput) -> Result<&'static str, GpuError> {
+        use GemmKernel::{Pipelined, Simple, Wide};
+        Ok(match (input, output, self) {
+            (TcInput::Fp16, TcOutput::Fp32, Simple) => "mpfma_gemm_f16_f32",
+            (TcInput::Fp16, TcOutput::Fp16, Simple) => "mpfma_gemm_f16_f16",
+            (TcInput::Bf16, TcOutput::Fp32, Simple) => "mpfma_gemm_bf16_f32",
+            (TcInput::Tf32, TcOutput::Fp32, Simple) => "mpfma_gemm_tf32_f32",
+            (TcInput::Fp16, TcOutput::Fp32, Pipelined) => "mpfma_gemm_pipelined_f16_f32",
+            (TcInput::Fp16, TcOutput::Fp16, Pipelined) => "mpfma_gemm_pipelined_f16_f16",
+            (TcInput::Bf16, TcOutput::Fp32, Pipelined) => "mpfma_gemm_pipelined_bf16_f32",
+            (TcInput::Tf32, TcOutput::Fp32, Pipelined) => "mpfma_gemm_pipelined_tf32_f32",
+            (TcInput::Fp16, TcOutput::Fp32, Wide) => "mpfma_gemm_wide_f16_f32",
+            (TcInput::Fp16, TcOutput::Fp16, Wide) => "mpfma_gemm_wide_f16_f16",
+            (TcInput::Bf16, TcOutput::Fp32, Wide) => "mpfma_gemm_wide_bf16_f32",
+            _ => {
+                return Err(GpuError::Unsupported(format!(
+                    "no {} kernel for {input} inputs with {} accumulation",
+                    self.name(),
+                    output.name()
+                )));
+            }
+        })
+    }
+
+    /// Dynamic shared memory per block, in bytes: the wide kernel's three
+    /// pipeline stages of A (128 x 40) and B (32 x 136) 16-bit elements
+    /// (`kernels/mpfma_gemm.cu`: `WIDE_STAGES`); the others use static
+    /// shared memory only.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// assert_eq!(GemmKernel::Wide.dynamic_shared_bytes(), 56_832);
+    /// assert_eq!(GemmKernel::Simple.dynamic_shared_bytes(), 0);
+    /// ```
+    pub fn dynamic_shared_bytes(self) -> u32 {
+        match self {
+            GemmKernel::Simple | GemmKernel::Pipelined => 0,
+            GemmKernel::Wide => 3 * (128 * 40 + 32 * 136) * 2,
+        }
+    }
+
+    /// The shape padded to the kernel's tiles: `m` and `t` to multiples of
+    /// [`GemmKernel::tile`], `k` to a multiple of 16 (one mma step; the
+    /// padding is zeros, which add exact zeros to every block FMA).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// assert_eq!(GemmKernel::Wide.padded((1, 17, 130)), (128, 32, 256));
+    /// ```
+    pub fn padded(self, (m, k, t): (usize, usize, usize)) -> (usize, usize, usize) {
+        let tile = self.tile();
+        (
+            m.div_ceil(tile) * tile,
+            k.div_ceil(16) * 16,
+            t.div_ceil(tile) * tile,
+        )
+    }
+
+    /// The launch for a padded `m x t` output: one block per tile.
+    #[cfg(feature = "cuda")]
+    pub(super) fn launch(self, m: usize, t: usize) -> cudarc::driver::LaunchConfig {
+        cudarc::driver::LaunchConfig {
+            grid_dim: ((t / self.tile()) as u32, (m / self.tile()) as u32, 1),
+            block_dim: (self.threads(), 1, 1),
+            shared_mem_bytes: self.dynamic_shared_bytes(),
+        }
+    }
+
+    /// Loads the kernel's entry point `name` from `module` and allows it the
+    /// dynamic shared memory it launches with: above 48 KiB a function must
+    /// opt in (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
+    #[cfg(feature = "cuda")]
+    pub(super) fn load(
+        self,
+        module: &crate::gpu::KernelModule,
+        name: &'static str,
+    ) -> Result<cudarc::driver::CudaFunction, GpuError> {
+        use cudarc::driver::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+        let function = module.function(name)?;
+        let bytes = self.dynamic_shared_bytes();
+        if bytes > 48 * 1024 {
+            function
+                .set_attribute(
+                    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    bytes as i32,
+                )
+                .map_err(crate::gpu::module::driver(
+                    "cuFuncSetAttribute (dynamic shared memory)",
+                ))?;
+        }
+        Ok(function)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padding_covers_the_shape_with_whole_tiles_and_mma_steps() {
+        for kernel in GemmKernel::ALL {
+            for shape in [(1, 1, 1), (64, 16, 64), (65, 17, 129), (300, 1000, 7)] {
+                let (pm, pk, pt) = kernel.padded(shape);
+                let tile = kernel.tile();
+                assert!(pm >= shape.0 && pm % tile == 0 && pm - shape.0 < tile);
+                assert!(pt >= shape.2 && pt % tile == 0 && pt - shape.2 < tile);
+                assert!(pk >= shape.1 && pk % 16 == 0 && pk - shape.1 < 16);
+            }
+        }
+    }
+
+    #[test]
+    fn a_missing_entry_is_an_unsupported_configuration() {
+        let e = GemmKernel::Wide
+            .entry(TcInput::Tf32, TcOutput::Fp32)
+            .unwrap_err();
+        assert_eq!(
+            e,
+            GpuError::Unsupported("no wide kernel for tf32 inputs with fp32 accumulation".into())
+        );
+    }
+}

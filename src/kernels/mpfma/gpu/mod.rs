@@ -1,0 +1,412 @@
+//! The family's GPU path (feature `cuda`): `kernels/mpfma_gemm.cu` (our blocked
+//! GEMM on `mma.sync`, Algorithm 1's order), the probes on it, and cuBLAS
+//! `GemmEx` and cuBLASLt `cublasLtMatmul` as the vendor kernels to audit.
+//!
+//! Every entry point returns a typed [`GpuError`]: without the feature
+//! [`GpuError::NotBuilt`], without a device the probe's reason (no driver,
+//! no NVRTC), for a configuration no kernel covers [`GpuError::Unsupported`],
+//! for bad operands [`GpuError::Input`]. The device is opened through
+//! [`KernelModule`](crate::gpu::KernelModule), which probes it first (so
+//! cudarc cannot panic on a missing driver), and every cudarc call runs
+//! under `crate::gpu::guard::catch` as a last resort.
+//!
+//! ```
+//! use boundgate::gpu::GpuError;
+//! use boundgate::kernels::mpfma::gpu::gemm_on_device;
+//! use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+//! let record = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+//! match gemm_on_device(&record, &[1.0, 2.0], &[3.0, 4.0], None, (1, 2, 1)) {
+//!     Ok(d) => assert_eq!(d, [11.0]),  // on a device with the kernel
+//!     Err(e) => assert!(!e.to_string().is_empty()), // one line: why not
+//! }
+//! ```
+
+#[cfg(feature = "cuda")]
+mod cublas;
+#[cfg(feature = "cuda")]
+mod device;
+mod kernel;
+#[cfg(feature = "cuda")]
+mod lt;
+mod vendor;
+
+pub use kernel::GemmKernel;
+pub use vendor::{LtAlgo, LtRun, LtSplitK, Vendor};
+
+use super::gemm::{GemmConfig, GemmOperands, GemmRun, run_model};
+use super::probe::MatrixUnit;
+use super::record::{Arch, TcInput, TcRecord};
+use crate::error::Result;
+use crate::gpu::GpuError;
+use boundgate_verify::VerifyError;
+use boundgate_verify::error::require_same_len;
+
+/// `kernels/mpfma_gemm.cu`, embedded.
+pub const GEMM_SOURCE: &str = crate::gpu::sources::MPFMA_GEMM.source;
+/// Its path in the repository (the NVRTC program name).
+pub const GEMM_PATH: &str = crate::gpu::sources::MPFMA_GEMM.path;
+
+/// The architecture of device 0, if there is a device with a record.
+///
+/// # Errors
+/// The probe's reason (no driver, not built with `cuda`, ...), or
+/// [`GpuError::Unsupported`] for a device without a tensor-core record.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::gpu::device_arch;
+/// match device_arch() {
+///     Ok(arch) => println!("tensor cores of {arch}"),
+///     Err(reason) => println!("no GPU to probe: {reason}"),
+/// }
+/// ```
+pub fn device_arch() -> std::result::Result<Arch, GpuError> {
+    match crate::gpu::probe() {
+        crate::gpu::DeviceStatus::Available(info) => {
+            let (major, minor) = info.compute_capability;
+            Arch::of_compute_capability(major).ok_or_else(|| {
+                GpuError::Unsupported(format!(
+                    "{}: no tensor-core record for compute capability {major}.{minor}",
+                    info.name
+                ))
+            })
+        }
+        crate::gpu::DeviceStatus::Unavailable { reason } => Err(reason),
+    }
+}
+
+/// Why `kernels/mpfma_gemm.cu` cannot run `config` on this machine, if it cannot.
+fn unsupported(config: &GemmConfig) -> Option<GpuError> {
+    if config.alg1 {
+        return Some(GpuError::Unsupported(
+            "model alg1 is a CPU model only".into(),
+        ));
+    }
+    if !matches!(
+        config.record.input,
+        TcInput::Fp16 | TcInput::Bf16 | TcInput::Tf32
+    ) {
+        return Some(GpuError::Unsupported(format!(
+            "kernels/mpfma_gemm.cu has no {} variant",
+            config.record.input
+        )));
+    }
+    match device_arch() {
+        Err(reason) => Some(reason),
+        Ok(arch) if arch != config.record.arch => Some(GpuError::Unsupported(format!(
+            "the device is {arch}, the record {}",
+            config.record.arch
+        ))),
+        Ok(_) => None,
+    }
+}
+
+/// Runs `mpfma-gemm` on the GPU: required (`required`), or when possible with
+/// the CPU model as the fallback (the run says where it ran).
+///
+/// # Errors
+/// [`Error::Gpu`](crate::error::Error::Gpu) when the GPU is required and
+/// cannot run the configuration, or when the device fails.
+pub fn run_or_model(config: &GemmConfig, ops: &GemmOperands, required: bool) -> Result<GemmRun> {
+    match unsupported(config) {
+        Some(reason) if required => Err(reason.into()),
+        Some(reason) => {
+            let mut run = run_model(config, ops);
+            run.ran_on = format!("cpu model ({reason})");
+            Ok(run)
+        }
+        None => run_on_device(config, ops),
+    }
+}
+
+fn run_on_device(config: &GemmConfig, ops: &GemmOperands) -> Result<GemmRun> {
+    let mut d = gemm_on_device(
+        &config.record,
+        &ops.a_read,
+        &ops.b_read,
+        None,
+        (ops.m, ops.k, ops.t),
+    )?;
+    if config.fp16_epilogue {
+        use boundgate_verify::format::{Format, RoundingMode};
+        for v in &mut d {
+            *v = Format::FP16.round(*v, RoundingMode::NearestEven);
+        }
+    }
+    // The a-posteriori bound needs the block results: the device gives only
+    // the final result, so it is taken from the model, which the tests check
+    // against the device bit for bit.
+    let model = run_model(config, ops);
+    Ok(GemmRun {
+        d,
+        a_posteriori: model.a_posteriori,
+        ran_on: format!("gpu ({})", config.record.arch),
+    })
+}
+
+/// A [`MatrixUnit`] on the GPU for a record (our GEMM kernel with `m = t = 1`).
+///
+/// # Errors
+/// Why the device cannot probe this record.
+pub fn probe_unit(record: &TcRecord) -> std::result::Result<Box<dyn MatrixUnit>, GpuError> {
+    let config = GemmConfig {
+        record: *record,
+        alg1: false,
+        fp16_epilogue: false,
+    };
+    if let Some(reason) = unsupported(&config) {
+        return Err(reason);
+    }
+    #[cfg(feature = "cuda")]
+    {
+        Ok(Box::new(device::GpuUnit { record: *record }))
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Err(GpuError::NotBuilt)
+    }
+}
+
+/// Checks an `m x k` by `k x t` product's operands before any device work.
+fn check_shape(
+    (a, b, c): (&[f64], &[f64], Option<&[f64]>),
+    (m, k, t): (usize, usize, usize),
+) -> std::result::Result<(), GpuError> {
+    if m == 0 || k == 0 || t == 0 {
+        return Err(
+            VerifyError::invalid("shape", format!("{m} x {k} x {t}"), "empty dimension").into(),
+        );
+    }
+    require_same_len("A and m * k", a.len(), m * k)?;
+    require_same_len("B and k * t", b.len(), k * t)?;
+    if let Some(c) = c {
+        require_same_len("C and m * t", c.len(), m * t)?;
+    }
+    Ok(())
+}
+
+/// `D = A B` by cuBLAS `GemmEx` (fp16 `A`, `B`; fp32 or fp16 `C`/`D`; fp32
+/// compute; `CUBLAS_GEMM_DEFAULT_TENSOR_OP`): the paper's Listing 1.
+///
+/// # Errors
+/// Bad shapes or operands that are not fp16 values ([`GpuError::Input`]),
+/// not built with `cuda`, no device, or a cuBLAS failure.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::gpu::cublas_gemm_ex;
+/// // Rejected before any device work: A has 3 values, the shape needs 2.
+/// assert!(cublas_gemm_ex(&[1.0, 2.0, 3.0], &[1.0, 1.0], (1, 2, 1), false).is_err());
+/// ```
+pub fn cublas_gemm_ex(
+    a: &[f64],
+    b: &[f64],
+    shape: (usize, usize, usize),
+    fp16_output: bool,
+) -> std::result::Result<Vec<f64>, GpuError> {
+    vendor::check_vendor_call(TcInput::Fp16, a, b, shape, fp16_output)?;
+    #[cfg(feature = "cuda")]
+    {
+        cublas::cublas_gemm_ex(a, b, shape, fp16_output)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Err(GpuError::NotBuilt)
+    }
+}
+
+/// `D = A B` by cuBLASLt (`cublasLtMatmul`): `input` fp16, bf16 or tf32
+/// (fp32 storage, `CUBLAS_COMPUTE_32F_FAST_TF32`), fp32 compute and scale,
+/// fp32 `D` or (fp16 inputs) fp16 `D`, `alpha = 1`, `beta = 0`. Row-major
+/// operands are passed as their column-major transposes (`D^T = B^T A^T`),
+/// as for [`cublas_gemm_ex`]. Returns `D` as `f64` with the algorithm the
+/// heuristic chose (`split_k` restricts it).
+///
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::mpfma::gpu::{LtSplitK, cublaslt_matmul};
+/// use boundgate::kernels::mpfma::record::TcInput;
+/// // Rejected before any device work: 0.1 is not an fp16 value.
+/// let e = cublaslt_matmul(TcInput::Fp16, &[0.1], &[1.0], (1, 1, 1), false, LtSplitK::Allowed);
+/// let e = e.unwrap_err();
+/// assert!(matches!(e, GpuError::Input(_)) && e.to_string().contains("not a fp16 value"));
+/// ```
+///
+/// # Errors
+/// An unsupported format ([`GpuError::Unsupported`]), a bad shape or an
+/// operand not in the input format ([`GpuError::Input`]), not built with
+/// `cuda`, no device, or a cuBLASLt failure (`CUBLAS_STATUS_NOT_SUPPORTED`
+/// when the heuristic has no algorithm).
+pub fn cublaslt_matmul(
+    input: TcInput,
+    a: &[f64],
+    b: &[f64],
+    shape: (usize, usize, usize),
+    fp16_output: bool,
+    split_k: LtSplitK,
+) -> std::result::Result<LtRun, GpuError> {
+    vendor::check_vendor_call(input, a, b, shape, fp16_output)?;
+    #[cfg(feature = "cuda")]
+    {
+        lt::cublaslt_matmul(input, a, b, shape, fp16_output, split_k)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let _ = split_k;
+        Err(GpuError::NotBuilt)
+    }
+}
+
+/// `D = A B` by a vendor library, as the vendor runs it by default
+/// (cuBLASLt: any algorithm). [`Vendor::GemmEx`] takes fp16 inputs only.
+///
+/// # Errors
+/// As [`cublas_gemm_ex`] and [`cublaslt_matmul`].
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::gpu::{Vendor, vendor_gemm};
+/// use boundgate::kernels::mpfma::record::TcInput;
+/// let e = vendor_gemm(Vendor::GemmEx, TcInput::Bf16, &[1.0], &[1.0], (1, 1, 1), false);
+/// assert!(e.unwrap_err().to_string().contains("fp16 inputs"));
+/// ```
+pub fn vendor_gemm(
+    vendor: Vendor,
+    input: TcInput,
+    a: &[f64],
+    b: &[f64],
+    shape: (usize, usize, usize),
+    fp16_output: bool,
+) -> std::result::Result<Vec<f64>, GpuError> {
+    match vendor {
+        Vendor::GemmEx if input != TcInput::Fp16 => Err(GpuError::Unsupported(format!(
+            "the GemmEx launcher takes fp16 inputs, not {input}"
+        ))),
+        Vendor::GemmEx => cublas_gemm_ex(a, b, shape, fp16_output),
+        Vendor::Lt => {
+            cublaslt_matmul(input, a, b, shape, fp16_output, LtSplitK::Allowed).map(|r| r.d)
+        }
+    }
+}
+
+/// Times cuBLASLt on device-resident fp16 operands (`m x k` times `k x t`,
+/// fp32 compute and `D`, any algorithm), `reps` launches after one warm-up,
+/// as [`time_gemm`] does: seconds per GEMM and the algorithm.
+///
+/// # Errors
+/// Zero dimensions or repetitions ([`GpuError::Input`]), not built with
+/// `cuda`, no device, or a failure.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::gpu::time_cublaslt;
+/// assert!(time_cublaslt((64, 64, 64), 0).is_err()); // no repetitions
+/// ```
+pub fn time_cublaslt(
+    (m, k, t): (usize, usize, usize),
+    reps: usize,
+) -> std::result::Result<(f64, LtAlgo), GpuError> {
+    if m == 0 || k == 0 || t == 0 || reps == 0 {
+        return Err(VerifyError::invalid(
+            "time_cublaslt",
+            format!("{m} x {k} x {t}, {reps} repetitions"),
+            "needs nonzero dimensions and repetitions",
+        )
+        .into());
+    }
+    #[cfg(feature = "cuda")]
+    {
+        lt::time_cublaslt((m, k, t), reps)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Err(GpuError::NotBuilt)
+    }
+}
+
+/// Runs our GEMM kernel on device 0 (timing and bit comparisons in the GPU
+/// tests): `D = C + A B` for operand values, row-major.
+///
+/// # Errors
+/// Bad shapes ([`GpuError::Input`]), a record without a kernel
+/// ([`GpuError::Unsupported`]), not built with `cuda`, no device, or a
+/// launch failure.
+pub fn gemm_on_device(
+    record: &TcRecord,
+    a: &[f64],
+    b: &[f64],
+    c: Option<&[f64]>,
+    shape: (usize, usize, usize),
+) -> std::result::Result<Vec<f64>, GpuError> {
+    gemm_on_device_with(GemmKernel::Simple, record, a, b, c, shape)
+}
+
+/// [`gemm_on_device`] with the kernel chosen.
+///
+/// # Errors
+/// As [`gemm_on_device`].
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::mpfma::gpu::{GemmKernel, gemm_on_device_with};
+/// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+/// let record = TcRecord::lookup(Arch::Sm90, TcInput::Tf32, TcOutput::Fp32).unwrap();
+/// // The wide kernel has no tf32 entry: said before any device work.
+/// let e = gemm_on_device_with(GemmKernel::Wide, &record, &[1.0], &[1.0], None, (1, 1, 1));
+/// assert!(matches!(e, Err(GpuError::Unsupported(_))));
+/// ```
+pub fn gemm_on_device_with(
+    kernel: GemmKernel,
+    record: &TcRecord,
+    a: &[f64],
+    b: &[f64],
+    c: Option<&[f64]>,
+    shape: (usize, usize, usize),
+) -> std::result::Result<Vec<f64>, GpuError> {
+    check_shape((a, b, c), shape)?;
+    kernel.entry(record.input, record.output)?;
+    #[cfg(feature = "cuda")]
+    {
+        device::gemm(kernel, record, (a, b, c), shape)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Err(GpuError::NotBuilt)
+    }
+}
+
+/// Times `kernels/mpfma_gemm.cu` and cuBLAS `GemmEx` on the same device-resident
+/// fp16 operands (`m x k` times `k x t`, fp32 accumulation), `reps` launches
+/// each after one warm-up: returns the seconds per GEMM `(ours, cublas)`.
+/// Only the launches are timed (the stream is synchronized around them).
+///
+/// # Errors
+/// A shape that is not a whole number of tiles or zero repetitions
+/// ([`GpuError::Input`]), not built with `cuda`, no device, or a failure.
+pub fn time_gemm(
+    shape: (usize, usize, usize),
+    reps: usize,
+) -> std::result::Result<(f64, f64), GpuError> {
+    time_gemm_with(GemmKernel::Simple, shape, reps)
+}
+
+/// [`time_gemm`] with the kernel chosen.
+///
+/// # Errors
+/// As [`time_gemm`].
+pub fn time_gemm_with(
+    kernel: GemmKernel,
+    shape: (usize, usize, usize),
+    reps: usize,
+) -> std::result::Result<(f64, f64), GpuError> {
+    #[cfg(feature = "cuda")]
+    {
+        device::time_gemm(kernel, shape, reps)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let _ = (kernel, shape, reps);
+        Err(GpuError::NotBuilt)
+    }
+}

@@ -1,0 +1,166 @@
+//! The vendor GEMMs boundgate audits (cuBLAS `GemmEx`, cuBLASLt
+//! `cublasLtMatmul`), what a cuBLASLt run reports, and the checks every
+//! vendor call passes before it touches a device.
+
+use super::super::record::TcInput;
+use crate::error::{Error, Result as CrateResult};
+use crate::gpu::GpuError;
+use boundgate_verify::VerifyError;
+use boundgate_verify::error::require_same_len;
+use boundgate_verify::format::RoundingMode;
+
+/// A vendor GEMM to audit: cuBLAS `GemmEx` (the paper's Listing 1) or
+/// cuBLASLt `cublasLtMatmul` (the library frameworks call).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vendor {
+    /// cuBLAS `cublasGemmEx`, `CUBLAS_GEMM_DEFAULT_TENSOR_OP` (fp16 inputs only here).
+    GemmEx,
+    /// cuBLASLt `cublasLtMatmul` with the heuristic's first algorithm.
+    Lt,
+}
+
+impl Vendor {
+    /// Both vendors.
+    pub const ALL: [Vendor; 2] = [Vendor::GemmEx, Vendor::Lt];
+
+    /// The name used in options and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Vendor::GemmEx => "gemmex",
+            Vendor::Lt => "cublaslt",
+        }
+    }
+}
+
+impl std::str::FromStr for Vendor {
+    type Err = Error;
+    fn from_str(s: &str) -> CrateResult<Vendor> {
+        let lower = s.trim().to_ascii_lowercase();
+        Vendor::ALL
+            .into_iter()
+            .find(|v| v.name() == lower)
+            .ok_or_else(|| Error::usage(format!("unknown vendor `{s}` (known: gemmex, cublaslt)")))
+    }
+}
+
+impl std::fmt::Display for Vendor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which cuBLASLt algorithms the heuristic may pick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LtSplitK {
+    /// Any (the library's default: what an application gets).
+    Allowed,
+    /// Only algorithms without a split-K reduction
+    /// (`CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK = CUBLASLT_REDUCTION_SCHEME_NONE`),
+    /// so every element is one chain of block FMAs, the order the rigorous
+    /// block-FMA bound assumes.
+    Forbidden,
+}
+
+/// The algorithm cuBLASLt's heuristic chose (`cublasLtMatmulAlgoConfigGetAttribute`;
+/// `None` where the library did not answer).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LtAlgo {
+    /// `CUBLASLT_ALGO_CONFIG_ID`.
+    pub id: Option<u32>,
+    /// `CUBLASLT_ALGO_CONFIG_TILE_ID`.
+    pub tile: Option<u32>,
+    /// `CUBLASLT_ALGO_CONFIG_STAGES_ID`.
+    pub stages: Option<u32>,
+    /// `CUBLASLT_ALGO_CONFIG_SPLITK_NUM` (1 or 0: no split).
+    pub split_k: Option<u32>,
+    /// `CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME` (0: none).
+    pub reduction_scheme: Option<u32>,
+}
+
+impl LtAlgo {
+    /// The inner dimension is not split: each element is one chain (split-K 0 or 1,
+    /// no reduction scheme). `false` when the library did not say.
+    pub fn single_chain(&self) -> bool {
+        matches!(self.split_k, Some(0 | 1)) && self.reduction_scheme == Some(0)
+    }
+}
+
+impl std::fmt::Display for LtAlgo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = |v: Option<u32>| v.map_or("?".to_string(), |v| v.to_string());
+        write!(
+            f,
+            "algo {}, tile {}, stages {}, split-K {}, reduction scheme {}",
+            s(self.id),
+            s(self.tile),
+            s(self.stages),
+            s(self.split_k),
+            s(self.reduction_scheme)
+        )
+    }
+}
+
+/// The result of a cuBLASLt call: `D` (row-major, as `f64`) and the algorithm.
+#[derive(Clone, Debug)]
+pub struct LtRun {
+    /// `D = A B`, row-major `m x t`.
+    pub d: Vec<f64>,
+    /// The algorithm that computed it.
+    pub algo: LtAlgo,
+}
+
+/// Checks a vendor call (cuBLASLt, or `GemmEx` with fp16 inputs) before any
+/// device work: supported formats
+/// (fp16 with fp32 or fp16 `D`; bf16, tf32 with fp32 `D`), nonzero
+/// dimensions, lengths `m k` and `k t`, and every finite operand exactly a
+/// value of the input format (so no conversion happens on the device: tf32
+/// values are passed as fp32 and the unit's truncation leaves them unchanged).
+pub(super) fn check_vendor_call(
+    input: TcInput,
+    a: &[f64],
+    b: &[f64],
+    (m, k, t): (usize, usize, usize),
+    fp16_output: bool,
+) -> Result<(), GpuError> {
+    match (input, fp16_output) {
+        (TcInput::Fp16, _) | (TcInput::Bf16 | TcInput::Tf32, false) => {}
+        (TcInput::Bf16 | TcInput::Tf32, true) => {
+            return Err(GpuError::Unsupported(format!(
+                "cuBLASLt: {input} inputs with fp16 D is not a supported combination (fp32 D only)"
+            )));
+        }
+        _ => {
+            return Err(GpuError::Unsupported(format!(
+                "cuBLASLt launcher has no {input} variant"
+            )));
+        }
+    }
+    if m == 0 || k == 0 || t == 0 {
+        return Err(VerifyError::invalid(
+            "vendor GEMM shape",
+            format!("{m} x {k} x {t}"),
+            "empty dimension",
+        )
+        .into());
+    }
+    let format = input.operand();
+    for (name, values, len) in [("A", a, m * k), ("B", b, k * t)] {
+        require_same_len(
+            &format!("{name} against the shape {m} x {k} x {t}"),
+            values.len(),
+            len,
+        )?;
+        if let Some(i) = values
+            .iter()
+            .position(|&x| x.is_finite() && format.round(x, RoundingMode::NearestEven) != x)
+        {
+            return Err(VerifyError::invalid(
+                &format!("{name}[{i}]"),
+                format!("{:e}", values[i]),
+                format!("not a {input} value"),
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
