@@ -40,9 +40,12 @@
 // is the one meant to be fast: 128 x 128 tiles, a 3-stage cp.async pipeline, ldmatrix.
 // It too issues the same mma instructions on every accumulator in the same order.
 //
-// No headers: fragments are built from bit patterns and moved with PTX, so NVRTC
-// compiles this file alone. Fragment layouts: PTX ISA, "Matrix Fragments for
+// No CUDA headers: fragments are built from bit patterns and moved with PTX. The one
+// include is our own kernels/include/boundgate_async.cuh (cp.async, ldmatrix), which
+// NVRTC receives in memory. Fragment layouts: PTX ISA, "Matrix Fragments for
 // mma.m16n8k16 with floating point type" and "... mma.m16n8k8 ... .tf32".
+
+#include "boundgate_async.cuh"
 
 typedef unsigned short u16;
 typedef unsigned int u32;
@@ -388,45 +391,6 @@ MPFMA_ENTRY(mpfma_gemm_pipelined_tf32_f32, 128, gemm_tile_pipelined, TF32_F32)
 #define WIDE_LDA (WIDE_BK + MPFMA_PAD)   // 40 elements = 80 bytes: ldmatrix rows hit 8 bank groups
 #define WIDE_LDB (WIDE_BN + MPFMA_PAD)   // 136 elements = 272 bytes: the same for B
 
-// The shared-memory address of a generic pointer into shared memory.
-__device__ __forceinline__ u32 shared_addr(const void* p) {
-    u32 a;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-    return a;
-}
-
-// 16 bytes from global to shared memory, asynchronously; zeros when !valid (src-size 0:
-// nothing is read, the pointer is only named).
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared_addr(dst)), "l"(src),
-                 "r"(valid ? 16 : 0)
-                 : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit() {
-    asm volatile("cp.async.commit_group;" ::: "memory");
-}
-
-// Waits until at most N committed groups are still in flight.
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-
-__device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], const void* p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(shared_addr(p))
-                 : "memory");
-}
-
-__device__ __forceinline__ void ldmatrix_x4_trans(u32 (&r)[4], const void* p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(shared_addr(p))
-                 : "memory");
-}
-
 // The A slice (128 x 32) and the B slice (32 x 128) of k0 into one buffer: 512 vectors
 // of 8 elements each, two per thread per operand; zeros beyond K (K % 16 == 0, so a
 // vector is wholly inside or wholly outside).
@@ -438,11 +402,11 @@ __device__ __forceinline__ void wide_issue_slice(const u16* __restrict__ A, cons
         const int ar = q >> 2;           // 4 vectors per row of 32
         const int ac = (q & 3) * 8;
         const bool a_in = k0 + ac < K;
-        cp_async16(&As[ar][ac], a_in ? A + (unsigned long long)(row0 + ar) * K + k0 + ac : A, a_in);
+        bg_cp_async16(&As[ar][ac], a_in ? A + (unsigned long long)(row0 + ar) * K + k0 + ac : A, a_in);
         const int br = q >> 4;           // 16 vectors per row of 128
         const int bc = (q & 15) * 8;
         const bool b_in = k0 + br < K;
-        cp_async16(&Bs[br][bc], b_in ? B + (unsigned long long)(k0 + br) * N + col0 + bc : B, b_in);
+        bg_cp_async16(&Bs[br][bc], b_in ? B + (unsigned long long)(k0 + br) * N + col0 + bc : B, b_in);
     }
 }
 
@@ -456,13 +420,13 @@ __device__ __forceinline__ void wide_mma_k16(const u16 (*As)[WIDE_LDA], const u1
     for (int mi = 0; mi < 4; ++mi) {
         // Lanes 0-15 name rows 0-15 at k ks..ks+7, lanes 16-31 the same rows at ks+8..ks+15:
         // the four 8 x 8 matrices land in a[mi][0..3] as the fragment wants them.
-        ldmatrix_x4(a[mi], &As[wm + mi * 16 + (lane & 15)][ks + (lane >> 4) * 8]);
+        bg_ldmatrix_x4(a[mi], &As[wm + mi * 16 + (lane & 15)][ks + (lane >> 4) * 8]);
     }
     for (int nj = 0; nj < 2; ++nj) {
         // Lanes 0-15 name k rows ks..ks+15 of columns wn+16nj..+7, lanes 16-31 the next 8
         // columns; transposed, they are b[2nj][0], b[2nj][1], b[2nj+1][0], b[2nj+1][1].
         u32 r[4];
-        ldmatrix_x4_trans(r, &Bs[ks + (lane & 15)][wn + nj * 16 + (lane >> 4) * 8]);
+        bg_ldmatrix_x4_trans(r, &Bs[ks + (lane & 15)][wn + nj * 16 + (lane >> 4) * 8]);
         b[2 * nj][0] = r[0];
         b[2 * nj][1] = r[1];
         b[2 * nj + 1][0] = r[2];
@@ -522,12 +486,12 @@ __device__ __forceinline__ void gemm_tile_wide(const u16* __restrict__ A, const 
         if (p < slices) {
             wide_issue_slice(A, B, row0, col0, p * WIDE_BK, N, K, tid, As[p], Bs[p]);
         }
-        cp_async_commit();
+        bg_cp_async_commit();
     }
     for (int s = 0; s < slices; ++s) {
         // Groups committed: WIDE_STAGES - 1 + s; slice s is group s, so at most
         // WIDE_STAGES - 2 may still be in flight.
-        cp_async_wait<WIDE_STAGES - 2>();
+        bg_cp_async_wait<WIDE_STAGES - 2>();
         // Slice s visible to every thread, and every thread done with slice s - 1,
         // whose buffer the next issue reuses.
         __syncthreads();
@@ -536,7 +500,7 @@ __device__ __forceinline__ void gemm_tile_wide(const u16* __restrict__ A, const 
             const int nb = next % WIDE_STAGES;
             wide_issue_slice(A, B, row0, col0, next * WIDE_BK, N, K, tid, As[nb], Bs[nb]);
         }
-        cp_async_commit();
+        bg_cp_async_commit();
         const int buf = s % WIDE_STAGES;
         const int k0 = s * WIDE_BK;
         wide_mma_k16<V>(As[buf], Bs[buf], 0, wm, wn, lane, acc, acc16);

@@ -50,8 +50,11 @@
 // The full residual runs residual_gemm_dp4a for P1 and P2 instead of the two SpMMs; so
 // does the sparse method for a product whose reduced matrix is not sparser than eta.
 //
-// No headers: the kernels use only built-in types, intrinsics and inline PTX, so this
-// file compiles with NVRTC alone.
+// No CUDA headers: the kernels use only built-in types, intrinsics and inline PTX. The one
+// include is our own kernels/include/boundgate_async.cuh (cp.async and ldmatrix for the
+// IMMA GEMM, shared with kernels/mpfma_gemm.cu), which NVRTC receives in memory.
+
+#include "boundgate_async.cuh"
 
 typedef unsigned long long index_t;
 
@@ -286,26 +289,6 @@ extern "C" __global__ void residual_gemm_dp4a(const int* __restrict__ a, const i
 #define IMMA_BK 64
 #define IMMA_LD (IMMA_BK + 16)
 
-__device__ __forceinline__ unsigned int imma_shared_addr(const void* p) {
-    unsigned int a;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-    return a;
-}
-
-// 16 bytes global -> shared, asynchronously; zeros when !valid (nothing is read then).
-__device__ __forceinline__ void imma_cp_async16(void* dst, const void* src, bool valid) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(imma_shared_addr(dst)), "l"(src),
-                 "r"(valid ? 16 : 0)
-                 : "memory");
-}
-
-__device__ __forceinline__ void imma_ldmatrix_x4(unsigned int (&r)[4], const void* p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(imma_shared_addr(p))
-                 : "memory");
-}
-
 __device__ __forceinline__ void imma_mma(int (&d)[4], const unsigned int (&a)[4], unsigned int b0,
                                          unsigned int b1) {
     asm volatile(
@@ -329,9 +312,9 @@ __device__ __forceinline__ void imma_issue_slice(const signed char* __restrict__
         const unsigned int byte = (q & 3) * 16;
         const bool k_in = k0 + byte < kp;
         const bool a_in = k_in && row0 + row < m;
-        imma_cp_async16(&as[row][byte], a_in ? a + (row0 + row) * kp + k0 + byte : a, a_in);
+        bg_cp_async16(&as[row][byte], a_in ? a + (row0 + row) * kp + k0 + byte : a, a_in);
         const bool b_in = k_in && col0 + row < n;
-        imma_cp_async16(&bs[row][byte], b_in ? bt + (col0 + row) * kp + k0 + byte : bt, b_in);
+        bg_cp_async16(&bs[row][byte], b_in ? bt + (col0 + row) * kp + k0 + byte : bt, b_in);
     }
 }
 
@@ -359,17 +342,17 @@ residual_gemm_imma(const signed char* __restrict__ a, const signed char* __restr
     if (slices > 0) {
         imma_issue_slice(a, bt, m, n, kp, row0, col0, 0, tid, as[0], bs[0]);
     }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    bg_cp_async_commit();
     for (index_t s = 0; s < slices; ++s) {
         const unsigned int buf = (unsigned int)(s & 1);
         if (s + 1 < slices) {
             // Into the other buffer, read in the previous step and released by its barrier.
             imma_issue_slice(a, bt, m, n, kp, row0, col0, (s + 1) * IMMA_BK, tid, as[buf ^ 1u],
                              bs[buf ^ 1u]);
-            asm volatile("cp.async.commit_group;" ::: "memory");
-            asm volatile("cp.async.wait_group 1;" ::: "memory");
+            bg_cp_async_commit();
+            bg_cp_async_wait<1>();
         } else {
-            asm volatile("cp.async.wait_group 0;" ::: "memory");
+            bg_cp_async_wait<0>();
         }
         __syncthreads();
         for (unsigned int ks = 0; ks < IMMA_BK; ks += 32) {
@@ -378,14 +361,14 @@ residual_gemm_imma(const signed char* __restrict__ a, const signed char* __restr
             for (int mi = 0; mi < 4; ++mi) {
                 // Lanes 0-15: rows 0-15 at bytes ks..ks+15; lanes 16-31: the same rows at
                 // ks+16..ks+31: the four matrices are A's fragment registers 0..3 in order.
-                imma_ldmatrix_x4(af[mi], &as[buf][wm + mi * 16 + (lane & 15u)][ks + (lane >> 4) * 16]);
+                bg_ldmatrix_x4(af[mi], &as[buf][wm + mi * 16 + (lane & 15u)][ks + (lane >> 4) * 16]);
             }
             for (int nj = 0; nj < 2; ++nj) {
                 // Matrix q = lane / 8: Bt rows (n) 8 (q / 2) .. +7 of the pair of n tiles,
                 // bytes ks + 16 (q % 2): b[2nj][0], b[2nj][1], b[2nj+1][0], b[2nj+1][1].
                 unsigned int r[4];
                 const unsigned int q = lane >> 3;
-                imma_ldmatrix_x4(r, &bs[buf][wn + nj * 16 + (q >> 1) * 8 + (lane & 7u)][ks + (q & 1u) * 16]);
+                bg_ldmatrix_x4(r, &bs[buf][wn + nj * 16 + (q >> 1) * 8 + (lane & 7u)][ks + (q & 1u) * 16]);
                 bf[2 * nj][0] = r[0];
                 bf[2 * nj][1] = r[1];
                 bf[2 * nj + 1][0] = r[2];

@@ -1,6 +1,7 @@
 //! Every `kernels/*.cu` compiles with NVRTC, for compute_80 and compute_90 (PTX)
 //! and sm_80 and sm_90 (CUBIN, what the launchers load), without a single
-//! warning. NVRTC needs no driver and no GPU, so this runs in CI.
+//! warning, with no include folder (our own headers, `kernels/include/*.cuh`,
+//! reach NVRTC in memory). NVRTC needs no driver and no GPU, so this runs in CI.
 //!
 //! CI contract: NVRTC comes from `scripts/install-cuda-nvrtc.sh`. Without it the
 //! NVRTC tests FAIL, saying so, unless BOUNDGATE_SKIP_NVRTC=1 is set explicitly.
@@ -47,6 +48,48 @@ fn every_kernel_file_is_embedded_as_it_is_on_disk() {
             text, kernel.source,
             "{} differs from its embedded copy",
             kernel.path
+        );
+    }
+}
+
+/// Every `kernels/include/*.cuh` is embedded as it is on disk (NVRTC gets the
+/// embedded copy in memory), and every one is included by some kernel.
+#[test]
+fn every_header_is_embedded_as_it_is_on_disk_and_used() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/include");
+    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|entry| entry.expect("readable directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "cuh"))
+        .map(|path| {
+            format!(
+                "kernels/include/{}",
+                path.file_name().unwrap().to_string_lossy()
+            )
+        })
+        .collect();
+    let embedded: BTreeSet<String> = sources::HEADERS
+        .iter()
+        .map(|h| h.path.to_string())
+        .collect();
+    assert_eq!(
+        on_disk, embedded,
+        "kernels/include/*.cuh and boundgate::gpu::sources::HEADERS differ"
+    );
+    for header in sources::HEADERS {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(header.path);
+        let text = std::fs::read_to_string(&file).expect("readable header");
+        assert_eq!(
+            text, header.source,
+            "{} differs from its embedded copy",
+            header.path
+        );
+        assert!(header.path.ends_with(header.name), "{}", header.path);
+        let include = format!("#include \"{}\"", header.name);
+        assert!(
+            sources::ALL.iter().any(|k| k.source.contains(&include)),
+            "no kernel includes {}",
+            header.name
         );
     }
 }
@@ -101,8 +144,12 @@ mod with_nvrtc {
             let name = repo_path(&file);
             let source = std::fs::read_to_string(&file).expect("readable kernel");
             for target in TARGETS {
-                // Strict: any log at all (a warning) fails the build.
-                match nvrtc::compile(&name, &source, &BuildOptions::new(target).strict()) {
+                // Strict: any log at all (a warning) fails the build. No include
+                // folder: a device may have no CUDA headers, and our own
+                // (kernels/include) reach NVRTC in memory.
+                let mut options = BuildOptions::new(target).strict();
+                options.include_dirs.clear();
+                match nvrtc::compile(&name, &source, &options) {
                     Ok(built) if built.log.is_empty() && !built.image.is_empty() => builds += 1,
                     Ok(built) if built.log.is_empty() => {
                         problems.push(format!("{name} for {target}: empty image"))

@@ -230,6 +230,7 @@ mod ffi {
     //! build (warnings), cannot return CUBIN, and unwraps on some failures.
 
     use super::{BuildOptions, Compiled, Target};
+    use crate::gpu::sources::HEADERS;
     use crate::gpu::{GpuError, guard, loader};
     use cudarc::nvrtc::{result, sys};
     use std::ffi::{CStr, CString, c_char, c_int};
@@ -257,13 +258,38 @@ mod ffi {
                 String::new(),
             ));
         }
+        // Our headers, in memory (sources::HEADERS): NVRTC resolves
+        // `#include "name"` against them before any include path.
+        let headers = HEADERS
+            .iter()
+            .map(|h| Ok((CString::new(h.source)?, CString::new(h.name)?)))
+            .collect::<Result<Vec<_>, std::ffi::NulError>>()
+            .map_err(|_| failure("a header contains a NUL byte".into(), String::new()))?;
+        let header_sources: Vec<*const c_char> = headers.iter().map(|(s, _)| s.as_ptr()).collect();
+        let header_names: Vec<*const c_char> = headers.iter().map(|(_, n)| n.as_ptr()).collect();
+        let header_count = c_int::try_from(headers.len())
+            .map_err(|_| failure("too many headers".into(), String::new()))?;
         guard::catch(|| {
-            // Declared after c_source and c_name, so dropped (destroyed) before them.
-            let program = Program(
-                result::create_program(&c_source, Some(&c_name))
-                    .map_err(|e| failure(describe(e), String::new()))?,
-            );
-            // SAFETY: program.0 is a live program from create_program.
+            let mut raw = std::mem::MaybeUninit::<sys::nvrtcProgram>::uninit();
+            // SAFETY: valid NUL-terminated strings and two arrays of
+            // `header_count` pointers, all live for the call (NVRTC copies them).
+            unsafe {
+                sys::nvrtcCreateProgram(
+                    raw.as_mut_ptr(),
+                    c_source.as_ptr(),
+                    c_name.as_ptr(),
+                    header_count,
+                    header_sources.as_ptr(),
+                    header_names.as_ptr(),
+                )
+            }
+            .result()
+            .map_err(|e| failure(describe(e), String::new()))?;
+            // Declared after c_source, c_name and the headers, so dropped
+            // (destroyed) before them.
+            // SAFETY: nvrtcCreateProgram succeeded, so it wrote the program.
+            let program = Program(unsafe { raw.assume_init() });
+            // SAFETY: program.0 is a live program from nvrtcCreateProgram.
             let compiled = unsafe { result::compile_program(program.0, &args) };
             // SAFETY: as above.
             let log = unsafe { result::get_program_log(program.0) }
@@ -327,7 +353,7 @@ mod ffi {
 
     impl Drop for Program {
         fn drop(&mut self) {
-            // SAFETY: created by create_program, destroyed only here. A failure
+            // SAFETY: created by nvrtcCreateProgram, destroyed only here. A failure
             // to free is not worth more than the leak it causes.
             let _ = unsafe { result::destroy_program(self.0) };
         }

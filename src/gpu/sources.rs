@@ -1,6 +1,9 @@
 //! The CUDA C sources of `kernels/`, embedded in the binary so that a build
 //! carried to a GPU machine needs no source tree there; NVRTC compiles them at
-//! run time for the device's architecture.
+//! run time for the device's architecture. Our own headers
+//! (`kernels/include/*.cuh`) are embedded too and handed to NVRTC in memory
+//! with every build ([`HEADERS`]), so `#include "boundgate_async.cuh"` needs
+//! no include path on any machine.
 
 /// One embedded kernel file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,3 +64,40 @@ pub const HOTSPOT3D: KernelSource = KernelSource {
 /// assert!(paths.contains(&"kernels/dot.cu"));
 /// ```
 pub const ALL: &[KernelSource] = &[DOT, QDOT, ACCESSOR_BLAS, MPFMA_GEMM, RESIDUAL, HOTSPOT3D];
+
+/// One embedded header of `kernels/include/`, found by `#include "<name>"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelHeader {
+    /// The name a kernel includes it by, e.g. `boundgate_async.cuh`.
+    pub name: &'static str,
+    /// The path in the repository, e.g. `kernels/include/boundgate_async.cuh`.
+    pub path: &'static str,
+    /// The CUDA C source.
+    pub source: &'static str,
+}
+
+/// `kernels/include/boundgate_async.cuh`: `cp.async` and `ldmatrix` helpers
+/// shared by the tensor-core GEMMs of `kernels/mpfma_gemm.cu` and
+/// `kernels/residual.cu` (they move bits and do no arithmetic).
+pub const ASYNC_HEADER: KernelHeader = KernelHeader {
+    name: "boundgate_async.cuh",
+    path: "kernels/include/boundgate_async.cuh",
+    source: include_str!("../../kernels/include/boundgate_async.cuh"),
+};
+
+/// Every header NVRTC receives with a build.
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::sources::{ALL, HEADERS};
+/// let header = HEADERS[0];
+/// assert_eq!(header.name, "boundgate_async.cuh");
+/// // Included by the tensor-core GEMMs:
+/// let includers: Vec<_> = ALL
+///     .iter()
+///     .filter(|k| k.source.contains(&format!("#include \"{}\"", header.name)))
+///     .map(|k| k.path)
+///     .collect();
+/// assert_eq!(includers, ["kernels/mpfma_gemm.cu", "kernels/residual.cu"]);
+/// ```
+pub const HEADERS: &[KernelHeader] = &[ASYNC_HEADER];
