@@ -474,6 +474,13 @@ __device__ __forceinline__ bool keeps(float x, double threshold, double mean, do
 // terms per bin fit in u64), so the atomics' order does not matter. One shared-memory
 // histogram per block (blockDim.x a multiple of 32, any grid: grid-stride loop), flushed
 // to the global bins once per block. bins (256) and count must be zeroed by the caller.
+//
+// Warp-aggregated: the lanes of a warp that share a bin are found with __match_any_sync,
+// their significands summed with __reduce_add_sync (redux.sync, sm_80; 32 values below
+// 2^24 sum below 2^29, exact in u32), and their lowest lane makes the one shared atomic.
+// One atomic per value serialised on one word where the values cluster (U(0,1): half of
+// them in one exponent field). The loop runs the same number of steps in every lane (base
+// is uniform), so every lane reaches the full-mask match; lanes past n carry no bin (-1).
 extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, index_t n,
                                                  unsigned long long* __restrict__ bins,
                                                  unsigned long long* __restrict__ count) {
@@ -487,18 +494,26 @@ extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, in
     }
     __syncthreads();
     unsigned long long mine = 0ull;
+    const unsigned int lane = threadIdx.x & 31u;
     const index_t stride = (index_t)gridDim.x * blockDim.x;
-    for (index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const unsigned int bits = __float_as_uint(x[i]) & 0x7fffffffu;
-        if (bits != 0u && bits < 0x7f800000u) {  // nonzero and finite (as the host's add)
-            const unsigned int field = bits >> 23;
-            const unsigned int fraction = bits & 0x7fffffu;
-            if (field == 0u) {
-                atomicAdd(&local[1], (unsigned long long)fraction);
-            } else {
-                atomicAdd(&local[field], (unsigned long long)(fraction | 0x800000u));
+    for (index_t base = (index_t)blockIdx.x * blockDim.x; base < n; base += stride) {
+        const index_t i = base + threadIdx.x;
+        int bin = -1;
+        unsigned int significand = 0u;
+        if (i < n) {
+            const unsigned int bits = __float_as_uint(x[i]) & 0x7fffffffu;
+            if (bits != 0u && bits < 0x7f800000u) {  // nonzero and finite (as the host's add)
+                const unsigned int field = bits >> 23;
+                const unsigned int fraction = bits & 0x7fffffu;
+                bin = field == 0u ? 1 : (int)field;
+                significand = field == 0u ? fraction : (fraction | 0x800000u);
+                mine += 1ull;
             }
-            mine += 1ull;
+        }
+        const unsigned int peers = __match_any_sync(0xffffffffu, bin);
+        const unsigned int sum = __reduce_add_sync(peers, significand);
+        if (bin >= 0 && lane == (unsigned int)(__ffs((int)peers) - 1)) {
+            atomicAdd(&local[bin], (unsigned long long)sum);
         }
     }
     atomicAdd(&local_count, mine);

@@ -274,23 +274,37 @@ mod tests {
         assert_eq!(AbsSumBins::of([v, v.next_down()]).mean(), v);
     }
 
-    /// The device's binning (kernels/residual.cu, residual_abs_bins_f32), in Rust.
+    /// The device's binning (kernels/residual.cu, residual_abs_bins_f32), in
+    /// Rust, warp step by warp step: the 32 lanes of a step grouped by bin
+    /// (`__match_any_sync`), each group's significands summed in u32
+    /// (`__reduce_add_sync`; checked here: it must not wrap), one addition per
+    /// group into the u64 bin.
     fn f32_bins(values: &[f32]) -> (Vec<u64>, u64) {
         let mut bins = vec![0u64; F32_FIELDS];
         let mut count = 0;
-        for v in values {
-            let bits = v.to_bits() & 0x7fff_ffff;
-            if bits == 0 {
-                continue;
+        for warp in values.chunks(32) {
+            let mut groups: std::collections::BTreeMap<usize, u32> = Default::default();
+            for v in warp {
+                let bits = v.to_bits() & 0x7fff_ffff;
+                if bits == 0 || bits >= 0x7f80_0000 {
+                    continue;
+                }
+                let field = bits >> 23;
+                let fraction = bits & 0x7f_ffff;
+                let (bin, significand) = if field == 0 {
+                    (1, fraction)
+                } else {
+                    (field as usize, fraction | (1 << 23))
+                };
+                let sum = groups.entry(bin).or_insert(0);
+                *sum = sum
+                    .checked_add(significand)
+                    .expect("a warp's significand sum fits u32");
+                count += 1;
             }
-            let field = (bits >> 23) as usize;
-            let fraction = u64::from(bits & 0x7f_ffff);
-            if field == 0 {
-                bins[1] += fraction;
-            } else {
-                bins[field] += fraction | (1 << 23);
+            for (bin, sum) in groups {
+                bins[bin] += u64::from(sum);
             }
-            count += 1;
         }
         (bins, count)
     }
@@ -302,6 +316,9 @@ mod tests {
             let mut values: Vec<f32> = (0..257).map(|_| next() as f32).collect();
             values.extend([0.0, -0.0, f32::from_bits(1), -f32::from_bits(0x7f_ffff)]);
             values.extend([f32::MAX, -f32::MIN_POSITIVE]);
+            // A whole warp of the largest significands in one bin: the u32
+            // group sum's worst case (32 (2^24 - 1) < 2^29).
+            values.extend([f32::from_bits(0x3fff_ffff); 32]);
             let (bins, count) = f32_bins(&values);
             let device = AbsSumBins::from_f32_bins(&bins, count).unwrap();
             let host = AbsSumBins::of(values.iter().map(|&v| f64::from(v)));
