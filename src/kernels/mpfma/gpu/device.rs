@@ -204,12 +204,9 @@ impl MatrixUnit for GpuUnit {
         self.record.accumulator
     }
     fn dot(&self, x: &[f64], y: &[f64], c: f64) -> crate::error::Result<f64> {
-        let d = gemm(
-            GemmKernel::Simple,
-            &self.record,
-            (x, y, Some(&[c])),
-            (1, x.len(), 1),
-        )?;
+        // Through the checked entry point: lengths and an empty x are refused
+        // before any device work.
+        let d = super::gemm_on_device(&self.record, x, y, Some(&[c]), (1, x.len(), 1))?;
         Ok(d[0])
     }
 }
@@ -217,25 +214,12 @@ impl MatrixUnit for GpuUnit {
 /// Seconds per launch of our kernel (fp16 in, fp32 accumulation) on
 /// device-resident operands, and the same for cuBLAS `GemmEx` on the same
 /// operands: `reps` back-to-back launches each after one warm-up, the stream
-/// synchronised around them. `m`, `t` multiples of the kernel's tile, `k` of 16.
+/// synchronised around them. The shape was checked by [`super::time_gemm_with`].
 pub(super) fn time_gemm(
     kernel: GemmKernel,
     (m, k, t): (usize, usize, usize),
     reps: usize,
 ) -> Result<(f64, f64), GpuError> {
-    if kernel.padded((m, k, t)) != (m, k, t) {
-        return Err(boundgate_verify::VerifyError::invalid(
-            "shape",
-            format!("{m} x {k} x {t}"),
-            format!(
-                "time_gemm ({}) needs m, t multiples of {} and k of 16",
-                kernel.name(),
-                kernel.tile()
-            ),
-        )
-        .into());
-    }
-    crate::gpu::timing::require_repetitions(reps)?;
     let name = kernel.entry(TcInput::Fp16, TcOutput::Fp32)?;
     let (rows, cols, inner) = (as_int("m", m)?, as_int("t", t)?, as_int("k", k)?);
     let module = module()?;

@@ -395,18 +395,42 @@ pub fn time_gemm(
 ///
 /// # Errors
 /// As [`time_gemm`].
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::mpfma::gpu::{GemmKernel, time_gemm_with};
+/// // 100 is not a whole number of the wide kernel's 128-wide tiles.
+/// let e = time_gemm_with(GemmKernel::Wide, (100, 64, 128), 10);
+/// assert!(matches!(e, Err(GpuError::Input(_))));
+/// ```
 pub fn time_gemm_with(
     kernel: GemmKernel,
     shape: (usize, usize, usize),
     reps: usize,
 ) -> std::result::Result<(f64, f64), GpuError> {
+    let (m, k, t) = shape;
+    if m == 0 || k == 0 || t == 0 || kernel.padded(shape) != shape {
+        return Err(VerifyError::invalid(
+            "shape",
+            format!("{m} x {k} x {t}"),
+            format!(
+                "time_gemm ({}) needs m, t nonzero multiples of {} and k of 16",
+                kernel.name(),
+                kernel.tile()
+            ),
+        )
+        .into());
+    }
+    if reps == 0 {
+        return Err(VerifyError::invalid("repetitions", 0, "must be at least 1").into());
+    }
     #[cfg(feature = "cuda")]
     {
         device::time_gemm(kernel, shape, reps)
     }
     #[cfg(not(feature = "cuda"))]
     {
-        let _ = (kernel, shape, reps);
         Err(GpuError::NotBuilt)
     }
 }
