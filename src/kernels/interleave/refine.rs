@@ -155,23 +155,16 @@ pub fn refine_from(
     let mut simulated_limit = limit;
     let mut rounds = Vec::with_capacity(max_rounds);
     let mut previous: Option<Schedule> = None;
-    for _ in 0..max_rounds {
+    while rounds.len() < max_rounds {
         let (simulation, execution) = match first.take() {
             Some(done) => done,
             None => {
-                let simulation = simulate(
-                    inputs.stats,
-                    inputs.targets,
-                    simulated_limit,
-                    policy,
-                    inputs.start.0,
-                    inputs.start.1,
-                )?;
-                // The same schedule again would execute the same way: skip ahead.
-                if previous.as_ref() == Some(&simulation.schedule) {
-                    simulated_limit *= 0.5;
-                    continue;
-                }
+                let Some((tightened, simulation)) =
+                    next_schedule(inputs, limit, simulated_limit, policy, previous.as_ref())?
+                else {
+                    break;
+                };
+                simulated_limit = tightened;
                 let execution = execute(
                     inputs.app,
                     &simulation.schedule,
@@ -218,6 +211,48 @@ pub fn refine_from(
     float_only(inputs, limit, rounds, Fallback::NoRoundWithin)
 }
 
+/// Each step of the search for a schedule other than the last one executed
+/// tightens the simulated limit by this factor: simulations are cheap next
+/// to executions, so the step is small, and the first different schedule is
+/// the one closest to the last (an overshoot of 0.1 % halved the simulated
+/// limit before 2026-11-25, throwing away half the approximate iterations).
+const SEARCH_STEP: f64 = 0.99;
+
+/// Below this fraction of the true limit the search gives up (the schedule
+/// then is all `float` or as good as): 0.99^1375 is about 1e-6.
+const SEARCH_FLOOR: f64 = 1e-6;
+
+/// The simulation under `simulated_limit`, or, when it reproduces `previous`
+/// (which would execute exactly as before), under the first limit of the
+/// steps `simulated_limit * SEARCH_STEP^i` that gives another schedule; with
+/// the limit used. `None` when no step above `SEARCH_FLOOR * limit` does.
+fn next_schedule(
+    inputs: &RefineInputs<'_>,
+    limit: f64,
+    mut simulated_limit: f64,
+    policy: Policy,
+    previous: Option<&Schedule>,
+) -> Result<Option<(f64, Simulation)>> {
+    let floor = SEARCH_FLOOR * limit;
+    loop {
+        let simulation = simulate(
+            inputs.stats,
+            inputs.targets,
+            simulated_limit,
+            policy,
+            inputs.start.0,
+            inputs.start.1,
+        )?;
+        if previous != Some(&simulation.schedule) {
+            return Ok(Some((simulated_limit, simulation)));
+        }
+        simulated_limit *= SEARCH_STEP;
+        if simulated_limit < floor {
+            return Ok(None);
+        }
+    }
+}
+
 /// The `float`-only schedule, executed (loss 0, speedup 1).
 fn float_only(
     inputs: &RefineInputs<'_>,
@@ -234,4 +269,67 @@ fn float_only(
         simulation: None,
         execution,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::interleave::grid::Grid3;
+    use crate::kernels::interleave::pipeline::{profiles, sample};
+
+    #[test]
+    fn the_search_stops_at_the_first_step_that_changes_the_schedule() {
+        let app = HotSpot3D::synthetic(Grid3::new(16, 16, 2).unwrap(), 2).unwrap();
+        let p = profiles(&app, Version::Half, 36, Clock::DEFAULT, false).unwrap();
+        let s = &sample(&app, &p, &[2], Clock::DEFAULT, false).unwrap()[0];
+        let stats = Statistics::new(&s.grid, &p.approx, &s.measurements()).unwrap();
+        let targets = Targets::new(&p.approx, &p.exact).unwrap();
+        let start = p.approx.start();
+        let inputs = RefineInputs {
+            app: &app,
+            stats: &stats,
+            targets: &targets,
+            start: (start.accuracy_loss, start.runtime_ms),
+            clock: Clock::DEFAULT,
+            ground_truth: false,
+        };
+        let limit = p.approx.max_loss() / 4.0;
+        let simulated = |l: f64| {
+            simulate(
+                &stats,
+                &targets,
+                l,
+                Policy::Thesis,
+                inputs.start.0,
+                inputs.start.1,
+            )
+            .unwrap()
+        };
+        let first = simulated(limit).schedule;
+        // No previous schedule: the limit as given.
+        let (l, sim) = next_schedule(&inputs, limit, limit, Policy::Thesis, None)
+            .unwrap()
+            .unwrap();
+        assert_eq!((l, &sim.schedule), (limit, &first));
+        // The first schedule as the previous one: the first step that differs.
+        let (l, sim) = next_schedule(&inputs, limit, limit, Policy::Thesis, Some(&first))
+            .unwrap()
+            .unwrap();
+        assert!(l < limit && sim.schedule != first);
+        assert_eq!(simulated(l / SEARCH_STEP).schedule, first);
+        // Near the floor the schedule stops changing, and the search gives
+        // up. It is not all float there: under the thesis's rule a float
+        // iteration that retracts the simulated loss by half of so small a
+        // limit switches back at once, so the kernels alternate (18 half
+        // iterations of 36, more than the 12 at the true limit: a tighter
+        // simulated limit does not always mean fewer approximate iterations).
+        let tiny = limit * SEARCH_FLOOR * 1.5;
+        let alternating = simulated(tiny).schedule;
+        assert_eq!(alternating.count(Version::Half), 18);
+        assert!(
+            next_schedule(&inputs, limit, tiny, Policy::Thesis, Some(&alternating))
+                .unwrap()
+                .is_none()
+        );
+    }
 }
