@@ -1,0 +1,431 @@
+//! Launchers of `kernels/residual.cu` (feature `cuda`): Gu's Algorithm 1 on the
+//! GPU in binary32, step for step the CPU model of [`super::method`] with
+//! [`Working::Fp32`], so that integers, masks and outputs can be compared bit
+//! for bit (`tests/residual_gpu.rs`, ignored without a device).
+//!
+//! Run on a lent H100 on 2026-11-24 (record `docs/gpu/2026-11-24-h100.md`):
+//! in run 3 (A's mask passes one warp per row), `tests/residual_gpu.rs`
+//! matched the CPU model in 480 runs (integers, `P0`, `D_F`, path,
+//! densities, `D`; all three reduction rules) within the rigorous bound;
+//! compute-sanitizer memcheck and racecheck clean. [`time_gpu`] times it
+//! (`benches/residual_gpu.rs`, the paper's Table 3 sweep).
+//!
+//! A machine without a driver gets the probe's typed error (never a panic); a
+//! panic inside the bindings is caught and returned as [`GpuError::Internal`].
+
+mod int8gemm;
+mod quantize;
+mod sparse;
+
+pub use int8gemm::Int8Gemm;
+use int8gemm::*;
+use quantize::*;
+use sparse::*;
+
+use super::exact_mean::{AbsSumBins, F32_FIELDS};
+use super::kernel::RunConfig;
+use super::method::{Method, Path};
+use super::quant::Working;
+use super::reduce::ReduceRule;
+use crate::gpu::guard::catch;
+use crate::gpu::module::driver;
+use crate::gpu::timing::{median_seconds, require_repetitions};
+use crate::gpu::{GpuError, KernelModule, sources};
+use boundgate_verify::VerifyError;
+use boundgate_verify::bounds::residual::{ScaleAxis, int32_max_k};
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+
+/// The kernel source, embedded like the other `kernels/*.cu`.
+pub const SOURCE: &str = crate::gpu::sources::RESIDUAL.source;
+
+/// What the GPU computed, with the intermediates needed to compare with the CPU model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuResidual {
+    /// `D`, row-major `m x n`.
+    pub d: Vec<f64>,
+    /// `A_int` (row-major `m x k`).
+    pub aq: Vec<i8>,
+    /// `B_int` (row-major `k x n`).
+    pub bq: Vec<i8>,
+    /// `RA_int`.
+    pub raq: Vec<i8>,
+    /// `RB_int`.
+    pub rbq: Vec<i8>,
+    /// `P0 = A_int B_int`.
+    pub p0: Vec<i32>,
+    /// `D_F`.
+    pub d_f: Vec<f64>,
+    /// The path taken.
+    pub path: Path,
+    /// Densities of the reduced matrices (sparse method).
+    pub densities: Option<(f64, f64)>,
+}
+
+fn axis_code(axis: ScaleAxis) -> i32 {
+    match axis {
+        ScaleAxis::Tensor => 0,
+        ScaleAxis::Rows => 1,
+        ScaleAxis::Columns => 2,
+    }
+}
+
+fn lines(axis: ScaleAxis, rows: usize, cols: usize) -> usize {
+    match axis {
+        ScaleAxis::Tensor => 1,
+        ScaleAxis::Rows => rows,
+        ScaleAxis::Columns => cols,
+    }
+}
+
+fn grid(count: usize, threads: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (count.div_ceil(threads as usize).max(1) as u32, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+type Device = KernelModule;
+
+/// Runs Gu's Algorithm 1 (or a baseline) on the GPU.
+///
+/// # Errors
+/// [`GpuError::Input`] for bad input (as the CPU model), for a working format
+/// other than fp32, or for a `k` beyond the `int32` limit (the GPU path has no
+/// `i64` fallback); the probe's error without a device; driver errors.
+pub fn run_gpu(
+    a: &[f64],
+    b: &[f64],
+    shape: (usize, usize, usize),
+    cfg: &RunConfig,
+) -> Result<GpuResidual, GpuError> {
+    run_gpu_with(Int8Gemm::Dp4a, a, b, shape, cfg)
+}
+
+/// [`run_gpu`] with the dense int8 products computed by `kind`.
+///
+/// # Errors
+/// As [`run_gpu`].
+pub fn run_gpu_with(
+    kind: Int8Gemm,
+    a: &[f64],
+    b: &[f64],
+    (m, k, n): (usize, usize, usize),
+    cfg: &RunConfig,
+) -> Result<GpuResidual, GpuError> {
+    let (a32, b32) = checked_inputs(a, b, (m, k, n), cfg)?;
+    catch(|| run(kind, &a32, &b32, (m, k, n), cfg))
+}
+
+/// The checks of [`run_gpu`] (before any device is touched) and the operands
+/// rounded to binary32 (refused where they overflow it).
+fn checked_inputs(
+    a: &[f64],
+    b: &[f64],
+    (m, k, n): (usize, usize, usize),
+    cfg: &RunConfig,
+) -> Result<(Vec<f32>, Vec<f32>), GpuError> {
+    if cfg.quantizer.working != Working::Fp32 {
+        return Err(
+            VerifyError::invalid("format", "fp64", "the GPU kernels compute in fp32").into(),
+        );
+    }
+    for (what, dim) in [("rows of A", m), ("columns of A", k), ("columns of B", n)] {
+        if dim == 0 {
+            return Err(VerifyError::Empty { what: what.into() }.into());
+        }
+    }
+    boundgate_verify::error::require_same_len("A and m * k", a.len(), m * k)?;
+    boundgate_verify::error::require_same_len("B and k * n", b.len(), k * n)?;
+    let q = cfg.quantizer.bits.qmax() as u32;
+    if k as u64 > int32_max_k(q, q) {
+        return Err(VerifyError::invalid(
+            "k",
+            k,
+            "int32 accumulation could overflow (the GPU path has no i64 fallback)",
+        )
+        .into());
+    }
+    let to_f32 = |what: &str, v: &[f64]| -> Result<Vec<f32>, GpuError> {
+        boundgate_verify::error::require_finite(what, v)?;
+        v.iter()
+            .map(|&x| {
+                let s = x as f32;
+                if s.is_finite() {
+                    Ok(s)
+                } else {
+                    Err(GpuError::Input(VerifyError::Overflow {
+                        format: "fp32".into(),
+                        value: x,
+                        max: f64::from(f32::MAX),
+                    }))
+                }
+            })
+            .collect()
+    };
+    Ok((to_f32("A", a)?, to_f32("B", b)?))
+}
+
+fn run(
+    kind: Int8Gemm,
+    a32: &[f32],
+    b32: &[f32],
+    (m, k, n): (usize, usize, usize),
+    cfg: &RunConfig,
+) -> Result<GpuResidual, GpuError> {
+    let dev = Device::open(&sources::RESIDUAL)?;
+    let d_a = dev.upload(a32)?;
+    let d_b = dev.upload(b32)?;
+    let pass = device_pass(&dev, kind, &d_a, &d_b, (m, k, n), cfg)?;
+    let kp = pass.kp;
+    let untranspose = |t: Vec<i8>, rows: usize, cols: usize| -> Vec<i8> {
+        // t is cols x kp holding (row r, col c) at c * kp + r.
+        let mut out = vec![0i8; rows * cols];
+        for r in 0..rows {
+            for c in 0..cols {
+                out[r * cols + c] = t[c * kp + r];
+            }
+        }
+        out
+    };
+    let unpad = |t: Vec<i8>, rows: usize| -> Vec<i8> {
+        (0..rows)
+            .flat_map(|r| t[r * kp..r * kp + k].to_vec())
+            .collect()
+    };
+    let d_f = dev.download(&pass.d_f)?;
+    let d = match &pass.d {
+        Some(d) => dev.download(d)?,
+        None => d_f.clone(),
+    };
+    dev.stream
+        .synchronize()
+        .map_err(driver("cuStreamSynchronize"))?;
+    Ok(GpuResidual {
+        d: d.into_iter().map(f64::from).collect(),
+        aq: unpad(dev.download(&pass.qa.q)?, m),
+        bq: untranspose(dev.download(&pass.qb.q)?, k, n),
+        raq: unpad(dev.download(&pass.qra.q)?, m),
+        rbq: untranspose(dev.download(&pass.qrb.q)?, k, n),
+        p0: dev.download(&pass.p0)?,
+        d_f: d_f.into_iter().map(f64::from).collect(),
+        path: pass.path,
+        densities: pass.densities,
+    })
+}
+
+/// Everything one run of Algorithm 1 leaves on the device.
+struct DevicePass {
+    /// Padded inner dimension (a multiple of 16: dp4a words, IMMA vectors).
+    kp: usize,
+    qa: Quantized,
+    qb: Quantized,
+    qra: Quantized,
+    qrb: Quantized,
+    p0: CudaSlice<i32>,
+    d_f: CudaSlice<f32>,
+    /// `D` when the method compensates (`None`: `D = D_F`).
+    d: Option<CudaSlice<f32>>,
+    path: Path,
+    densities: Option<(f64, f64)>,
+}
+
+/// Algorithm 1 on operands already on the device: quantize A, B and their
+/// residuals, `P0`, `D_F`, then the compensation of the method (none, the
+/// two dense products, or the reduction with CSR products). Launches only
+/// (the sparse method reads its row counts back to size the CSR arrays).
+fn device_pass(
+    dev: &Device,
+    kind: Int8Gemm,
+    d_a: &CudaSlice<f32>,
+    d_b: &CudaSlice<f32>,
+    (m, k, n): (usize, usize, usize),
+    cfg: &RunConfig,
+) -> Result<DevicePass, GpuError> {
+    // Zero padding to 16 bytes: 4-byte words for dp4a, 16-byte rows for the
+    // IMMA kernel's cp.async (zeros add nothing to an integer sum).
+    let kp = k.div_ceil(16) * 16;
+    let axis_a = cfg.granularity.axis(true);
+    let axis_b = cfg.granularity.axis(false);
+    let qa = quantize(dev, d_a, (m, k), axis_a, cfg, false, kp, true)?;
+    let qb = quantize(dev, d_b, (k, n), axis_b, cfg, true, kp, true)?;
+    let ra = qa.residual.as_ref().expect("asked for");
+    let rb = qb.residual.as_ref().expect("asked for");
+    let qra = quantize(dev, ra, (m, k), axis_a, cfg, false, kp, false)?;
+    let qrb = quantize(dev, rb, (k, n), axis_b, cfg, true, kp, false)?;
+    let p0 = gemm(dev, kind, &qa.q, &qb.q, (m, n, kp))?;
+    let (m64, n64) = (m as u64, n as u64);
+    let (ca, cb) = (axis_code(axis_a), axis_code(axis_b));
+    // SAFETY: residual_dequantize writes every element of D_F.
+    let mut d_f = unsafe { dev.uninit::<f32>(m * n) }?;
+    let deq = dev.function("residual_dequantize")?;
+    // SAFETY: signature of residual_dequantize; p0 and d_f have m x n elements,
+    // the scale buffers one per line of their axis.
+    unsafe {
+        dev.stream
+            .launch_builder(&deq)
+            .arg(&p0)
+            .arg(&m64)
+            .arg(&n64)
+            .arg(&qa.scales)
+            .arg(&ca)
+            .arg(&qb.scales)
+            .arg(&cb)
+            .arg(&mut d_f)
+            .launch(grid(m * n, 256))
+            .map_err(driver("launch residual_dequantize"))?;
+    }
+    let mut densities = None;
+    let (p1, p2, path) = match cfg.method {
+        Method::Direct => (None, None, Path::Direct),
+        Method::Full => (
+            Some(gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?),
+            Some(gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?),
+            Path::Dense,
+        ),
+        Method::Sparse => {
+            let (p1, p2, path, dens) = sparse(
+                (dev, kind),
+                d_a,
+                d_b,
+                &d_f,
+                (&qa, &qb, &qra, &qrb),
+                (m, k, n, kp),
+                cfg,
+            )?;
+            densities = Some(dens);
+            (Some(p1), Some(p2), path)
+        }
+    };
+    let d = match (p1, p2) {
+        (Some(p1), Some(p2)) => {
+            // SAFETY: residual_combine writes every element of D.
+            let mut d = unsafe { dev.uninit::<f32>(m * n) }?;
+            let f = dev.function("residual_combine")?;
+            // SAFETY: signature of residual_combine; every matrix has m x n elements.
+            unsafe {
+                dev.stream
+                    .launch_builder(&f)
+                    .arg(&d_f)
+                    .arg(&p1)
+                    .arg(&p2)
+                    .arg(&m64)
+                    .arg(&n64)
+                    .arg(&qa.scales)
+                    .arg(&qrb.scales)
+                    .arg(&qra.scales)
+                    .arg(&qb.scales)
+                    .arg(&ca)
+                    .arg(&cb)
+                    .arg(&mut d)
+                    .launch(grid(m * n, 256))
+                    .map_err(driver("launch residual_combine"))?;
+            }
+            Some(d)
+        }
+        _ => None,
+    };
+    Ok(DevicePass {
+        kp,
+        qa,
+        qb,
+        qra,
+        qrb,
+        p0,
+        d_f,
+        d,
+        path,
+        densities,
+    })
+}
+
+/// The median time of one run of Algorithm 1 on the device
+/// ([`time_gpu`]), with what the run did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResidualTiming {
+    /// Seconds per run (median), operands already on the device, result left there.
+    pub seconds: f64,
+    /// `2 m n k / seconds / 1e12`: the paper's measure (Table 3, "TOPS").
+    pub tops: f64,
+    /// The path taken.
+    pub path: Path,
+    /// Densities of the reduced matrices (sparse method).
+    pub densities: Option<(f64, f64)>,
+}
+
+/// Times Gu's Algorithm 1 (or a baseline, by `cfg.method`) on the GPU, as
+/// the paper's Table 3 does: operands uploaded once (outside the timing),
+/// one untimed run, then `repetitions` runs of every step from quantization
+/// to the combined `D`, each ended by a stream synchronisation, timed on the
+/// host clock (the sparse method reads its row counts back mid-run, so host
+/// time is the honest measure). Reports the median and `2 m n k / t` in TOPS.
+///
+/// # Errors
+/// As [`run_gpu`]; `repetitions = 0`.
+///
+/// # Example
+/// ```no_run
+/// use boundgate::kernels::residual::gpu::time_gpu;
+/// use boundgate::kernels::residual::kernel::RunConfig;
+/// use boundgate::kernels::residual::method::{Method, Reduction};
+/// use boundgate::kernels::residual::quant::{Bits, Granularity, Quantizer, Rounding, ScaleRule, Working};
+/// use boundgate::kernels::residual::reduce::ReduceRule;
+/// let config = RunConfig {
+///     method: Method::Sparse,
+///     quantizer: Quantizer {
+///         bits: Bits::Int8,
+///         scale: ScaleRule::Absmax,
+///         rounding: Rounding::Nearest,
+///         working: Working::Fp32,
+///     },
+///     granularity: Granularity::Vector,
+///     reduction: Reduction { threshold: 0.999, rule: ReduceRule::Mean, eta: 1.0 },
+/// };
+/// let n = 4096;
+/// let a: Vec<f64> = (0..n * n).map(|i| (i % 1000) as f64 / 1000.0).collect();
+/// let t = time_gpu(&a, &a, (n, n, n), &config, 10).unwrap();
+/// println!("{:.1} TOPS on the {:?} path", t.tops, t.path);
+/// ```
+pub fn time_gpu(
+    a: &[f64],
+    b: &[f64],
+    shape: (usize, usize, usize),
+    cfg: &RunConfig,
+    repetitions: usize,
+) -> Result<ResidualTiming, GpuError> {
+    time_gpu_with(Int8Gemm::Dp4a, a, b, shape, cfg, repetitions)
+}
+
+/// [`time_gpu`] with the dense int8 products computed by `kind`.
+///
+/// # Errors
+/// As [`time_gpu`].
+pub fn time_gpu_with(
+    kind: Int8Gemm,
+    a: &[f64],
+    b: &[f64],
+    (m, k, n): (usize, usize, usize),
+    cfg: &RunConfig,
+    repetitions: usize,
+) -> Result<ResidualTiming, GpuError> {
+    require_repetitions(repetitions)?;
+    let (a32, b32) = checked_inputs(a, b, (m, k, n), cfg)?;
+    catch(|| {
+        let dev = Device::open(&sources::RESIDUAL)?;
+        let d_a = dev.upload(&a32)?;
+        let d_b = dev.upload(&b32)?;
+        let (first, seconds) = median_seconds(repetitions, || {
+            let pass = device_pass(&dev, kind, &d_a, &d_b, (m, k, n), cfg)?;
+            dev.stream
+                .synchronize()
+                .map_err(driver("cuStreamSynchronize"))?;
+            Ok(pass)
+        })?;
+        Ok(ResidualTiming {
+            seconds,
+            tops: 2.0 * m as f64 * n as f64 * k as f64 / seconds / 1e12,
+            path: first.path,
+            densities: first.densities,
+        })
+    })
+}

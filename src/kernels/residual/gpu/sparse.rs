@@ -1,0 +1,339 @@
+//! The sparse part on the device: the exactly rounded limit of the code's
+//! reduction rule, the masks of `A^r` and `B^r` as CSR, the density switch and
+//! the two SpMMs (Gu, Algorithm 1: the reduced residual products), or the dense products when a
+//! reduced matrix is not sparser than `eta`.
+
+use super::*;
+
+/// How `residual_mask_count_cols` and `residual_mask_fill_cols` split B's
+/// `rows x cols` into chunks of rows: enough chunks that about 2^18 threads
+/// (one per column and chunk) share the work, at most 65535 (the grid's y).
+pub(super) struct ColumnChunks {
+    /// Rows per chunk.
+    rows: usize,
+    /// Number of chunks.
+    chunks: usize,
+    /// Blocks of 256 threads over the columns, one grid row per chunk.
+    launch: LaunchConfig,
+}
+
+impl ColumnChunks {
+    pub(super) fn new(rows: usize, cols: usize) -> ColumnChunks {
+        let wanted = (1usize << 18).div_ceil(cols.max(1)).clamp(1, 65535);
+        let chunk_rows = rows.div_ceil(wanted).max(1);
+        let chunks = rows.div_ceil(chunk_rows).max(1);
+        ColumnChunks {
+            rows: chunk_rows,
+            chunks,
+            launch: LaunchConfig {
+                grid_dim: (cols.div_ceil(256).max(1) as u32, chunks as u32, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            },
+        }
+    }
+}
+
+/// `mean_nnz |x|` over the `len` values of `x`, exactly rounded: the device's
+/// exponent-field histogram (`residual_abs_bins_f32`), weighted and divided
+/// on the host ([`AbsSumBins::from_f32_bins`]).
+pub(super) fn device_nonzero_mean(
+    dev: &Device,
+    x: &CudaSlice<f32>,
+    len: usize,
+) -> Result<f64, GpuError> {
+    let bins_fn = dev.function("residual_abs_bins_f32")?;
+    let mut bins = dev.zeros::<u64>(F32_FIELDS)?;
+    let mut count = dev.zeros::<u64>(1)?;
+    let len64 = len as u64;
+    // A grid-stride loop over at most 1024 blocks: each block flushes its
+    // shared histogram once, so few global atomics whatever the size.
+    let blocks = len.div_ceil(256).clamp(1, 1024) as u32;
+    let launch = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: the kernel's signature (kernels/residual.cu); x holds len
+    // values, bins F32_FIELDS zeroed u64, count one zeroed u64.
+    unsafe {
+        dev.stream
+            .launch_builder(&bins_fn)
+            .arg(x)
+            .arg(&len64)
+            .arg(&mut bins)
+            .arg(&mut count)
+            .launch(launch)
+    }
+    .map_err(driver("launch residual_abs_bins_f32"))?;
+    let count = dev.download(&count)?[0];
+    let bins = dev.download(&bins)?;
+    AbsSumBins::from_f32_bins(&bins, count)
+        .map(|b| b.mean())
+        .map_err(GpuError::Internal)
+}
+
+/// The reduction, the density switch and the two SpMMs (or the dense products).
+#[allow(clippy::type_complexity)]
+pub(super) fn sparse(
+    (dev, kind): (&Device, Int8Gemm),
+    a_dev: &CudaSlice<f32>,
+    b_dev: &CudaSlice<f32>,
+    d_f: &CudaSlice<f32>,
+    (qa, qb, qra, qrb): (&Quantized, &Quantized, &Quantized, &Quantized),
+    (m, k, n, kp): (usize, usize, usize, usize),
+    cfg: &RunConfig,
+) -> Result<(CudaSlice<i32>, CudaSlice<i32>, Path, (f64, f64)), GpuError> {
+    let (m64, k64, n64, kp64) = (m as u64, k as u64, n as u64, kp as u64);
+    let mut row_means = dev.zeros::<f64>(m)?;
+    let mut col_means = dev.zeros::<f64>(n)?;
+    let rm = dev.function("residual_row_means")?;
+    let cm = dev.function("residual_col_means")?;
+    let count_cols = dev.function("residual_mask_count_cols")?;
+    let chunk_scan = dev.function("residual_chunk_scan")?;
+    let count_rows = dev.function("residual_mask_count_rows")?;
+    let threshold = cfg.reduction.threshold;
+    let rule = match cfg.reduction.rule {
+        ReduceRule::Mean => 0i32,
+        ReduceRule::Rows => 1,
+        ReduceRule::Signed => 2,
+    };
+    // The code's rule compares with (2M) mean_nnz|X|, exactly rounded
+    // (exact_mean.rs): the device bins the significands per exponent field,
+    // the host rounds the exact sum over the count once, so the limit is the
+    // CPU model's bit for bit. (Until 2026-11-24 it was a sequential binary64
+    // sum on the host, seconds per 16384^2 matrix on the H100 run.) The other
+    // rules never read the limit and skip it.
+    let limit = |x: &CudaSlice<f32>, len: usize| -> Result<f64, GpuError> {
+        if cfg.reduction.rule == ReduceRule::Mean {
+            Ok((2.0 * threshold) * device_nonzero_mean(dev, x, len)?)
+        } else {
+            Ok(0.0)
+        }
+    };
+    let (limit_a, limit_b) = (limit(a_dev, m * k)?, limit(b_dev, k * n)?);
+    let mut counts_a = dev.zeros::<u32>(m)?;
+    let mut counts_b = dev.zeros::<u32>(n)?;
+    // B's columns in chunks of rows (kernels/residual.cu: residual_mask_count_cols).
+    let column_chunks = ColumnChunks::new(k, n);
+    let (chunk_rows64, chunks64) = (column_chunks.rows as u64, column_chunks.chunks as u64);
+    // SAFETY: residual_mask_count_cols writes every (chunk, column) count.
+    let mut chunk_offsets_b = unsafe { dev.uninit::<u32>(column_chunks.chunks * n) }?;
+    // SAFETY: signatures of the kernels; means and counts have one entry per
+    // row (m) or column (n), d_f m x n, A m x k, B k x n.
+    unsafe {
+        // The means of |D_F| enter only eq. (14)'s readings (rules 1 and 2);
+        // the code's rule compares with its global limit, so under it the two
+        // passes over D_F are skipped (the buffers stay zero, never read).
+        if cfg.reduction.rule != ReduceRule::Mean {
+            dev.stream
+                .launch_builder(&rm)
+                .arg(d_f)
+                .arg(&m64)
+                .arg(&n64)
+                .arg(&mut row_means)
+                .launch(grid(m, 128))
+                .map_err(driver("launch residual_row_means"))?;
+            dev.stream
+                .launch_builder(&cm)
+                .arg(d_f)
+                .arg(&m64)
+                .arg(&n64)
+                .arg(&mut col_means)
+                .launch(grid(n, 128))
+                .map_err(driver("launch residual_col_means"))?;
+        }
+        // A's rows: one warp per row (coalesced; kernels/residual.cu).
+        dev.stream
+            .launch_builder(&count_rows)
+            .arg(a_dev)
+            .arg(&m64)
+            .arg(&k64)
+            .arg(&row_means)
+            .arg(&threshold)
+            .arg(&limit_a)
+            .arg(&rule)
+            .arg(&mut counts_a)
+            .launch(grid(m * 32, 128))
+            .map_err(driver("launch residual_mask_count_rows A"))?;
+        dev.stream
+            .launch_builder(&count_cols)
+            .arg(b_dev)
+            .arg(&k64)
+            .arg(&n64)
+            .arg(&col_means)
+            .arg(&threshold)
+            .arg(&limit_b)
+            .arg(&rule)
+            .arg(&chunk_rows64)
+            .arg(&mut chunk_offsets_b)
+            .launch(column_chunks.launch)
+            .map_err(driver("launch residual_mask_count_cols B"))?;
+        dev.stream
+            .launch_builder(&chunk_scan)
+            .arg(&mut chunk_offsets_b)
+            .arg(&chunks64)
+            .arg(&n64)
+            .arg(&mut counts_b)
+            .launch(grid(n, 256))
+            .map_err(driver("launch residual_chunk_scan B"))?;
+    }
+    let scan = |c: Vec<u32>| -> Vec<u32> {
+        let mut out = Vec::with_capacity(c.len() + 1);
+        let mut s = 0u32;
+        out.push(0);
+        for v in c {
+            s += v;
+            out.push(s);
+        }
+        out
+    };
+    let ptr_a = scan(dev.download(&counts_a)?);
+    let ptr_b = scan(dev.download(&counts_b)?);
+    let (nnz_a, nnz_b) = (ptr_a[m] as usize, ptr_b[n] as usize);
+    let densities = (nnz_a as f64 / (m * k) as f64, nnz_b as f64 / (k * n) as f64);
+    let eta = cfg.reduction.eta;
+    let (sparse_a, sparse_b) = (densities.0 < eta, densities.1 < eta);
+    let d_ptr_a = dev.upload(&ptr_a)?;
+    let d_ptr_b = dev.upload(&ptr_b)?;
+    let mut idx_a = dev.zeros::<u32>(nnz_a)?;
+    let mut val_a = dev.zeros::<i8>(nnz_a)?;
+    let mut idx_b = dev.zeros::<u32>(nnz_b)?;
+    let mut val_b = dev.zeros::<i8>(nnz_b)?;
+    let fill_cols = dev.function("residual_mask_fill_cols")?;
+    let fill_rows = dev.function("residual_mask_fill_rows")?;
+    let rows_fn = dev.function("residual_spmm_rows")?;
+    let cols_fn = dev.function("residual_spmm_cols")?;
+    // SAFETY: P1 and P2 are written in full before anything reads them:
+    // residual_spmm_rows writes every column of every row, residual_spmm_cols
+    // every element, and a dense product replaces the buffer (gemm).
+    let mut p1 = unsafe { dev.uninit::<i32>(m * n) }?;
+    let mut p2 = unsafe { dev.uninit::<i32>(m * n) }?;
+    let (b_rows, rb_rows) = (row_major(qb, "B")?, row_major(qrb, "RB")?);
+    // SAFETY: signatures of the kernels; the CSR buffers have the scanned sizes,
+    // Aq and RAq are m x kp, B's and RB's rows k x n, the chunk offsets
+    // chunks x n, p1 and p2 m x n.
+    unsafe {
+        if sparse_a {
+            dev.stream
+                .launch_builder(&fill_rows)
+                .arg(a_dev)
+                .arg(&m64)
+                .arg(&k64)
+                .arg(&row_means)
+                .arg(&threshold)
+                .arg(&limit_a)
+                .arg(&rule)
+                .arg(&qa.q)
+                .arg(&kp64)
+                .arg(&d_ptr_a)
+                .arg(&mut idx_a)
+                .arg(&mut val_a)
+                .launch(grid(m * 32, 128))
+                .map_err(driver("launch residual_mask_fill_rows A"))?;
+            dev.stream
+                .launch_builder(&rows_fn)
+                .arg(&d_ptr_a)
+                .arg(&idx_a)
+                .arg(&val_a)
+                .arg(rb_rows)
+                .arg(&n64)
+                .arg(&mut p1)
+                .launch(LaunchConfig {
+                    grid_dim: (m as u32, 1, 1),
+                    block_dim: (128, 1, 1),
+                    shared_mem_bytes: 0,
+                })
+                .map_err(driver("launch residual_spmm_rows"))?;
+        }
+        if sparse_b {
+            dev.stream
+                .launch_builder(&fill_cols)
+                .arg(b_dev)
+                .arg(&k64)
+                .arg(&n64)
+                .arg(&col_means)
+                .arg(&threshold)
+                .arg(&limit_b)
+                .arg(&rule)
+                .arg(b_rows)
+                .arg(&d_ptr_b)
+                .arg(&chunk_offsets_b)
+                .arg(&chunk_rows64)
+                .arg(&mut idx_b)
+                .arg(&mut val_b)
+                .launch(column_chunks.launch)
+                .map_err(driver("launch residual_mask_fill_cols B"))?;
+            dev.stream
+                .launch_builder(&cols_fn)
+                .arg(&qra.q)
+                .arg(&kp64)
+                .arg(&m64)
+                .arg(&d_ptr_b)
+                .arg(&idx_b)
+                .arg(&val_b)
+                .arg(&n64)
+                .arg(&mut p2)
+                .launch(grid(m * n, 256))
+                .map_err(driver("launch residual_spmm_cols"))?;
+        }
+    }
+    if !sparse_a {
+        p1 = gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?;
+    }
+    if !sparse_b {
+        p2 = gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?;
+    }
+    let path = match (sparse_a, sparse_b) {
+        (true, true) => Path::Sparse,
+        (false, false) => Path::Dense,
+        _ => Path::Mixed,
+    };
+    Ok((p1, p2, path, densities))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ColumnChunks;
+
+    /// The chunks cover every row exactly once (the last may be short, none
+    /// empty), fit the grid's y limit, and give about 2^18 threads, or as many
+    /// as the entries or 65535 chunks per column allow.
+    #[test]
+    fn column_chunks_cover_the_rows_once_within_the_grid() {
+        for (rows, cols) in [
+            (1, 1),
+            (7, 3),
+            (4096, 4096),
+            (16384, 16384),
+            (1_000_000, 1),
+            (100, 1 << 20),
+            (65_537, 2),
+        ] {
+            let c = ColumnChunks::new(rows, cols);
+            assert!(
+                c.chunks >= 1 && c.chunks <= 65535,
+                "{rows}x{cols}: {}",
+                c.chunks
+            );
+            assert!(c.chunks * c.rows >= rows, "{rows}x{cols}: rows uncovered");
+            assert!(
+                (c.chunks - 1) * c.rows < rows,
+                "{rows}x{cols}: an empty chunk"
+            );
+            assert_eq!(c.launch.grid_dim.1 as usize, c.chunks);
+            assert!(c.launch.grid_dim.0 as usize * 256 >= cols);
+            let threads = c.chunks * cols;
+            // Fewer only where the grid's 65535 chunks or the entries run out.
+            assert!(
+                threads >= (1 << 18).min(rows * cols).min(65535 * cols) / 2,
+                "{rows}x{cols}: only {threads} threads"
+            );
+        }
+        // 4096^2: 64 chunks of 64 rows; 16384^2: 16 chunks of 1024.
+        let small = ColumnChunks::new(4096, 4096);
+        assert_eq!((small.chunks, small.rows), (64, 64));
+        let large = ColumnChunks::new(16384, 16384);
+        assert_eq!((large.chunks, large.rows), (16, 1024));
+    }
+}
