@@ -100,6 +100,31 @@ pub const ACCESSOR_PARAMS: [ParamSpec; 8] = [
     STORE,
 ];
 
+/// The parameters of a kernel with `alpha` and `beta` (GEMV, SpMV): every
+/// accessor parameter, then `alpha`, `beta`, and the kernel's own `last`
+/// (`trans`, `sparse`).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::common::{ACCESSOR_PARAMS, params_with_scalars};
+/// use boundgate::kernels::accessor::gemv::TRANS;
+/// let p = params_with_scalars(TRANS);
+/// assert_eq!(p[..8].iter().map(|s| s.key).collect::<Vec<_>>(),
+///            ACCESSOR_PARAMS.iter().map(|s| s.key).collect::<Vec<_>>());
+/// assert_eq!([p[8].key, p[9].key, p[10].key], ["alpha", "beta", "trans"]);
+/// ```
+pub const fn params_with_scalars(last: ParamSpec) -> [ParamSpec; 11] {
+    let mut p = [last; 11];
+    let mut i = 0;
+    while i < ACCESSOR_PARAMS.len() {
+        p[i] = ACCESSOR_PARAMS[i];
+        i += 1;
+    }
+    p[8] = ALPHA;
+    p[9] = BETA;
+    p
+}
+
 /// The accessor configuration from the parameters.
 pub fn spec(params: &Params) -> Result<AccessorSpec> {
     let storage = StorageKind::parse(params.text("storage")?)?;

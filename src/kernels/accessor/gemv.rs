@@ -21,9 +21,8 @@
 use super::arith::{Arith, to_arith};
 use super::axpy::store_all;
 use super::common::{
-    self, ACCESSOR_PARAMS, ALPHA, BETA, abs_diff_up, abs_sum_up, blas_accumulation, collect_bounds,
-    element_bound, products_representation_up, published_check, require_stored, rigorous_check,
-    with_arith,
+    self, abs_diff_up, abs_sum_up, blas_accumulation, collect_bounds, element_bound,
+    products_representation_up, published_check, require_stored, rigorous_check, with_arith,
 };
 use super::order::{WARP, warp_dot, warp_dot_depth};
 use super::storage::{Accessor, AccessorSpec, Stored, fma_exact};
@@ -368,17 +367,7 @@ pub const TRANS: ParamSpec = ParamSpec {
     help: "true: y := alpha A^T x + beta y",
 };
 
-const PARAMS: [ParamSpec; 11] = {
-    let mut p = [TRANS; 11];
-    let mut i = 0;
-    while i < ACCESSOR_PARAMS.len() {
-        p[i] = ACCESSOR_PARAMS[i];
-        i += 1;
-    }
-    p[8] = ALPHA;
-    p[9] = BETA;
-    p
-};
+const PARAMS: [ParamSpec; 11] = common::params_with_scalars(TRANS);
 
 const INFO: KernelInfo = KernelInfo {
     name: "accessor-gemv",

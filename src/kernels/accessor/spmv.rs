@@ -17,9 +17,8 @@
 use super::arith::{Arith, to_arith};
 use super::axpy::store_all;
 use super::common::{
-    self, ACCESSOR_PARAMS, ALPHA, BETA, abs_diff_up, abs_sum_up, blas_accumulation, collect_bounds,
-    element_bound, products_representation_up, published_check, require_stored, rigorous_check,
-    with_arith,
+    self, abs_diff_up, abs_sum_up, blas_accumulation, collect_bounds, element_bound,
+    products_representation_up, published_check, require_stored, rigorous_check, with_arith,
 };
 use super::gemv::{GEMV_INPUTS, no_relative_model, no_store};
 use super::order::{warp_dot, warp_dot_depth};
@@ -293,17 +292,7 @@ pub const SPARSE: ParamSpec = ParamSpec {
     help: "sparse format of A (its nonzeros): csr (a warp per row) or ell (a thread per row)",
 };
 
-const PARAMS: [ParamSpec; 11] = {
-    let mut p = [SPARSE; 11];
-    let mut i = 0;
-    while i < ACCESSOR_PARAMS.len() {
-        p[i] = ACCESSOR_PARAMS[i];
-        i += 1;
-    }
-    p[8] = ALPHA;
-    p[9] = BETA;
-    p
-};
+const PARAMS: [ParamSpec; 11] = common::params_with_scalars(SPARSE);
 
 const INFO: KernelInfo = KernelInfo {
     name: "accessor-spmv",
