@@ -3,31 +3,11 @@
 //! JSON report; `run --list` and `audit --list` name the kernels and
 //! experiments; the smoke plan audits every accessor kernel with exit code 0.
 
-use boundgate::io::{Tensor, read_npy, write_npy};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use boundgate::io::{Tensor, read_npy};
+use std::path::Path;
 
-fn workdir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "boundgate-accessor-cli-{}-{test}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn boundgate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_boundgate"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn save(dir: &Path, name: &str, t: &Tensor) -> String {
-    let p = dir.join(name);
-    write_npy(&p, t).unwrap();
-    p.to_str().unwrap().to_string()
-}
+mod common;
+use common::cli::{boundgate, save, workdir};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

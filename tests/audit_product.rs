@@ -4,7 +4,9 @@
 
 use boundgate::audit::{AuditReport, Plan, RunOptions, Shard, html, junit, merge, run_plan};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod common;
+use common::cli::{assert_bad_input, boundgate, workdir};
 
 fn plan_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plans/product.toml")
@@ -23,31 +25,6 @@ fn run(shard: Option<Shard>) -> AuditReport {
         },
     )
     .unwrap()
-}
-
-fn workdir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("boundgate-product-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn boundgate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_boundgate"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-/// Exit code 2 and exactly one line on stderr, containing `needle`.
-fn assert_bad_input(o: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "one line expected: {err}"
-    );
-    assert!(err.contains(needle), "`{needle}` not in: {err}");
 }
 
 #[test]

@@ -2,48 +2,10 @@
 //! files, and each kind of bad input giving exit code 2 and one line naming
 //! the problem.
 
-use boundgate::io::{Tensor, read_npy, write_npy};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use boundgate::io::read_npy;
 
-fn workdir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("boundgate-cli-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn boundgate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_boundgate"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn vector(dir: &Path, name: &str, values: &[f64]) -> String {
-    let p = dir.join(name);
-    write_npy(&p, &Tensor::vector(values.to_vec())).unwrap();
-    p.to_str().unwrap().to_string()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// Exit code 2 and exactly one line on stderr, containing `needle`.
-fn assert_bad_input(o: &Output, needle: &str) {
-    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(o));
-    let err = stderr(o);
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "one line expected: {err}"
-    );
-    assert!(err.contains(needle), "`{needle}` not in: {err}");
-}
+mod common;
+use common::cli::{assert_bad_input, boundgate, stderr, stdout, vector, workdir};
 
 #[test]
 fn round_writes_correctly_rounded_values() {

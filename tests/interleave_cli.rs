@@ -5,7 +5,10 @@ use boundgate::io::{Tensor, write_npy};
 use boundgate::kernels::interleave::{grid::Grid3, hotspot::HotSpot3D};
 use std::path::Path;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::cli::boundgate;
 
 /// A fresh folder under the system's temporary folder (no tempfile crate).
 fn scratch(name: &str) -> PathBuf {
@@ -16,13 +19,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn boundgate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_boundgate"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 fn text(o: &Output) -> String {

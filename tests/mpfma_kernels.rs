@@ -9,8 +9,10 @@ use boundgate::kernels::mpfma::gemm::MpfmaGemm;
 use boundgate::kernels::mpfma::mac::MpfmaMac;
 use boundgate::kernels::{Inputs, Kernel, KernelRun, Params, registry};
 use boundgate_verify::check::Outcome;
-use std::path::PathBuf;
 use std::process::Command;
+
+mod common;
+use common::cli::workdir;
 
 fn params(kernel: &dyn Kernel, pairs: &[&str]) -> Params {
     let owned: Vec<String> = pairs.iter().map(|s| s.to_string()).collect();
@@ -298,12 +300,6 @@ fn mac_kernel_checks_the_lemmas_and_refuses_bad_input() {
 
 fn binary() -> Command {
     Command::new(env!("CARGO_BIN_EXE_boundgate"))
-}
-
-fn workdir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("boundgate-mpfma-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]

@@ -2,29 +2,10 @@
 //! the output, the rigorous bound in `--bound-output`, the bins, precisions
 //! and published bounds in `--json`; bad tolerances exit 2 with one line.
 
-use boundgate::io::{Tensor, read_npy, write_npy};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use boundgate::io::read_npy;
 
-fn workdir(test: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("boundgate-qdot-cli-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn boundgate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_boundgate"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn vector(dir: &Path, name: &str, values: &[f64]) -> String {
-    let p = dir.join(name);
-    write_npy(&p, &Tensor::vector(values.to_vec())).unwrap();
-    p.to_str().unwrap().to_string()
-}
+mod common;
+use common::cli::{boundgate, vector, workdir};
 
 #[test]
 fn run_qdot_writes_output_bound_and_json() {

@@ -3,24 +3,11 @@
 //! files, the JSON report, and bad input as exit code 2 with one line.
 
 use boundgate::io::{Tensor, read_npy, write_npy};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
-fn workdir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "boundgate-residual-cli-{}-{test}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn boundgate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_boundgate"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::cli::{boundgate, workdir};
 
 fn matrix(dir: &Path, name: &str, rows: usize, cols: usize, values: Vec<f64>) -> String {
     let p = dir.join(name);

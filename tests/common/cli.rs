@@ -1,0 +1,61 @@
+//! Running the `boundgate` binary from the end-to-end tests: a scratch folder
+//! per test, the command, its output as text, `.npy` inputs, and the
+//! bad-input contract (exit code 2, one line on stderr).
+
+use boundgate::io::{Tensor, write_npy};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A folder for `test` under the system's temporary folder, named after the
+/// test binary and the process, so parallel runs do not share files.
+pub fn workdir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "boundgate-{}-{}-{test}",
+        env!("CARGO_CRATE_NAME"),
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the `boundgate` binary built for these tests.
+pub fn boundgate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_boundgate"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Its standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Its standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Writes `t` as `dir/name` (.npy) and returns the path as an argument.
+pub fn save(dir: &Path, name: &str, t: &Tensor) -> String {
+    let p = dir.join(name);
+    write_npy(&p, t).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// Writes a vector as `dir/name` (.npy) and returns the path.
+pub fn vector(dir: &Path, name: &str, values: &[f64]) -> String {
+    save(dir, name, &Tensor::vector(values.to_vec()))
+}
+
+/// Exit code 2 and exactly one line on stderr, containing `needle`.
+pub fn assert_bad_input(o: &Output, needle: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected: {err}"
+    );
+    assert!(err.contains(needle), "`{needle}` not in: {err}");
+}
