@@ -1,0 +1,239 @@
+//! Exact binning of qdot's exponent sums (paper §3.2, Algorithm 3.2): the two
+//! `fexp` definitions (eq. (1.1) and the IEEE exponent) and the bins
+//! `(u_k - 1, u_k]` computed from the data.
+
+use super::*;
+
+/// Which definition of `fexp` (paper eq. (1.1) versus the IEEE exponent).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::qdot::Fexp;
+/// assert_eq!(Fexp::Ieee.of(0.75), Some(-1));
+/// assert_eq!(Fexp::Paper.of(0.75), Some(0)); // ceil(log2 0.75)
+/// assert_eq!(Fexp::Paper.of(0.5), Some(-1)); // powers of two agree
+/// assert_eq!(Fexp::Paper.of(3.0), Some(1)); // |x| >= 1: floor for both
+/// assert_eq!(Fexp::Ieee.of(0.0), None); // undefined
+/// assert_eq!(Fexp::Ieee.of(f64::from_bits(1)), Some(-1074)); // subnormals: the true exponent
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fexp {
+    /// `floor(log2|x|)`: the IEEE unbiased exponent (for subnormals, that of
+    /// the leading bit), what the paper's implementation extracts (§3.2).
+    Ieee,
+    /// Eq. (1.1): `floor(log2|x|)` for `|x| >= 1`, `ceil(log2|x|)` for `|x| < 1`.
+    Paper,
+}
+
+impl Fexp {
+    /// Both definitions.
+    pub const ALL: [Fexp; 2] = [Fexp::Ieee, Fexp::Paper];
+
+    /// Its name: `ieee` or `paper`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fexp::Ieee => "ieee",
+            Fexp::Paper => "paper",
+        }
+    }
+
+    /// `fexp(x)`; `None` for 0 (undefined) and for NaN and infinities.
+    #[inline]
+    pub fn of(self, x: f64) -> Option<i32> {
+        if x == 0.0 || !x.is_finite() {
+            return None;
+        }
+        let floor = exponent_of(x.abs());
+        Some(match self {
+            Fexp::Paper if floor < 0 && !is_power_of_two(x) => floor + 1,
+            _ => floor,
+        })
+    }
+
+    /// `fexp` of an exact value (e.g. the exact `x^T y` from the oracle), which
+    /// may lie outside the `f64` range; `None` for zero or a non-finite sum.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::Fexp;
+    /// use boundgate_verify::oracle::dot;
+    /// let s = dot(&[0.5, 0.25], &[1.0, 1.0]).unwrap(); // 0.75
+    /// assert_eq!(Fexp::Ieee.of_exact(&s), Some(-1));
+    /// assert_eq!(Fexp::Paper.of_exact(&s), Some(0));
+    /// let tiny = dot(&[2f64.powi(-1000)], &[2f64.powi(-1000)]).unwrap(); // 2^-2000
+    /// assert_eq!(Fexp::Paper.of_exact(&tiny), Some(-2000));
+    /// ```
+    pub fn of_exact(self, s: &ExactSum) -> Option<i64> {
+        let f = s.to_float()?;
+        if f.is_zero() {
+            return None;
+        }
+        // f = m 2^exp with 1/2 <= |m| < 1, so floor(log2 |f|) = exp - 1.
+        let exp = i64::from(f.get_exp()?);
+        let floor = exp - 1;
+        let power_of_two = (f.abs() >> (exp as i32)) == 0.5;
+        Some(match self {
+            Fexp::Paper if floor < 0 && !power_of_two => floor + 1,
+            _ => floor,
+        })
+    }
+}
+
+impl fmt::Display for Fexp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Fexp {
+    type Err = VerifyError;
+    fn from_str(s: &str) -> Result<Fexp> {
+        match s {
+            "ieee" => Ok(Fexp::Ieee),
+            "paper" => Ok(Fexp::Paper),
+            other => Err(VerifyError::invalid(
+                "fexp",
+                other,
+                "expected `ieee` or `paper`",
+            )),
+        }
+    }
+}
+
+/// One exponent bin of exact binning: the indices `i` with
+/// `fexp(x_i) + fexp(y_i) = exponent`, i.e. the bin `(exponent - 1, exponent]`
+/// of Definition 3.1.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ExponentBin {
+    /// `u_k` (and `l_k = u_k - 1`).
+    pub exponent: i32,
+    /// `M_k`, the number of indices in the bin.
+    pub count: u64,
+    /// An upper bound (rounded up) of `sum |x_j y_j| 2^(-u_k)` over the bin,
+    /// the sum of the scaled products `|a_j b_j|`; below `4 M_k`.
+    pub scaled_abs_sum: f64,
+}
+
+/// Exact binning of `x ⊙ y` by `fexp(x_i) + fexp(y_i)` (Algorithm 3.2 lines
+/// 3-6 with the exact-binning strategy), computed from the data for the
+/// checker: nonempty bins in ascending exponent order.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::qdot::{ExponentBins, Fexp};
+/// let x = [1.5, 0.75, 0.0, 3.0];
+/// let y = [1.0, 1.0, 5.0, 0.5];
+/// let bins = ExponentBins::new(&x, &y, Fexp::Ieee).unwrap();
+/// // e = [0, -1, (zero), 1 + -1 = 0]
+/// assert_eq!(bins.zeros, 1);
+/// assert_eq!((bins.e_min(), bins.e_max()), (Some(-1), Some(0)));
+/// assert_eq!(bins.bins.iter().map(|b| (b.exponent, b.count)).collect::<Vec<_>>(), vec![(-1, 1), (0, 2)]);
+/// // Under (1.1), fexp(0.75) = 0: both nonzero... three products share exponent 0.
+/// let paper = ExponentBins::new(&x, &y, Fexp::Paper).unwrap();
+/// assert_eq!(paper.bins.len(), 1);
+/// assert!(ExponentBins::new(&[f64::NAN], &[1.0], Fexp::Ieee).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExponentBins {
+    /// The `fexp` definition used.
+    pub fexp: Fexp,
+    /// The nonempty bins, ascending.
+    pub bins: Vec<ExponentBin>,
+    /// Indices left out because `x_i y_i = 0`.
+    pub zeros: u64,
+    /// The vector length `n` (zeros included).
+    pub n: usize,
+}
+
+impl ExponentBins {
+    /// Bins `x` and `y` (the values the kernel reads).
+    ///
+    /// # Errors
+    /// [`VerifyError::LengthMismatch`], or [`VerifyError::NonFinite`] for a NaN
+    /// or an infinity (`fexp` is undefined there).
+    pub fn new(x: &[f64], y: &[f64], fexp: Fexp) -> Result<ExponentBins> {
+        require_same_len("x and y", x.len(), y.len())?;
+        let mut exponents = Vec::with_capacity(x.len());
+        let (mut lo, mut hi) = (i32::MAX, i32::MIN);
+        for (i, (&a, &b)) in x.iter().zip(y).enumerate() {
+            for (what, v) in [("x", a), ("y", b)] {
+                if !v.is_finite() {
+                    return Err(VerifyError::NonFinite {
+                        what: what.into(),
+                        index: i,
+                        value: v,
+                    });
+                }
+            }
+            let e = match (fexp.of(a), fexp.of(b)) {
+                (Some(fa), Some(fb)) => Some((fa, fb)),
+                _ => None,
+            };
+            if let Some((fa, fb)) = e {
+                lo = lo.min(fa + fb);
+                hi = hi.max(fa + fb);
+            }
+            exponents.push(e);
+        }
+        let zeros = exponents.iter().filter(|e| e.is_none()).count() as u64;
+        let mut bins = Vec::new();
+        if lo <= hi {
+            let mut count = vec![0u64; (hi - lo + 1) as usize];
+            let mut sums = vec![0.0f64; count.len()];
+            for (i, e) in exponents.iter().enumerate() {
+                let Some((fa, fb)) = *e else { continue };
+                let k = (fa + fb - lo) as usize;
+                count[k] += 1;
+                // Exact scalings by powers of two (results in [1/2, 2)).
+                let a = scale(x[i].abs(), -fa);
+                let b = scale(y[i].abs(), -fb);
+                sums[k] = add_up(sums[k], mul_up(a, b));
+            }
+            for (k, (&c, &s)) in count.iter().zip(&sums).enumerate() {
+                if c > 0 {
+                    bins.push(ExponentBin {
+                        exponent: lo + k as i32,
+                        count: c,
+                        scaled_abs_sum: s,
+                    });
+                }
+            }
+        }
+        Ok(ExponentBins {
+            fexp,
+            bins,
+            zeros,
+            n: x.len(),
+        })
+    }
+
+    /// `e_min` (None without nonzero products).
+    pub fn e_min(&self) -> Option<i32> {
+        self.bins.first().map(|b| b.exponent)
+    }
+    /// `e_max` (None without nonzero products).
+    pub fn e_max(&self) -> Option<i32> {
+        self.bins.last().map(|b| b.exponent)
+    }
+    /// `N_bins`, the number of nonempty bins.
+    pub fn n_bins(&self) -> usize {
+        self.bins.len()
+    }
+}
+
+/// `v 2^e` for finite `v` and a result known to be a normal `f64` (`e` may be
+/// outside the `f64` exponent range, so scale in steps).
+fn scale(v: f64, e: i32) -> f64 {
+    let mut v = v;
+    let mut e = e;
+    while e > 1000 {
+        v *= pow2_up(1000);
+        e -= 1000;
+    }
+    while e < -1000 {
+        v *= pow2_up(-1000);
+        e += 1000;
+    }
+    v * pow2_up(i64::from(e))
+}

@@ -1,0 +1,357 @@
+//! The corrected, rigorous bound of qdot as computed ([`rigorous`],
+//! derivation in the module docs of `bounds::qdot`), and Theorem 3.2 made
+//! rigorous in its own terms ([`corrected_thm_3_2`]).
+
+use super::*;
+
+/// The fixed evaluation order of the kernel: the vector is cut into tiles of
+/// `tile` consecutive indices; within a tile each bin is a recursive chain
+/// (FMA, or rounded product then sum), and the tile results of a bin are
+/// summed by a pairwise tree (`kernels/qdot.cu`, `kernels::qdot::compute`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TileOrder {
+    /// The vector length `n`.
+    pub n: usize,
+    /// Indices per tile (`0` or `>= n`: one tile, a sequential order).
+    pub tile: usize,
+}
+
+impl TileOrder {
+    /// The effective tile length (at least 1).
+    pub fn tile_len(&self) -> usize {
+        if self.tile == 0 || self.tile >= self.n {
+            self.n.max(1)
+        } else {
+            self.tile
+        }
+    }
+    /// The number of tiles.
+    pub fn tiles(&self) -> usize {
+        self.n.div_ceil(self.tile_len()).max(1)
+    }
+    /// The longest chain of roundings a term of a bin of `count` elements goes
+    /// through: `min(count, tile) + ceil(log2 tiles)`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::TileOrder;
+    /// let order = TileOrder { n: 1000, tile: 64 }; // 16 tiles
+    /// assert_eq!(order.depth(10), 10 + 4);
+    /// assert_eq!(order.depth(500), 64 + 4);
+    /// assert_eq!(TileOrder { n: 1000, tile: 0 }.depth(500), 500);
+    /// ```
+    pub fn depth(&self, count: u64) -> u64 {
+        count.min(self.tile_len() as u64) + ceil_log2(self.tiles())
+    }
+}
+
+/// How `A_k` is obtained.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Magnitudes {
+    /// From the data (`ExponentBin::scaled_abs_sum`).
+    Data,
+    /// A priori, `4 M_k`.
+    APriori,
+}
+
+/// The corrected, rigorous absolute bound of qdot as computed (module
+/// documentation): representation error of both factors, accumulation inside
+/// and across bins, scaling and conversion, with `A_k` from the data.
+/// Hypotheses checked: no overflow anywhere, subnormal sums exact.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::qdot::{rigorous, BinArithmetic, BinPrecision, ExponentBins, Fexp, TileOrder};
+/// use boundgate_verify::format::Format;
+/// let x = [1.0, 1.0 + 2f64.powi(-12), 2f64.powi(-30)];
+/// let y = [1.0; 3];
+/// let bins = ExponentBins::new(&x, &y, Fexp::Ieee).unwrap();
+/// let half = BinPrecision::Compute(BinArithmetic { format: Format::FP16, accumulator: Format::FP32 });
+/// let b = rigorous(&bins, &[BinPrecision::Perforate, half], Format::FP64, TileOrder { n: 3, tile: 0 }).unwrap();
+/// // at least the perforated 2^-30 and the cast error of 1 + 2^-12 in fp16
+/// assert!(b.value >= 2f64.powi(-30) + 2f64.powi(-12));
+/// // dominated by the cast term (2 u_F + u_F^2) A_k ~ 2^-10 (2 + 2^-12) ~ 1.95e-3
+/// assert!(b.value < 2.0e-3);
+/// ```
+pub fn rigorous(
+    bins: &ExponentBins,
+    precisions: &[BinPrecision],
+    input: Format,
+    order: TileOrder,
+) -> Result<Bound> {
+    evaluate(bins, precisions, input, order, Magnitudes::Data, RIGOROUS)
+}
+
+/// Theorem 3.2 corrected: [`rigorous`] with the a-priori magnitude `4 M_k` in
+/// place of the data's `A_k` (a product of bin `k` is below `2^(u_k + 2)`
+/// whichever `fexp` is used), so, like the printed bound, it needs only
+/// `M_k`, `u_k` and the precisions. Never below [`rigorous`].
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::qdot::{corrected_thm_3_2, rigorous, thm_3_2, BinArithmetic, BinPrecision, ExponentBins, Fexp, TileOrder};
+/// use boundgate_verify::format::Format;
+/// let x = [1.9, 1.7, 1.3];
+/// let bins = ExponentBins::new(&x, &x, Fexp::Ieee).unwrap();
+/// let half = [BinPrecision::Compute(BinArithmetic { format: Format::FP16, accumulator: Format::FP16 })];
+/// let order = TileOrder { n: 3, tile: 0 };
+/// let corrected = corrected_thm_3_2(&bins, &half, Format::FP64, order).unwrap().value;
+/// assert!(corrected >= rigorous(&bins, &half, Format::FP64, order).unwrap().value);
+/// assert!(corrected > 2.0 * thm_3_2(&bins, &half, Format::FP64).unwrap().value);
+/// ```
+pub fn corrected_thm_3_2(
+    bins: &ExponentBins,
+    precisions: &[BinPrecision],
+    input: Format,
+    order: TileOrder,
+) -> Result<Bound> {
+    evaluate(
+        bins,
+        precisions,
+        input,
+        order,
+        Magnitudes::APriori,
+        CORRECTED_3_2,
+    )
+}
+
+fn evaluate(
+    bins: &ExponentBins,
+    precisions: &[BinPrecision],
+    input: Format,
+    order: TileOrder,
+    magnitudes: Magnitudes,
+    source: Source,
+) -> Result<Bound> {
+    require_same_len("bins and precisions", bins.bins.len(), precisions.len())?;
+    require(
+        input.has_subnormals(),
+        &source,
+        "the input format has subnormals (sums in its subnormal range are exact)",
+        || format!("{input} has none"),
+    )?;
+    let u_i = input.unit_roundoff(RNE);
+    let eta_i = input.underflow_abs_error(RNE);
+    let mut total = 0.0;
+    let mut z_sum = 0.0; // sum of the bounds Z_k on |z_k|
+    let mut computed = 0u64;
+    let mut deepest = 0u64;
+    for (b, p) in bins.bins.iter().zip(precisions) {
+        let a = match magnitudes {
+            Magnitudes::Data => b.scaled_abs_sum,
+            Magnitudes::APriori => mul_up(4.0, count_up(b.count)),
+        };
+        let scale = pow2_up(i64::from(b.exponent));
+        let BinPrecision::Compute(arith) = *p else {
+            total = add_up(total, mul_up(scale, a));
+            continue;
+        };
+        let (f, c) = (arith.format, arith.accumulator);
+        check_arithmetic(arith, &source)?;
+        let u_f = f.unit_roundoff(RNE);
+        let u_c = c.unit_roundoff(RNE);
+        let depth = order.depth(b.count);
+        deepest = deepest.max(depth);
+        let one_plus_uf = add_up(1.0, u_f);
+        let a_hat = mul_up(mul_up(one_plus_uf, one_plus_uf), a);
+        let gamma = theta_up(depth, u_c);
+        // No overflow inside the bin: every partial sum is at most (1 + u_C)^depth A^.
+        let growth = exp_up(mul_up(depth as f64, ln1p_up(u_c)));
+        let largest = mul_up(growth, a_hat);
+        require(
+            largest <= c.max_finite(),
+            &source,
+            "no overflow inside a bin: (1 + u_C)^d_k A^_k <= max(C)",
+            || {
+                format!(
+                    "bin {} (M = {}) in {}: {largest:e} > {:e}",
+                    b.exponent,
+                    b.count,
+                    c,
+                    c.max_finite()
+                )
+            },
+        )?;
+        let t = mul_up(add_up(1.0, gamma), a_hat);
+        let cast = mul_up(add_up(mul_up(2.0, u_f), mul_up(u_f, u_f)), a);
+        let accumulate = mul_up(gamma, a_hat);
+        let converts_exactly = c.precision() <= input.precision()
+            && c.emax() <= input.emax()
+            && c.min_positive() >= input.min_positive();
+        let convert = if converts_exactly {
+            0.0
+        } else {
+            let v = mul_up(add_up(1.0, u_i), t);
+            require(
+                v <= input.max_finite(),
+                &source,
+                "the bin sum converts to the input format without overflow",
+                || format!("bin {}: {v:e} > {:e}", b.exponent, input.max_finite()),
+            )?;
+            add_up(mul_up(u_i, t), eta_i)
+        };
+        let error = add_up(
+            mul_up(scale, add_up(add_up(cast, accumulate), convert)),
+            eta_i,
+        );
+        total = add_up(total, error);
+        let before_rescale = add_up(mul_up(add_up(1.0, u_i), t), eta_i);
+        let z = add_up(mul_up(scale, before_rescale), eta_i);
+        z_sum = add_up(z_sum, z);
+        computed += 1;
+    }
+    let cross_depth = computed.saturating_sub(1);
+    let gamma_cross = theta_up(cross_depth, u_i);
+    let growth = exp_up(mul_up(cross_depth as f64, ln1p_up(u_i)));
+    let largest = mul_up(growth, z_sum);
+    require(
+        largest <= input.max_finite(),
+        &source,
+        "no overflow in the rescaled bin results and their sum: (1 + u_I)^(q-1) sum Z_k <= max(I)",
+        || format!("{largest:e} > {:e}", input.max_finite()),
+    )?;
+    total = add_up(total, mul_up(gamma_cross, z_sum));
+    Ok(Bound::deterministic(total, Quantity::AbsoluteError, source, Rigor::Rigorous)
+        .with_hypothesis(
+            "exact binning by fexp(x_i) + fexp(y_i); scaled values in [1/2, 2)",
+            format!(
+                "{} fexp, {} bins ({} computed), input {input}",
+                bins.fexp,
+                bins.n_bins(),
+                computed
+            ),
+        )
+        .with_hypothesis(
+            "tiled order: chains of at most min(M_k, T) + ceil(log2 tiles) roundings",
+            format!(
+                "n = {}, T = {}, {} tiles, deepest chain {deepest}, {computed} bin results summed",
+                order.n,
+                order.tile_len(),
+                order.tiles()
+            ),
+        )
+        .with_hypothesis(
+            "no overflow",
+            format!("(1 + u_I)^(q-1) sum Z_k = {largest:e} <= {:e}", input.max_finite()),
+        ))
+}
+
+/// The rigorous bound of the original kernel that the early exit of
+/// Theorem 3.6 runs instead of Algorithm 3.1: the dot product of the unscaled
+/// inputs (values of `input`) in the tiled order, in the input level's
+/// arithmetic `arith` (cast to `arith.format`, accumulated in
+/// `arith.accumulator`), the result rounded to `input` if the accumulator is
+/// wider. [`crate::bounds::dot::rigorous`] with depth `min(n, T) + ceil(log2 tiles)`
+/// and `n` operations that may underflow, plus `u_I W + eta_I` for the final
+/// conversion, `W` the a-priori bound on the accumulated value.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::qdot::{rigorous_plain, BinArithmetic, TileOrder};
+/// use boundgate_verify::format::Format;
+/// let arith = BinArithmetic { format: Format::FP64, accumulator: Format::FP64 };
+/// let b = rigorous_plain(&[1.0, 2.0], &[3.0, 4.0], Format::FP64, arith, TileOrder { n: 2, tile: 0 }).unwrap();
+/// assert!(b.value > 0.0 && b.value < 1e-14);
+/// ```
+pub fn rigorous_plain(
+    x: &[f64],
+    y: &[f64],
+    input: Format,
+    arith: BinArithmetic,
+    order: TileOrder,
+) -> Result<Bound> {
+    require_same_len("x and y", x.len(), y.len())?;
+    let (f, c) = (arith.format, arith.accumulator);
+    require(
+        f.precision() >= input.precision() && f.emax() >= input.emax() && f.emin() <= input.emin(),
+        &RIGOROUS,
+        "the inputs are values of the input level's format (no cast error)",
+        || format!("input {input}, level {f}"),
+    )?;
+    let n = x.len();
+    let sum_abs = crate::bounds::dot::abs_dot_up(x, y)?;
+    let depth = order.depth(n as u64);
+    let ops = crate::bounds::dot::underflow_ops(c, n);
+    let u_c = c.unit_roundoff(RNE);
+    let eta = c.underflow_abs_error(RNE);
+    // Higham 2002 (2.8) with (1 + u)^d - 1 for gamma_d: see bounds::dot.
+    let theta = theta_up(depth, u_c);
+    let w = crate::bounds::dot::require_no_overflow(c, RNE, depth, ops, sum_abs, &RIGOROUS)?;
+    let value = add_up(
+        mul_up(theta, sum_abs),
+        mul_up(mul_up(ops as f64, add_up(1.0, theta)), eta),
+    );
+    let mut bound = Bound::deterministic(value, Quantity::AbsoluteError, RIGOROUS, Rigor::Rigorous)
+        .with_hypothesis(
+            "fl(z) = z(1 + delta) + eta (Higham 2002 (2.8)), at most m operations with eta != 0",
+            format!("m = {ops}, eta_min = {eta:e}, (1 + u)^d - 1 = {theta:e}"),
+        )
+        .with_hypothesis(
+            "no overflow",
+            format!("(1 + u)^d (S + m eta) = {w:e} <= {:e}", c.max_finite()),
+        );
+    let converts_exactly = c.precision() <= input.precision()
+        && c.emax() <= input.emax()
+        && c.min_positive() >= input.min_positive();
+    if !converts_exactly {
+        let u_i = input.unit_roundoff(RNE);
+        let v = mul_up(add_up(1.0, u_i), w);
+        require(
+            v <= input.max_finite(),
+            &RIGOROUS,
+            "the accumulated value converts to the input format without overflow",
+            || format!("{v:e} > {:e}", input.max_finite()),
+        )?;
+        bound.value = add_up(
+            bound.value,
+            add_up(mul_up(u_i, w), input.underflow_abs_error(RNE)),
+        );
+        bound = bound.with_hypothesis(
+            "one rounding of the accumulated value to the input format",
+            format!("{c} to {input}"),
+        );
+    }
+    Ok(bound.with_hypothesis(
+        "Theorem 3.6 early exit: the original kernel on the unscaled inputs",
+        format!("n = {n}, T = {}, depth {depth}", order.tile_len()),
+    ))
+}
+
+/// `(1 + u)^d - 1`, rounded up: the bound on `|theta|` for a product of `d`
+/// factors `(1 + delta_i)`, `|delta_i| <= u` (Higham 2002, §3.1, before
+/// Lemma 3.1 turns it into `gamma_d`); unlike `gamma_d` it exists for every
+/// `d` (a recursive fp16 sum of 4096 terms has one).
+fn theta_up(d: u64, u: f64) -> f64 {
+    if d == 0 {
+        0.0
+    } else {
+        expm1_up(mul_up(d as f64, ln1p_up(u)))
+    }
+}
+
+/// The hypotheses on one computed bin's arithmetic (module documentation).
+fn check_arithmetic(arith: BinArithmetic, source: &Source) -> Result<()> {
+    let (f, c) = (arith.format, arith.accumulator);
+    require(
+        f.emin() <= -1 && f.max_finite() >= 2.0,
+        source,
+        "scaled values in [1/2, 2) are normal numbers of the bin format",
+        || format!("{f}: emin {}, max {:e}", f.emin(), f.max_finite()),
+    )?;
+    require(
+        c.precision() >= f.precision() && c.has_subnormals(),
+        source,
+        "the accumulator is at least as precise as the bin format and has subnormals",
+        || format!("{f} accumulated in {c}"),
+    )?;
+    // Products of cast values are multiples of 2^(-2 p_F); if the accumulator's
+    // smallest subnormal divides that, its subnormal-range results are exact.
+    let granularity = -2 * f.precision() as i32;
+    let smallest = c.emin() - c.precision() as i32 + 1;
+    require(
+        granularity >= smallest,
+        source,
+        "products are multiples of the accumulator's smallest subnormal",
+        || format!("2^{granularity} versus 2^{smallest} in {c}"),
+    )
+}

@@ -1,0 +1,171 @@
+//! Parameter selection (paper §3.3): bin scores (3.10), the Precision
+//! function (3.9) and the early exit of Theorem 3.6.
+
+use super::*;
+
+/// How a computed (not perforated) bin is evaluated: its values cast to
+/// `format` (the bin precision `pi_k` of Algorithm 3.1), the dot product
+/// accumulated in `accumulator` (e.g. fp16 with fp32 accumulation, as on
+/// tensor cores).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct BinArithmetic {
+    /// The format the bin's (scaled) values are rounded to, `pi_k`.
+    pub format: Format,
+    /// The format of the products' accumulation.
+    pub accumulator: Format,
+}
+
+/// The precision of one bin (Algorithm 3.1's `pi_k`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BinPrecision {
+    /// Left out of the computation (a 0-bit representation, `eps(k) = 1`).
+    Perforate,
+    /// Computed in the given arithmetic.
+    Compute(BinArithmetic),
+}
+
+impl BinPrecision {
+    /// The paper's `eps(k)`: the unit roundoff `2^-p` of `pi_k`, 1 for perforate.
+    pub fn eps(&self) -> f64 {
+        match self {
+            BinPrecision::Perforate => 1.0,
+            BinPrecision::Compute(a) => a.format.unit_roundoff(RNE),
+        }
+    }
+    /// `-log2 eps(k)`: the precision `p` of `pi_k` (0 for perforate).
+    pub fn bits(&self) -> u32 {
+        match self {
+            BinPrecision::Perforate => 0,
+            BinPrecision::Compute(a) => a.format.precision(),
+        }
+    }
+}
+
+/// `floor(log2(eps / divisor))`, exactly: the `floor(log2 eps)` of the bin
+/// score (3.10), with `divisor = N_bins` for the `eps / N_bins` variant of the
+/// experiments (§4.1) and 1 for the printed one.
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] unless `eps` is finite and positive and
+/// `divisor >= 1`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::qdot::floor_log2_tolerance;
+/// assert_eq!(floor_log2_tolerance(1e-16, 1).unwrap(), -54);
+/// assert_eq!(floor_log2_tolerance(0.5, 1).unwrap(), -1);
+/// assert_eq!(floor_log2_tolerance(0.5, 3).unwrap(), -3); // 1/6
+/// assert_eq!(floor_log2_tolerance(1e3, 1).unwrap(), 9);
+/// assert!(floor_log2_tolerance(0.0, 1).is_err());
+/// ```
+pub fn floor_log2_tolerance(eps: f64, divisor: u64) -> Result<i64> {
+    if !(eps.is_finite() && eps > 0.0) {
+        return Err(VerifyError::invalid(
+            "eps",
+            eps,
+            "the qdot tolerance must be finite and positive",
+        ));
+    }
+    if divisor == 0 {
+        return Err(VerifyError::invalid("divisor", 0, "must be at least 1"));
+    }
+    // eps = m 2^q with m < 2^53 an integer; floor(log2(eps / d)) is the
+    // largest k with d 2^k <= m 2^q, decided exactly on integers.
+    let (m, q) = integer_significand(eps);
+    let fits = |k: i64| -> bool {
+        let shift = k - q;
+        if shift >= 0 {
+            // d 2^shift <= m < 2^53
+            shift < 64 && (u128::from(divisor) << shift) <= u128::from(m)
+        } else {
+            // d <= m 2^-shift; beyond 64 bits of shift the right side exceeds any u64
+            -shift >= 64 || u128::from(divisor) <= (u128::from(m) << -shift)
+        }
+    };
+    let mut k = i64::from(exponent_of(eps)) - ceil_log2(divisor as usize) as i64 - 1;
+    while fits(k + 1) {
+        k += 1;
+    }
+    while !fits(k) {
+        k -= 1;
+    }
+    Ok(k)
+}
+
+/// `x = m 2^q` for finite positive `x`, `m < 2^53` an integer.
+fn integer_significand(x: f64) -> (u64, i64) {
+    let bits = x.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i64;
+    let fraction = bits & ((1u64 << 52) - 1);
+    if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1u64 << 52), biased - 1075)
+    }
+}
+
+/// The bin score (3.10): `ceil(log2 M_k) + u_k - e_max - floor(log2 eps) + 1`
+/// for a nonempty bin (the paper's `-inf` for empty bins is the caller's
+/// `None`).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::qdot::bin_score;
+/// // the top bin, one element, eps = 2^-20: 0 + 0 - (-20) + 1
+/// assert_eq!(bin_score(1, 0, 0, -20), 21);
+/// assert_eq!(bin_score(5, -30, 0, -20), 3 - 30 + 20 + 1);
+/// ```
+pub fn bin_score(count: u64, exponent: i64, e_max: i64, floor_log2_eps: i64) -> i64 {
+    debug_assert!(count >= 1);
+    ceil_log2(count as usize) as i64 + exponent - e_max - floor_log2_eps + 1
+}
+
+/// The Precision function (3.9), generalised to a ladder of levels by their
+/// mantissa bits (`m_half = 11`, `m_single = 24`, `m_double = 53`, and for
+/// the bfloat16 generalisation `8`): `None` (perforate) for `sigma < 0`, else
+/// the first level `i` with `sigma < ladder[i]`, else the last level, the
+/// input's precision `mu` (for `sigma >= mu` (3.9) has no case; the proof of
+/// Theorem 3.6 reads it as the input precision, and so do we). `ladder` is
+/// ascending and ends with `mu`; the condition `mu >= m` of (3.9) is that the
+/// ladder stops at `mu`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::qdot::precision_3_9;
+/// let ladder = [11, 24, 53]; // half, single, double; fp64 inputs
+/// assert_eq!(precision_3_9(-1, &ladder), None);
+/// assert_eq!(precision_3_9(0, &ladder), Some(0));
+/// assert_eq!(precision_3_9(10, &ladder), Some(0));
+/// assert_eq!(precision_3_9(11, &ladder), Some(1));
+/// assert_eq!(precision_3_9(52, &ladder), Some(2));
+/// assert_eq!(precision_3_9(80, &ladder), Some(2));
+/// assert_eq!(precision_3_9(20, &[11]), Some(0)); // fp16 inputs
+/// ```
+pub fn precision_3_9(score: i64, ladder: &[u32]) -> Option<usize> {
+    if score < 0 {
+        return None;
+    }
+    let last = ladder.len().checked_sub(1)?;
+    Some(
+        ladder
+            .iter()
+            .position(|&m| score < i64::from(m))
+            .unwrap_or(last),
+    )
+}
+
+/// Theorem 3.6: whether `e_max - e_min <= -floor(log2 eps) - mu_hat`, in which
+/// case (3.9) gives every bin the input precision (`mu_hat`: the mantissa bits
+/// of the level directly below the input's).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::qdot::thm_3_6;
+/// // fp64 inputs (mu^ = 24), eps = 1e-16 (floor log2 = -54): a range of 30 exits early.
+/// assert!(thm_3_6(-10, 20, -54, 24));
+/// assert!(!thm_3_6(-10, 21, -54, 24));
+/// ```
+pub fn thm_3_6(e_min: i64, e_max: i64, floor_log2_eps: i64, mu_hat: u32) -> bool {
+    e_max - e_min <= -floor_log2_eps - i64::from(mu_hat)
+}
