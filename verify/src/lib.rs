@@ -1,7 +1,7 @@
 //! # boundgate-verify: the checker
 //!
 //! Small, independent and trusted: number formats and correctly rounded
-//! conversion ([`format`]), exact references computed with MPFR and a fast
+//! conversion ([`format`](mod@format)), exact references computed with MPFR and a fast
 //! exact accumulator ([`oracle`]), executable forms of published error bounds
 //! ([`bounds`]), confidence tests for probabilistic bounds ([`stats`]) and the
 //! check loop that turns a kernel's output into a [`check::Verdict`].

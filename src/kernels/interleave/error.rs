@@ -3,7 +3,7 @@
 //! Every way a profile, a schedule, a parameter or a run can be wrong has its
 //! own variant, so that tests match on it and the CLI prints one line naming
 //! the file, line and field. [`InterleaveError`] converts into the crate's
-//! [`Error`](crate::error::Error) at the command-line boundary.
+//! [`crate::error::Error`] at the command-line boundary.
 
 use crate::error::Error;
 use boundgate_verify::VerifyError;

@@ -263,7 +263,7 @@ pub struct PipelineConfig {
     /// Whether profiles and executions run the binary64 ground truth (the
     /// sampling phases never do: they only need the loss).
     pub ground_truth: bool,
-    /// Rounds of [`refine`] for every schedule whose execution exceeds its
+    /// Rounds of [`refine`](super::refine::refine) for every schedule whose execution exceeds its
     /// limit (0: none). Refinement executions skip the ground truth (the
     /// limit is on the loss against `float`).
     pub refine_rounds: usize,

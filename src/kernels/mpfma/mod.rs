@@ -3,7 +3,7 @@
 //! Mixed-Precision Arithmetic on Modern Computing Units" (DBEA/VIBEA), and
 //! the arithmetic real tensor cores perform.
 //!
-//! - [`unit`]: MAC units (unfused, FMA, MPFMA), parametrised by the formats of
+//! - [`unit`](mod@unit): MAC units (unfused, FMA, MPFMA), parametrised by the formats of
 //!   `(u_low, u_high, u~, u_bar, u_FMA)`; kernel `mpfma-mac` ([`mac`]) checks
 //!   Lemmas 3.1-3.6 on them.
 //! - [`alg1`]: Algorithm 1 as the paper models it (eq. (7)); [`record`]: one

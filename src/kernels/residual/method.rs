@@ -5,7 +5,7 @@
 //! of eq. (7)).
 //!
 //! Every floating-point step is one correctly rounded operation of the
-//! working format ([`Working`]) in a fixed order, so the model is bit-exact
+//! working format ([`Working`](super::quant::Working)) in a fixed order, so the model is bit-exact
 //! for any implementation doing the same operations (`kernels/residual.cu`):
 //!
 //! ```text

@@ -1,6 +1,6 @@
 //! Executable theorems: one function per published result, each returning a
 //! [`Bound`] whose hypotheses were checked on the input, or
-//! [`VerifyError::HypothesisNotMet`](crate::VerifyError::HypothesisNotMet)
+//! [`crate::VerifyError::HypothesisNotMet`]
 //! naming the hypothesis that failed.
 //!
 //! Every number a bound returns is an upper bound computed with upward

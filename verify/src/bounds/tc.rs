@@ -7,16 +7,16 @@
 //! Lemmas 3.4-3.6 (§3.2, MPFMA, eq. (5) and (6)), Theorems 3.7-3.10 (§3.3,
 //! Algorithm 1 on tensor cores, eq. (7)). One function per published result,
 //! named after it ([`lemma_3_1`] ... [`thm_3_10`]), each evaluated EXACTLY as
-//! printed ([`Rigor::Published`](super::Rigor::Published)), and beside them the
-//! corrected forms that are rigorous ([`Rigor::Rigorous`](super::Rigor::Rigorous)):
+//! printed ([`super::Rigor::Published`]), and beside them the
+//! corrected forms that are rigorous ([`super::Rigor::Rigorous`]):
 //!
-//! - [`fma`]: the MAC-level lemmas; [`mac_rigorous`] accounts every rounding
+//! - `fma`: the MAC-level lemmas; [`mac_rigorous`] accounts every rounding
 //!   step of a MAC (casts, product, accumulation, output) with the underflow
 //!   term of Higham 2002 eq. (2.8) and a checked no-overflow hypothesis.
-//! - [`gemm`]: Theorems 3.7-3.10 with the probability expression of 3.9/3.10
+//! - `gemm`: Theorems 3.7-3.10 with the probability expression of 3.9/3.10
 //!   (flagged vacuous when <= 0), and [`alg1_rigorous`] for Algorithm 1 as the
 //!   paper models it (a rounding after every addition) including underflow.
-//! - [`block`]: the arithmetic real tensor cores perform (block FMA: exact
+//! - `block`: the arithmetic real tensor cores perform (block FMA: exact
 //!   products, alignment to the largest exponent, truncation to a fixed
 //!   number of fractional bits, one rounding per block; Fasi, Higham,
 //!   Mikaitis and Pranesh 2021; Khattak and Mikaitis; Xie et al., MMA-Sim,
