@@ -167,7 +167,10 @@ pub fn probe_unit(record: &TcRecord) -> std::result::Result<Box<dyn MatrixUnit>,
     }
 }
 
-/// Checks an `m x k` by `k x t` product's operands before any device work.
+/// Checks an `m x k` by `k x t` product's operands before any device work:
+/// nonzero dimensions, and `A`, `B` (and `C`) of `m k`, `k t` (and `m t`)
+/// values. Our kernels and the vendor calls ([`vendor::check_vendor_call`])
+/// share it.
 fn check_shape(
     (a, b, c): (&[f64], &[f64], Option<&[f64]>),
     (m, k, t): (usize, usize, usize),
@@ -177,10 +180,11 @@ fn check_shape(
             VerifyError::invalid("shape", format!("{m} x {k} x {t}"), "empty dimension").into(),
         );
     }
-    require_same_len("A and m * k", a.len(), m * k)?;
-    require_same_len("B and k * t", b.len(), k * t)?;
+    let against = |name: &str| format!("{name} against the shape {m} x {k} x {t}");
+    require_same_len(&against("A"), a.len(), m * k)?;
+    require_same_len(&against("B"), b.len(), k * t)?;
     if let Some(c) = c {
-        require_same_len("C and m * t", c.len(), m * t)?;
+        require_same_len(&against("C"), c.len(), m * t)?;
     }
     Ok(())
 }

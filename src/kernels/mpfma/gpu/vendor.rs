@@ -6,7 +6,6 @@ use super::super::record::TcInput;
 use crate::error::{Error, Result as CrateResult};
 use crate::gpu::GpuError;
 use boundgate_verify::VerifyError;
-use boundgate_verify::error::require_same_len;
 use boundgate_verify::format::RoundingMode;
 
 /// A vendor GEMM to audit: cuBLAS `GemmEx` (the paper's Listing 1) or
@@ -135,21 +134,9 @@ pub(super) fn check_vendor_call(
             )));
         }
     }
-    if m == 0 || k == 0 || t == 0 {
-        return Err(VerifyError::invalid(
-            "vendor GEMM shape",
-            format!("{m} x {k} x {t}"),
-            "empty dimension",
-        )
-        .into());
-    }
+    super::check_shape((a, b, None), (m, k, t))?;
     let format = input.operand();
-    for (name, values, len) in [("A", a, m * k), ("B", b, k * t)] {
-        require_same_len(
-            &format!("{name} against the shape {m} x {k} x {t}"),
-            values.len(),
-            len,
-        )?;
+    for (name, values) in [("A", a), ("B", b)] {
         if let Some(i) = values
             .iter()
             .position(|&x| x.is_finite() && format.round(x, RoundingMode::NearestEven) != x)
