@@ -12,78 +12,65 @@ use boundgate::gpu::sources;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// The `.cu` files in `kernels/`, found at run time so that new kernels are covered.
-fn kernel_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+/// The `folder/*.ext` files of the repository, sorted, found at run time so
+/// that new files are covered.
+fn files_in(folder: &str, ext: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
         .map(|entry| entry.expect("readable directory entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "cu"))
+        .filter(|path| path.extension().is_some_and(|e| e == ext))
         .collect();
     files.sort();
-    assert!(!files.is_empty(), "no .cu files in {}", dir.display());
+    assert!(!files.is_empty(), "no .{ext} files in {}", dir.display());
     files
 }
 
-/// `kernels/<file>.cu`, as the embedded sources name it.
+/// The `.cu` files in `kernels/`.
+fn kernel_files() -> Vec<PathBuf> {
+    files_in("kernels", "cu")
+}
+
+/// The path in the repository, as the embedded sources name it (`kernels/<file>.cu`).
 fn repo_path(file: &Path) -> String {
-    format!(
-        "kernels/{}",
-        file.file_name().expect("a file name").to_string_lossy()
-    )
+    file.strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .expect("a file of the repository")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The `folder/*.ext` files on disk are exactly the embedded ones
+/// (`(path, source)`), each with the same text.
+fn assert_embedded_as_on_disk(folder: &str, ext: &str, embedded: &[(&str, &str)]) {
+    let on_disk: BTreeSet<String> = files_in(folder, ext).iter().map(|f| repo_path(f)).collect();
+    let names: BTreeSet<String> = embedded.iter().map(|(path, _)| path.to_string()).collect();
+    assert_eq!(
+        on_disk, names,
+        "{folder}/*.{ext} and the embedded files differ"
+    );
+    for (path, source) in embedded {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+        let text = std::fs::read_to_string(&file).expect("readable file");
+        assert_eq!(&text, source, "{path} differs from its embedded copy");
+    }
 }
 
 #[test]
 fn every_kernel_file_is_embedded_as_it_is_on_disk() {
-    let on_disk: BTreeSet<String> = kernel_files().iter().map(|f| repo_path(f)).collect();
-    let embedded: BTreeSet<String> = sources::ALL.iter().map(|k| k.path.to_string()).collect();
-    assert_eq!(
-        on_disk, embedded,
-        "kernels/*.cu and boundgate::gpu::sources::ALL differ"
-    );
-    for kernel in sources::ALL {
-        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(kernel.path);
-        let text = std::fs::read_to_string(&file).expect("readable kernel");
-        assert_eq!(
-            text, kernel.source,
-            "{} differs from its embedded copy",
-            kernel.path
-        );
-    }
+    let embedded: Vec<_> = sources::ALL.iter().map(|k| (k.path, k.source)).collect();
+    assert_embedded_as_on_disk("kernels", "cu", &embedded);
 }
 
 /// Every `kernels/include/*.cuh` is embedded as it is on disk (NVRTC gets the
 /// embedded copy in memory), and every one is included by some kernel.
 #[test]
 fn every_header_is_embedded_as_it_is_on_disk_and_used() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/include");
-    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .map(|entry| entry.expect("readable directory entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "cuh"))
-        .map(|path| {
-            format!(
-                "kernels/include/{}",
-                path.file_name().unwrap().to_string_lossy()
-            )
-        })
-        .collect();
-    let embedded: BTreeSet<String> = sources::HEADERS
+    let embedded: Vec<_> = sources::HEADERS
         .iter()
-        .map(|h| h.path.to_string())
+        .map(|h| (h.path, h.source))
         .collect();
-    assert_eq!(
-        on_disk, embedded,
-        "kernels/include/*.cuh and boundgate::gpu::sources::HEADERS differ"
-    );
+    assert_embedded_as_on_disk("kernels/include", "cuh", &embedded);
     for header in sources::HEADERS {
-        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(header.path);
-        let text = std::fs::read_to_string(&file).expect("readable header");
-        assert_eq!(
-            text, header.source,
-            "{} differs from its embedded copy",
-            header.path
-        );
         assert!(header.path.ends_with(header.name), "{}", header.path);
         let include = format!("#include \"{}\"", header.name);
         assert!(
