@@ -316,9 +316,11 @@ mod tests {
             let mut values: Vec<f32> = (0..257).map(|_| next() as f32).collect();
             values.extend([0.0, -0.0, f32::from_bits(1), -f32::from_bits(0x7f_ffff)]);
             values.extend([f32::MAX, -f32::MIN_POSITIVE]);
-            // A whole warp of the largest significands in one bin: the u32
-            // group sum's worst case (32 (2^24 - 1) < 2^29).
-            values.extend([f32::from_bits(0x3fff_ffff); 32]);
+            // A whole warp step of the largest significands in one bin, the
+            // u32 group sum's worst case (32 (2^24 - 1) < 2^29): first, so
+            // that the 32 values fill one step (values.len() is not a
+            // multiple of 32).
+            values.splice(0..0, [f32::from_bits(0x3fff_ffff); 32]);
             let (bins, count) = f32_bins(&values);
             let device = AbsSumBins::from_f32_bins(&bins, count).unwrap();
             let host = AbsSumBins::of(values.iter().map(|&v| f64::from(v)));
