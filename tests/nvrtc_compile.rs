@@ -26,11 +26,6 @@ fn files_in(folder: &str, ext: &str) -> Vec<PathBuf> {
     files
 }
 
-/// The `.cu` files in `kernels/`.
-fn kernel_files() -> Vec<PathBuf> {
-    files_in("kernels", "cu")
-}
-
 /// The path in the repository, as the embedded sources name it (`kernels/<file>.cu`).
 fn repo_path(file: &Path) -> String {
     file.strip_prefix(env!("CARGO_MANIFEST_DIR"))
@@ -83,7 +78,13 @@ fn every_header_is_embedded_as_it_is_on_disk_and_used() {
 
 #[cfg(feature = "cuda")]
 mod with_nvrtc {
-    use super::{kernel_files, repo_path};
+    use super::{files_in, repo_path};
+    use std::path::PathBuf;
+
+    /// The `.cu` files in `kernels/`.
+    fn kernel_files() -> Vec<PathBuf> {
+        files_in("kernels", "cu")
+    }
     use boundgate::gpu::GpuError;
     use boundgate::gpu::nvrtc::{self, BuildOptions, Target};
     use boundgate::kernels::mpfma::gpu::GemmKernel;
