@@ -191,6 +191,21 @@ static __device__ __forceinline__ typename A::T finish(typename A::T s, typename
     return A::fma(alpha, s, A::mul(beta, y0));
 }
 
+// Element i of y: finish(s) with y0[i] read only when beta != 0 (y0 may be
+// absent then), kept in the arithmetic format (y_arith) and stored rounded to
+// the storage format (y). The epilogue of GEMV (both), SpMV CSR and ELL.
+template <class St, class A>
+static __device__ __forceinline__ void finish_store(typename A::T s, typename A::T alpha, typename A::T beta,
+                                                    const typename St::S* __restrict__ y0, index_t i,
+                                                    typename A::T* __restrict__ y_arith,
+                                                    typename St::S* __restrict__ y) {
+    typedef typename A::T T;
+    const T y0v = beta == (T)0 ? (T)0 : St::template read<A>(y0, i);
+    const T out = finish<A>(s, alpha, beta, y0v);
+    y_arith[i] = out;
+    y[i] = St::write(out);
+}
+
 // ------------------------------------------------------------------------ DOT
 
 template <class St, class A>
@@ -254,10 +269,7 @@ static __device__ __forceinline__ void gemv_n(index_t m, index_t n, typename A::
     }
     const T s = warp_tree<A>(acc);
     if (lane == 0) {
-        const T y0v = beta == (T)0 ? (T)0 : St::template read<A>(y0, row);
-        const T out = finish<A>(s, alpha, beta, y0v);
-        y_arith[row] = out;
-        y[row] = St::write(out);
+        finish_store<St, A>(s, alpha, beta, y0, row, y_arith, y);
     }
 }
 
@@ -311,10 +323,7 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
         __syncthreads();
     }
     if (g == 0 && col < n) {
-        const T y0v = beta == (T)0 ? (T)0 : St::template read<A>(y0, col);
-        const T out = finish<A>(sh[c], alpha, beta, y0v);
-        y_arith[col] = out;
-        y[col] = St::write(out);
+        finish_store<St, A>(sh[c], alpha, beta, y0, col, y_arith, y);
     }
 }
 
@@ -340,10 +349,7 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
     }
     const T s = warp_tree<A>(acc);
     if (lane == 0) {
-        const T y0v = beta == (T)0 ? (T)0 : St::template read<A>(y0, row);
-        const T out = finish<A>(s, alpha, beta, y0v);
-        y_arith[row] = out;
-        y[row] = St::write(out);
+        finish_store<St, A>(s, alpha, beta, y0, row, y_arith, y);
     }
 }
 
@@ -366,10 +372,7 @@ static __device__ __forceinline__ void spmv_ell(index_t rows, index_t width, con
             acc = A::fma(St::template read<A>(values, k * rows + row), St::template read<A>(x, (index_t)c), acc);
         }
     }
-    const T y0v = beta == (T)0 ? (T)0 : St::template read<A>(y0, row);
-    const T out = finish<A>(acc, alpha, beta, y0v);
-    y_arith[row] = out;
-    y[row] = St::write(out);
+    finish_store<St, A>(acc, alpha, beta, y0, row, y_arith, y);
 }
 
 // ----------------------------------------------------------------------- TRSV

@@ -507,7 +507,24 @@ extern "C" __global__ void qdot_tiles_half2_f64(const double* __restrict__ x,
     qdot_block_tree(wide, width, tiles - first_tile, code_of_slot, slots, partials);
 }
 
-extern "C" __global__ void qdot_original_tiles_f64(const double* __restrict__ x,
+// The early exit's original kernel (Thm 3.6): one FMA chain per tile on the
+// unscaled values in the input format `Input` (double, or float for the
+// binary32 inputs below), the chain's sum widened exactly into `partials`.
+__device__ __forceinline__ double qdot_fma_rn(double a, double b, double c) {
+    return __fma_rn(a, b, c);
+}
+__device__ __forceinline__ float qdot_fma_rn(float a, float b, float c) {
+    return __fmaf_rn(a, b, c);
+}
+__device__ __forceinline__ double qdot_to_input(double v, double) {
+    return v;
+}
+__device__ __forceinline__ float qdot_to_input(double v, float) {
+    return __double2float_rn(v);
+}
+
+template <typename Input>
+__device__ __forceinline__ void qdot_original_tile(const double* __restrict__ x,
                                                    const double* __restrict__ y,
                                                    index_t n,
                                                    index_t tile,
@@ -518,13 +535,23 @@ extern "C" __global__ void qdot_original_tiles_f64(const double* __restrict__ x,
     if (t >= tiles) {
         return;
     }
-    double acc = 0.0;
+    Input acc = Input(0);
     index_t begin, step, end;
     qdot_span(t, n, tile, tiles, interleaved, &begin, &step, &end);
     for (index_t i = begin; i < end; i += step) {
-        acc = __fma_rn(x[i], y[i], acc);
+        acc = qdot_fma_rn(qdot_to_input(x[i], Input()), qdot_to_input(y[i], Input()), acc);
     }
-    partials[t] = acc;
+    partials[t] = static_cast<double>(acc);
+}
+
+extern "C" __global__ void qdot_original_tiles_f64(const double* __restrict__ x,
+                                                   const double* __restrict__ y,
+                                                   index_t n,
+                                                   index_t tile,
+                                                   double* __restrict__ partials,
+                                                   index_t tiles,
+                                                   int interleaved) {
+    qdot_original_tile<double>(x, y, n, tile, partials, tiles, interleaved);
 }
 
 extern "C" __global__ void qdot_tree_level_f64(const double* __restrict__ in,
@@ -607,17 +634,7 @@ extern "C" __global__ void qdot_original_tiles_f32in(const double* __restrict__ 
                                                      double* __restrict__ partials,
                                                      index_t tiles,
                                                      int interleaved) {
-    const index_t t = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (t >= tiles) {
-        return;
-    }
-    float acc = 0.0f;
-    index_t begin, step, end;
-    qdot_span(t, n, tile, tiles, interleaved, &begin, &step, &end);
-    for (index_t i = begin; i < end; i += step) {
-        acc = __fmaf_rn(__double2float_rn(x[i]), __double2float_rn(y[i]), acc);
-    }
-    partials[t] = static_cast<double>(acc);
+    qdot_original_tile<float>(x, y, n, tile, partials, tiles, interleaved);
 }
 
 extern "C" __global__ void qdot_finish_f32in(const double* __restrict__ sums,

@@ -421,32 +421,34 @@ extern "C" __global__ void residual_dequantize(const int* __restrict__ p, index_
                     col_scales[col_axis == AXIS_TENSOR ? 0 : j]);
 }
 
-// Row means of |D_F| in binary64, summed j = 0, 1, ... (reduce.rs: abs_means).
+// Mean of |d[first + k stride]| over k = 0 .. count - 1 in binary64, summed
+// k = 0, 1, ... (reduce.rs: abs_means): a row of D_F (stride 1) or a column
+// (stride n).
+__device__ __forceinline__ double residual_abs_mean(const float* __restrict__ d, index_t first, index_t stride,
+                                                    index_t count) {
+    double s = 0.0;
+    for (index_t k = 0; k < count; ++k) {
+        s = __dadd_rn(s, fabs((double)d[first + k * stride]));
+    }
+    return __ddiv_rn(s, (double)count);
+}
+
+// Row means of |D_F|.
 extern "C" __global__ void residual_row_means(const float* __restrict__ d, index_t m, index_t n,
                                               double* __restrict__ means) {
     const index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= m) {
-        return;
+    if (i < m) {
+        means[i] = residual_abs_mean(d, i * n, 1, n);
     }
-    double s = 0.0;
-    for (index_t j = 0; j < n; ++j) {
-        s = __dadd_rn(s, fabs((double)d[i * n + j]));
-    }
-    means[i] = __ddiv_rn(s, (double)n);
 }
 
-// Column means of |D_F| in binary64, summed i = 0, 1, ...
+// Column means of |D_F|.
 extern "C" __global__ void residual_col_means(const float* __restrict__ d, index_t m, index_t n,
                                               double* __restrict__ means) {
     const index_t j = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= n) {
-        return;
+    if (j < n) {
+        means[j] = residual_abs_mean(d, j, n, m);
     }
-    double s = 0.0;
-    for (index_t i = 0; i < m; ++i) {
-        s = __dadd_rn(s, fabs((double)d[i * n + j]));
-    }
-    means[j] = __ddiv_rn(s, (double)m);
 }
 
 // Reduction rules (reduce.rs: ReduceRule).
