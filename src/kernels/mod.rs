@@ -101,6 +101,52 @@ pub struct BoundCheck {
     pub bounds: Result<ElementBounds, VerifyError>,
 }
 
+impl BoundCheck {
+    /// The kernel's rigorous bound: about the exact result on the inputs as
+    /// given (storage and representation error inside it), the one `run`
+    /// writes to `--bound-output` and whose violation is exit code 1.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::{BoundCheck, Reference};
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::ElementBounds;
+    /// let b = Bound::deterministic(1e-6, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
+    /// let check = BoundCheck::rigorous(Ok(ElementBounds::uniform(b, 2)));
+    /// assert_eq!((check.label.as_str(), check.reference), ("rigorous", Reference::AsGiven));
+    /// ```
+    pub fn rigorous(bounds: Result<ElementBounds, VerifyError>) -> BoundCheck {
+        BoundCheck {
+            label: "rigorous".into(),
+            reference: Reference::AsGiven,
+            bounds,
+        }
+    }
+
+    /// A published bound, labelled: about the exact result on the values the
+    /// kernel read (the papers assume their inputs are representable).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::{BoundCheck, Reference};
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::ElementBounds;
+    /// let b = Bound::deterministic(1e-6, Quantity::AbsoluteError, Source::new("ex", "Thm 1", None), Rigor::Published);
+    /// let check = BoundCheck::published("published: Thm 1", Ok(ElementBounds::uniform(b, 1)));
+    /// assert_eq!(check.reference, Reference::AsStored);
+    /// ```
+    pub fn published(
+        label: impl Into<String>,
+        bounds: Result<ElementBounds, VerifyError>,
+    ) -> BoundCheck {
+        BoundCheck {
+            label: label.into(),
+            reference: Reference::AsStored,
+            bounds,
+        }
+    }
+}
+
 /// Everything one run of a kernel produced.
 #[derive(Clone, Debug)]
 pub struct KernelRun {

@@ -6,12 +6,13 @@
 
 use super::arith::Arith;
 use super::common::{
-    self, ACCESSOR_PARAMS, ALPHA, abs_diff_up, collect_bounds, element_bound, published_check,
-    require_stored, rigorous_check, with_arith,
+    self, ACCESSOR_PARAMS, ALPHA, abs_diff_up, collect_bounds, element_bound, require_stored,
+    with_arith,
 };
 use super::storage::{Accessor, AccessorSpec, Stored};
 use crate::error::Result;
 use crate::io::Tensor;
+use crate::kernels::BoundCheck;
 use crate::kernels::baseline::DOT_INPUTS;
 use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, ParamSpec, input};
 use boundgate_verify::Result as VResult;
@@ -225,11 +226,11 @@ impl Kernel for AccessorAxpy {
         Ok(KernelRun {
             errors_as_given: axpy_errors(alpha, x, y, &c.output),
             errors_as_stored: axpy_errors(alpha, &c.stored.0.values, &c.stored.1.values, &c.output),
-            rigorous: rigorous_check(c.rigorous(alpha, x, y, store)),
+            rigorous: BoundCheck::rigorous(c.rigorous(alpha, x, y, store)),
             others: if store {
                 Vec::new()
             } else {
-                vec![published_check(
+                vec![BoundCheck::published(
                     "published: Higham 2002 (3.5), n = 1",
                     c.published(alpha),
                 )]

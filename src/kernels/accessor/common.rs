@@ -3,7 +3,7 @@
 
 use super::storage::{AccessorSpec, IntOverflow, IntRounding, ScaleRule, StorageKind, Stored};
 use crate::error::{Error, Result};
-use crate::kernels::{BoundCheck, ParamKind, ParamSpec, Params, Reference};
+use crate::kernels::{ParamKind, ParamSpec, Params};
 use boundgate_verify::bounds::accessor::{
     Accumulation, StoreModel, after_store, rigorous_accumulation,
 };
@@ -266,24 +266,6 @@ pub fn collect_bounds(bounds: Vec<VResult<Bound>>) -> VResult<ElementBounds> {
         )
     });
     ElementBounds::new(template, values)
-}
-
-/// The rigorous bound check (reference: inputs as given).
-pub fn rigorous_check(bounds: VResult<ElementBounds>) -> BoundCheck {
-    BoundCheck {
-        label: "rigorous".into(),
-        reference: Reference::AsGiven,
-        bounds,
-    }
-}
-
-/// A published bound check on the stored values.
-pub fn published_check(label: &str, bounds: VResult<ElementBounds>) -> BoundCheck {
-    BoundCheck {
-        label: label.to_string(),
-        reference: Reference::AsStored,
-        bounds,
-    }
 }
 
 /// The accumulation of a BLAS output `fl(alpha s) ` (or `fma(alpha, s,

@@ -13,12 +13,13 @@
 use super::arith::{Arith, to_arith};
 use super::common::{
     self, ACCESSOR_PARAMS, abs_sum_up, collect_bounds, element_bound, products_representation_up,
-    published_check, require_stored, rigorous_check, with_arith,
+    require_stored, with_arith,
 };
 use super::order::{GridConfig, grid_dot};
 use super::storage::{Accessor, AccessorSpec, Stored, fma_exact};
 use crate::error::Result;
 use crate::io::Tensor;
+use crate::kernels::BoundCheck;
 use crate::kernels::baseline::DOT_INPUTS;
 use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, input};
 use boundgate_verify::Result as VResult;
@@ -209,8 +210,8 @@ impl Kernel for AccessorDot {
         });
         Ok(KernelRun {
             output: Tensor::scalar(c.output),
-            rigorous: rigorous_check(c.rigorous(x, y, store)),
-            others: vec![published_check(
+            rigorous: BoundCheck::rigorous(c.rigorous(x, y, store)),
+            others: vec![BoundCheck::published(
                 if store {
                     "published: Higham 2002 (3.5), n = depth, + u_S|s^| for the store"
                 } else {

@@ -22,12 +22,13 @@ use super::arith::{Arith, to_arith};
 use super::axpy::store_all;
 use super::common::{
     self, abs_diff_up, abs_sum_up, blas_accumulation, collect_bounds, element_bound,
-    products_representation_up, published_check, require_stored, rigorous_check, with_arith,
+    products_representation_up, require_stored, with_arith,
 };
 use super::order::{WARP, warp_dot, warp_dot_depth};
 use super::storage::{Accessor, AccessorSpec, Stored, fma_exact};
 use crate::error::{Error, Result};
 use crate::io::Tensor;
+use crate::kernels::BoundCheck;
 use crate::kernels::{
     InputSpec, Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, Shape, input,
 };
@@ -440,8 +441,8 @@ impl Kernel for AccessorGemv {
         Ok(KernelRun {
             errors_as_given: given.errors(&c.output)?,
             errors_as_stored: stored.errors(&c.output)?,
-            rigorous: rigorous_check(c.rigorous(a, x, y, store)),
-            others: vec![published_check(
+            rigorous: BoundCheck::rigorous(c.rigorous(a, x, y, store)),
+            others: vec![BoundCheck::published(
                 if store {
                     "published: Higham 2002 (3.5), n = depth, + u_S|y^| for the store"
                 } else {

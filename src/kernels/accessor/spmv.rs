@@ -18,7 +18,7 @@ use super::arith::{Arith, to_arith};
 use super::axpy::store_all;
 use super::common::{
     self, abs_diff_up, abs_sum_up, blas_accumulation, collect_bounds, element_bound,
-    products_representation_up, published_check, require_stored, rigorous_check, with_arith,
+    products_representation_up, require_stored, with_arith,
 };
 use super::gemv::{GEMV_INPUTS, no_relative_model, no_store};
 use super::order::{warp_dot, warp_dot_depth};
@@ -26,6 +26,7 @@ use super::sparse::{CsrMatrix, EllMatrix};
 use super::storage::{Accessor, AccessorSpec, Stored, fma_exact};
 use crate::error::{Error, Result};
 use crate::io::Tensor;
+use crate::kernels::BoundCheck;
 use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, input};
 use boundgate_verify::Result as VResult;
 use boundgate_verify::bounds::accessor::{Accumulation, higham_3_5_depth, higham_3_5_stored};
@@ -352,8 +353,8 @@ impl Kernel for AccessorSpmv {
                 stored_y,
                 &c.output,
             )?,
-            rigorous: rigorous_check(c.rigorous(&a, x, y, store)),
-            others: vec![published_check(
+            rigorous: BoundCheck::rigorous(c.rigorous(&a, x, y, store)),
+            others: vec![BoundCheck::published(
                 if store {
                     "published: Higham 2002 (3.5), n = row depth, + u_S|y^| for the store"
                 } else {

@@ -34,11 +34,12 @@
 
 use super::arith::{Arith, to_arith};
 use super::axpy::store_all;
-use super::common::{self, ACCESSOR_PARAMS, rigorous_check, with_arith};
+use super::common::{self, ACCESSOR_PARAMS, with_arith};
 use super::order::{warp_dot, warp_dot_depth};
 use super::storage::{Accessor, AccessorSpec, Stored};
 use crate::error::Result;
 use crate::io::Tensor;
+use crate::kernels::BoundCheck;
 use crate::kernels::{
     InputSpec, Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, Shape, input,
 };
@@ -492,7 +493,7 @@ impl Kernel for AccessorTrsv {
                 diag,
                 &c.output,
             )?,
-            rigorous: rigorous_check(c.rigorous(a, b, store)),
+            rigorous: BoundCheck::rigorous(c.rigorous(a, b, store)),
             others: Vec::new(),
             output: Tensor::vector(c.output),
             details,

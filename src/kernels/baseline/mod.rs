@@ -15,9 +15,7 @@ pub mod tightness;
 pub mod tree;
 pub mod tree_dot;
 
-use super::{
-    BoundCheck, InputSpec, Inputs, Kernel, KernelRun, ParamKind, ParamSpec, Reference, Shape, input,
-};
+use super::{BoundCheck, InputSpec, Inputs, Kernel, KernelRun, ParamKind, ParamSpec, Shape, input};
 use crate::audit::experiment::Experiment;
 use crate::error::Result;
 use crate::io::Tensor;
@@ -196,11 +194,7 @@ pub fn dot_run(
     let as_stored = oracle::dot(&ops.x_stored, &ops.y_stored)?.error_of(computed);
     Ok(KernelRun {
         output: Tensor::scalar(computed),
-        rigorous: BoundCheck {
-            label: "rigorous".into(),
-            reference: Reference::AsGiven,
-            bounds: rigorous,
-        },
+        rigorous: BoundCheck::rigorous(rigorous),
         others,
         errors_as_given: vec![as_given],
         errors_as_stored: vec![as_stored],
@@ -210,9 +204,5 @@ pub fn dot_run(
 
 /// A published bound on the stored values, as a labelled check.
 pub fn published_check(label: &str, bound: VResult<boundgate_verify::bounds::Bound>) -> BoundCheck {
-    BoundCheck {
-        label: label.to_string(),
-        reference: Reference::AsStored,
-        bounds: bound.map(|b| ElementBounds::uniform(b, 1)),
-    }
+    BoundCheck::published(label, bound.map(|b| ElementBounds::uniform(b, 1)))
 }

@@ -355,11 +355,7 @@ impl Kernel for HotSpot3DKernel {
         let rows = temp.dims2().expect("checked").0;
         Ok(KernelRun {
             output: Tensor::matrix(rows, grid.nx(), output)?,
-            rigorous: BoundCheck {
-                label: "rigorous".into(),
-                reference: Reference::AsGiven,
-                bounds: bound_of(&given),
-            },
+            rigorous: BoundCheck::rigorous(bound_of(&given)),
             others: vec![BoundCheck {
                 label: "rigorous (as stored: rounded coefficients, powers, temperatures)".into(),
                 reference: Reference::AsStored,

@@ -593,11 +593,7 @@ impl Kernel for MpfmaGemm {
         });
         Ok(KernelRun {
             output: Tensor::matrix(m, t, run.d)?,
-            rigorous: BoundCheck {
-                label: "rigorous".into(),
-                reference: Reference::AsGiven,
-                bounds: rigorous,
-            },
+            rigorous: BoundCheck::rigorous(rigorous),
             others,
             errors_as_given,
             errors_as_stored,

@@ -249,11 +249,7 @@ impl Kernel for MpfmaMac {
         });
         Ok(KernelRun {
             output: Tensor::vector(d),
-            rigorous: BoundCheck {
-                label: "rigorous".into(),
-                reference: Reference::AsGiven,
-                bounds: rigorous,
-            },
+            rigorous: BoundCheck::rigorous(rigorous),
             others,
             errors_as_given,
             errors_as_stored,

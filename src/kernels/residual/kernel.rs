@@ -251,11 +251,7 @@ pub fn assemble(prepared: &Prepared, out: &Output, cfg: &RunConfig) -> Result<Ke
     });
     Ok(KernelRun {
         output: Tensor::matrix(m, n, out.d.clone())?,
-        rigorous: BoundCheck {
-            label: "rigorous".into(),
-            reference: Reference::AsGiven,
-            bounds: rigorous,
-        },
+        rigorous: BoundCheck::rigorous(rigorous),
         others,
         errors_as_given,
         errors_as_stored,
