@@ -14,5 +14,6 @@ pub mod gpu;
 pub mod io;
 pub mod kernels;
 pub mod plot;
+pub mod sparse;
 
 pub use error::{Error, ExitCode, Result};

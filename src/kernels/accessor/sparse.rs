@@ -1,173 +1,10 @@
-//! Owned sparse matrices for the SpMV kernels: CSR (rows of column indices and
-//! values) and ELL (every row padded to the same width, stored column-major as
-//! GPU ELL kernels read it: slot `k` of row `i` at `k * rows + i`).
-//!
-//! Entries are kept exactly as given: explicit zeros from a file stay entries,
-//! repeated `(i, j)` positions stay separate entries (each is one product in
-//! the kernel; the exact oracle sums them as the kernel does).
+//! Owned sparse matrices for the SpMV kernels: CSR ([`CsrMatrix`], the
+//! crate's, rows of column indices and values) and ELL (every row padded to
+//! the same width, stored column-major as GPU ELL kernels read it: slot `k` of
+//! row `i` at `k * rows + i`).
 
-use crate::error::{Error, Result};
-use boundgate_verify::oracle::{Csr, ELL_PADDING, Ell, EllLayout};
-
-/// A compressed-sparse-row matrix.
-///
-/// # Example
-/// ```
-/// use boundgate::kernels::accessor::sparse::CsrMatrix;
-/// let a = CsrMatrix::from_dense(2, 3, &[1.0, 0.0, 2.0, 0.0, 0.0, 3.0]).unwrap();
-/// assert_eq!(a.nnz(), 3);
-/// assert_eq!(a.row(0), (&[0usize, 2][..], &[1.0, 2.0][..]));
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-pub struct CsrMatrix {
-    rows: usize,
-    cols: usize,
-    row_ptr: Vec<usize>,
-    col_idx: Vec<usize>,
-    values: Vec<f64>,
-}
-
-impl CsrMatrix {
-    /// The nonzero entries of a dense row-major matrix (exact zeros dropped,
-    /// NaN kept).
-    ///
-    /// # Errors
-    /// [`Error::Usage`] if `data` does not have `rows * cols` values.
-    pub fn from_dense(rows: usize, cols: usize, data: &[f64]) -> Result<CsrMatrix> {
-        if rows.checked_mul(cols) != Some(data.len()) {
-            return Err(Error::usage(format!(
-                "a {rows}x{cols} matrix needs {} values, got {}",
-                rows.saturating_mul(cols),
-                data.len()
-            )));
-        }
-        let mut row_ptr = Vec::with_capacity(rows + 1);
-        let (mut col_idx, mut values) = (Vec::new(), Vec::new());
-        row_ptr.push(0);
-        for i in 0..rows {
-            for (j, &v) in data[i * cols..(i + 1) * cols].iter().enumerate() {
-                if v != 0.0 {
-                    col_idx.push(j);
-                    values.push(v);
-                }
-            }
-            row_ptr.push(values.len());
-        }
-        Ok(CsrMatrix {
-            rows,
-            cols,
-            row_ptr,
-            col_idx,
-            values,
-        })
-    }
-
-    /// From `(row, column, value)` triplets (0-based), kept in row order and,
-    /// within a row, in the given order.
-    ///
-    /// # Errors
-    /// [`Error::Usage`] for an index out of range.
-    pub fn from_triplets(
-        rows: usize,
-        cols: usize,
-        triplets: &[(usize, usize, f64)],
-    ) -> Result<CsrMatrix> {
-        let mut counts = vec![0usize; rows + 1];
-        for (k, &(i, j, _)) in triplets.iter().enumerate() {
-            if i >= rows || j >= cols {
-                return Err(Error::usage(format!(
-                    "entry {k}: ({i}, {j}) is outside the {rows}x{cols} matrix"
-                )));
-            }
-            counts[i + 1] += 1;
-        }
-        for i in 0..rows {
-            counts[i + 1] += counts[i];
-        }
-        let row_ptr = counts.clone();
-        let mut next = counts;
-        let mut col_idx = vec![0; triplets.len()];
-        let mut values = vec![0.0; triplets.len()];
-        for &(i, j, v) in triplets {
-            col_idx[next[i]] = j;
-            values[next[i]] = v;
-            next[i] += 1;
-        }
-        Ok(CsrMatrix {
-            rows,
-            cols,
-            row_ptr,
-            col_idx,
-            values,
-        })
-    }
-
-    /// Rows.
-    pub fn rows(&self) -> usize {
-        self.rows
-    }
-    /// Columns.
-    pub fn cols(&self) -> usize {
-        self.cols
-    }
-    /// Stored entries.
-    pub fn nnz(&self) -> usize {
-        self.values.len()
-    }
-    /// The values, row by row.
-    pub fn values(&self) -> &[f64] {
-        &self.values
-    }
-    /// Column indices and values of row `i`.
-    pub fn row(&self, i: usize) -> (&[usize], &[f64]) {
-        let r = self.row_ptr[i]..self.row_ptr[i + 1];
-        (&self.col_idx[r.clone()], &self.values[r])
-    }
-    /// Entries of row `i`.
-    pub fn row_len(&self, i: usize) -> usize {
-        self.row_ptr[i + 1] - self.row_ptr[i]
-    }
-    /// The row pointers.
-    pub fn row_ptr(&self) -> &[usize] {
-        &self.row_ptr
-    }
-    /// The column indices.
-    pub fn col_idx(&self) -> &[usize] {
-        &self.col_idx
-    }
-    /// The same structure with other values (one per entry).
-    ///
-    /// # Errors
-    /// [`Error::Usage`] for a wrong number of values.
-    pub fn with_values(&self, values: Vec<f64>) -> Result<CsrMatrix> {
-        if values.len() != self.values.len() {
-            return Err(Error::usage(format!(
-                "{} values for {} entries",
-                values.len(),
-                self.values.len()
-            )));
-        }
-        Ok(CsrMatrix {
-            values,
-            ..self.clone()
-        })
-    }
-    /// The checker's view.
-    pub fn view(&self) -> Csr<'_> {
-        Csr::new(
-            self.rows,
-            self.cols,
-            &self.row_ptr,
-            &self.col_idx,
-            &self.values,
-        )
-        .expect("a CsrMatrix is valid by construction")
-    }
-    /// The most entries in a row.
-    pub fn max_row_len(&self) -> usize {
-        (0..self.rows).map(|i| self.row_len(i)).max().unwrap_or(0)
-    }
-}
+pub use crate::sparse::CsrMatrix;
+use boundgate_verify::oracle::{ELL_PADDING, Ell, EllLayout};
 
 /// An ELLPACK matrix, column-major slots (module docs).
 ///
@@ -193,19 +30,19 @@ impl EllMatrix {
     /// The ELL form of a CSR matrix: width = the longest row, padding with
     /// [`ELL_PADDING`] and value 0.
     pub fn from_csr(a: &CsrMatrix) -> EllMatrix {
-        let width = a.max_row_len();
-        let mut col_idx = vec![ELL_PADDING; width * a.rows];
-        let mut values = vec![0.0; width * a.rows];
-        for i in 0..a.rows {
+        let (rows, width) = (a.rows(), a.max_row_len());
+        let mut col_idx = vec![ELL_PADDING; width * rows];
+        let mut values = vec![0.0; width * rows];
+        for i in 0..rows {
             let (cols, vals) = a.row(i);
             for (k, (&c, &v)) in cols.iter().zip(vals).enumerate() {
-                col_idx[k * a.rows + i] = c;
-                values[k * a.rows + i] = v;
+                col_idx[k * rows + i] = c;
+                values[k * rows + i] = v;
             }
         }
         EllMatrix {
-            rows: a.rows,
-            cols: a.cols,
+            rows,
+            cols: a.cols(),
             width,
             col_idx,
             values,

@@ -13,8 +13,8 @@
 //! A non-finite or non-positive `c_k` or `dot(p, q)` ends the run as a breakdown.
 
 use super::dots::DotProvider;
-use super::sparse::CsrMatrix;
 use crate::error::Result;
+use crate::sparse::CsrMatrix;
 use serde::Serialize;
 
 /// How a CG run ended.

@@ -12,8 +12,8 @@
 //! ```
 
 use super::dots::DotProvider;
-use super::sparse::CsrMatrix;
 use crate::error::Result;
+use crate::sparse::CsrMatrix;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;

@@ -5,7 +5,7 @@
 //! ones, initial guess 0. Rows are ordered `iz, iy, ix` (x fastest), the
 //! neighbours of a row `sz, sy, sx` from -1 to 1.
 
-use super::sparse::CsrMatrix;
+use crate::sparse::CsrMatrix;
 use boundgate_verify::{Result as VResult, VerifyError};
 
 /// A generated HPCCG problem.

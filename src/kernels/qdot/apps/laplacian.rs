@@ -3,7 +3,7 @@
 //! others chosen uniformly (seeded), edges undirected and unweighted, no loops;
 //! `L = D - A`. Its largest eigenvalue is near the largest degree plus one.
 
-use super::sparse::CsrMatrix;
+use crate::sparse::CsrMatrix;
 use boundgate_verify::{Result as VResult, VerifyError};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;

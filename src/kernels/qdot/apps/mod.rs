@@ -9,7 +9,6 @@ pub mod apm;
 pub mod dots;
 pub mod hpccg;
 pub mod laplacian;
-pub mod sparse;
 
+pub use crate::sparse::CsrMatrix;
 pub use dots::{CallStats, DotProvider, PlainDot, QdotDot};
-pub use sparse::CsrMatrix;

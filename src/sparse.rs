@@ -1,0 +1,221 @@
+//! An owned compressed-sparse-row matrix, shared by the accessor SpMV kernels
+//! (which also build ELL from it) and the qdot applications (HPCCG, graph
+//! Laplacians).
+//!
+//! Entries are kept exactly as given: explicit zeros from a file stay entries,
+//! repeated `(i, j)` positions stay separate entries (each is one product in
+//! the kernel; the exact oracle sums them as the kernel does).
+
+use crate::error::{Error, Result};
+use boundgate_verify::Result as VResult;
+use boundgate_verify::oracle::Csr;
+
+/// A compressed-sparse-row matrix.
+///
+/// # Example
+/// ```
+/// use boundgate::sparse::CsrMatrix;
+/// let a = CsrMatrix::from_dense(2, 3, &[1.0, 0.0, 2.0, 0.0, 0.0, 3.0]).unwrap();
+/// assert_eq!(a.nnz(), 3);
+/// assert_eq!(a.row(0), (&[0usize, 2][..], &[1.0, 2.0][..]));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct CsrMatrix {
+    rows: usize,
+    cols: usize,
+    row_ptr: Vec<usize>,
+    col_idx: Vec<usize>,
+    values: Vec<f64>,
+}
+
+impl CsrMatrix {
+    /// A matrix from its parts, validated by the oracle's [`Csr::new`]
+    /// (`row_ptr` of `rows + 1` non-decreasing entries from 0, column
+    /// indices below `cols`, one value per index).
+    ///
+    /// # Errors
+    /// As [`Csr::new`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::sparse::CsrMatrix;
+    /// // [[2, -1], [-1, 2]]
+    /// let a = CsrMatrix::new(2, 2, vec![0, 2, 4], vec![0, 1, 0, 1], vec![2.0, -1.0, -1.0, 2.0]).unwrap();
+    /// assert_eq!(a.row(1), (&[0usize, 1][..], &[-1.0, 2.0][..]));
+    /// assert!(CsrMatrix::new(2, 2, vec![0, 2, 1], vec![0, 1], vec![1.0, 1.0]).is_err());
+    /// ```
+    pub fn new(
+        rows: usize,
+        cols: usize,
+        row_ptr: Vec<usize>,
+        col_idx: Vec<usize>,
+        values: Vec<f64>,
+    ) -> VResult<CsrMatrix> {
+        Csr::new(rows, cols, &row_ptr, &col_idx, &values)?;
+        Ok(CsrMatrix {
+            rows,
+            cols,
+            row_ptr,
+            col_idx,
+            values,
+        })
+    }
+
+    /// The nonzero entries of a dense row-major matrix (exact zeros dropped,
+    /// NaN kept).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] if `data` does not have `rows * cols` values.
+    pub fn from_dense(rows: usize, cols: usize, data: &[f64]) -> Result<CsrMatrix> {
+        if rows.checked_mul(cols) != Some(data.len()) {
+            return Err(Error::usage(format!(
+                "a {rows}x{cols} matrix needs {} values, got {}",
+                rows.saturating_mul(cols),
+                data.len()
+            )));
+        }
+        let mut row_ptr = Vec::with_capacity(rows + 1);
+        let (mut col_idx, mut values) = (Vec::new(), Vec::new());
+        row_ptr.push(0);
+        for i in 0..rows {
+            for (j, &v) in data[i * cols..(i + 1) * cols].iter().enumerate() {
+                if v != 0.0 {
+                    col_idx.push(j);
+                    values.push(v);
+                }
+            }
+            row_ptr.push(values.len());
+        }
+        Ok(CsrMatrix {
+            rows,
+            cols,
+            row_ptr,
+            col_idx,
+            values,
+        })
+    }
+
+    /// From `(row, column, value)` triplets (0-based), kept in row order and,
+    /// within a row, in the given order.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for an index out of range.
+    pub fn from_triplets(
+        rows: usize,
+        cols: usize,
+        triplets: &[(usize, usize, f64)],
+    ) -> Result<CsrMatrix> {
+        let mut counts = vec![0usize; rows + 1];
+        for (k, &(i, j, _)) in triplets.iter().enumerate() {
+            if i >= rows || j >= cols {
+                return Err(Error::usage(format!(
+                    "entry {k}: ({i}, {j}) is outside the {rows}x{cols} matrix"
+                )));
+            }
+            counts[i + 1] += 1;
+        }
+        for i in 0..rows {
+            counts[i + 1] += counts[i];
+        }
+        let row_ptr = counts.clone();
+        let mut next = counts;
+        let mut col_idx = vec![0; triplets.len()];
+        let mut values = vec![0.0; triplets.len()];
+        for &(i, j, v) in triplets {
+            col_idx[next[i]] = j;
+            values[next[i]] = v;
+            next[i] += 1;
+        }
+        Ok(CsrMatrix {
+            rows,
+            cols,
+            row_ptr,
+            col_idx,
+            values,
+        })
+    }
+
+    /// Rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+    /// Columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+    /// Stored entries.
+    pub fn nnz(&self) -> usize {
+        self.values.len()
+    }
+    /// The values, row by row.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+    /// Column indices and values of row `i`.
+    pub fn row(&self, i: usize) -> (&[usize], &[f64]) {
+        let r = self.row_ptr[i]..self.row_ptr[i + 1];
+        (&self.col_idx[r.clone()], &self.values[r])
+    }
+    /// Entries of row `i`.
+    pub fn row_len(&self, i: usize) -> usize {
+        self.row_ptr[i + 1] - self.row_ptr[i]
+    }
+    /// The row pointers.
+    pub fn row_ptr(&self) -> &[usize] {
+        &self.row_ptr
+    }
+    /// The column indices.
+    pub fn col_idx(&self) -> &[usize] {
+        &self.col_idx
+    }
+    /// The same structure with other values (one per entry).
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a wrong number of values.
+    pub fn with_values(&self, values: Vec<f64>) -> Result<CsrMatrix> {
+        if values.len() != self.values.len() {
+            return Err(Error::usage(format!(
+                "{} values for {} entries",
+                values.len(),
+                self.values.len()
+            )));
+        }
+        Ok(CsrMatrix {
+            values,
+            ..self.clone()
+        })
+    }
+    /// The checker's view.
+    pub fn view(&self) -> Csr<'_> {
+        Csr::new(
+            self.rows,
+            self.cols,
+            &self.row_ptr,
+            &self.col_idx,
+            &self.values,
+        )
+        .expect("a CsrMatrix is valid by construction")
+    }
+    /// The most entries in a row.
+    pub fn max_row_len(&self) -> usize {
+        (0..self.rows).map(|i| self.row_len(i)).max().unwrap_or(0)
+    }
+
+    /// `y = A x` in fp64, each row summed left to right (the plain product
+    /// of the qdot applications; the accessor kernels have their own orders).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::sparse::CsrMatrix;
+    /// let a = CsrMatrix::from_dense(2, 2, &[2.0, -1.0, -1.0, 2.0]).unwrap();
+    /// let mut y = vec![0.0; 2];
+    /// a.spmv(&[1.0, 1.0], &mut y);
+    /// assert_eq!(y, [1.0, 1.0]);
+    /// ```
+    pub fn spmv(&self, x: &[f64], y: &mut [f64]) {
+        for (i, out) in y.iter_mut().enumerate().take(self.rows) {
+            let (cols, vals) = self.row(i);
+            *out = cols.iter().zip(vals).fold(0.0, |s, (&c, &v)| s + v * x[c]);
+        }
+    }
+}
