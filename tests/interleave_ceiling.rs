@@ -10,7 +10,7 @@
 //! 64x64x8 grid and 200 iterations (seconds); `rodinia_size_ceiling` (ignored:
 //! minutes on two cores, `--ignored`) measures Rodinia's 512x512x8 and 500.
 
-use boundgate::kernels::interleave::ceiling::{Placement, ceiling, stretch};
+use boundgate::kernels::interleave::ceiling::{Placement, ceiling, ceilings, stretch};
 use boundgate::kernels::interleave::clock::Clock;
 use boundgate::kernels::interleave::execute::{Execution, execute_many};
 use boundgate::kernels::interleave::grid::Grid3;
@@ -203,4 +203,48 @@ fn the_ceiling_reports_a_stretch_within_and_one_longer_beyond() {
             "N / (N - H)"
         );
     }
+}
+
+/// `ceilings` shares executions between limits and runs a bisection step of
+/// every search in one pass; the stretches it finds, and what it executed for
+/// them, are those of `ceiling` at each limit alone.
+#[test]
+fn ceilings_at_several_limits_equal_each_limit_alone() {
+    let n = 90;
+    let app = HotSpot3D::synthetic(Grid3::new(24, 24, 4).unwrap(), 5).unwrap();
+    let l_max = run(&app, &[Schedule::single(n, Half).unwrap()], 1.0)[0].max_loss();
+    // The last limit is above L_max: the whole run is within it.
+    let limits: Vec<f64> = [0.1, 0.25, 0.5, 0.75, 1.5]
+        .iter()
+        .map(|f| f * l_max)
+        .collect();
+    let together = ceilings(&app, Half, n, &limits, Clock::DEFAULT).unwrap();
+    assert_eq!(together.len(), limits.len());
+    let loss = |e: &Option<Execution>| e.as_ref().map(|e| e.max_loss().to_bits());
+    for (c, &limit) in together.iter().zip(&limits) {
+        let alone = ceiling(&app, Half, n, limit, Clock::DEFAULT).unwrap();
+        assert_eq!(c.limit.to_bits(), limit.to_bits());
+        for (a, b) in c.longest.iter().zip(&alone.longest) {
+            assert_eq!((a.placement, a.len), (b.placement, b.len), "limit {limit}");
+            assert_eq!(loss(&a.within), loss(&b.within), "limit {limit}");
+            assert_eq!(loss(&a.beyond), loss(&b.beyond), "limit {limit}");
+            if let Some(e) = &a.within {
+                assert!(e.respects_limit() && e.limit == limit);
+            }
+            if let Some(e) = &a.beyond {
+                assert!(!e.respects_limit() && e.limit == limit);
+            }
+        }
+    }
+    assert_eq!(
+        together[4].longest_len(),
+        n,
+        "1.5 L_max admits the whole run"
+    );
+    assert!(together[4].longest.iter().all(|l| l.beyond.is_none()));
+    assert!(
+        ceilings(&app, Half, n, &[], Clock::DEFAULT)
+            .unwrap()
+            .is_empty()
+    );
 }

@@ -16,10 +16,11 @@
 
 use super::clock::Clock;
 use super::error::Result;
-use super::execute::{Execution, execute};
+use super::execute::{Execution, execute_many};
 use super::hotspot::HotSpot3D;
 use super::schedule::Schedule;
 use super::version::Version;
+use std::collections::BTreeMap;
 
 /// `approx` for `len` iterations from `start` (completed iterations), float
 /// before and after.
@@ -59,7 +60,7 @@ pub fn stretch(iterations: usize, approx: Version, start: usize, len: usize) -> 
 }
 
 /// Where a stretch sits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub enum Placement {
     /// From iteration 0.
     Start,
@@ -121,7 +122,7 @@ impl Ceiling {
 /// the loss grows monotonically with the length in between).
 ///
 /// # Errors
-/// As [`execute`].
+/// As [`execute`](super::execute::execute).
 ///
 /// # Example
 /// ```
@@ -142,68 +143,134 @@ pub fn ceiling(
     limit: f64,
     clock: Clock,
 ) -> Result<Ceiling> {
-    // The whole run in the approximate kernel is the longest stretch at either
-    // placement: executed once for both.
-    let whole = execute(
-        app,
-        &stretch(iterations, approx, 0, iterations)?,
-        limit,
-        clock,
-        false,
-    )?;
-    let longest = [Placement::Start, Placement::End]
-        .map(|placement| longest_at(app, approx, iterations, limit, clock, placement, &whole));
-    let [start, end] = longest;
-    Ok(Ceiling {
-        limit,
-        longest: [start?, end?],
-        iterations,
-    })
+    let mut all = ceilings(app, approx, iterations, &[limit], clock)?;
+    Ok(all.pop().expect("one limit, one ceiling"))
 }
 
-fn longest_at(
+/// [`ceiling`] at several limits, in order, with the work shared: the
+/// searches (every limit, both placements) advance together, one bisection
+/// step per lockstep pass of [`execute_many`] (which runs the float reference
+/// once for all the stretches of the pass and shares their common prefixes),
+/// and a stretch is executed once against every limit, so a length two
+/// searches probe runs once. The lengths found are those of [`ceiling`] at
+/// each limit alone: each search takes the same steps on the same executions.
+///
+/// # Errors
+/// As [`execute`](super::execute::execute).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{ceiling::{ceiling, ceilings}, clock::Clock,
+///     grid::Grid3, hotspot::HotSpot3D, version::Version};
+/// let app = HotSpot3D::synthetic(Grid3::new(16, 16, 2).unwrap(), 1).unwrap();
+/// let both = ceilings(&app, Version::Half, 40, &[0.001, 0.002], Clock::DEFAULT).unwrap();
+/// let alone = ceiling(&app, Version::Half, 40, 0.002, Clock::DEFAULT).unwrap();
+/// assert_eq!(both[1].longest_len(), alone.longest_len());
+/// ```
+pub fn ceilings(
     app: &HotSpot3D,
     approx: Version,
-    n: usize,
-    limit: f64,
+    iterations: usize,
+    limits: &[f64],
     clock: Clock,
-    placement: Placement,
-    whole: &Execution,
-) -> Result<Longest> {
-    let run = |len: usize| -> Result<Execution> {
-        let start = match placement {
-            Placement::Start => 0,
-            Placement::End => n - len,
-        };
-        execute(app, &stretch(n, approx, start, len)?, limit, clock, false)
-    };
-    if whole.respects_limit() {
-        return Ok(Longest {
-            placement,
-            len: n,
-            within: Some(whole.clone()),
-            beyond: None,
-        });
-    }
-    // Invariant: `lo` is 0 or was executed within the limit (`within`), `hi`
-    // was executed beyond it (`beyond`).
-    let (mut lo, mut hi) = (0usize, n);
-    let (mut within, mut beyond) = (None, Some(whole.clone()));
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        let e = run(mid)?;
-        if e.respects_limit() {
-            lo = mid;
-            within = Some(e);
+) -> Result<Vec<Ceiling>> {
+    let n = iterations;
+    // The whole run in the approximate kernel is the longest stretch at either
+    // placement: one key for both.
+    let key = |placement: Placement, len: usize| {
+        if len == n {
+            (Placement::Start, n)
         } else {
-            hi = mid;
-            beyond = Some(e);
+            (placement, len)
+        }
+    };
+    let mut executed: BTreeMap<(Placement, usize), Vec<Execution>> = BTreeMap::new();
+    let run_pass = |probes: &[(Placement, usize)],
+                    executed: &mut BTreeMap<(Placement, usize), Vec<Execution>>|
+     -> Result<()> {
+        let mut items = Vec::with_capacity(probes.len() * limits.len());
+        for &(placement, len) in probes {
+            let start = match placement {
+                Placement::Start => 0,
+                Placement::End => n - len,
+            };
+            let schedule = stretch(n, approx, start, len)?;
+            items.extend(limits.iter().map(|&limit| (schedule.clone(), limit)));
+        }
+        let mut results = execute_many(app, &items, clock, false)?.into_iter();
+        for &probe in probes {
+            executed.insert(probe, results.by_ref().take(limits.len()).collect());
+        }
+        Ok(())
+    };
+    if limits.is_empty() {
+        return Ok(Vec::new());
+    }
+    run_pass(&[key(Placement::Start, n)], &mut executed)?;
+    let whole = &executed[&key(Placement::Start, n)];
+    // One search per limit and placement. Invariant: `lo` is 0 or was
+    // executed within the limit, `hi` was executed beyond it (or is `n` with
+    // the whole run within, the search then over).
+    let mut searches: Vec<(usize, Placement, usize, usize)> = Vec::new();
+    for (k, e) in whole.iter().enumerate() {
+        for placement in [Placement::Start, Placement::End] {
+            let lo = if e.respects_limit() { n } else { 0 };
+            searches.push((k, placement, lo, n));
         }
     }
-    Ok(Longest {
-        placement,
-        len: lo,
-        within,
-        beyond,
-    })
+    loop {
+        let mut probes: Vec<(Placement, usize)> = searches
+            .iter()
+            .filter(|&&(_, _, lo, hi)| hi - lo > 1)
+            .map(|&(_, placement, lo, hi)| key(placement, lo + (hi - lo) / 2))
+            .filter(|probe| !executed.contains_key(probe))
+            .collect();
+        probes.sort_unstable();
+        probes.dedup();
+        if !probes.is_empty() {
+            run_pass(&probes, &mut executed)?;
+        }
+        let mut moved = false;
+        for (k, placement, lo, hi) in &mut searches {
+            if *hi - *lo > 1 {
+                let mid = *lo + (*hi - *lo) / 2;
+                if executed[&key(*placement, mid)][*k].respects_limit() {
+                    *lo = mid;
+                } else {
+                    *hi = mid;
+                }
+                moved = true;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    let longest = |k: usize, placement: Placement, lo: usize, hi: usize| {
+        let at = |len: usize| executed[&key(placement, len)][k].clone();
+        Longest {
+            placement,
+            len: lo,
+            within: (lo > 0).then(|| at(lo)),
+            beyond: (lo < n).then(|| at(hi)),
+        }
+    };
+    Ok(limits
+        .iter()
+        .enumerate()
+        .map(|(k, &limit)| {
+            let [start, end] = [Placement::Start, Placement::End].map(|placement| {
+                let &(_, _, lo, hi) = searches
+                    .iter()
+                    .find(|s| s.0 == k && s.1 == placement)
+                    .expect("a search per limit and placement");
+                longest(k, placement, lo, hi)
+            });
+            Ceiling {
+                limit,
+                longest: [start, end],
+                iterations,
+            }
+        })
+        .collect())
 }

@@ -10,7 +10,7 @@
 //! schedule; plots. Overshoots of the executed trajectory are findings about
 //! the method (it has no guarantee, §7), not failures of the audit.
 
-use super::ceiling::{Ceiling, ceiling};
+use super::ceiling::{Ceiling, ceilings};
 use super::clock::Clock;
 use super::execute::Verdict;
 use super::grid::Grid3;
@@ -213,14 +213,13 @@ impl Experiment for InterleaveHotSpot3D {
         let ceilings = if cfg.ceiling {
             let l_max = report.profiles.approx.max_loss();
             let p = &cfg.pipeline;
-            p.fractions
-                .iter()
-                .map(|&f| {
-                    ctx.progress
-                        .set_message(format!("interleave-hotspot3d ceiling at L_max x {f}"));
-                    ceiling(&app, p.approx, p.iterations, l_max * f, p.clock).map(|c| (f, c))
-                })
-                .collect::<std::result::Result<Vec<_>, _>>()?
+            ctx.progress.set_message(format!(
+                "interleave-hotspot3d ceilings at L_max x {:?}",
+                p.fractions
+            ));
+            let limits: Vec<f64> = p.fractions.iter().map(|f| l_max * f).collect();
+            let found = ceilings(&app, p.approx, p.iterations, &limits, p.clock)?;
+            p.fractions.iter().copied().zip(found).collect()
         } else {
             Vec::new()
         };
