@@ -354,3 +354,101 @@ fn trsv_bound_is_informative_on_well_conditioned_systems() {
         );
     }
 }
+
+/// Results near the top of the arithmetic format, which the property tests'
+/// distributions never reach (found by review, 2026-11-25). Each of these
+/// outputs is infinite or NaN where the exact result is finite; the rigorous
+/// bound was finite (a violation) and must now be refused (hypothesis not met).
+mod near_overflow {
+    use super::*;
+
+    fn hypothesis_not_met(run: &KernelRun, what: &str) {
+        let outcome = rigorous_holds(run, what);
+        assert!(
+            matches!(outcome, Outcome::HypothesisNotMet { .. }),
+            "{what}: {outcome:?}"
+        );
+    }
+
+    fn p2(e: i32) -> f64 {
+        2f64.powi(e)
+    }
+
+    /// `fl(alpha s)` with `s = 2^127 + 2^127`: alpha = 1/2 gives +inf for
+    /// 2^127, alpha = 0 gives NaN for 0. The sum overflows before alpha
+    /// scales it; the overflow check covered only `|alpha| sum |a x|`.
+    #[test]
+    fn an_unscaled_sum_that_overflows_before_alpha_is_refused() {
+        for alpha in ["0.5", "0"] {
+            let params: Vec<String> = ["storage=fp32", "arithmetic=fp32", "store=false", "beta=0"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain([format!("alpha={alpha}")])
+                .collect();
+            let r = run(
+                "accessor-gemv",
+                vec![
+                    ("a", Tensor::matrix(1, 2, vec![p2(127), p2(127)]).unwrap()),
+                    ("x", Tensor::vector(vec![1.0, 1.0])),
+                ],
+                &params,
+            );
+            assert!(!r.output.data()[0].is_finite(), "the case needs inf or NaN");
+            hypothesis_not_met(&r, &format!("gemv alpha={alpha}"));
+            let r = run(
+                "accessor-spmv",
+                vec![
+                    ("a", Tensor::matrix(1, 2, vec![p2(127), p2(127)]).unwrap()),
+                    ("x", Tensor::vector(vec![1.0, 1.0])),
+                ],
+                &[
+                    "storage=bf16".to_string(),
+                    "arithmetic=fp32".to_string(),
+                    "sparse=ell".to_string(),
+                    "store=false".to_string(),
+                    format!("alpha={alpha}"),
+                ],
+            );
+            assert!(!r.output.data()[0].is_finite(), "the case needs inf or NaN");
+            hypothesis_not_met(&r, &format!("spmv alpha={alpha}"));
+        }
+    }
+
+    /// int8 storage rounding to nearest: the result 255 x 2^120 gets the scale
+    /// 2^122, k = round(63.75) = 64, and the read 64 x 2^122 = 2^128 is +inf
+    /// in fp32 although |v| <= 127 s. Likewise for AXPY.
+    #[test]
+    fn an_integer_store_whose_read_overflows_the_arithmetic_is_refused() {
+        let params: Vec<String> = [
+            "storage=int8",
+            "arithmetic=fp32",
+            "int_rounding=nearest",
+            "store=true",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let r = run(
+            "accessor-dot",
+            vec![
+                ("x", Tensor::vector(vec![85.0 * p2(120)])),
+                ("y", Tensor::vector(vec![3.0])),
+            ],
+            &params,
+        );
+        assert!(!r.output.data()[0].is_finite(), "the case needs inf");
+        hypothesis_not_met(&r, "dot int8 nearest");
+        let mut axpy = params.clone();
+        axpy.push("alpha=1".into());
+        let r = run(
+            "accessor-axpy",
+            vec![
+                ("x", Tensor::vector(vec![p2(127)])),
+                ("y", Tensor::vector(vec![127.0 * p2(120)])),
+            ],
+            &axpy,
+        );
+        assert!(!r.output.data()[0].is_finite(), "the case needs inf");
+        hypothesis_not_met(&r, "axpy int8 nearest");
+    }
+}

@@ -405,6 +405,7 @@ fn accumulation_bounds_hold_for_tree_sums_with_exact_products() {
                     depth,
                     sum_abs: s,
                     eta_weight: 0.0,
+                    inner: None,
                 },
             )
             .unwrap();

@@ -293,6 +293,36 @@ fn overflowing_dequantization_is_an_unmet_hypothesis() {
     assert!(err.to_string().contains("overflow"), "{err}");
 }
 
+/// The integer product itself overflows a narrow working format: P0 = 5 x
+/// 127 x 127 = 80645 > 65504, so fl16(P0) = inf and the output is infinite.
+/// Until 2026-11-25 only the quotients and sums were checked and the bound
+/// was a finite 7.3e-3 (found by review; the kernel works in fp32 or fp64,
+/// where an int32 product cannot overflow, so only the checker's API was open).
+#[test]
+fn an_integer_product_beyond_a_narrow_format_is_an_unmet_hypothesis() {
+    let ones = [127i8; 5];
+    let zeros = [0i8; 5];
+    let lambda = [127.0];
+    let unit = [1.0];
+    let aq = QuantizedView::new(1, 5, &ones, &lambda, ScaleAxis::Tensor).unwrap();
+    let bq = QuantizedView::new(5, 1, &ones, &lambda, ScaleAxis::Tensor).unwrap();
+    let raq = QuantizedView::new(1, 5, &zeros, &unit, ScaleAxis::Tensor).unwrap();
+    let rbq = QuantizedView::new(5, 1, &zeros, &unit, ScaleAxis::Tensor).unwrap();
+    let x = [1.0; 5];
+    let (a, b) = (
+        Matrix::new(1, 5, &x).unwrap(),
+        Matrix::new(5, 1, &x).unwrap(),
+    );
+    let computed = Format::FP16.round(80645.0, boundgate_verify::format::RoundingMode::NearestEven);
+    assert!(computed.is_infinite(), "the case needs fl16(P0) = inf");
+    let ops = Operands::new(a, b, aq, bq, raq, rbq, Format::FP16).unwrap();
+    let err = rigorous(&ops, &[false; 5], &[false; 5]).unwrap_err();
+    assert!(err.to_string().contains("overflow"), "{err}");
+    // The same product in fp32 is fine: the bound exists.
+    let ops = Operands::new(a, b, aq, bq, raq, rbq, Format::FP32).unwrap();
+    assert!(rigorous(&ops, &[false; 5], &[false; 5]).is_ok());
+}
+
 #[test]
 fn published_forms_evaluate_as_printed() {
     // eq. (8) with eq. (12): (1/la) sum dropped |b| + (1/lb) sum dropped |a|.

@@ -130,6 +130,7 @@ impl AxpyComputation {
                     depth: 1,
                     sum_abs: add_up(mul_up(alpha.abs(), xr.abs()), yr.abs()),
                     eta_weight: 1.0,
+                    inner: None,
                 };
                 let representation = add_up(
                     mul_up(alpha.abs(), abs_diff_up(x[i], xr)),

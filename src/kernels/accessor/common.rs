@@ -5,7 +5,7 @@ use super::storage::{AccessorSpec, IntOverflow, IntRounding, ScaleRule, StorageK
 use crate::error::{Error, Result};
 use crate::kernels::{ParamKind, ParamSpec, Params};
 use boundgate_verify::bounds::accessor::{
-    Accumulation, StoreModel, after_store, rigorous_accumulation,
+    Accumulation, InnerSum, StoreModel, after_store, rigorous_accumulation,
 };
 use boundgate_verify::bounds::directed::{add_up, mul_up, sub_up};
 use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
@@ -297,6 +297,13 @@ pub fn blas_accumulation(
         depth: (sum_depth + extra).max(if beta != 0.0 { 2 } else { 0 }),
         sum_abs: add_up(mul_up(alpha.abs(), sum_abs), mul_up(beta.abs(), y_abs)),
         eta_weight: add_up(mul_up(alpha.abs(), chain_ops), final_ops),
+        // The sum is formed before alpha scales it: with |alpha| < 1 it can
+        // overflow while alpha s could not (found by review, 2026-11-25).
+        inner: (alpha != 1.0).then_some(InnerSum {
+            depth: sum_depth,
+            sum_abs,
+            eta_weight: chain_ops,
+        }),
     }
 }
 

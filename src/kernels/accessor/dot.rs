@@ -117,6 +117,7 @@ impl DotComputation {
             depth: self.depth,
             sum_abs: abs_sum_up(sx.values.iter().copied().zip(sy.values.iter().copied())),
             eta_weight: if self.exact_products { 0.0 } else { n as f64 },
+            inner: None,
         };
         let representation = products_representation_up(
             x.iter().copied().zip(sx.values.iter().copied()),

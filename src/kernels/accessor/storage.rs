@@ -35,7 +35,7 @@
 //!   so the only error of a write is the truncation, `|k s - v| < s`.
 
 use boundgate_verify::bounds::accessor::StoreModel;
-use boundgate_verify::bounds::directed::{add_up, mul_up};
+use boundgate_verify::bounds::directed::{add_up, div_down, mul_up, sub_down};
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::{Result, VerifyError};
 use serde::Serialize;
@@ -521,10 +521,19 @@ impl Accessor {
                 };
                 // |k s - v| <= |k - q| s + |q s - v|, q = fl_A(v / s):
                 // |k - q| <= rounding, |q s - v| <= u_A |v| + eta_A s.
+                let relative = a.unit_roundoff(rne);
+                let absolute = mul_up(add_up(rounding, a.underflow_abs_error(rne)), self.scale);
+                // The read k s (exact: s is a power of two on A's grid) must
+                // be finite in A too: |k s| <= (1 + u_A) |v| + absolute, so
+                // |v| <= (max_A - absolute) / (1 + u_A). Integer storage can
+                // hold more than A: int8 with s = 2^122 reaches 127 x 2^122,
+                // beyond fp32's 2^128 (a read of 64 x 2^122 was infinite under
+                // a finite bound until 2026-11-25, found by review).
+                let readable = div_down(sub_down(a.max_finite(), absolute), add_up(1.0, relative));
                 StoreModel {
-                    relative: a.unit_roundoff(rne),
-                    absolute: mul_up(add_up(rounding, a.underflow_abs_error(rne)), self.scale),
-                    max: k_max * self.scale,
+                    relative,
+                    absolute,
+                    max: (k_max * self.scale).min(readable.max(0.0)),
                 }
             }
         }

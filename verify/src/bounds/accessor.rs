@@ -178,6 +178,34 @@ pub struct Accumulation {
     pub sum_abs: f64,
     /// Weighted count of operations with an underflow term.
     pub eta_weight: f64,
+    /// The sum `s` formed before a scaling, when the result is `fl(alpha s)`
+    /// or `fma(alpha, s, fl(beta y))` with `alpha != 1`: its partial sums are
+    /// not partial sums of the scaled terms, and with `|alpha| < 1` they can
+    /// overflow while the result could not (`None` when the terms are summed
+    /// as they are).
+    pub inner: Option<InnerSum>,
+}
+
+/// The unscaled sum behind an [`Accumulation`] (see its `inner`).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::{rigorous_accumulation, Accumulation, InnerSum};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// // alpha = 0.5 times a sum of two terms 2^127: the result fits fp32, the sum does not.
+/// let terms = 2.0 * 2f64.powi(127);
+/// let inner = InnerSum { depth: 1, sum_abs: terms, eta_weight: 0.0 };
+/// let acc = Accumulation { depth: 2, sum_abs: 0.5 * terms, eta_weight: 0.0, inner: Some(inner) };
+/// assert!(rigorous_accumulation(Format::FP32, RoundingMode::NearestEven, &acc).is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InnerSum {
+    /// Most roundings on any term's path within `s`.
+    pub depth: u64,
+    /// An upper bound on `sum |terms of s|`.
+    pub sum_abs: f64,
+    /// Operations of `s` with an underflow term.
+    pub eta_weight: f64,
 }
 
 fn check_nonnegative(name: &str, v: f64) -> Result<()> {
@@ -194,7 +222,9 @@ fn check_nonnegative(name: &str, v: f64) -> Result<()> {
 /// The rigorous bound for a sum evaluated in `arithmetic` (rounding `mode`) in
 /// an order of the given depth: `|s^ - s| <= gamma_depth S + (1 + gamma_depth)
 /// w eta_min` (module docs; Higham 2002, Lemma 3.1 and eq. (2.8)). Hypotheses
-/// checked: `depth u < 1`, no overflow (`(1 + u)^depth (S + w eta_min) <= max`).
+/// checked: `depth u < 1`, no overflow (`(1 + u)^depth (S + w eta_min) <= max`,
+/// and the same for the unscaled sum `inner`, if any: every intermediate of
+/// the evaluation is a partial sum of one of the two).
 ///
 /// # Example
 /// ```
@@ -202,10 +232,10 @@ fn check_nonnegative(name: &str, v: f64) -> Result<()> {
 /// use boundgate_verify::format::{Format, RoundingMode};
 /// let rne = RoundingMode::NearestEven;
 /// // fp32 storage, fp64 arithmetic, exact products: no underflow term.
-/// let acc = Accumulation { depth: 20, sum_abs: 1000.0, eta_weight: 0.0 };
+/// let acc = Accumulation { depth: 20, sum_abs: 1000.0, eta_weight: 0.0, inner: None };
 /// let b = rigorous_accumulation(Format::FP64, rne, &acc).unwrap();
 /// assert!(b.value >= 20.0 * 2f64.powi(-53) * 1000.0 && b.value < 21.0 * 2f64.powi(-53) * 1000.0);
-/// let huge = Accumulation { depth: 4, sum_abs: f64::MAX, eta_weight: 0.0 };
+/// let huge = Accumulation { depth: 4, sum_abs: f64::MAX, eta_weight: 0.0, inner: None };
 /// assert!(rigorous_accumulation(Format::FP64, rne, &huge).is_err()); // may overflow
 /// ```
 pub fn rigorous_accumulation(
@@ -219,12 +249,26 @@ pub fn rigorous_accumulation(
     let gamma = gamma_value(acc.depth, u).map_err(|e| retag(e, &RIGOROUS_ACCUMULATION))?;
     let eta = arithmetic.underflow_abs_error(mode);
     let weighted_eta = mul_up(acc.eta_weight, eta);
-    let growth = exp_up(mul_up(acc.depth as f64, ln1p_up(u)));
-    let largest = mul_up(growth, add_up(acc.sum_abs, weighted_eta));
+    // Every partial sum of a sum with at most `depth` roundings per path is at
+    // most (1 + u)^depth (S + w eta_min) in magnitude.
+    let largest_partial = |depth: u64, sum_abs: f64, eta_weight: f64| {
+        let growth = exp_up(mul_up(depth as f64, ln1p_up(u)));
+        mul_up(growth, add_up(sum_abs, mul_up(eta_weight, eta)))
+    };
+    let mut largest = largest_partial(acc.depth, acc.sum_abs, acc.eta_weight);
+    if let Some(inner) = &acc.inner {
+        check_nonnegative("inner.sum_abs", inner.sum_abs)?;
+        check_nonnegative("inner.eta_weight", inner.eta_weight)?;
+        largest = largest.max(largest_partial(
+            inner.depth,
+            inner.sum_abs,
+            inner.eta_weight,
+        ));
+    }
     require(
         largest <= arithmetic.max_finite(),
         &RIGOROUS_ACCUMULATION,
-        "no overflow: (1 + u)^depth (S + w eta_min) <= max_finite",
+        "no overflow: (1 + u)^depth (S + w eta_min) <= max_finite, for the sum and its unscaled inner sum",
         || format!("{largest:e} > {:e}", arithmetic.max_finite()),
     )?;
     let value = add_up(
@@ -337,7 +381,7 @@ impl StoreModel {
 /// use boundgate_verify::bounds::accessor::{after_store, rigorous_accumulation, Accumulation, StoreModel};
 /// use boundgate_verify::format::{Format, RoundingMode};
 /// let rne = RoundingMode::NearestEven;
-/// let before = rigorous_accumulation(Format::FP64, rne, &Accumulation { depth: 3, sum_abs: 3.0, eta_weight: 0.0 }).unwrap();
+/// let before = rigorous_accumulation(Format::FP64, rne, &Accumulation { depth: 3, sum_abs: 3.0, eta_weight: 0.0, inner: None }).unwrap();
 /// let model = StoreModel::float(Format::FP32, rne);
 /// let after = after_store(&before, &model, 2.5).unwrap();
 /// assert!(after.value >= before.value + 2.5 * 2f64.powi(-24));

@@ -115,7 +115,10 @@ pub fn div_up(a: f64, b: f64) -> f64 {
     if !q.is_finite() {
         return overflowed(q, a.is_finite() && b.is_finite() && b != 0.0, true);
     }
-    if (q.abs() < TINY && a != 0.0) || b.abs() < TINY {
+    // The remainder a - q b is exact only if it does not underflow: it is a
+    // multiple of ulp(q) ulp(b) below ulp(q) |b| ~ 2^-52 |a|, so a tiny
+    // quotient, divisor or dividend (2^-980 or so) moves outward instead.
+    if (q.abs() < TINY && a != 0.0) || b.abs() < TINY || (a.abs() < TINY && a != 0.0) {
         return q.next_up();
     }
     // a - q b is exact; a/b - q has the sign of (a - q b) / b.
@@ -129,8 +132,8 @@ pub fn div_down(a: f64, b: f64) -> f64 {
     if !q.is_finite() {
         return overflowed(q, a.is_finite() && b.is_finite() && b != 0.0, false);
     }
-    if (q.abs() < TINY && a != 0.0) || b.abs() < TINY {
-        return q.next_down();
+    if (q.abs() < TINY && a != 0.0) || b.abs() < TINY || (a.abs() < TINY && a != 0.0) {
+        return q.next_down(); // as div_up
     }
     let r = (-q).mul_add(b, a);
     down_if(q, (r < 0.0) == (b > 0.0) && r != 0.0)
@@ -264,6 +267,34 @@ mod tests {
                 let r = exact(a).sqrt();
                 assert!(Float::with_val(4096, sqrt_down(a)) <= r && r <= sqrt_up(a));
             }
+        }
+    }
+
+    /// A dividend near 2^-980 whose FMA remainder `a - q b` underflows to 0
+    /// while `q` and `b` are above the old guard: the quotient rounded to
+    /// nearest was returned unchanged although the exact one lies beyond it
+    /// (found by review, 2026-11-25; both directions).
+    #[test]
+    fn a_tiny_dividend_whose_remainder_underflows_still_rounds_outward() {
+        let p2 = |e: i32| 2f64.powi(e);
+        let third = ((1u64 << 52) - 1) / 3;
+        let cases = [
+            (
+                p2(-17) * (1.0 + 3.0 * p2(-52)),
+                p2(-963) * (1.0 + third as f64 * p2(-52)),
+            ),
+            (p2(-17) * (1.0 + p2(-52)), p2(-963) * (1.0 + p2(-52))),
+        ];
+        for (q, b) in cases {
+            let a = q * b;
+            assert!(a.abs() < TINY && q.abs() > TINY && b.abs() > TINY);
+            let exact_q = exact(a) / exact(b);
+            assert!(exact_q != a / b, "the case needs an inexact quotient");
+            assert!(exact_q <= div_up(a, b), "div_up({a:e}, {b:e})");
+            assert!(
+                Float::with_val(4096, div_down(a, b)) <= exact_q,
+                "div_down({a:e}, {b:e})"
+            );
         }
     }
 }

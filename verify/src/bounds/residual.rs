@@ -682,6 +682,9 @@ impl<'a> Prepared<'a> {
                     if p_abs[t] == 0 {
                         continue; // P_t = 0: y_t = 0 exactly
                     }
+                    // fl(P_t) itself: a narrow working format (fp16: max
+                    // 65504) overflows on the integer product already.
+                    largest = largest.max(mul_up(one_u, up(p_abs[t])));
                     let first = mul_up(up(p_abs[t]), row_inv[t]);
                     x[t] = mul_up(first, col_inv[t]);
                     let e = add_up(
