@@ -193,6 +193,7 @@ fn subnormal_inputs_and_products_are_bounded_rigorously() {
         vec!["input=fp16", "output=fp16"],
         vec!["input=bf16"],
         vec!["input=fp16", "model=alg1"],
+        vec!["input=fp16", "model=alg1", "output=fp16"],
     ] {
         let run = run_gemm(a.clone(), b.clone(), &pairs).unwrap();
         assert!(
@@ -206,6 +207,27 @@ fn subnormal_inputs_and_products_are_bounded_rigorously() {
             );
         }
     }
+}
+
+/// Algorithm 1 with fp16 accumulation (Table 2's fp16 row): sixteen products
+/// 2^-13 x 2^-13 = 2^-26, each below fp16's smallest subnormal, vanish in
+/// the sums; the exact result is 2^-22. The rigorous bound was 1.9e-9 until
+/// 2026-11-25 (found by review; `alg1_rigorous` took subnormal sums as exact).
+#[test]
+fn alg1_products_lost_in_fp16_sums_are_within_the_rigorous_bound() {
+    let t = 2f64.powi(-13);
+    let run = run_gemm(
+        matrix(1, 16, |_, _| t),
+        matrix(16, 1, |_, _| t),
+        &["input=fp16", "output=fp16", "model=alg1"],
+    )
+    .unwrap();
+    assert_eq!(
+        run.output.data(),
+        &[0.0],
+        "the case needs the products to vanish"
+    );
+    assert!(matches!(outcome(&run, "rigorous"), Outcome::Pass));
 }
 
 #[test]

@@ -82,6 +82,7 @@ impl Alg1 {
     /// The arithmetic the rigorous bound needs.
     pub fn arithmetic(&self) -> Alg1Arithmetic {
         Alg1Arithmetic {
+            tilde: self.tilde,
             bar: self.bar,
             bar_mode: self.bar_mode,
             fma: self.fma,

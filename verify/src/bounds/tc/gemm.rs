@@ -522,6 +522,10 @@ pub fn vibea_lambda(r: &Roundoffs, shape: &GemmShape, target: f64) -> Result<f64
 /// rounded to `fma` (mode `fma_mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Alg1Arithmetic {
+    /// The format `t~` the products are exact in (the caller checks the
+    /// values: `products_exact`); whether its numbers are numbers of `t_bar`
+    /// decides how many additions round and whether subnormal sums are exact.
+    pub tilde: Format,
     /// Accumulation format `t_bar`.
     pub bar: Format,
     /// Its rounding mode.
@@ -541,13 +545,21 @@ const ALG1_RIGOROUS: Source = Source::new(
 /// The rigorous form of Theorem 3.7 for Algorithm 1's own arithmetic
 /// ([`Alg1Arithmetic`], a rounding after every addition), for one element
 /// with `sum_abs >= (|A~||B~|)_ij`:
-/// `|D^ - D| <= zeta S + (q eta_FMA [t_FMA != t_bar] + n eta_bar [t_bar without
-/// subnormals]) (1 + zeta)`, `zeta` of Theorem 3.7 for the rounding modes' unit
-/// roundoffs. Why: with gradual underflow an addition whose result is
-/// subnormal is exact (Higham 2002, §2.1), so only the conversion of each
-/// block result to `t_FMA` can add an absolute error `eta`, and each such
-/// error is then multiplied by at most the factors a product term sees,
-/// `(1 + gamma_{n-1})(1 + gamma_q) = 1 + zeta`. Hypotheses checked: products
+/// `|D^ - D| <= zeta S + (q eta_FMA [t_FMA != t_bar] + n eta_bar [an addition
+/// can underflow inexactly]) (1 + zeta)`, `zeta = (1 + gamma_r)(1 + gamma_q) - 1`
+/// with `r = n - 1` when the products are numbers of `t_bar` (Theorem 3.7's
+/// count: the first addition `0 + p` is exact) and `r = n` otherwise (then it
+/// rounds `p`: fp16 accumulation of fp32 products, Table 2). Why the
+/// underflow terms: an addition whose exact result is subnormal is exact
+/// (Higham 2002, §2.1) when `t_bar` has subnormals and both addends are
+/// multiples of its smallest subnormal, i.e. the quanta of `t~` (products)
+/// and `t_FMA` (block results) are no finer than `t_bar`'s; otherwise each
+/// of the `n` additions can add an absolute `eta_bar`. Until 2026-11-25 the
+/// second condition was missing: fp16 products `2^-13 x 2^-13 = 2^-26`
+/// accumulated in fp16 vanish, an error of `2^-26` against a bound of
+/// `1.2e-10` (found by review). The conversion of each block result to
+/// `t_FMA` adds at most `eta_FMA`, and each such error is then multiplied by
+/// at most the factors a product term sees, `1 + zeta`. Hypotheses checked: products
 /// exact (`products_exact`, the caller's check on the values), `n u < 1`, and
 /// no overflow: every exact intermediate is at most
 /// `(1 + u_bar)^n (1 + u_FMA)^q (S + underflow)`, required to be at most the
@@ -562,7 +574,7 @@ const ALG1_RIGOROUS: Source = Source::new(
 /// use boundgate_verify::bounds::tc::{alg1_rigorous, thm_3_7, Alg1Arithmetic, GemmShape, Roundoffs};
 /// use boundgate_verify::format::{Format, RoundingMode};
 /// let rne = RoundingMode::NearestEven;
-/// let arith = Alg1Arithmetic { bar: Format::FP32, bar_mode: rne, fma: Format::FP16, fma_mode: rne };
+/// let arith = Alg1Arithmetic { tilde: Format::FP32, bar: Format::FP32, bar_mode: rne, fma: Format::FP16, fma_mode: rne };
 /// let s = GemmShape::new(1, 64, 8).unwrap();
 /// let b = alg1_rigorous(&arith, &s, true, 10.0).unwrap();
 /// assert!(b.value > 8.0 * 2f64.powi(-25)); // includes q = 8 fp16 underflow terms
@@ -585,7 +597,17 @@ pub fn alg1_rigorous(
     let u_fma = arith.fma.unit_roundoff(arith.fma_mode);
     let n = shape.padded_inner();
     let q = shape.q();
-    let g1 = gamma_value(n - 1, u_bar).map_err(|e| retag(e, &ALG1_RIGOROUS))?;
+    // Exponent of a format's smallest subnormal (the spacing of its lowest
+    // binade): every number of the format is a multiple of 2^quantum.
+    let quantum = |f: Format| f.emin() - f.precision() as i32 + 1;
+    let bar_quantum = quantum(arith.bar);
+    let products_in_bar = arith.tilde.precision() <= arith.bar.precision()
+        && quantum(arith.tilde) >= bar_quantum
+        && arith.tilde.max_finite() <= arith.bar.max_finite();
+    let additions_on_bar_grid =
+        quantum(arith.tilde) >= bar_quantum && quantum(arith.fma) >= bar_quantum;
+    let roundings = if products_in_bar { n - 1 } else { n };
+    let g1 = gamma_value(roundings, u_bar).map_err(|e| retag(e, &ALG1_RIGOROUS))?;
     let g2 = gamma_value(q, u_fma).map_err(|e| retag(e, &ALG1_RIGOROUS))?;
     let zeta = combine(g1, g2);
     let conversion = if arith.fma == arith.bar {
@@ -593,7 +615,7 @@ pub fn alg1_rigorous(
     } else {
         mul_up(q as f64, arith.fma.underflow_abs_error(arith.fma_mode))
     };
-    let additions = if arith.bar.has_subnormals() {
+    let additions = if arith.bar.has_subnormals() && additions_on_bar_grid {
         0.0
     } else {
         mul_up(n as f64, arith.bar.underflow_abs_error(arith.bar_mode))
@@ -623,8 +645,15 @@ pub fn alg1_rigorous(
     .with_hypothesis("products exact in t~", "checked on the stored values")
     .with_hypothesis("no overflow", format!("intermediates <= {largest:e}"))
     .with_hypothesis(
-        "fl(x) = x(1 + delta) + eta; subnormal sums exact",
-        format!("underflow term {underflow:e}"),
+        "fl(x) = x(1 + delta) + eta; subnormal sums exact where the addends lie on t_bar's grid",
+        format!(
+            "{roundings} roundings in t_bar per term, underflow term {underflow:e} ({})",
+            if additions_on_bar_grid && arith.bar.has_subnormals() {
+                "additions exact in the subnormal range"
+            } else {
+                "n eta_bar for the additions"
+            }
+        ),
     )
     .with_hypothesis(ROUND_EVERY_ADDITION, "the model this bound is about"))
 }
