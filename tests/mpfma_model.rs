@@ -14,8 +14,8 @@
 //! Seeds are fixed (`boundgate::generate::proptest_config`); heavy case counts
 //! with `BOUNDGATE_HEAVY=1`.
 
-use boundgate::generate::proptest_config;
 use boundgate::generate::DotCase;
+use boundgate::generate::proptest_config;
 use boundgate::generate::strategies::{any_dot_inputs, dot_inputs};
 use boundgate::kernels::mpfma::alg1::Alg1;
 use boundgate::kernels::mpfma::blockfma::BlockFma;

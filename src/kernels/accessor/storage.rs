@@ -415,9 +415,28 @@ impl Accessor {
                         max: format.max_finite(),
                     });
                 }
-                Ok(format.round(v, self.spec.write_mode))
+                Ok(self.write_float(v))
             }
             None => self.write_int(v),
+        }
+    }
+
+    /// A floating-point write: one rounding in the write mode, then, under
+    /// `ftz`, a subnormal result replaced by a zero of its sign (as flush-to-
+    /// zero hardware does: x86 MXCSR.FTZ, PTX `.ftz`). Until 2026-11-25 `ftz`
+    /// rounded in the format without subnormals instead, which takes
+    /// `0.75 x 2^emin` up to `2^emin` where hardware gives 0 (found by review).
+    fn write_float(&self, v: f64) -> f64 {
+        let storage = self
+            .spec
+            .storage
+            .float_format()
+            .expect("floating-point storage");
+        let r = storage.round(v, self.spec.write_mode);
+        if self.spec.ftz && r != 0.0 && r.abs() < storage.min_positive_normal() {
+            0.0f64.copysign(r)
+        } else {
+            r
         }
     }
 
@@ -426,7 +445,7 @@ impl Accessor {
     /// infinity for round to nearest) instead of failing.
     pub fn write_ieee(&self, v: f64) -> Result<f64> {
         match self.storage_format() {
-            Some(format) => Ok(format.round(v, self.spec.write_mode)),
+            Some(_) => Ok(self.write_float(v)),
             None => self.write_int(v),
         }
     }
@@ -510,6 +529,13 @@ impl Accessor {
     /// for `|v| <= max` (module docs).
     pub fn store_model(&self) -> StoreModel {
         match self.storage_format() {
+            // A flushed result was below 2^emin in magnitude, so its whole
+            // value, less than 2^emin, is the error; any other result rounds
+            // as with subnormals (|error| <= u |v| + eta <= u |v| + 2^emin).
+            Some(format) if self.spec.ftz => StoreModel {
+                absolute: format.min_positive_normal(),
+                ..StoreModel::float(format, self.spec.write_mode)
+            },
             Some(format) => StoreModel::float(format, self.spec.write_mode),
             None => {
                 let k_max = self.spec.storage.int_max().expect("integer") as f64;
@@ -702,8 +728,26 @@ mod tests {
         let ftz = ftz.for_data(&[]).unwrap();
         assert_eq!(ftz.write(2f64.powi(-20)).unwrap(), 0.0);
         assert_eq!(ftz.write(2f64.powi(-14)).unwrap(), 2f64.powi(-14));
+        // Rounded first, then flushed: 0.75 x 2^-14 is an fp16 subnormal, so 0
+        // (not 2^-14, its nearest number in fp16 without subnormals), with
+        // its sign; just below 2^-14 rounds up to the normal 2^-14 and stays.
+        let below = 0.75 * 2f64.powi(-14);
+        assert_eq!(ftz.write(below).unwrap(), 0.0);
+        assert!(ftz.write(-below).unwrap().is_sign_negative());
+        let almost = 2f64.powi(-14) * (1.0 - 2f64.powi(-12));
+        assert_eq!(ftz.write(almost).unwrap(), 2f64.powi(-14));
         let model = ftz.store_model();
-        assert!(2f64.powi(-20) <= model.error_up(2f64.powi(-20)).unwrap());
+        for v in [
+            2f64.powi(-20),
+            below,
+            almost,
+            2f64.powi(-14) * (1.0 - 2f64.powi(-10)),
+        ] {
+            assert!(
+                (ftz.write(v).unwrap() - v).abs() <= model.error_up(v).unwrap(),
+                "{v:e}"
+            );
+        }
     }
 
     #[test]
