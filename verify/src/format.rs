@@ -24,7 +24,7 @@
 //!   are the zeros, and rounding chooses between `0` and `2^emin` (a tie goes to
 //!   zero, as MPFR does).
 
-mod arith;
+pub(crate) mod arith;
 mod encode;
 mod fixed;
 
@@ -663,15 +663,35 @@ impl Format {
         if down == x {
             return x;
         }
+        let away = if x > 0.0 {
+            RoundingMode::Up
+        } else {
+            RoundingMode::Down
+        };
+        let max = self.max_finite();
+        if x.abs() > max {
+            // Beyond the largest finite value the neighbours are `max` and
+            // `max + ulp(max)`, which the format cannot hold: rounding to it
+            // overflows as the format does (infinity, NaN or saturation).
+            // Upward with probability (|x| - max) / ulp, as inside the range;
+            // from max + ulp on, both neighbours overflow. Until 2026-11-25
+            // the probability came from x's place in its own binade (65535
+            // could overflow where 65536 never did; found by review).
+            let excess = (x.abs() - max) / self.ulp(max); // exact below 2 max
+            if excess >= 1.0 {
+                return self.round(x, away);
+            }
+            let fraction = (excess * 2f64.powi(64)) as u128; // rounded down
+            return if (random as u128) < fraction {
+                self.round(x, away)
+            } else {
+                down
+            };
+        }
         let fixed = Fixed::from_f64(x);
         let fraction = self.fraction_above_truncation(fixed);
         // Round away from zero iff random / 2^64 < fraction.
         if (random as u128) < fraction {
-            let away = if x > 0.0 {
-                RoundingMode::Up
-            } else {
-                RoundingMode::Down
-            };
             self.round(x, away)
         } else {
             down
@@ -942,5 +962,41 @@ mod tests {
         assert_eq!(Format::FP16.round_stochastic(x, (3u64 << 62) - 1), hi);
         assert_eq!(Format::FP16.round_stochastic(x, 3u64 << 62), lo);
         assert_eq!(Format::FP16.round_stochastic(-x, 0), -hi);
+    }
+
+    /// Beyond the largest finite value: the neighbours are max and max + ulp
+    /// (65504 and 65536 in fp16, 448 and 480 in e4m3), the latter
+    /// overflowing as the format does; monotone in x (found by review,
+    /// 2026-11-25: 65535 could overflow while 65536 never did, and 1e6
+    /// stayed finite with probability 0.875).
+    #[test]
+    fn stochastic_rounding_beyond_the_largest_value() {
+        let fp16 = Format::FP16;
+        // 65520 is half way from 65504 to 65536.
+        assert_eq!(
+            fp16.round_stochastic(65520.0, (1u64 << 63) - 1),
+            f64::INFINITY
+        );
+        assert_eq!(fp16.round_stochastic(65520.0, 1u64 << 63), 65504.0);
+        assert_eq!(fp16.round_stochastic(-65520.0, 0), f64::NEG_INFINITY);
+        for x in [65536.0, 1e6, 1e300] {
+            for r in [0, 1u64 << 63, u64::MAX] {
+                assert_eq!(fp16.round_stochastic(x, r), f64::INFINITY, "{x} {r}");
+            }
+        }
+        // Monotone: for every r, a larger x never gives a smaller result.
+        for r in [0, 1u64 << 62, 1u64 << 63, 3u64 << 62, u64::MAX] {
+            let mut last = 0.0;
+            for k in 0..=64 {
+                let x = 65500.0 + k as f64;
+                let y = fp16.round_stochastic(x, r);
+                assert!(y >= last, "{x} {r}");
+                last = y;
+            }
+        }
+        let e4m3 = Format::E4M3;
+        assert!(e4m3.round_stochastic(464.0, (1u64 << 63) - 1).is_nan());
+        assert_eq!(e4m3.round_stochastic(464.0, 1u64 << 63), 448.0);
+        assert!(e4m3.round_stochastic(500.0, u64::MAX).is_nan());
     }
 }

@@ -38,9 +38,9 @@ fn overflowed(r: f64, operands_finite: bool, up: bool) -> f64 {
     }
 }
 
-fn sum_remainder(a: f64, b: f64, s: f64) -> f64 {
-    let bb = s - a;
-    (a - (s - bb)) + (b - bb)
+/// The exact remainder `a + b - s` of `s = fl(a + b)` (finite `s`).
+fn sum_remainder(a: f64, b: f64) -> f64 {
+    crate::format::arith::two_sum(a, b).1
 }
 
 /// `a + b` rounded toward +infinity.
@@ -56,7 +56,7 @@ pub fn add_up(a: f64, b: f64) -> f64 {
     if !s.is_finite() {
         return overflowed(s, a.is_finite() && b.is_finite(), true);
     }
-    up_if(s, sum_remainder(a, b, s) > 0.0)
+    up_if(s, sum_remainder(a, b) > 0.0)
 }
 
 /// `a + b` rounded toward -infinity.
@@ -65,7 +65,7 @@ pub fn add_down(a: f64, b: f64) -> f64 {
     if !s.is_finite() {
         return overflowed(s, a.is_finite() && b.is_finite(), false);
     }
-    down_if(s, sum_remainder(a, b, s) < 0.0)
+    down_if(s, sum_remainder(a, b) < 0.0)
 }
 
 /// `a - b` rounded toward +infinity.
@@ -266,6 +266,29 @@ mod tests {
             if a >= 0.0 {
                 let r = exact(a).sqrt();
                 assert!(Float::with_val(4096, sqrt_down(a)) <= r && r <= sqrt_up(a));
+            }
+        }
+    }
+
+    /// A small operand and one near f64::MAX of the other sign: TwoSum's
+    /// `s - a` overflowed, the remainder was NaN and the sum was not moved
+    /// (add_down(-3 x 2^970, MAX) was above the exact sum; found by review,
+    /// 2026-11-25).
+    #[test]
+    fn sums_near_the_largest_f64_round_outward() {
+        let smalls = [3.0 * 2f64.powi(970), 2f64.powi(971) + 2f64.powi(919), 1.0];
+        for &small in &smalls {
+            for (a, b) in [(-small, f64::MAX), (small, -f64::MAX), (f64::MAX, -small)] {
+                let s = exact(a) + exact(b);
+                assert!(
+                    Float::with_val(4096, add_down(a, b)) <= s,
+                    "add_down({a:e}, {b:e})"
+                );
+                assert!(s <= add_up(a, b), "add_up({a:e}, {b:e})");
+                assert!(
+                    add_up(a, b) <= add_down(a, b).next_up(),
+                    "one ulp apart at most"
+                );
             }
         }
     }

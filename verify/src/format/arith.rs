@@ -177,13 +177,19 @@ fn as_f32(x: f64) -> Option<f32> {
     (y as f64 == x).then_some(y)
 }
 
-/// Knuth's TwoSum: `s = fl(a + b)` and `e` with `a + b = s + e` exactly
-/// (when `s` is finite).
+/// `s = fl(a + b)` and `e` with `a + b = s + e` exactly (when `s` is
+/// finite): Dekker's Fast2Sum on the operands ordered by magnitude (Muller et
+/// al., Handbook of Floating-Point Arithmetic, 2nd ed., §4.3.1). Not Knuth's
+/// branch-free TwoSum: its `s - a` overflows when `a` is small and `b` near
+/// the largest finite value with the other sign (`3 x 2^970 - f64::MAX`),
+/// and the NaN remainder then sent results to the wrong side (found by
+/// review, 2026-11-25). With `|big| >= |small|`, `s - big` is exact and at
+/// most about `|small|`, so nothing overflows while `s` is finite.
 #[inline]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
-    let bb = s - a;
-    let e = (a - (s - bb)) + (b - bb);
+    let (big, small) = if a.abs() >= b.abs() { (a, b) } else { (b, a) };
+    let e = small - (s - big);
     (s, e)
 }
 
@@ -240,6 +246,52 @@ mod tests {
                         let exact =
                             format.round_exact_sum(Exact::from_f64(a), Exact::from_f64(b), mode);
                         assert_eq!(fast.to_bits(), exact.to_bits(), "{format} {a} + {b} {mode}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A small operand and one near f64::MAX of the other sign: the branch-
+    /// free TwoSum's `s - a` overflowed, and a custom format reaching 2^1023
+    /// got -inf or a result beyond the exact one (found by review,
+    /// 2026-11-25). Compared with the exact path, both orders, every mode.
+    #[test]
+    fn sums_near_the_largest_f64_agree_with_the_exact_path() {
+        let formats = [51, 50, 40, 24, 11].map(|p| {
+            Format::custom(
+                p,
+                -1022,
+                1023,
+                true,
+                crate::format::OverflowPolicy::Infinity,
+            )
+            .unwrap()
+        });
+        let smalls = [
+            3.0 * 2f64.powi(970),
+            6.985441083371519e292,
+            1.0,
+            2f64.powi(1000),
+        ];
+        for format in formats {
+            for &small in &smalls {
+                for (a, b) in [(small, -f64::MAX), (-f64::MAX, small), (-small, f64::MAX)] {
+                    for mode in RoundingMode::ALL {
+                        let fast = format.add(a, b, mode);
+                        let exact =
+                            format.round_exact_sum(Exact::from_f64(a), Exact::from_f64(b), mode);
+                        assert_eq!(
+                            fast.to_bits(),
+                            exact.to_bits(),
+                            "{format:?} {a:e} + {b:e} {mode}"
+                        );
+                        let fma = format.fma(a, 1.0, b, mode);
+                        assert_eq!(
+                            fma.to_bits(),
+                            exact.to_bits(),
+                            "fma {format:?} {a:e} {b:e} {mode}"
+                        );
                     }
                 }
             }
