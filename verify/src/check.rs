@@ -70,8 +70,9 @@ pub struct ErrorSummary {
     /// `max_i |computed_i - exact_i| / |exact_i|` over elements whose exact value
     /// is nonzero, rounded up; `None` if there is none.
     pub componentwise_relative: Option<f64>,
-    /// Elements whose exact value is zero but whose computed value is not: their
-    /// relative error is undefined (counted, never reported as a number).
+    /// Elements with a nonzero error whose relative error has no upper bound:
+    /// the exact value is zero (undefined), or an enclosure of it contains
+    /// zero (unbounded; TRSV). Counted, never reported as a number.
     pub undefined_relative: usize,
     /// `||computed - exact||_inf / ||exact||_inf`, rounded up; `None` if the exact output is zero.
     pub normwise_relative_inf: Option<f64>,

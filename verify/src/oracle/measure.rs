@@ -25,7 +25,10 @@ pub enum ErrorMeasure {
         /// overflows, at least the smallest subnormal if nonzero).
         absolute_up: f64,
         /// An upper bound of `|computed - exact| / |exact|`: the ratio rounded
-        /// up, or rarely the next `f64` above; `None` iff the exact result is zero.
+        /// up, or rarely the next `f64` above; `None` when the exact result is
+        /// zero, and for an enclosure (the TRSV oracle's, whose exact solution
+        /// is known to lie within `z` of a point) also when the enclosure
+        /// contains zero, so that no positive lower bound on `|exact|` exists.
         relative_up: Option<f64>,
         /// The exact result rounded to nearest `f64` (ties to even).
         exact: f64,
