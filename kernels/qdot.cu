@@ -119,15 +119,17 @@ __device__ __forceinline__ double qdot_scaled(double v, int f) {
     return (v * qdot_pow2(-half)) * qdot_pow2(-(f - half));
 }
 
-// v (exact, finite, |v| < 2^1023) rounded to p significant bits, nearest even;
-// values whose rounded exponent exceeds emax become infinite. Only called on
-// values that are zero or at least 2^-30 in magnitude, far inside the normal
-// range of every format here.
+// v (exact, |v| < 2^1023) rounded to p significant bits, nearest even; values
+// whose rounded exponent exceeds emax become infinite; zeros, infinities and
+// NaN stay as they are (a NaN from inf + -inf in the tree of a half slot is a
+// NaN on the CPU too: __double2ll_rn(NaN) would have made it 0 or -inf).
+// Otherwise only called on values at least 2^-30 in magnitude, far inside
+// the normal range of every format here.
 __device__ __forceinline__ double qdot_round_bits(double v, int p, int emax) {
-    if (v == 0.0) {
+    const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(v)) & 0x7fffffffffffffffULL;
+    if (v == 0.0 || (bits >> 52) == 0x7ffULL) {
         return v;
     }
-    const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(v)) & 0x7fffffffffffffffULL;
     const int e = static_cast<int>(bits >> 52) - 1023;
     const double up = qdot_pow2(p - 1 - e);
     const double down = qdot_pow2(e - p + 1);

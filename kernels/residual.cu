@@ -518,7 +518,15 @@ extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, in
             atomicAdd(&local[bin], (unsigned long long)sum);
         }
     }
-    atomicAdd(&local_count, mine);
+    // The count summed over the warp first (every lane is here: no early
+    // exits), one shared atomic per warp instead of 256 on one word (a
+    // 64-bit shared atomicAdd is a compare-and-swap loop on sm_90).
+    for (unsigned int offset = 16u; offset > 0u; offset >>= 1) {
+        mine += __shfl_down_sync(0xffffffffu, mine, offset);
+    }
+    if (lane == 0u) {
+        atomicAdd(&local_count, mine);
+    }
     __syncthreads();
     for (unsigned int b = threadIdx.x; b < 256; b += blockDim.x) {
         if (local[b] != 0ull) {
