@@ -446,7 +446,7 @@ __device__ __forceinline__ void wide_mma_k16(const u16 (*As)[WIDE_LDA], const u1
 // Stages of the wide kernel's cp.async pipeline: slice s + WIDE_STAGES - 1 is in flight
 // while slice s is multiplied. Three stages take 3 x 18 944 = 56 832 bytes of dynamic
 // shared memory, above the 48 KiB a launch gets by default: the launcher raises the
-// function's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (src/kernels/mpfma/gpu.rs:
+// function's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (src/kernels/mpfma/gpu/kernel.rs:
 // GemmKernel::dynamic_shared_bytes). Two blocks per SM still fit (sm_80: 164 KiB,
 // sm_90: 228 KiB).
 #define WIDE_STAGES 3

@@ -212,3 +212,34 @@ fn published_dbea_bound_fails_silently_on_overflow_toward_zero() {
         matches!(refused, Err(VerifyError::HypothesisNotMet { ref hypothesis, .. }) if hypothesis.contains("overflow"))
     );
 }
+
+/// An input beyond a saturating format's range is stored as its largest
+/// value: finite, but outside `fl(v) = v (1 + a) + e`. The rigorous bound
+/// must refuse it (an e4m3 1000 saturated to 448 got a bound of 3.5 for an
+/// error of 8.6 until 2026-11-25; found by review), and so must the
+/// representation error bound on its own.
+#[test]
+fn a_saturated_input_is_an_unmet_hypothesis() {
+    use boundgate::kernels::baseline::{DotOperands, rigorous_as_given};
+    use boundgate_verify::bounds::dot::representation_error_up;
+    use boundgate_verify::format::OverflowPolicy;
+    let e4m3 = Format::E4M3
+        .with_overflow(OverflowPolicy::Saturate)
+        .unwrap();
+    let rne = RoundingMode::NearestEven;
+    let (x, y) = (vec![1000.0], vec![0.015625]);
+    assert_eq!(e4m3.round(1000.0, rne), 448.0, "the case needs saturation");
+    assert!(matches!(
+        representation_error_up(e4m3, rne, &x, &y),
+        Err(VerifyError::HypothesisNotMet { .. })
+    ));
+    let ops = DotOperands::new(x.clone(), y.clone(), e4m3).unwrap();
+    for arithmetic in [e4m3, Format::FP32] {
+        assert!(matches!(
+            rigorous_as_given(&ops, arithmetic, rne, 1, 1),
+            Err(VerifyError::HypothesisNotMet { .. })
+        ));
+    }
+    // Within range the representation bound still has a value.
+    assert!(representation_error_up(e4m3, rne, &[400.0], &y).is_ok());
+}

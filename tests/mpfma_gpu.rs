@@ -217,7 +217,14 @@ fn the_pipelined_and_wide_gemms_match_the_model_bit_for_bit() {
                     );
                 }
             }
-            // -0 + (-0 x 1) stays -0 with k = 16 (no padded slice may add +0).
+            // The sign of an exactly zero result, k = 16: -0 + sum(-0 x 1). The
+            // model's block FMA gives +0 for a block whose sum is exactly zero
+            // (BlockFma::step: an all-zero block, and `finish` of a zero
+            // accumulator), where IEEE additions would keep -0; so this checks
+            // the tensor cores' sign of zero against the model. A failure
+            // here is a finding about the model's zero sign (for every kernel
+            // alike), not about the kernels' padding, which the cases above
+            // with k not a multiple of the slice cover.
             let k = 16;
             let x = vec![-0.0; k];
             let y = vec![1.0; k];

@@ -163,8 +163,14 @@ pub fn summarize(errors: &[ErrorMeasure]) -> ErrorSummary {
     }
     // The exact values are rounded to nearest; step one ulp down so that the
     // quotient is an upper bound on the true normwise relative error.
-    let normwise_relative_inf =
-        (max_exact > 0.0).then(|| div_up(max_absolute, max_exact.next_down()));
+    // (A zero error is a zero relative error even when the step down reaches 0.)
+    let normwise_relative_inf = (max_exact > 0.0).then(|| {
+        if max_absolute == 0.0 {
+            0.0
+        } else {
+            div_up(max_absolute, max_exact.next_down())
+        }
+    });
     ErrorSummary {
         elements: errors.len(),
         max_absolute,
@@ -191,28 +197,33 @@ pub fn summarize(errors: &[ErrorMeasure]) -> ErrorSummary {
 /// ```
 pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<Verdict> {
     let summary = summarize(errors);
-    // A NaN or infinite exact result (non-finite inputs) has no error to judge,
-    // whatever the bound says.
-    for (element, e) in errors.iter().enumerate() {
-        if let ErrorMeasure::NonFinite { computed, exact } = *e
-            && !exact.is_finite()
-        {
+    // An element whose exact value is NaN or infinite (non-finite inputs) has
+    // no error to judge, whatever the bound says; the other elements are
+    // judged all the same, and a violation among them decides the outcome.
+    let non_finite = errors.iter().enumerate().find_map(|(element, e)| match *e {
+        ErrorMeasure::NonFinite { computed, exact } if !exact.is_finite() => {
             let agree = (computed.is_nan() && exact.is_nan()) || computed == exact;
-            return Ok(Verdict {
-                errors: summary,
-                bound: bounds.ok().map(|b| b.bound),
-                ratio: None,
-                outcome: Outcome::NonFinite {
-                    element,
-                    computed,
-                    exact,
-                    agree,
-                },
-            });
+            Some(Outcome::NonFinite {
+                element,
+                computed,
+                exact,
+                agree,
+            })
         }
-    }
+        _ => None,
+    });
     let bounds = match bounds {
         Ok(b) => b,
+        // Non-finite inputs: a bound without a value (whatever the reason)
+        // leaves the non-finite element to report, as before any judging.
+        Err(_) if non_finite.is_some() => {
+            return Ok(Verdict {
+                errors: summary,
+                bound: None,
+                ratio: None,
+                outcome: non_finite.expect("checked"),
+            });
+        }
         Err(VerifyError::HypothesisNotMet {
             source_ref,
             hypothesis,
@@ -231,38 +242,59 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
     };
     require_same_len("errors and bounds", errors.len(), bounds.values.len())?;
 
-    let mut worst: Option<(usize, f64, f64, f64)> = None; // (element, error, bound, ratio)
-    for (element, (e, &b)) in errors.iter().zip(&bounds.values).enumerate() {
+    // The worst element: a violated one before any other, then by ratio. The
+    // outcome is decided on every element, not on the ratio alone: an
+    // infinite error under an infinite bound holds (ratio 1, not inf/inf =
+    // NaN, which compared below everything and once let a later violation
+    // pass; found by review, 2026-11-25).
+    struct Judged {
+        element: usize,
+        error: f64,
+        bound: f64,
+        ratio: f64,
+        violated: bool,
+    }
+    let mut worst: Option<Judged> = None;
+    for (element, (e, &bound)) in errors.iter().zip(&bounds.values).enumerate() {
         let error = match *e {
             ErrorMeasure::Finite { absolute_up, .. } => absolute_up,
+            ErrorMeasure::NonFinite { exact, .. } if !exact.is_finite() => continue,
             // The exact value is finite but the kernel's is not: unbounded error.
             ErrorMeasure::NonFinite { .. } => f64::INFINITY,
         };
         let ratio = if error == 0.0 {
             0.0
-        } else if b == 0.0 {
+        } else if bound == 0.0 {
             f64::INFINITY
+        } else if error.is_infinite() && bound.is_infinite() {
+            1.0
         } else {
-            error / b
+            error / bound
         };
-        if worst.is_none_or(|w| ratio > w.3) {
-            worst = Some((element, error, b, ratio));
+        // NaN compares false: a NaN bound (or error) is a violation.
+        let violated = error > bound || error.is_nan() || bound.is_nan();
+        let beats = |w: &Judged| {
+            (violated && !w.violated)
+                || (violated == w.violated && ratio.total_cmp(&w.ratio).is_gt())
+        };
+        if worst.as_ref().is_none_or(beats) {
+            worst = Some(Judged {
+                element,
+                error,
+                bound,
+                ratio,
+                violated,
+            });
         }
     }
-    let (outcome, ratio) = match worst {
-        None => (Outcome::Pass, None),
-        Some((element, error, bound, ratio)) => {
-            let outcome = if error <= bound {
-                Outcome::Pass
-            } else {
-                Outcome::Violation {
-                    element,
-                    error,
-                    bound,
-                }
-            };
-            (outcome, Some(ratio))
-        }
+    let ratio = worst.as_ref().map(|w| w.ratio);
+    let outcome = match worst {
+        Some(w) if w.violated => Outcome::Violation {
+            element: w.element,
+            error: w.error,
+            bound: w.bound,
+        },
+        _ => non_finite.unwrap_or(Outcome::Pass),
     };
     // A pass must mean every element passed, not just the worst by ratio.
     debug_assert!(
@@ -423,6 +455,73 @@ mod tests {
         let v = check(&errors, failed).unwrap();
         assert!(matches!(v.outcome, Outcome::HypothesisNotMet { .. }));
         assert!(check(&errors, Err(VerifyError::UndefinedRelativeError)).is_err());
+    }
+
+    /// An infinite error under an infinite bound (ratio inf/inf) first, a
+    /// violation after it: the violation is the outcome (it passed in release
+    /// builds until 2026-11-25: the NaN ratio compared below everything;
+    /// found by review).
+    #[test]
+    fn an_infinite_error_under_an_infinite_bound_hides_no_violation() {
+        for first in [
+            finite(f64::INFINITY, 1.0),
+            ErrorMeasure::NonFinite {
+                computed: f64::INFINITY,
+                exact: 1.0,
+            },
+        ] {
+            let errors = [first, finite(5.0, 1.0)];
+            let eb = ElementBounds::new(bound(0.0), vec![f64::INFINITY, 1.0]).unwrap();
+            let v = check(&errors, Ok(eb)).unwrap();
+            assert_eq!(
+                v.outcome,
+                Outcome::Violation {
+                    element: 1,
+                    error: 5.0,
+                    bound: 1.0
+                }
+            );
+            assert_eq!(v.ratio, Some(5.0));
+        }
+        let alone = [finite(f64::INFINITY, 1.0)];
+        let v = check(&alone, Ok(ElementBounds::uniform(bound(f64::INFINITY), 1))).unwrap();
+        assert_eq!((v.outcome, v.ratio), (Outcome::Pass, Some(1.0)));
+    }
+
+    /// One element with a non-finite exact value does not hide a violation
+    /// elsewhere in the output (it did until 2026-11-25; review); without a
+    /// violation the outcome is still NonFinite.
+    #[test]
+    fn a_non_finite_element_hides_no_violation_elsewhere() {
+        let inf = ErrorMeasure::NonFinite {
+            computed: f64::INFINITY,
+            exact: f64::INFINITY,
+        };
+        let b = ElementBounds::uniform(bound(1e-3), 2);
+        let v = check(&[finite(5.0, 1.0), inf], Ok(b.clone())).unwrap();
+        assert_eq!(
+            v.outcome,
+            Outcome::Violation {
+                element: 0,
+                error: 5.0,
+                bound: 1e-3
+            }
+        );
+        let v = check(&[finite(1e-4, 1.0), inf], Ok(b)).unwrap();
+        assert!(matches!(
+            v.outcome,
+            Outcome::NonFinite {
+                element: 1,
+                agree: true,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_zero_error_has_a_zero_normwise_relative_error() {
+        let s = summarize(&[finite(0.0, f64::from_bits(1))]);
+        assert_eq!(s.normwise_relative_inf, Some(0.0));
     }
 
     #[test]

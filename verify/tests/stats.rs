@@ -272,3 +272,15 @@ fn judgement_size_and_power_by_simulation() {
         );
     }
 }
+
+/// A claim exactly on the boundary (allowed rate = 1 - c) is not rejected by
+/// the tail's rounding (one violation in one trial, p = c = 0.99: rejected
+/// until 2026-11-25, the p-value computed 5e-16 low; found by review); two
+/// violations in two trials are still rejected.
+#[test]
+fn a_claim_on_the_boundary_is_not_rejected_by_rounding() {
+    let v = judge_violations(1, 1, 0.99, 0.99).unwrap();
+    assert!(v.consistent, "{v:?}");
+    assert!(!judge_violations(2, 2, 0.99, 0.99).unwrap().consistent);
+    assert!(!judge_violations(1, 1, 0.999, 0.99).unwrap().consistent);
+}

@@ -118,16 +118,18 @@ impl DotOperands {
         same(&self.x, &self.x_stored) && same(&self.y, &self.y_stored)
     }
 
-    /// The first input that does not fit the storage format (finite in, non-finite stored).
+    /// The first input that does not fit the storage format: finite, and its
+    /// rounding to nearest overflows (stored as an infinity, a NaN, or, in a
+    /// saturating format, the largest finite value: finite but not within
+    /// the representation error bound).
     fn first_storage_overflow(&self) -> Option<(char, usize, f64)> {
-        let find = |name: char, given: &[f64], stored: &[f64]| {
+        let find = |name: char, given: &[f64]| {
             given
                 .iter()
-                .zip(stored)
-                .position(|(g, s)| g.is_finite() && !s.is_finite())
+                .position(|&g| self.storage.overflows(g, RoundingMode::NearestEven))
                 .map(|i| (name, i, given[i]))
         };
-        find('x', &self.x, &self.x_stored).or_else(|| find('y', &self.y, &self.y_stored))
+        find('x', &self.x).or_else(|| find('y', &self.y))
     }
 }
 

@@ -390,6 +390,11 @@ pub fn underflow_ops(format: Format, n: usize) -> u64 {
 /// It is the general formula and does not look at whether the inputs happen to
 /// be values of `storage` already (then the true error is 0).
 ///
+/// # Errors
+/// [`VerifyError::LengthMismatch`] for `x` and `y` of different lengths;
+/// [`VerifyError::HypothesisNotMet`] for an input whose rounding overflows
+/// `storage` (to an infinity, a NaN, or saturated to its largest value).
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::dot::representation_error_up;
@@ -406,6 +411,22 @@ pub fn representation_error_up(
     y: &[f64],
 ) -> Result<f64> {
     require_same_len("x and y", x.len(), y.len())?;
+    // fl(v) = v (1 + a) + e holds only without overflow: an infinity, a NaN
+    // (e4m3) or, in a saturating format, the largest finite value, whose
+    // error the formula does not bound (an e4m3 1000 saturated to 448 gave a
+    // bound of 3.5 for an error of 8.6 until 2026-11-25; found by review).
+    if let Some((name, i, v)) = [('x', x), ('y', y)].iter().find_map(|(name, v)| {
+        v.iter()
+            .position(|&a| storage.overflows(a, mode))
+            .map(|i| (*name, i, v[i]))
+    }) {
+        require(
+            false,
+            &RIGOROUS_DOT,
+            "the inputs round to the storage format without overflow",
+            || format!("{name}[{i}] = {v:e} overflows {}", storage.name()),
+        )?;
+    }
     let us = storage.unit_roundoff(mode);
     let eta = storage.underflow_abs_error(mode);
     let relative = add_up(mul_up(2.0, us), mul_up(us, us));

@@ -152,6 +152,37 @@ impl GemmKernel {
         )
     }
 
+    /// Whether the kernels' `int` element offsets (`r * N + c` in
+    /// `acc_init`/`acc_store`, the simple kernel's loads) reach every element
+    /// of the padded operands: each of `M K`, `K N` and `M N` must be at most
+    /// `i32::MAX` (16384^2 is 2^28; 65536^2 would wrap). Found by a static
+    /// review, 2026-11-25; refused here rather than widening the offsets of
+    /// kernels no device has run since.
+    ///
+    /// # Errors
+    /// [`GpuError::Unsupported`] for a larger padded operand.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// assert!(GemmKernel::Wide.check_offsets((16384, 16384, 16384)).is_ok());
+    /// assert!(GemmKernel::Wide.check_offsets((65536, 16, 65536)).is_err());
+    /// ```
+    pub fn check_offsets(self, shape: (usize, usize, usize)) -> Result<(), GpuError> {
+        let (pm, pk, pt) = self.padded(shape);
+        let limit = i32::MAX as usize;
+        for (name, rows, cols) in [("A", pm, pk), ("B", pk, pt), ("D", pm, pt)] {
+            if rows.checked_mul(cols).is_none_or(|n| n > limit) {
+                return Err(GpuError::Unsupported(format!(
+                    "{} kernel: the padded {name} ({rows} x {cols}) has more than 2^31 - 1 \
+                     elements, beyond the kernel's 32-bit offsets",
+                    self.name()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The launch for a padded `m x t` output: one block per tile.
     #[cfg(feature = "cuda")]
     pub(super) fn launch(self, m: usize, t: usize) -> cudarc::driver::LaunchConfig {

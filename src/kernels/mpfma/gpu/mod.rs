@@ -369,6 +369,7 @@ pub fn gemm_on_device_with(
     shape: (usize, usize, usize),
 ) -> std::result::Result<Vec<f64>, GpuError> {
     check_shape((a, b, c), shape)?;
+    kernel.check_offsets(shape)?;
     kernel.entry(record.input, record.output)?;
     #[cfg(feature = "cuda")]
     {
@@ -429,6 +430,7 @@ pub fn time_gemm_with(
     if reps == 0 {
         return Err(VerifyError::invalid("repetitions", 0, "must be at least 1").into());
     }
+    kernel.check_offsets(shape)?;
     #[cfg(feature = "cuda")]
     {
         device::time_gemm(kernel, shape, reps)
