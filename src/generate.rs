@@ -66,11 +66,16 @@ impl Distribution {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), String> {
         match *self {
+            // The sampler draws low + (high - low) u: the width must be finite
+            // too ([-1e308, 1e308) panicked in the sampler until 2026-11-25).
             Distribution::Uniform { low, high }
-                if !(low.is_finite() && high.is_finite() && low < high) =>
+                if !(low.is_finite()
+                    && high.is_finite()
+                    && low < high
+                    && (high - low).is_finite()) =>
             {
                 Err(format!(
-                    "uniform needs finite low < high, got [{low}, {high})"
+                    "uniform needs finite low < high with a finite width high - low, got [{low}, {high})"
                 ))
             }
             Distribution::Normal { mean, std_dev }
@@ -131,4 +136,26 @@ pub fn round_all(values: &[f64], format: Format) -> Vec<f64> {
         .iter()
         .map(|&v| format.round(v, RoundingMode::NearestEven))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Distribution;
+
+    /// A uniform range whose width overflows is refused by `validate` (the
+    /// sampler panicked on it; found by review, 2026-11-25).
+    #[test]
+    fn a_uniform_range_with_an_infinite_width_is_refused() {
+        let wide = Distribution::Uniform {
+            low: -1e308,
+            high: 1e308,
+        };
+        assert!(wide.validate().is_err());
+        assert!(wide.sample(1, 0, 4).is_err());
+        let fine = Distribution::Uniform {
+            low: -1e307,
+            high: 1e307,
+        };
+        assert_eq!(fine.sample(1, 0, 4).unwrap().len(), 4);
+    }
 }

@@ -67,6 +67,14 @@ fn same_plan_and_seeds_give_byte_identical_json_and_merged_shards_equal_it() {
     other[2].1.plan_digest = "fnv1a64:0000000000000000".into();
     let e = merge(other).unwrap_err().to_string();
     assert!(e.contains("different plans"), "{e}");
+    // A shard field edited in the file: refused, not a panic (it indexed out
+    // of bounds until 2026-11-25; found by review).
+    for (index, count) in [(0, 3), (5, 3), (1, 0)] {
+        let mut edited = shards.clone();
+        edited[0].1.shard = Some(Shard { index, count });
+        let e = merge(edited).unwrap_err().to_string();
+        assert!(e.contains("is not a shard I/N"), "{index}/{count}: {e}");
+    }
 }
 
 #[test]
@@ -175,6 +183,19 @@ fn plans_name_file_line_and_field_and_resolve_includes() {
     std::fs::write(&p, text).unwrap();
     let e = Plan::from_file(&p).unwrap_err().to_string();
     assert!(e.contains("bad.toml:2: seeds.count"), "{e}");
+    // Seeds past u64::MAX, and a uniform range of infinite width: refused
+    // with the field named (an overflow and a panic until 2026-11-25).
+    let text = "name = \"x\"\nseeds = { first = 18446744073709551615, count = 2 }\n[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [4]\ndistributions = [{ kind = \"normal\", mean = 0.0, std_dev = 1.0 }]\n";
+    std::fs::write(&p, text).unwrap();
+    let e = Plan::from_file(&p).unwrap_err().to_string();
+    assert!(e.contains("seeds.count") && e.contains("overflows"), "{e}");
+    let text = "name = \"x\"\nseeds = { first = 1, count = 2 }\n[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [4]\ndistributions = [{ kind = \"uniform\", low = -1e308, high = 1e308 }]\n";
+    std::fs::write(&p, text).unwrap();
+    let e = Plan::from_file(&p).unwrap_err().to_string();
+    assert!(
+        e.contains("distributions[0]") && e.contains("finite width"),
+        "{e}"
+    );
 
     // Includes: campaigns and experiments appended, each with its own seeds.
     std::fs::copy(plan_path(), dir.join("product.toml")).unwrap();

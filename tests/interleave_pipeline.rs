@@ -269,6 +269,13 @@ fn schedule_files_round_trip_and_name_the_bad_line() {
     );
     assert!(Schedule::new(0, vec![(0, Half)]).is_err());
     assert!(Schedule::new(10, vec![]).is_err());
+    // 2^64 - 1 iterations: refused, not run without end (until 2026-11-25).
+    let err = Schedule::parse("18446744073709551615\n0 half\n", Path::new("huge.txt")).unwrap_err();
+    assert!(
+        err.to_string().starts_with("huge.txt:1: iterations:"),
+        "{err}"
+    );
+    assert!(Schedule::new(usize::MAX, vec![(0, Half)]).is_err());
 }
 
 proptest! {

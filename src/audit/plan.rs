@@ -38,6 +38,24 @@ pub struct Seeds {
     pub count: u64,
 }
 
+impl Seeds {
+    /// Why these seeds are not a plan's: none, or a range past `u64::MAX`
+    /// (`first + count` overflowed and wrapped to seed 0 in release builds
+    /// until 2026-11-25; found by review).
+    fn problem(&self) -> Option<String> {
+        if self.count == 0 {
+            Some("must be at least 1".into())
+        } else if self.first.checked_add(self.count).is_none() {
+            Some(format!(
+                "first + count overflows u64 (first = {}, count = {})",
+                self.first, self.count
+            ))
+        } else {
+            None
+        }
+    }
+}
+
 /// One campaign: a kernel over the cartesian product of its parameter lists,
 /// sizes and distributions, with one trial per seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -223,8 +241,8 @@ impl Plan {
                 format!("{} is not in (0, 1)", self.confidence),
             ));
         }
-        if self.seeds.count == 0 {
-            return Err(err("seeds.count".into(), "must be at least 1".into()));
+        if let Some(reason) = self.seeds.problem() {
+            return Err(err("seeds.count".into(), reason));
         }
         if self.campaigns.is_empty() && self.experiments.is_empty() && self.include.is_empty() {
             return Err(err(
@@ -236,8 +254,8 @@ impl Plan {
             let at = |f: &str| format!("experiment[{i}].{f}");
             let experiment =
                 registry::find_experiment(&e.name).map_err(|x| err(at("name"), x.to_string()))?;
-            if e.seeds.is_some_and(|s| s.count == 0) {
-                return Err(err(at("seeds.count"), "must be at least 1".into()));
+            if let Some(reason) = e.seeds.as_ref().and_then(Seeds::problem) {
+                return Err(err(at("seeds.count"), reason));
             }
             // The experiment names the parameter ("params.eps: ..."): keep it in the field.
             experiment
@@ -265,8 +283,8 @@ impl Plan {
                 d.validate()
                     .map_err(|r| err(at(&format!("distributions[{j}]")), r))?;
             }
-            if c.seeds.is_some_and(|s| s.count == 0) {
-                return Err(err(at("seeds.count"), "must be at least 1".into()));
+            if let Some(reason) = c.seeds.as_ref().and_then(Seeds::problem) {
+                return Err(err(at("seeds.count"), reason));
             }
             for (key, values) in &c.params {
                 if values.is_empty() {

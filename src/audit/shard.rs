@@ -95,6 +95,14 @@ pub fn merge(shards: Vec<(PathBuf, AuditReport)>) -> Result<AuditReport> {
         let shard = r
             .shard
             .ok_or_else(|| bad(path, "not a shard (no \"shard\" field)".into()))?;
+        // A report read from a file may say anything: `I/N` as `--shard`
+        // requires it (an index of 0 or beyond N panicked until 2026-11-25).
+        if shard.count == 0 || shard.index == 0 || shard.index > shard.count {
+            return Err(bad(
+                path,
+                format!("shard {shard} is not a shard I/N with I in 1..=N"),
+            ));
+        }
         if r.plan_digest != first.plan_digest {
             return Err(bad(
                 path,

@@ -587,12 +587,19 @@ fn run_refine(a: RefineArgs) -> Result<ExitCode> {
         );
     }
     println!(
-        "limit {:.6e} ({} policy, refined): {} {} iterations of {}, executed within the limit, speedup {:.3} ({}){}; wrote {}",
+        "limit {:.6e} ({} policy, refined): {} {} iterations of {}, {}, speedup {:.3} ({}){}; wrote {}",
         r.limit,
         inputs.policy.name(),
         r.schedule().count(inputs.stats.approx_version),
         inputs.stats.approx_version,
         inputs.stats.grid.iterations(),
+        // Said from the execution, not assumed (the float-only fallback has
+        // loss 0, but the line should not depend on that).
+        if r.execution.respects_limit() {
+            "executed within the limit"
+        } else {
+            "EXECUTED BEYOND THE LIMIT"
+        },
         r.execution.speedup,
         r.execution.clock,
         match r.fallback {
@@ -606,7 +613,12 @@ fn run_refine(a: RefineArgs) -> Result<ExitCode> {
         },
         a.schedule.out.display()
     );
-    Ok(ExitCode::Ok)
+    // As `interleave execute`: a schedule over its limit exits 1.
+    Ok(if r.execution.respects_limit() {
+        ExitCode::Ok
+    } else {
+        ExitCode::Violation
+    })
 }
 
 fn run_execute(a: ExecuteArgs) -> Result<ExitCode> {

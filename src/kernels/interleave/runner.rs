@@ -254,11 +254,11 @@ pub fn run_lockstep(
     options: &RunOptions,
 ) -> Result<Lockstep> {
     let n_it = options.iterations;
-    if n_it == 0 {
+    if n_it == 0 || n_it > super::schedule::MAX_ITERATIONS {
         return Err(InterleaveError::parameter(
             "iterations",
-            0,
-            "must be at least 1",
+            n_it,
+            format!("must be in 1..={}", super::schedule::MAX_ITERATIONS),
         ));
     }
     for &limit in &options.limits {

@@ -37,6 +37,12 @@ pub struct Schedule {
     switches: Vec<(usize, Version)>,
 }
 
+/// The most iterations a schedule or run may have: far above any HotSpot3D
+/// run here (Rodinia's 500, the heavy variant's 1000), and a refusal instead
+/// of a run that never ends or an overflowing count (a schedule file of
+/// 2^64 - 1 iterations ran without end until 2026-11-25; found by review).
+pub const MAX_ITERATIONS: usize = 1 << 24;
+
 impl Schedule {
     /// A schedule over `iterations` iterations.
     ///
@@ -44,12 +50,12 @@ impl Schedule {
     /// As [`Schedule::parse`].
     pub fn new(iterations: usize, switches: Vec<(usize, Version)>) -> Result<Schedule> {
         let label = Path::new("<schedule>");
-        if iterations == 0 {
+        if iterations == 0 || iterations > MAX_ITERATIONS {
             return Err(InterleaveError::file(
                 label,
                 Some(1),
                 "iterations",
-                "must be at least 1",
+                format!("must be in 1..={MAX_ITERATIONS}, got {iterations}"),
             ));
         }
         for (k, &(i, v)) in switches.iter().enumerate() {
@@ -130,14 +136,18 @@ impl Schedule {
         let (line, first) = lines
             .next()
             .ok_or_else(|| InterleaveError::file(path, None, "iterations", "the file is empty"))?;
-        let iterations: usize = first.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-            InterleaveError::file(
-                path,
-                Some(line),
-                "iterations",
-                format!("`{first}` is not a positive integer"),
-            )
-        })?;
+        let iterations: usize = first
+            .parse()
+            .ok()
+            .filter(|&n| n > 0 && n <= MAX_ITERATIONS)
+            .ok_or_else(|| {
+                InterleaveError::file(
+                    path,
+                    Some(line),
+                    "iterations",
+                    format!("`{first}` is not an integer in 1..={MAX_ITERATIONS}"),
+                )
+            })?;
         let mut switches: Vec<(usize, Version)> = Vec::new();
         for (line, text) in lines {
             let parts: Vec<&str> = text.split_whitespace().collect();
