@@ -16,6 +16,11 @@ pub enum ExitCode {
     Violation = 1,
     /// Bad usage or bad input (unreadable file, wrong dtype, malformed plan ...).
     BadInput = 2,
+    /// Only with `--strict`: no rigorous bound was violated, but some rigorous
+    /// verdict is not a pass: a hypothesis of the bound failed (its value is
+    /// `+inf`, e.g. a possible overflow) or the exact result is not finite
+    /// (NaN or infinite inputs), so the output was not judged.
+    Unjudged = 3,
 }
 
 /// Errors of the kernels, the I/O and the tool.

@@ -127,6 +127,42 @@ fn nan_input_gives_an_explicit_non_finite_verdict() {
     assert!(stdout(&o).contains("non-finite"), "{}", stdout(&o));
 }
 
+/// `--strict`: a rigorous verdict that is not a pass without being a
+/// violation exits 3 (here a NaN input, and an fp16 dot whose bound cannot
+/// exclude overflow: x = [6e4, 6e4], y = [2, -1.9] gives NaN for 6000); a
+/// pass still exits 0. Without it both exit 0, as the contract says.
+#[test]
+fn strict_runs_exit_3_on_unjudged_outputs() {
+    let dir = workdir("strict");
+    let run = |x: &[f64], y: &[f64], format: &str, strict: bool| {
+        let (xs, ys) = (vector(&dir, "x.npy", x), vector(&dir, "y.npy", y));
+        let out = dir.join("out.npy");
+        let mut args = vec![
+            "run".to_string(),
+            "dot-recursive".into(),
+            "--input".into(),
+            format!("x={xs}"),
+            "--input".into(),
+            format!("y={ys}"),
+            "--param".into(),
+            format!("format={format}"),
+            "--output".into(),
+            out.to_str().unwrap().into(),
+        ];
+        if strict {
+            args.push("--strict".into());
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        boundgate(&args).status.code()
+    };
+    for strict in [false, true] {
+        let unjudged = if strict { Some(3) } else { Some(0) };
+        assert_eq!(run(&[1.0, f64::NAN], &[1.0, 1.0], "fp64", strict), unjudged);
+        assert_eq!(run(&[6e4, 6e4], &[2.0, -1.9], "fp16", strict), unjudged);
+        assert_eq!(run(&[0.5, 0.25], &[1.0, 3.0], "fp16", strict), Some(0));
+    }
+}
+
 #[test]
 fn bad_inputs_exit_2_with_one_line() {
     let dir = workdir("bad");
@@ -257,6 +293,22 @@ fn audit_runs_a_small_plan_and_reports() {
     a["timings"] = serde_json::Value::Null;
     b["timings"] = serde_json::Value::Null;
     assert_eq!(a, b);
+
+    // --strict: every verdict here is a pass, so still 0; a plan with a
+    // possible fp16 overflow (its rigorous bound has no value) exits 3.
+    let o = boundgate(&["audit", "--plan", plan.to_str().unwrap(), "--strict"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let overflow = dir.join("overflow.toml");
+    std::fs::write(
+        &overflow,
+        "name = \"overflow\"\nseeds = { first = 7, count = 2 }\n[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [8]\n\
+         distributions = [{ kind = \"uniform\", low = 3e4, high = 6e4 }]\nparams = { format = [\"fp16\"] }\n",
+    )
+    .unwrap();
+    let o = boundgate(&["audit", "--plan", overflow.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = boundgate(&["audit", "--plan", overflow.to_str().unwrap(), "--strict"]);
+    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
 }
 
 #[test]

@@ -106,6 +106,26 @@ fn thm_3_2_fails_on_a_single_element_half_bin() {
     }
 }
 
+/// Gap (b) alone, on an input where Algorithm 3.2's bins (by `fexp(x) +
+/// fexp(y)`) and the theorems' bins (Def. 3.1 on `x ⊙ y`, by `fexp(x y)`)
+/// coincide: x = y = 1.41357421875 + 2^-30, both factors rounded up to fp16,
+/// the product just below 2, bin 0 either way. Theorem 3.2 as printed fails
+/// by the factor (1 + eps)^2 - 1 ~ 2 eps of two rounded factors (ratio 1.41;
+/// under eps(k) = 2^-p, docs/findings/qdot.md). Found by review, 2026-11-25,
+/// which also showed that findings 1-3 and 5 rest on the two binnings
+/// differing (docs/findings/qdot.md, "Which bins").
+#[test]
+fn thm_3_2_fails_on_bins_that_both_definitions_share() {
+    let v = 1.41357421875 + 2f64.powi(-30);
+    let (x, y) = ([v], [v]);
+    let product = v * v;
+    assert!(product >= 1.0 && product < 2.0, "fexp(x y) = 0 = fexp(x) + fexp(y)");
+    let run = Run::new(&x, &y, &config(HalfMode::Fp16Fp32, Fexp::Ieee, 64, true), 2f64.powi(-9));
+    assert_eq!(run.z, 1.99957275390625);
+    let ratio = violates("thm 3.2, shared bins", &run, Theorem::T32);
+    assert!(ratio > 1.4, "ratio {ratio}");
+}
+
 /// Checks a counterexample: the published bound `which` is violated, the
 /// rigorous bound holds; prints the numbers docs/findings/qdot.md quotes.
 fn violates(name: &str, run: &Run, which: Theorem) -> f64 {

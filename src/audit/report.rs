@@ -344,6 +344,19 @@ impl AuditReport {
         }
     }
 
+    /// [`AuditReport::exit_code`], except that a report without violations
+    /// but with rigorous verdicts that are not passes (hypothesis not met,
+    /// non-finite exact results) gives [`ExitCode::Unjudged`] (`--strict`).
+    pub fn strict_exit_code(&self) -> ExitCode {
+        let rigorous = &self.totals.rigorous;
+        match self.exit_code() {
+            ExitCode::Ok if rigorous.hypothesis_not_met + rigorous.non_finite > 0 => {
+                ExitCode::Unjudged
+            }
+            code => code,
+        }
+    }
+
     /// The JSON report.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("reports serialize")

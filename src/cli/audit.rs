@@ -26,6 +26,15 @@ pub struct ReportOutputs {
     junit: Option<PathBuf>,
 }
 
+/// How the exit code is decided.
+#[derive(Debug, Args)]
+pub struct Gate {
+    /// Exit 3 when no rigorous bound was violated but some rigorous verdict
+    /// is not a pass (a hypothesis failed, or an exact result is not finite).
+    #[arg(long)]
+    strict: bool,
+}
+
 impl ReportOutputs {
     fn write(&self, report: &AuditReport) -> Result<()> {
         let write = |path: &PathBuf, text: String| {
@@ -62,6 +71,8 @@ pub struct AuditArgs {
     shard: Option<Shard>,
     #[command(flatten)]
     outputs: ReportOutputs,
+    #[command(flatten)]
+    gate: Gate,
     /// Never draw a progress bar.
     #[arg(long)]
     quiet: bool,
@@ -94,14 +105,18 @@ pub fn execute(args: AuditArgs) -> Result<ExitCode> {
             shard: args.shard,
         },
     )?;
-    finish(&report, &args.outputs)
+    finish(&report, &args.outputs, &args.gate)
 }
 
-fn finish(report: &AuditReport, outputs: &ReportOutputs) -> Result<ExitCode> {
+fn finish(report: &AuditReport, outputs: &ReportOutputs, gate: &Gate) -> Result<ExitCode> {
     outputs.write(report)?;
     print!("{}", report.summary_table());
     println!("Finished in {:.1} s.", report.timings.total_seconds);
-    Ok(report.exit_code())
+    Ok(if gate.strict {
+        report.strict_exit_code()
+    } else {
+        report.exit_code()
+    })
 }
 
 #[derive(Debug, Args)]
@@ -111,6 +126,8 @@ pub struct MergeArgs {
     shards: Vec<PathBuf>,
     #[command(flatten)]
     outputs: ReportOutputs,
+    #[command(flatten)]
+    gate: Gate,
 }
 
 pub fn execute_merge(args: MergeArgs) -> Result<ExitCode> {
@@ -121,5 +138,5 @@ pub fn execute_merge(args: MergeArgs) -> Result<ExitCode> {
         reports.push((path, report));
     }
     let merged = merge(reports)?;
-    finish(&merged, &args.outputs)
+    finish(&merged, &args.outputs, &args.gate)
 }

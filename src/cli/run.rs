@@ -34,6 +34,10 @@ pub struct RunArgs {
     /// Where to write a JSON report (parameters, bounds, verdicts against the exact oracle).
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Exit 3 when the rigorous verdict is not a pass without being a
+    /// violation (a hypothesis failed, or the exact result is not finite).
+    #[arg(long)]
+    strict: bool,
 }
 
 pub fn execute(args: RunArgs) -> Result<ExitCode> {
@@ -90,6 +94,8 @@ pub fn execute(args: RunArgs) -> Result<ExitCode> {
     }
     Ok(if rigorous.verdict.is_violation() {
         ExitCode::Violation
+    } else if args.strict && !rigorous.verdict.is_pass() {
+        ExitCode::Unjudged
     } else {
         ExitCode::Ok
     })
