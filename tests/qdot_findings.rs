@@ -119,8 +119,16 @@ fn thm_3_2_fails_on_bins_that_both_definitions_share() {
     let v = 1.41357421875 + 2f64.powi(-30);
     let (x, y) = ([v], [v]);
     let product = v * v;
-    assert!(product >= 1.0 && product < 2.0, "fexp(x y) = 0 = fexp(x) + fexp(y)");
-    let run = Run::new(&x, &y, &config(HalfMode::Fp16Fp32, Fexp::Ieee, 64, true), 2f64.powi(-9));
+    assert!(
+        product >= 1.0 && product < 2.0,
+        "fexp(x y) = 0 = fexp(x) + fexp(y)"
+    );
+    let run = Run::new(
+        &x,
+        &y,
+        &config(HalfMode::Fp16Fp32, Fexp::Ieee, 64, true),
+        2f64.powi(-9),
+    );
     assert_eq!(run.z, 1.99957275390625);
     let ratio = violates("thm 3.2, shared bins", &run, Theorem::T32);
     assert!(ratio > 1.4, "ratio {ratio}");
