@@ -120,7 +120,7 @@ fn thm_3_2_fails_on_bins_that_both_definitions_share() {
     let (x, y) = ([v], [v]);
     let product = v * v;
     assert!(
-        product >= 1.0 && product < 2.0,
+        (1.0..2.0).contains(&product),
         "fexp(x y) = 0 = fexp(x) + fexp(y)"
     );
     let run = Run::new(
