@@ -107,6 +107,12 @@ fn finding_hopper_fp8_keeps_13_fractional_bits_and_breaks_theorem_3_7_on_normal_
     // 0.0234375 * 0.0078125 = 1.5 2^-13: truncated to 2^-13, error 2^-14.
     assert_eq!(tc, 2f64.powi(-14));
     assert!(tc / bound > 20.0, "{}", tc / bound);
+    // 2^-7 above is an e4m3 subnormal (smallest normal 2^-6); an all-normal
+    // pair breaks the theorem the same way (review, 2026-11-25).
+    let (x, y) = ([1.0, 1.125 * 2f64.powi(-6)], [1.0, 1.5 * 2f64.powi(-6)]);
+    assert!(x.iter().chain(&y).all(|v| v.abs() >= 2f64.powi(-6)));
+    let (tc, _, bound) = thm37_case(&r, &x, &y);
+    assert!(tc > bound, "all-normal: {tc:e} <= {bound:e}");
 }
 
 #[test]
