@@ -177,6 +177,12 @@ impl Experiment for Fig5 {
                             lemma_3_1(u32_, x, y, z),
                         ),
                         MacOp::Mpfma => {
+                            // u' = 2^-53, the data's format as given to the
+                            // kernels (f64 arrays), although these values
+                            // are fp32: with u' = u32 = u_high, Lemmas 3.5
+                            // and 3.6's strict u' < u_high would fail. The
+                            // value is unchanged and conservative (c needs no
+                            // cast); review, 2026-11-25.
                             let r = unit.roundoffs();
                             (
                                 lemma_3_5(&r, U_GIVEN_F64, x, y, z),
