@@ -221,6 +221,22 @@ fn bad_inputs_exit_2_with_one_line() {
         "--input",
         &format!("y={x}"),
         "--param",
+        "format=fp16",
+        "--param",
+        "format=fp32",
+        "--output",
+        out,
+    ]);
+    assert_bad_input(&o, "given twice");
+
+    let o = boundgate(&[
+        "run",
+        "dot-recursive",
+        "--input",
+        &format!("x={x}"),
+        "--input",
+        &format!("y={x}"),
+        "--param",
         "format=fp12",
         "--output",
         out,
@@ -321,6 +337,10 @@ fn bounds_prints_the_catalogue_and_refusals() {
     assert!(text.contains("gamma_n"), "{text}");
     // fp16 at n = 4096: n u = 2 >= 1, gamma_n has no value.
     assert!(text.contains("n u < 1"), "{text}");
+    // A lambda that is not a positive number is bad usage, not a row.
+    for lambda in ["--lambda=nan", "--lambda=-1", "--lambda=0"] {
+        assert_bad_input(&boundgate(&["bounds", lambda]), "--lambda");
+    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `boundgate bounds`: the bound catalogue evaluated at given parameters.
 
 use crate::audit::report::render_table;
-use crate::error::{ExitCode, Result};
+use crate::error::{Error, ExitCode, Result};
 use boundgate_verify::Result as VResult;
 use boundgate_verify::bounds::dot::{pairwise_depth, recursive_depth};
 use boundgate_verify::bounds::gamma::gamma;
@@ -79,6 +79,13 @@ fn text(b: &VResult<Bound>) -> (String, String) {
 }
 
 pub fn execute(args: BoundsArgs) -> Result<ExitCode> {
+    // Bad usage, not a per-row "no value" (review, 2026-11-25).
+    if !(args.lambda.is_finite() && args.lambda > 0.0) {
+        return Err(Error::usage(format!(
+            "--lambda {}: must be a positive number",
+            args.lambda
+        )));
+    }
     let formats = if args.formats.is_empty() {
         Format::NAMED.to_vec()
     } else {

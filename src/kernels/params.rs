@@ -30,12 +30,21 @@ impl Params {
             .iter()
             .map(|s| (s.key, s.default.to_string()))
             .collect();
+        // A key given twice is refused, as a repeated --input is (the last
+        // one silently won until 2026-11-25; review).
+        let mut given = std::collections::BTreeSet::new();
         for pair in pairs {
             let (key, value) = pair
                 .split_once('=')
                 .ok_or_else(|| Error::usage(format!("parameter `{pair}` is not KEY=VALUE")))?;
             let spec = find_spec(kernel, key)?;
             check_value(spec, value)?;
+            if !given.insert(spec.key) {
+                return Err(Error::usage(format!(
+                    "parameter `{}` given twice",
+                    spec.key
+                )));
+            }
             values.insert(spec.key, value.to_string());
         }
         Ok(Params {
