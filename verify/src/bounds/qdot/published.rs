@@ -1,4 +1,8 @@
-//! Theorems 3.2-3.5 of the paper, exactly as printed (hypotheses checked).
+//! Theorems 3.2-3.5 of the paper, their formulas exactly as printed (hypotheses
+//! checked), evaluated on Algorithm 3.2's bins (by `fexp(x_i) + fexp(y_i)`),
+//! the bins the algorithm computes with; the theorems are stated for Def.
+//! 3.1's bins of `x ⊙ y` (by `fexp(x_i y_i)`), which can hold a product one
+//! bin higher (docs/findings/qdot.md, "Which bins").
 
 use super::*;
 
@@ -40,7 +44,9 @@ fn published(value: f64, quantity: Quantity, source: Source, bins: &ExponentBins
         .with_hypothesis(
             "{(l_k, u_k)} partitions [e_min(x ⊙ y), e_max(x ⊙ y)]",
             format!(
-                "exact binning by fexp(x_i) + fexp(y_i) ({} fexp), {} nonempty bins, {} zero products left out",
+                "evaluated on Algorithm 3.2's bins, exact binning by fexp(x_i) + fexp(y_i) ({} fexp; \
+                 the theorems' Def. 3.1 bins of x ⊙ y, by fexp(x_i y_i), can hold a product one bin \
+                 higher: docs/findings/qdot.md, \"Which bins\"), {} nonempty bins, {} zero products left out",
                 bins.fexp,
                 bins.n_bins(),
                 bins.zeros
