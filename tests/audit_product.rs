@@ -183,6 +183,12 @@ fn plans_name_file_line_and_field_and_resolve_includes() {
     std::fs::write(&p, text).unwrap();
     let e = Plan::from_file(&p).unwrap_err().to_string();
     assert!(e.contains("bad.toml:2: seeds.count"), "{e}");
+    // An unknown key is reported at its own line, named (it was reported at
+    // the line above, with the key there, until 2026-11-25).
+    let text = "name = \"x\"\nseeds = { first = 1, count = 2 }\n[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [4]\nbogus_key = 3\ndistributions = [{ kind = \"normal\", mean = 0.0, std_dev = 1.0 }]\n";
+    std::fs::write(&p, text).unwrap();
+    let e = Plan::from_file(&p).unwrap_err().to_string();
+    assert!(e.contains("bad.toml:6: bogus_key"), "{e}");
     // Seeds past u64::MAX, and a uniform range of infinite width: refused
     // with the field named (an overflow and a panic until 2026-11-25).
     let text = "name = \"x\"\nseeds = { first = 18446744073709551615, count = 2 }\n[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [4]\ndistributions = [{ kind = \"normal\", mean = 0.0, std_dev = 1.0 }]\n";

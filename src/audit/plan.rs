@@ -195,9 +195,12 @@ impl Plan {
     /// Parses and validates a plan; `path` is only used in error messages.
     pub fn from_toml(text: &str, path: &Path) -> Result<Plan> {
         let plan: Plan = toml::from_str(text).map_err(|e| {
+            // 1 + the newlines before the span: `lines().count()` of the text
+            // before it is one short when the span starts a line (an unknown
+            // key was reported at the line above it until 2026-11-25; review).
             let line = e
                 .span()
-                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
             let field = line
                 .and_then(|l| text.lines().nth(l - 1))
                 .and_then(|l| l.split_once('='))
