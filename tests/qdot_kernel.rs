@@ -18,7 +18,7 @@ use boundgate::kernels::qdot::distributions::strategies::{edge_pairs, paper_pair
 use boundgate::kernels::qdot::select::select;
 use boundgate::kernels::{Inputs, KernelRun, Params, registry};
 use boundgate_verify::VerifyError;
-use boundgate_verify::bounds::qdot::{BinArithmetic, ExponentBins, Fexp, TileOrder};
+use boundgate_verify::bounds::qdot::{BinArithmetic, Binning, ExponentBins, Fexp, TileOrder};
 use boundgate_verify::check::Outcome;
 use boundgate_verify::format::{Format, RoundingMode};
 use proptest::prelude::*;
@@ -63,6 +63,31 @@ fn reference_fexp(x: f64, d: Fexp) -> i32 {
     }
 }
 
+/// The bin exponent of index `(x, y)` under `c`'s binning: the exponent sum,
+/// or `fexp` of the exact product (MPFR, 106 bits hold it).
+fn reference_bin_exponent(x: f64, y: f64, c: &QdotConfig) -> i32 {
+    match c.binning {
+        Binning::Factors => reference_fexp(x, c.fexp) + reference_fexp(y, c.fexp),
+        Binning::Product => {
+            let p = rug::Float::with_val(128, x) * y;
+            // p = m 2^exp with 1/2 <= |m| < 1.
+            let exp = p.get_exp().unwrap();
+            let floor = exp - 1;
+            let power_of_two = (p.clone().abs() >> exp) == 0.5;
+            if c.fexp == Fexp::Paper && floor < 0 && !power_of_two {
+                floor + 1
+            } else {
+                floor
+            }
+        }
+    }
+}
+
+/// `v / 2^e`, exact for a normal result (two steps: `2^e` may overflow).
+fn div_pow2(v: f64, e: i32) -> f64 {
+    v / 2f64.powi(e / 2) / 2f64.powi(e - e / 2)
+}
+
 fn reference_chain(arith: BinArithmetic, s: f64, a: f64, b: f64) -> f64 {
     if arith.format == Format::FP16 && arith.accumulator == Format::FP16 {
         Format::FP16.add(s, Format::FP16.mul(a, b, RNE), RNE)
@@ -99,12 +124,12 @@ fn reference_compute(x: &[f64], y: &[f64], c: &QdotConfig, eps: Tolerance) -> f6
             if x[i] == 0.0 || y[i] == 0.0 {
                 continue;
             }
-            let (fa, fb) = (reference_fexp(x[i], c.fexp), reference_fexp(y[i], c.fexp));
-            if fa + fb != bin.exponent {
+            if reference_bin_exponent(x[i], y[i], c) != bin.exponent {
                 continue;
             }
-            let a = arith.format.round(x[i] / 2f64.powi(fa), RNE);
-            let b = arith.format.round(y[i] / 2f64.powi(fb), RNE);
+            let fa = reference_fexp(x[i], c.fexp);
+            let a = arith.format.round(div_pow2(x[i], fa), RNE);
+            let b = arith.format.round(div_pow2(y[i], bin.exponent - fa), RNE);
             let t = i / tile;
             partials[t] = reference_chain(arith, partials[t], a, b);
         }
@@ -124,13 +149,17 @@ fn configs() -> impl Strategy<Value = QdotConfig> {
         prop::sample::select(vec![Score::EpsOverNbins, Score::Eps]),
         prop::sample::select(vec![0usize, 1, 2, 5, 64]),
         any::<bool>(),
+        prop::sample::select(Binning::ALL.to_vec()),
     )
-        .prop_map(|(input, fexp, half, ladder, score, tile, early_exit)| {
-            let mut c = QdotConfig::new(input).unwrap();
-            (c.fexp, c.half, c.ladder, c.score, c.tile, c.early_exit) =
-                (fexp, half, ladder, score, tile, early_exit);
-            c
-        })
+        .prop_map(
+            |(input, fexp, half, ladder, score, tile, early_exit, binning)| {
+                let mut c = QdotConfig::new(input).unwrap();
+                (c.fexp, c.half, c.ladder, c.score, c.tile, c.early_exit) =
+                    (fexp, half, ladder, score, tile, early_exit);
+                c.binning = binning;
+                c
+            },
+        )
 }
 
 proptest! {
@@ -152,7 +181,7 @@ proptest! {
         let got = compute(&x, &y, &selection, &c).value;
         let want = reference_compute(&x, &y, &c, eps);
         prop_assert_eq!(got.to_bits(), want.to_bits(), "{} vs {}", got, want);
-        let checker = ExponentBins::new(&x, &y, c.fexp).unwrap();
+        let checker = ExponentBins::binned(&x, &y, c.fexp, c.binning).unwrap();
         prop_assert_eq!(checker.zeros as usize, selection.zeros);
         if !selection.early_exit {
             let ours: Vec<(i32, u64)> = selection.bins.iter().map(|b| (b.exponent, b.count as u64)).collect();

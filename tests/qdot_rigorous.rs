@@ -1,7 +1,7 @@
 //! The corrected qdot bound (`boundgate_verify::bounds::qdot::rigorous`) is
 //! never violated: over the paper's distributions A and B (signed or not, any
 //! `t`), the exponent-range edge cases, every input precision, both `fexp`
-//! definitions, both half-bin arithmetics, both ladders, both score
+//! definitions, both binnings (Algorithm 3.2's and Def. 3.1's), both half-bin arithmetics, both ladders, both score
 //! tolerances, several tile lengths in both tile layouts, with and without the early exit, and
 //! tolerances from 1e-16 to 0.5. The error is measured with the exact oracle.
 //! Where the bound's hypotheses fail (possible overflow) it must say so
@@ -22,7 +22,7 @@ use boundgate::kernels::qdot::distributions::strategies::{edge_pairs, paper_pair
 use boundgate::kernels::qdot::select::select;
 use boundgate::kernels::{Inputs, Params, registry};
 use boundgate_verify::VerifyError;
-use boundgate_verify::bounds::qdot::Fexp;
+use boundgate_verify::bounds::qdot::{Binning, Fexp};
 use boundgate_verify::check::Outcome;
 use boundgate_verify::format::Format;
 use boundgate_verify::oracle::{self, ErrorMeasure};
@@ -38,11 +38,13 @@ fn config() -> impl Strategy<Value = QdotConfig> {
         prop::sample::select(vec![0usize, 1, 3, 8, 64]),
         any::<bool>(),
         prop::sample::select(vec![TileLayout::Contiguous, TileLayout::Interleaved]),
+        prop::sample::select(Binning::ALL.to_vec()),
     )
         .prop_map(
-            |(input, fexp, half, ladder, score, tile, early_exit, layout)| {
+            |(input, fexp, half, ladder, score, tile, early_exit, layout, binning)| {
                 let mut c = QdotConfig::new(input).expect("a qdot input format");
                 c.fexp = fexp;
+                c.binning = binning;
                 c.half = half;
                 c.ladder = ladder;
                 c.score = score;

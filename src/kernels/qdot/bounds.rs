@@ -70,7 +70,7 @@ pub fn evaluate(
     eps: Tolerance,
     exact: &ExactSum,
 ) -> VResult<QdotBounds> {
-    let bins = ExponentBins::new(x, y, config.fexp)?;
+    let bins = ExponentBins::binned(x, y, config.fexp, config.binning)?;
     let levels = config.levels();
     let input_level = config.input_level();
     let precisions: Vec<BinPrecision> = if selection.early_exit {

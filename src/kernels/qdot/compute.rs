@@ -2,8 +2,11 @@
 //! (`kernels/qdot.cu`) reproduces bit for bit.
 //!
 //! **Per bin** (precision `pi_k`, arithmetic: cast format `F`, accumulator `C`):
-//! 1. scaling (§3.2): `a_j = x_j 2^-fexp(x_j)`, `b_j = y_j 2^-fexp(y_j)`,
-//!    exact, in `[1/2, 2)`; so `x_j y_j = a_j b_j 2^(u_k)` (exact binning);
+//! 1. scaling (§3.2): `a_j = x_j 2^-fexp(x_j)`, `b_j = y_j 2^-(u_k - fexp(x_j))`,
+//!    exact, so `x_j y_j = a_j b_j 2^(u_k)` (exact binning). With Algorithm
+//!    3.2's bins `u_k - fexp(x_j) = fexp(y_j)`, so both lie in `[1/2, 2)`;
+//!    with Def. 3.1's bins of the products (`Binning::Product`) `b_j` lies
+//!    in `[1/4, 4)`, normal in every format here;
 //! 2. cast: `a^_j = fl_F(a_j)`, `b^_j = fl_F(b_j)` (round to nearest even);
 //! 3. tiles: the vector is cut into `m = ceil(n / T)` tiles of at most `T`
 //!    indices: `T` consecutive indices each ([`TileLayout::Contiguous`], the
@@ -45,7 +48,7 @@
 
 use super::config::{Level, QdotConfig, TileLayout};
 use super::select::Selection;
-use boundgate_verify::bounds::qdot::{BinArithmetic, TileOrder};
+use boundgate_verify::bounds::qdot::{BinArithmetic, Fexp, TileOrder};
 use boundgate_verify::format::{Fixed, Format, RoundingMode};
 
 const RNE: RoundingMode = RoundingMode::NearestEven;
@@ -284,7 +287,7 @@ pub fn scale_round(v: f64, e: i32, format: Format) -> f64 {
     }
 }
 
-/// `x 2^-fexp(x)` for the `fexp` the selection used (exact; in `[1/2, 2)`).
+/// `x 2^-e`, exact when the result is normal (the scalings of step 1).
 #[inline]
 fn scaled(x: f64, fexp: i32) -> f64 {
     if (-1022..=1022).contains(&fexp) {
@@ -297,23 +300,33 @@ fn scaled(x: f64, fexp: i32) -> f64 {
     }
 }
 
-/// Step 3-4 for one bin: its sum in the accumulator (as an `f64`).
-/// `indices` ascending (the selection's binning keeps them so).
+/// One bin of the selection: its exponent `u_k` and indices (ascending, as
+/// the selection's binning keeps them).
+#[derive(Clone, Copy)]
+struct BinIndices<'a> {
+    exponent: i32,
+    indices: &'a [u32],
+}
+
+/// Step 1-4 for one bin: its sum in the accumulator (as an `f64`).
 fn bin_sum(
     x: &[f64],
     y: &[f64],
-    indices: &[u32],
+    bin: BinIndices<'_>,
     arith: Arith,
-    fexp: boundgate_verify::bounds::qdot::Fexp,
+    fexp: Fexp,
     order: TileOrder,
     layout: TileLayout,
 ) -> f64 {
+    let indices = bin.indices;
     let term = |i: usize| {
         let (a, b) = (x[i], y[i]);
         // Nonzero and finite: the selection checked.
         let fa = fexp.of(a).unwrap_or(0);
-        let fb = fexp.of(b).unwrap_or(0);
-        (arith.cast(scaled(a, fa)), arith.cast(scaled(b, fb)))
+        (
+            arith.cast(scaled(a, fa)),
+            arith.cast(scaled(b, bin.exponent - fa)),
+        )
     };
     let tile = order.tile_len();
     let tiles = order.tiles();
@@ -409,15 +422,11 @@ pub fn compute(x: &[f64], y: &[f64], selection: &Selection, config: &QdotConfig)
             continue;
         };
         let arith = Arith::of(levels[level].arithmetic);
-        let s = bin_sum(
-            x,
-            y,
-            selection.indices(k),
-            arith,
-            config.fexp,
-            order,
-            config.layout,
-        );
+        let bin_indices = BinIndices {
+            exponent: bin.exponent,
+            indices: selection.indices(k),
+        };
+        let s = bin_sum(x, y, bin_indices, arith, config.fexp, order, config.layout);
         let zk = scale_round(input.round(s, RNE), bin.exponent, input);
         bin_results.push(zk);
         z = Some(match z {

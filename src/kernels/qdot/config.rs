@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use boundgate_verify::VerifyError;
-use boundgate_verify::bounds::qdot::{BinArithmetic, Fexp};
+use boundgate_verify::bounds::qdot::{BinArithmetic, Binning, Fexp};
 use boundgate_verify::format::Format;
 use serde::Serialize;
 use std::fmt;
@@ -265,6 +265,9 @@ pub struct QdotConfig {
     pub input: Format,
     /// Which `fexp` the selection uses.
     pub fexp: Fexp,
+    /// What the selection bins by: Algorithm 3.2's `fexp(x_i) + fexp(y_i)`
+    /// (the default) or Def. 3.1's `fexp(x_i y_i)` (the theorems' bins).
+    pub binning: Binning,
     /// How half bins are computed.
     pub half: HalfMode,
     /// The levels below the input precision.
@@ -283,8 +286,8 @@ impl QdotConfig {
     /// The inputs qdot accepts.
     pub const INPUTS: [Format; 4] = [Format::FP64, Format::FP32, Format::FP16, Format::BF16];
 
-    /// The defaults for inputs in `input`: IEEE `fexp` (the paper's
-    /// implementation), half bins as on tensor cores, the paper's ladder, the
+    /// The defaults for inputs in `input`: IEEE `fexp` and Algorithm 3.2's
+    /// binning (the paper's implementation), half bins as on tensor cores, the paper's ladder, the
     /// experiments' `eps / N_bins`, tiles of 64, early exit on.
     pub fn new(input: Format) -> std::result::Result<QdotConfig, VerifyError> {
         if !Self::INPUTS.contains(&input) {
@@ -297,6 +300,7 @@ impl QdotConfig {
         Ok(QdotConfig {
             input,
             fexp: Fexp::Ieee,
+            binning: Binning::Factors,
             half: HalfMode::Fp16Fp32,
             ladder: Ladder::Paper,
             score: Score::EpsOverNbins,
@@ -407,6 +411,9 @@ impl fmt::Display for QdotConfig {
         // Named only when it is not the default, so that existing reports keep their text.
         if self.layout != TileLayout::Contiguous {
             write!(f, ", layout {}", self.layout.name())?;
+        }
+        if self.binning != Binning::Factors {
+            write!(f, ", binning {}", self.binning)?;
         }
         Ok(())
     }

@@ -51,7 +51,7 @@ use crate::gpu::sources;
 use crate::gpu::timing::{median_seconds, require_repetitions};
 use crate::gpu::{GpuError, KernelModule};
 use boundgate_verify::VerifyError;
-use boundgate_verify::bounds::qdot::{BinArithmetic, Fexp, TileOrder};
+use boundgate_verify::bounds::qdot::{BinArithmetic, Binning, Fexp, TileOrder};
 use boundgate_verify::error::{require_finite, require_same_len};
 use boundgate_verify::format::Format;
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
@@ -224,7 +224,8 @@ type Device = KernelModule;
 /// [`GpuError::Input`] for bad input (checked before any device is touched:
 /// lengths, NaN/inf, an input precision other than fp64/fp32, fp32 input
 /// values not representable in binary32, more than [`MAX_SLOTS`] computed
-/// bins), the probe's error without a device, driver and NVRTC errors.
+/// bins, a binning other than Algorithm 3.2's), the probe's error without a
+/// device, driver and NVRTC errors.
 pub fn qdot_gpu(
     x: &[f64],
     y: &[f64],
@@ -242,6 +243,17 @@ pub fn qdot_gpu(
             "input",
             config.input,
             "kernels/qdot.cu takes binary64 and binary32 inputs only",
+        )
+        .into());
+    }
+    if config.binning != Binning::Factors {
+        // The device bins as the paper's implementation does (Algorithm 3.2,
+        // line 3, read off the bits); Def. 3.1's bins of the products are a
+        // CPU-model setting (the checker's reading of Theorems 3.2-3.5).
+        return Err(VerifyError::invalid(
+            "binning",
+            config.binning,
+            "kernels/qdot.cu bins by fexp(x_i) + fexp(y_i) (Algorithm 3.2) only",
         )
         .into());
     }

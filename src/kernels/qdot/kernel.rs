@@ -47,6 +47,12 @@ const PARAMS: &[ParamSpec] = &[
         help: "exponent function: ieee = floor(log2|x|) (the paper's implementation), paper = eq. (1.1) (ceil for |x| < 1)",
     },
     ParamSpec {
+        key: "binning",
+        default: "factors",
+        kind: ParamKind::Choice(&["factors", "product"]),
+        help: "bin by: factors = fexp(x_i) + fexp(y_i) (Alg. 3.2, the paper's implementation), product = fexp(x_i y_i) (Def. 3.1, the bins of Thms 3.2-3.5)",
+    },
+    ParamSpec {
         key: "half",
         default: "fp16-fp32",
         kind: ParamKind::Choice(HalfMode::NAMES),
@@ -109,6 +115,10 @@ pub fn config_from(params: &Params) -> Result<(QdotConfig, Tolerance)> {
     let mut config = QdotConfig::new(params.format("input")?)?;
     config.fexp = params
         .text("fexp")?
+        .parse()
+        .map_err(|e: VerifyError| Error::usage(e.to_string()))?;
+    config.binning = params
+        .text("binning")?
         .parse()
         .map_err(|e: VerifyError| Error::usage(e.to_string()))?;
     config.half = HalfMode::parse(params.text("half")?)?;
@@ -226,6 +236,7 @@ pub fn details(
         "eps": eps.value(),
         "input": config.input.name(),
         "fexp": config.fexp.name(),
+        "binning": config.binning.name(),
         "half": config.half.name(),
         "ladder": config.ladder.name(),
         "score": config.score.name(),

@@ -4,6 +4,10 @@
 //!    `i16` ("short int": sums of fp64 exponents lie in `[-2148, 2046]`),
 //!    read off the bits; `fexp(0)` is undefined, so indices with
 //!    `x_i y_i = 0` get no exponent and no bin (their products are exactly 0).
+//!    With [`Binning::Product`] (the theorems' Def. 3.1 bins of `x ⊙ y`),
+//!    `e_i = fexp(x_i y_i)` of the exact product instead: the exponent sum
+//!    plus one where the significands' product reaches 2, decided exactly by
+//!    an FMA (`[-2148, 2047]`, still a short int).
 //! 2. `e_min`, `e_max` (line 4) and the early exit of Theorem 3.6: if
 //!    `e_max - e_min <= -floor(log2 eps) - mu^`, every bin would keep the input
 //!    precision and the original kernel runs instead.
@@ -17,7 +21,7 @@
 use super::config::{QdotConfig, Score, Tolerance};
 use boundgate_verify::VerifyError;
 use boundgate_verify::bounds::qdot::{
-    Fexp, bin_score, floor_log2_tolerance, precision_3_9, thm_3_6,
+    Binning, Fexp, bin_score, floor_log2_tolerance, precision_3_9, thm_3_6,
 };
 use boundgate_verify::error::require_same_len;
 use serde::Serialize;
@@ -104,6 +108,50 @@ fn fexp_bits(x: f64, fexp: Fexp) -> Option<i32> {
     })
 }
 
+/// The IEEE exponent and significand in `[1, 2)` of a finite nonzero `x`
+/// (subnormals normalised), read off the bits.
+#[inline]
+fn ieee_parts(x: f64) -> Option<(i32, f64)> {
+    let floor = fexp_bits(x, Fexp::Ieee)?;
+    let bits = x.to_bits() & !(1u64 << 63);
+    let significand = if bits >> 52 == 0 {
+        // Normalise: shift the leading bit of the fraction into the implicit one.
+        let shift = bits.leading_zeros() - 11;
+        f64::from_bits(((bits << shift) & ((1u64 << 52) - 1)) | (1023u64 << 52))
+    } else {
+        f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52))
+    };
+    Some((floor, significand))
+}
+
+/// `fexp(x y)` of the exact product (Def. 3.1 on `x ⊙ y`), from the bits:
+/// `x y = m_x m_y 2^(e_x + e_y)` with `m_x m_y` in `[1, 4)`, whose IEEE exponent
+/// is `e_x + e_y + [m_x m_y >= 2]`. The comparison is exact: `fma(m_x, m_y, -2)`
+/// is `m_x m_y - 2` correctly rounded, which keeps its sign (a nonzero multiple
+/// of `2^-104` cannot round to 0). The product is a power of two only if both
+/// significands are 1, which is when (1.1)'s ceiling agrees with the floor.
+#[inline]
+fn product_fexp_bits(x: f64, y: f64, fexp: Fexp) -> Option<i32> {
+    let (ex, mx) = ieee_parts(x)?;
+    let (ey, my) = ieee_parts(y)?;
+    let floor = ex + ey + i32::from(mx.mul_add(my, -2.0) >= 0.0);
+    let power_of_two = mx == 1.0 && my == 1.0;
+    Some(match fexp {
+        Fexp::Paper if floor < 0 && !power_of_two => floor + 1,
+        _ => floor,
+    })
+}
+
+/// The bin exponent `e_i` of one index under the configured binning (None for
+/// a zero product or a non-finite value).
+#[inline]
+fn bin_exponent(x: f64, y: f64, config: &QdotConfig) -> Option<i32> {
+    match config.binning {
+        Binning::Factors => Some(fexp_bits(x, config.fexp)? + fexp_bits(y, config.fexp)?),
+        Binning::Product => product_fexp_bits(x, y, config.fexp),
+    }
+}
+
 /// Algorithm 3.2 (exact binning) on `x` and `y`, values of the configured
 /// input precision.
 ///
@@ -145,14 +193,13 @@ pub fn select(
     let (mut lo, mut hi) = (i32::MAX, i32::MIN);
     let mut zeros = 0usize;
     for (i, (&a, &b)) in x.iter().zip(y).enumerate() {
-        match (fexp_bits(a, config.fexp), fexp_bits(b, config.fexp)) {
-            (Some(fa), Some(fb)) => {
-                let e = fa + fb;
+        match bin_exponent(a, b, config) {
+            Some(e) => {
                 lo = lo.min(e);
                 hi = hi.max(e);
                 exponents.push(e as i16);
             }
-            _ => {
+            None => {
                 for (what, v) in [("x", a), ("y", b)] {
                     if !v.is_finite() {
                         return Err(VerifyError::NonFinite {
@@ -358,6 +405,45 @@ mod tests {
         for v in values {
             for d in Fexp::ALL {
                 assert_eq!(fexp_bits(v, d), d.of(v), "{v:e} {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn product_exponent_from_bits_matches_the_checker() {
+        // mx my = 2 - 1665384871141292 2^-104 < 2: the rounded product is 2.0.
+        let mx = 5_072_016_059_579_332u64 as f64 / 2f64.powi(52);
+        let my = 7_997_770_261_529_445u64 as f64 / 2f64.powi(52);
+        assert_eq!(mx * my, 2.0, "the naive product rounds up to 2");
+        assert_eq!(product_fexp_bits(mx, my, Fexp::Ieee), Some(0));
+        let values = [
+            1.0,
+            -1.5,
+            0.75,
+            std::f64::consts::SQRT_2,
+            mx,
+            -my,
+            mx * 2f64.powi(-1030),
+            my * 2f64.powi(900),
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::from_bits(1),
+            f64::from_bits(3),
+            f64::from_bits(0x000f_ffff_ffff_ffff),
+            0.1,
+            0.0,
+            f64::NAN,
+            f64::NEG_INFINITY,
+        ];
+        for a in values {
+            for b in values {
+                for d in Fexp::ALL {
+                    assert_eq!(
+                        product_fexp_bits(a, b, d),
+                        Binning::Product.exponent(a, b, d),
+                        "{a:e} * {b:e} ({d})"
+                    );
+                }
             }
         }
     }

@@ -21,7 +21,7 @@ use super::config::{HalfMode, QdotConfig, Tolerance};
 use super::select::select;
 use crate::audit::experiment::Params;
 use crate::error::Result;
-use boundgate_verify::bounds::qdot::{Fexp, TileOrder};
+use boundgate_verify::bounds::qdot::{Binning, Fexp, TileOrder};
 use boundgate_verify::format::Format;
 use boundgate_verify::oracle;
 
@@ -91,8 +91,8 @@ pub fn trial(x: &[f64], y: &[f64], config: &QdotConfig, eps: Tolerance) -> Resul
     })
 }
 
-/// The qdot options every experiment accepts: `fexp`, `half`, `tile`.
-pub const CONFIG_KEYS: [&str; 3] = ["fexp", "half", "tile"];
+/// The qdot options every experiment accepts: `fexp`, `binning`, `half`, `tile`.
+pub const CONFIG_KEYS: [&str; 4] = ["fexp", "binning", "half", "tile"];
 
 /// The fp64 configuration an experiment's parameters ask for.
 pub fn config_of(p: &Params) -> std::result::Result<QdotConfig, String> {
@@ -101,6 +101,10 @@ pub fn config_of(p: &Params) -> std::result::Result<QdotConfig, String> {
         .str_or("fexp", "ieee")?
         .parse::<Fexp>()
         .map_err(|e| format!("params.fexp: {e}"))?;
+    c.binning = p
+        .str_or("binning", "factors")?
+        .parse::<Binning>()
+        .map_err(|e| format!("params.binning: {e}"))?;
     c.half =
         HalfMode::parse(p.str_or("half", "fp16-fp32")?).map_err(|e| format!("params.half: {e}"))?;
     c.tile = p.usize_or("tile", 64)?;

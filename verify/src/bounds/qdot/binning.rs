@@ -1,5 +1,6 @@
-//! Exact binning of qdot's exponent sums (paper §3.2, Algorithm 3.2): the two
-//! `fexp` definitions (eq. (1.1) and the IEEE exponent) and the bins
+//! Exact binning of qdot's products (paper §3.2): the two `fexp` definitions
+//! (eq. (1.1) and the IEEE exponent), the two binnings (Algorithm 3.2's
+//! exponent sums and Definition 3.1's exponents of the products) and the bins
 //! `(u_k - 1, u_k]` computed from the data.
 
 use super::*;
@@ -101,9 +102,117 @@ impl FromStr for Fexp {
     }
 }
 
-/// One exponent bin of exact binning: the indices `i` with
-/// `fexp(x_i) + fexp(y_i) = exponent`, i.e. the bin `(exponent - 1, exponent]`
-/// of Definition 3.1.
+/// What an index is binned by: the two readings of the paper's selection.
+///
+/// Theorems 3.2-3.5 are stated for Definition 3.1's `(l, u)`-exponent bins
+/// of `x ⊙ y`, by `fexp(x_i y_i)` ("from a purely theoretical standpoint",
+/// §3.2); Algorithm 3.2 (line 3) and the paper's implementation bin by
+/// `fexp(x_i) + fexp(y_i)`, read off the bits, which is `fexp(x_i y_i)` or one
+/// less. With the exponent sum a product of bin `u_k` can reach
+/// `2^(u_k + 2)`, while the proof of Theorem 3.2 uses `|x_j y_j| < 2^(u_k + 1)`
+/// (docs/findings/qdot.md, "Which bins"). [`Binning::Product`] is the
+/// theorems' own setting, so the printed bounds are evaluated on the bins
+/// their hypotheses name.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::qdot::{Binning, Fexp};
+/// // 1.5 * 1.5 = 2.25: the exponents sum to 0, the product's exponent is 1.
+/// assert_eq!(Binning::Factors.exponent(1.5, 1.5, Fexp::Ieee), Some(0));
+/// assert_eq!(Binning::Product.exponent(1.5, 1.5, Fexp::Ieee), Some(1));
+/// // 0.75 * 0.75 = 0.5625 lies in (2^-1, 2^0): (1.1) takes the ceiling, 0; the IEEE exponent is -1.
+/// assert_eq!(Binning::Product.exponent(0.75, 0.75, Fexp::Paper), Some(0));
+/// assert_eq!(Binning::Factors.exponent(0.75, 0.75, Fexp::Paper), Some(0));
+/// assert_eq!(Binning::Product.exponent(0.75, 0.75, Fexp::Ieee), Some(-1));
+/// assert_eq!(Binning::Product.exponent(0.0, 3.0, Fexp::Ieee), None); // zero product: no bin
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Binning {
+    /// `fexp(x_i) + fexp(y_i)`: Algorithm 3.2, line 3 (the default; what the
+    /// paper's implementation and experiments compute).
+    #[default]
+    Factors,
+    /// `fexp(x_i y_i)` of the exact product: Definition 3.1 applied to `x ⊙ y`,
+    /// the bins of Theorems 3.2-3.5.
+    Product,
+}
+
+impl Binning {
+    /// Both binnings.
+    pub const ALL: [Binning; 2] = [Binning::Factors, Binning::Product];
+
+    /// Its name: `factors` or `product`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Binning::Factors => "factors",
+            Binning::Product => "product",
+        }
+    }
+
+    /// The bin exponent `u` of index `(x, y)`: `None` if `x y = 0` or either is
+    /// not finite. The product's exponent is decided exactly, on the integer
+    /// significands (`x y` itself may round up to a power of two, or over- or
+    /// underflow).
+    pub fn exponent(self, x: f64, y: f64, fexp: Fexp) -> Option<i32> {
+        match self {
+            Binning::Factors => Some(fexp.of(x)? + fexp.of(y)?),
+            Binning::Product => {
+                let (mx, ex) = integer_significand(x)?;
+                let (my, ey) = integer_significand(y)?;
+                // x y = mx my 2^(ex + ey - 104), mx my in [2^104, 2^106).
+                let product = u128::from(mx) * u128::from(my);
+                let floor = ex + ey + i32::from(product >= 1u128 << 105);
+                let power_of_two = product == 1u128 << 104;
+                Some(match fexp {
+                    Fexp::Paper if floor < 0 && !power_of_two => floor + 1,
+                    _ => floor,
+                })
+            }
+        }
+    }
+}
+
+/// `(m, e)` with `|v| = m 2^(e - 52)`, `2^52 <= m < 2^53` (subnormals
+/// normalised), so `e = floor(log2 |v|)`; `None` for zero, NaN and infinities.
+fn integer_significand(v: f64) -> Option<(u64, i32)> {
+    if v == 0.0 || !v.is_finite() {
+        return None;
+    }
+    let bits = v.to_bits() & !(1u64 << 63);
+    let biased = (bits >> 52) as i32;
+    let fraction = bits & ((1u64 << 52) - 1);
+    if biased == 0 {
+        let shift = fraction.leading_zeros() - 11;
+        Some((fraction << shift, -1022 - shift as i32))
+    } else {
+        Some((fraction | (1u64 << 52), biased - 1023))
+    }
+}
+
+impl fmt::Display for Binning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Binning {
+    type Err = VerifyError;
+    fn from_str(s: &str) -> Result<Binning> {
+        match s {
+            "factors" => Ok(Binning::Factors),
+            "product" => Ok(Binning::Product),
+            other => Err(VerifyError::invalid(
+                "binning",
+                other,
+                "expected `factors` or `product`",
+            )),
+        }
+    }
+}
+
+/// One exponent bin of exact binning: the indices `i` whose bin exponent
+/// ([`Binning::exponent`]) is `exponent`, i.e. the bin `(exponent - 1, exponent]`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct ExponentBin {
     /// `u_k` (and `l_k = u_k - 1`).
@@ -111,13 +220,16 @@ pub struct ExponentBin {
     /// `M_k`, the number of indices in the bin.
     pub count: u64,
     /// An upper bound (rounded up) of `sum |x_j y_j| 2^(-u_k)` over the bin,
-    /// the sum of the scaled products `|a_j b_j|`; below `4 M_k`.
+    /// the sum of the scaled products `|a_j b_j|`; below `4 M_k`
+    /// ([`Binning::Factors`]) or `2 M_k` ([`Binning::Product`]).
     pub scaled_abs_sum: f64,
 }
 
-/// Exact binning of `x ⊙ y` by `fexp(x_i) + fexp(y_i)` (Algorithm 3.2 lines
-/// 3-6 with the exact-binning strategy), computed from the data for the
-/// checker: nonempty bins in ascending exponent order.
+/// Exact binning of `x ⊙ y` (Algorithm 3.2 lines 3-6 with the exact-binning
+/// strategy) by `fexp(x_i) + fexp(y_i)` ([`ExponentBins::new`]) or by
+/// `fexp(x_i y_i)` ([`ExponentBins::binned`] with [`Binning::Product`]),
+/// computed from the data for the checker: nonempty bins in ascending
+/// exponent order.
 ///
 /// # Example
 /// ```
@@ -138,6 +250,8 @@ pub struct ExponentBin {
 pub struct ExponentBins {
     /// The `fexp` definition used.
     pub fexp: Fexp,
+    /// What the indices are binned by.
+    pub binning: Binning,
     /// The nonempty bins, ascending.
     pub bins: Vec<ExponentBin>,
     /// Indices left out because `x_i y_i = 0`.
@@ -147,12 +261,32 @@ pub struct ExponentBins {
 }
 
 impl ExponentBins {
-    /// Bins `x` and `y` (the values the kernel reads).
+    /// Bins `x` and `y` (the values the kernel reads) by Algorithm 3.2's
+    /// `fexp(x_i) + fexp(y_i)`.
     ///
     /// # Errors
     /// [`VerifyError::LengthMismatch`], or [`VerifyError::NonFinite`] for a NaN
     /// or an infinity (`fexp` is undefined there).
     pub fn new(x: &[f64], y: &[f64], fexp: Fexp) -> Result<ExponentBins> {
+        ExponentBins::binned(x, y, fexp, Binning::Factors)
+    }
+
+    /// Bins `x` and `y` by `binning`.
+    ///
+    /// # Errors
+    /// As [`ExponentBins::new`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::{Binning, ExponentBins, Fexp};
+    /// let (x, y) = ([1.5, 1.0], [1.5, 1.0]); // products 2.25 and 1
+    /// let sums = ExponentBins::new(&x, &y, Fexp::Ieee).unwrap();
+    /// assert_eq!(sums.bins.len(), 1); // both in bin 0
+    /// let products = ExponentBins::binned(&x, &y, Fexp::Ieee, Binning::Product).unwrap();
+    /// assert_eq!(products.bins.iter().map(|b| b.exponent).collect::<Vec<_>>(), [0, 1]);
+    /// assert_eq!(products.bins[1].scaled_abs_sum, 1.125); // 2.25 / 2
+    /// ```
+    pub fn binned(x: &[f64], y: &[f64], fexp: Fexp, binning: Binning) -> Result<ExponentBins> {
         require_same_len("x and y", x.len(), y.len())?;
         let mut exponents = Vec::with_capacity(x.len());
         let (mut lo, mut hi) = (i32::MAX, i32::MIN);
@@ -166,13 +300,10 @@ impl ExponentBins {
                     });
                 }
             }
-            let e = match (fexp.of(a), fexp.of(b)) {
-                (Some(fa), Some(fb)) => Some((fa, fb)),
-                _ => None,
-            };
-            if let Some((fa, fb)) = e {
-                lo = lo.min(fa + fb);
-                hi = hi.max(fa + fb);
+            let e = binning.exponent(a, b, fexp);
+            if let Some(e) = e {
+                lo = lo.min(e);
+                hi = hi.max(e);
             }
             exponents.push(e);
         }
@@ -182,12 +313,15 @@ impl ExponentBins {
             let mut count = vec![0u64; (hi - lo + 1) as usize];
             let mut sums = vec![0.0f64; count.len()];
             for (i, e) in exponents.iter().enumerate() {
-                let Some((fa, fb)) = *e else { continue };
-                let k = (fa + fb - lo) as usize;
+                let Some(e) = *e else { continue };
+                let k = (e - lo) as usize;
                 count[k] += 1;
-                // Exact scalings by powers of two (results in [1/2, 2)).
+                // Exact scalings by powers of two: |x| 2^-fa in [1, 2) with the
+                // IEEE exponent fa, |y| 2^-(e - fa) in [1/4, 2) (e - fa is
+                // fexp(y) plus 0, 1 or 2 for either binning and definition).
+                let fa = Fexp::Ieee.of(x[i]).unwrap_or(0);
                 let a = scale(x[i].abs(), -fa);
-                let b = scale(y[i].abs(), -fb);
+                let b = scale(y[i].abs(), fa - e);
                 sums[k] = add_up(sums[k], mul_up(a, b));
             }
             for (k, (&c, &s)) in count.iter().zip(&sums).enumerate() {
@@ -202,6 +336,7 @@ impl ExponentBins {
         }
         Ok(ExponentBins {
             fexp,
+            binning,
             bins,
             zeros,
             n: x.len(),

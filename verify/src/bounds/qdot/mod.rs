@@ -13,7 +13,9 @@
 //!
 //! Algorithm 3.2 bins index `i` by `e_i = fexp(x_i) + fexp(y_i)` with *exact
 //! binning*: one bin `(u_k - 1, u_k]` per exponent value `u_k` in
-//! `[e_min, e_max]` (§3.2). `fexp(0)` is undefined; we define the binning to
+//! `[e_min, e_max]` (§3.2). Theorems 3.2-3.5 are stated for Definition 3.1's
+//! bins of `x ⊙ y`, by `e_i = fexp(x_i y_i)`, which the exponent sum can
+//! undershoot by one; both are here ([`Binning`]), Algorithm 3.2's the default. `fexp(0)` is undefined; we define the binning to
 //! leave out every index with `x_i y_i = 0` (its product is exactly zero, so
 //! neither the dot product nor any bound changes). [`ExponentBins`] computes
 //! this binning from the data, independently of the kernel under test.
@@ -51,8 +53,9 @@
 //! # The corrected bound ([`rigorous`])
 //!
 //! The kernel (boundgate's CPU model and `kernels/qdot.cu`) computes bin `k`
-//! on scaled values `a_j = x_j 2^-fexp(x_j)`, `b_j = y_j 2^-fexp(y_j)` (exact,
-//! in `[1/2, 2)`), so `x_j y_j = a_j b_j 2^(u_k)`. With `A_k >= sum |a_j b_j|`,
+//! on scaled values `a_j = x_j 2^-fexp(x_j)`, `b_j = y_j 2^-(u_k - fexp(x_j))`
+//! (exact; `a_j` in `[1/2, 2)`, `b_j` in `[1/2, 2)` for Algorithm 3.2's bins and
+//! in `[1/4, 4)` for Def. 3.1's), so `x_j y_j = a_j b_j 2^(u_k)`. With `A_k >= sum |a_j b_j|`,
 //! a computed bin casts to format `F` (unit roundoff `u_F`), accumulates in
 //! `F`'s accumulator `C` (`u_C`) along chains of at most `d_k` roundings (the
 //! tiled order: `d_k = min(M_k, T) + ceil(log2(ceil(n / T)))`), converts the
@@ -74,8 +77,9 @@
 //! Why: the casts are relative roundings in the normal range (`[1/2, 2)` is
 //! normal in every format here); the bin sum is a dot product of the cast
 //! values in the order of depth `d_k`, with no underflow term because every
-//! product is a multiple of `2^(-2 p_F)`, a multiple of the accumulator's
-//! smallest subnormal, so sums in the subnormal range are exact (Higham 2002,
+//! product is a multiple of `2^(-2 p_F - 1)` (`a^_j >= 1/2`, `b^_j >= 1/4` are
+//! multiples of `2^-p_F` and `2^(-p_F - 1)`), a multiple of the accumulator's
+//! smallest subnormal (`2^-24` for fp16, the narrowest, against `2^-23`), so sums in the subnormal range are exact (Higham 2002,
 //! §2.1); the conversion is one rounding `(1 + d) v + eta`; the rescale by a
 //! power of two is exact unless the result is subnormal (`|error| <= eta_I`);
 //! the cross-bin sum is a recursive sum of `q` terms in `I`, whose subnormal

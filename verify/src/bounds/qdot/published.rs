@@ -1,8 +1,9 @@
 //! Theorems 3.2-3.5 of the paper, their formulas exactly as printed (hypotheses
-//! checked), evaluated on Algorithm 3.2's bins (by `fexp(x_i) + fexp(y_i)`),
-//! the bins the algorithm computes with; the theorems are stated for Def.
-//! 3.1's bins of `x ⊙ y` (by `fexp(x_i y_i)`), which can hold a product one
-//! bin higher (docs/findings/qdot.md, "Which bins").
+//! checked), evaluated on the bins the computation used: Algorithm 3.2's (by
+//! `fexp(x_i) + fexp(y_i)`, [`Binning::Factors`], the default), or the
+//! theorems' own Def. 3.1 bins of `x ⊙ y` (by `fexp(x_i y_i)`,
+//! [`Binning::Product`]). On Algorithm 3.2's bins a product can lie one bin
+//! higher than the theorems assume (docs/findings/qdot.md, "Which bins").
 
 use super::*;
 
@@ -42,12 +43,10 @@ fn printed_sum(bins: &ExponentBins, precisions: &[BinPrecision], shift: i64) -> 
 fn published(value: f64, quantity: Quantity, source: Source, bins: &ExponentBins) -> Bound {
     Bound::deterministic(value, quantity, source, Rigor::Published)
         .with_hypothesis(
-            "{(l_k, u_k)} partitions [e_min(x ⊙ y), e_max(x ⊙ y)]",
+            "{(l_k, u_k)} partitions [e_min(x ⊙ y), e_max(x ⊙ y)] into Def. 3.1 bins of x ⊙ y",
             format!(
-                "evaluated on Algorithm 3.2's bins, exact binning by fexp(x_i) + fexp(y_i) ({} fexp; \
-                 the theorems' Def. 3.1 bins of x ⊙ y, by fexp(x_i y_i), can hold a product one bin \
-                 higher: docs/findings/qdot.md, \"Which bins\"), {} nonempty bins, {} zero products left out",
-                bins.fexp,
+                "{}, {} nonempty bins, {} zero products left out",
+                binning_note(bins),
                 bins.n_bins(),
                 bins.zeros
             ),
@@ -56,6 +55,22 @@ fn published(value: f64, quantity: Quantity, source: Source, bins: &ExponentBins
             "x_j y_j - x_j ⊗ y_j = -x_j y_j eps_j, |eps_j| <= eps(k) (the proof's model)",
             "assumed by the source, not checked (no cast, accumulation or scaling error)",
         )
+}
+
+/// Which bins a printed bound was evaluated on, for its hypothesis.
+fn binning_note(bins: &ExponentBins) -> String {
+    match bins.binning {
+        Binning::Factors => format!(
+            "evaluated on Algorithm 3.2's bins instead, exact binning by fexp(x_i) + fexp(y_i) \
+             ({} fexp), which can hold a product one bin above its Def. 3.1 bin \
+             (docs/findings/qdot.md, \"Which bins\")",
+            bins.fexp
+        ),
+        Binning::Product => format!(
+            "met: Def. 3.1 bins, exact binning by fexp(x_i y_i) of the exact products ({} fexp), the computation's own bins",
+            bins.fexp
+        ),
+    }
 }
 
 /// Theorem 3.2 (eq. (3.1)), as printed: `|x^T y - k~| <= sum_k M_k 2^(u_k + 1) eps(k)`,

@@ -50,7 +50,7 @@ impl TileOrder {
 enum Magnitudes {
     /// From the data (`ExponentBin::scaled_abs_sum`).
     Data,
-    /// A priori, `4 M_k`.
+    /// A priori, `4 M_k` ([`Binning::Factors`]) or `2 M_k` ([`Binning::Product`]).
     APriori,
 }
 
@@ -82,10 +82,12 @@ pub fn rigorous(
     evaluate(bins, precisions, input, order, Magnitudes::Data, RIGOROUS)
 }
 
-/// Theorem 3.2 corrected: [`rigorous`] with the a-priori magnitude `4 M_k` in
-/// place of the data's `A_k` (a product of bin `k` is below `2^(u_k + 2)`
-/// whichever `fexp` is used), so, like the printed bound, it needs only
-/// `M_k`, `u_k` and the precisions. Never below [`rigorous`].
+/// Theorem 3.2 corrected: [`rigorous`] with an a-priori magnitude in place of
+/// the data's `A_k`: `4 M_k` for Algorithm 3.2's bins (a product of bin `k` is
+/// below `2^(u_k + 2)` whichever `fexp` is used), `2 M_k` for Def. 3.1's bins
+/// of the products (below `2^(u_k + 1)`, the proof's own fact). So, like the
+/// printed bound, it needs only `M_k`, `u_k` and the precisions. Never below
+/// [`rigorous`].
 ///
 /// # Example
 /// ```
@@ -139,7 +141,10 @@ fn evaluate(
     for (b, p) in bins.bins.iter().zip(precisions) {
         let a = match magnitudes {
             Magnitudes::Data => b.scaled_abs_sum,
-            Magnitudes::APriori => mul_up(4.0, count_up(b.count)),
+            Magnitudes::APriori => match bins.binning {
+                Binning::Factors => mul_up(4.0, count_up(b.count)),
+                Binning::Product => mul_up(2.0, count_up(b.count)),
+            },
         };
         let scale = pow2_up(i64::from(b.exponent));
         let BinPrecision::Compute(arith) = *p else {
@@ -147,7 +152,7 @@ fn evaluate(
             continue;
         };
         let (f, c) = (arith.format, arith.accumulator);
-        check_arithmetic(arith, &source)?;
+        check_arithmetic(arith, bins.binning, &source)?;
         let u_f = f.unit_roundoff(RNE);
         let u_c = c.unit_roundoff(RNE);
         let depth = order.depth(b.count);
@@ -330,12 +335,24 @@ fn theta_up(d: u64, u: f64) -> f64 {
 }
 
 /// The hypotheses on one computed bin's arithmetic (module documentation).
-fn check_arithmetic(arith: BinArithmetic, source: &Source) -> Result<()> {
+/// The scaled values lie in `[1/2, 2)` on Algorithm 3.2's bins; on Def. 3.1's
+/// bins of the products `b_j` lies in `[1/4, 4)`, one binade more each side.
+fn check_arithmetic(arith: BinArithmetic, binning: Binning, source: &Source) -> Result<()> {
     let (f, c) = (arith.format, arith.accumulator);
+    let (widen, range) = match binning {
+        Binning::Factors => (
+            0,
+            "scaled values in [1/2, 2) are normal numbers of the bin format",
+        ),
+        Binning::Product => (
+            1,
+            "scaled values in [1/4, 4) are normal numbers of the bin format",
+        ),
+    };
     require(
-        f.emin() <= -1 && f.max_finite() >= 2.0,
+        f.emin() <= -1 - widen && f.max_finite() >= 2.0 * f64::from(1 + widen),
         source,
-        "scaled values in [1/2, 2) are normal numbers of the bin format",
+        range,
         || format!("{f}: emin {}, max {:e}", f.emin(), f.max_finite()),
     )?;
     require(
@@ -344,9 +361,10 @@ fn check_arithmetic(arith: BinArithmetic, source: &Source) -> Result<()> {
         "the accumulator is at least as precise as the bin format and has subnormals",
         || format!("{f} accumulated in {c}"),
     )?;
-    // Products of cast values are multiples of 2^(-2 p_F); if the accumulator's
-    // smallest subnormal divides that, its subnormal-range results are exact.
-    let granularity = -2 * f.precision() as i32;
+    // Products of cast values are multiples of 2^(-2 p_F) (2^(-2 p_F - 1) when
+    // b_j may be below 1/2); if the accumulator's smallest subnormal divides
+    // that, its subnormal-range results are exact.
+    let granularity = -2 * f.precision() as i32 - widen;
     let smallest = c.emin() - c.precision() as i32 + 1;
     require(
         granularity >= smallest,
