@@ -57,6 +57,14 @@ fn findings(bounds: &[BoundSummary]) -> Vec<String> {
                 b.label, s.violations, s.trials, s.claimed_probability, s.p_value
             ));
         }
+        if let Some(s) = b.statistics.as_ref().and_then(|s| s.per_element.as_ref())
+            && !s.consistent
+        {
+            out.push(format!(
+                "[{}] {} of {} elements violate in {} trials: inconsistent with p >= {} per element (Hoeffding p-value <= {:.3e})",
+                b.label, s.violating, s.elements, s.trials, s.claimed_probability, s.p_value_bound
+            ));
+        }
     }
     out
 }

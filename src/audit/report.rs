@@ -400,19 +400,40 @@ impl AuditReport {
                     .bounds
                     .iter()
                     .filter_map(|b| b.statistics.as_ref())
-                    .map(|s| match &s.statistics {
-                        None => "n/a".to_string(),
-                        Some(st) => format!(
-                            "{}/{} viol, p>={:.3}: {}",
-                            st.violations,
-                            s.judged,
-                            s.claimed_probability,
-                            if st.consistent {
+                    .map(|s| {
+                        let verdict = |consistent: bool| {
+                            if consistent {
                                 "consistent"
                             } else {
                                 "INCONSISTENT"
                             }
-                        ),
+                        };
+                        let trials = match &s.statistics {
+                            None => "n/a".to_string(),
+                            Some(st) if st.vacuous => format!(
+                                "{}/{} viol, p>={:.3}: vacuous",
+                                st.violations, s.judged, s.claimed_probability
+                            ),
+                            Some(st) => format!(
+                                "{}/{} viol, p>={:.3}: {}",
+                                st.violations,
+                                s.judged,
+                                s.claimed_probability,
+                                verdict(st.consistent)
+                            ),
+                        };
+                        match &s.per_element {
+                            None => trials,
+                            // The per-element claim as the rate it allows:
+                            // p = 0.99999 would print as 1.000.
+                            Some(e) => format!(
+                                "{trials}; {}/{} elements, <= {:.1e} each: {}",
+                                e.violating,
+                                e.elements,
+                                e.allowed_rate,
+                                verdict(e.consistent)
+                            ),
+                        }
                     })
                     .collect();
                 vec![

@@ -12,7 +12,10 @@ use crate::bounds::directed::div_up;
 use crate::bounds::{Bound, Kind};
 use crate::error::{Result, VerifyError, require_same_len};
 use crate::oracle::ErrorMeasure;
-use crate::stats::{StatVerdict, judge_violations};
+use crate::stats::{
+    ElementCounts, ElementRateVerdict, StatVerdict, check_confidence, judge_element_rate,
+    judge_violations,
+};
 use serde::Serialize;
 
 /// Per-element bounds that share one provenance.
@@ -124,6 +127,12 @@ pub struct Verdict {
     pub ratio: Option<f64>,
     /// The conclusion.
     pub outcome: Outcome,
+    /// Elements judged against their bound: those with a finite exact value
+    /// (0 when the bound has no value).
+    pub judged_elements: usize,
+    /// Of those, the elements whose error exceeds their bound (the count
+    /// behind the per-element judgement of probabilistic bounds).
+    pub violated_elements: usize,
 }
 
 impl Verdict {
@@ -222,6 +231,8 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
                 bound: None,
                 ratio: None,
                 outcome: non_finite.expect("checked"),
+                judged_elements: 0,
+                violated_elements: 0,
             });
         }
         Err(VerifyError::HypothesisNotMet {
@@ -236,6 +247,8 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
                 outcome: Outcome::HypothesisNotMet {
                     reason: format!("{source_ref}: {hypothesis} ({detail})"),
                 },
+                judged_elements: 0,
+                violated_elements: 0,
             });
         }
         Err(other) => return Err(other),
@@ -255,6 +268,7 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
         violated: bool,
     }
     let mut worst: Option<Judged> = None;
+    let (mut judged_elements, mut violated_elements) = (0usize, 0usize);
     for (element, (e, &bound)) in errors.iter().zip(&bounds.values).enumerate() {
         let error = match *e {
             ErrorMeasure::Finite { absolute_up, .. } => absolute_up,
@@ -262,6 +276,7 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
             // The exact value is finite but the kernel's is not: unbounded error.
             ErrorMeasure::NonFinite { .. } => f64::INFINITY,
         };
+        judged_elements += 1;
         let ratio = if error == 0.0 {
             0.0
         } else if bound == 0.0 {
@@ -273,6 +288,7 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
         };
         // NaN compares false: a NaN bound (or error) is a violation.
         let violated = error > bound || error.is_nan() || bound.is_nan();
+        violated_elements += usize::from(violated);
         let beats = |w: &Judged| {
             (violated && !w.violated)
                 || (violated == w.violated && ratio.total_cmp(&w.ratio).is_gt())
@@ -309,6 +325,8 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
         bound: Some(bounds.bound),
         ratio,
         outcome,
+        judged_elements,
+        violated_elements,
     })
 }
 
@@ -322,27 +340,76 @@ pub struct TrialsVerdict {
     /// Per-trial probability that the bound holds, after a union bound over
     /// the output elements (`1 - m (1 - p)`), minimised over trials.
     pub claimed_probability: f64,
-    /// The binomial judgement (Clopper-Pearson), if any trial was judged.
+    /// The binomial judgement of the trial claim (Clopper-Pearson), if any
+    /// trial was judged.
     pub statistics: Option<StatVerdict>,
+    /// The judgement of the per-element claim `p` (Hoeffding on the fraction
+    /// of violating elements), for outputs of more than one element: the test
+    /// that still says something when the union bound makes the trial claim
+    /// vacuous. Absent in reports written before 2026-11-25.
+    #[serde(default)]
+    pub per_element: Option<ElementRateVerdict>,
 }
 
 impl TrialsVerdict {
-    /// True when the violation count is consistent with the claim (or nothing was judged).
+    /// True when the counts are consistent with the claim (or nothing was
+    /// judged): the trial test and, for multi-element outputs, the
+    /// per-element test, each at half the significance (Bonferroni), so that
+    /// a true claim is rejected with probability at most `1 - confidence`.
     pub fn consistent(&self) -> bool {
         self.statistics.as_ref().is_none_or(|s| s.consistent)
+            && self.per_element.as_ref().is_none_or(|s| s.consistent)
     }
 }
 
 /// Judges a probabilistic bound over trials: each verdict is one independent
-/// trial; a trial violates if any element violates. For an output of `m`
-/// elements each bounded with probability `p`, a trial holds with probability
-/// at least `1 - m (1 - p)` (union bound). The violation count must be
-/// consistent with that at `confidence` (one-sided binomial test).
+/// trial.
+///
+/// - **Trial claim.** A trial violates if any element violates. For an output
+///   of `m` elements each bounded with probability `p`, a trial holds with
+///   probability at least `1 - m (1 - p)` (union bound). The violation count
+///   must be consistent with that (one-sided exact binomial test).
+/// - **Per-element claim**, for outputs of more than one element: each element
+///   violates with probability at most `1 - p`, whatever the dependence inside
+///   an output; the mean fraction of violating elements must be consistent
+///   with that ([`judge_element_rate`]). This test still has power when
+///   `m (1 - p) >= 1` makes the trial claim vacuous (a GEMM of thousands of
+///   elements).
+///
+/// Whether the second test runs depends on the output sizes only, never on
+/// the outcomes. When both run, each runs at confidence `(1 + confidence) / 2`,
+/// so the pair rejects a true claim with probability at most `1 - confidence`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+/// use boundgate_verify::check::{check, judge_trials, ElementBounds};
+/// use boundgate_verify::oracle::ErrorMeasure;
+/// // A 100-element output, each element claimed within 1e-3 with probability
+/// // 0.99: the union claim 1 - 100 * 0.01 = 0 is vacuous.
+/// let b = Bound::probabilistic(1e-3, 0.99, Quantity::AbsoluteError, Source::new("ex", "Thm", None), Rigor::Published);
+/// let trial = |violating: usize| {
+///     let errors: Vec<ErrorMeasure> = (0..100)
+///         .map(|i| ErrorMeasure::Finite { absolute_up: if i < violating { 2e-3 } else { 0.0 }, relative_up: None, exact: 0.0 })
+///         .collect();
+///     check(&errors, Ok(ElementBounds::uniform(b.clone(), 100))).unwrap()
+/// };
+/// let fine: Vec<_> = (0..20).map(|_| trial(1)).collect();
+/// assert!(judge_trials(&fine, 0.99).unwrap().consistent());
+/// // Half of every output violates: the trial test cannot tell, the per-element one can.
+/// let bad: Vec<_> = (0..20).map(|_| trial(50)).collect();
+/// let v = judge_trials(&bad, 0.99).unwrap();
+/// assert!(v.statistics.as_ref().unwrap().consistent && !v.per_element.as_ref().unwrap().consistent);
+/// assert!(!v.consistent());
+/// ```
 pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdict> {
     let mut judged = 0u64;
     let mut skipped = 0u64;
     let mut violations = 0u64;
     let mut claimed = 1.0f64;
+    let mut claimed_per_element = 1.0f64;
+    let mut several_elements = false;
+    let mut counts = Vec::new();
     for v in verdicts {
         let probability = match v.bound.as_ref().map(|b| b.kind) {
             Some(Kind::Probabilistic { probability }) => probability,
@@ -363,9 +430,28 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
         judged += 1;
         let m = v.errors.elements.max(1) as f64;
         claimed = claimed.min(1.0 - m * (1.0 - probability));
+        claimed_per_element = claimed_per_element.min(probability);
+        several_elements |= v.errors.elements > 1;
+        if v.judged_elements > 0 {
+            counts.push(ElementCounts {
+                judged: v.judged_elements as u64,
+                violating: v.violated_elements as u64,
+            });
+        }
     }
+    check_confidence(confidence)?;
+    let each = if several_elements {
+        (1.0 + confidence) / 2.0
+    } else {
+        confidence
+    };
     let statistics = if judged > 0 {
-        Some(judge_violations(violations, judged, claimed, confidence)?)
+        Some(judge_violations(violations, judged, claimed, each)?)
+    } else {
+        None
+    };
+    let per_element = if several_elements && !counts.is_empty() {
+        Some(judge_element_rate(&counts, claimed_per_element, each)?)
     } else {
         None
     };
@@ -374,6 +460,7 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
         skipped,
         claimed_probability: claimed,
         statistics,
+        per_element,
     })
 }
 
@@ -516,6 +603,67 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn every_judged_element_is_counted() {
+        let inf = ErrorMeasure::NonFinite {
+            computed: f64::INFINITY,
+            exact: f64::INFINITY,
+        };
+        // The kernel overflowed where the exact value is finite: judged, violating.
+        let overflow = ErrorMeasure::NonFinite {
+            computed: f64::INFINITY,
+            exact: 1.0,
+        };
+        let errors = [
+            finite(5.0, 1.0),
+            inf,
+            finite(1e-4, 1.0),
+            overflow,
+            finite(2e-3, 1.0),
+        ];
+        let v = check(&errors, Ok(ElementBounds::uniform(bound(1e-3), 5))).unwrap();
+        assert_eq!((v.judged_elements, v.violated_elements), (4, 3));
+        let none = check(
+            &errors,
+            Err(VerifyError::HypothesisNotMet {
+                source_ref: "t".into(),
+                hypothesis: "h".into(),
+                detail: "d".into(),
+            }),
+        )
+        .unwrap();
+        assert_eq!((none.judged_elements, none.violated_elements), (0, 0));
+    }
+
+    #[test]
+    fn per_element_judging_runs_for_multi_element_outputs_only() {
+        let p = Bound::probabilistic(
+            1e-3,
+            0.9,
+            Quantity::AbsoluteError,
+            Source::new("t", "t", None),
+            Rigor::Published,
+        );
+        let one = check(
+            &[finite(0.0, 1.0)],
+            Ok(ElementBounds::uniform(p.clone(), 1)),
+        )
+        .unwrap();
+        let single = judge_trials(&vec![one; 10], 0.99).unwrap();
+        assert!(single.per_element.is_none());
+        assert_eq!(single.statistics.unwrap().confidence, 0.99);
+        let two = check(
+            &[finite(0.0, 1.0), finite(2e-3, 1.0)],
+            Ok(ElementBounds::uniform(p, 2)),
+        )
+        .unwrap();
+        let pair = judge_trials(&vec![two; 20], 0.99).unwrap();
+        let e = pair.per_element.as_ref().unwrap();
+        assert_eq!((e.violating, e.elements, e.confidence), (20, 40, 0.995));
+        // Half of the elements violate against a claim of one in ten, in every trial.
+        assert!(!e.consistent && !pair.consistent());
     }
 
     #[test]

@@ -26,9 +26,17 @@
 //! accuracy) and the rest by the exact ratio recurrence, summed away from
 //! the mean (relative accuracy about 1e-13 in the tail that matters). These
 //! are statistics, not bounds: no directed rounding.
+//!
+//! A claim about each element of an output, where the union bound over the
+//! elements leaves the trial-level claim vacuous, is judged by
+//! [`judge_element_rate`] (Hoeffding's inequality on the fraction of
+//! violating elements).
 
 use crate::error::{Result, VerifyError};
 use rug::Float;
+
+mod element_rate;
+pub use element_rate::{ElementCounts, ElementRateVerdict, judge_element_rate};
 use serde::Serialize;
 use std::fmt;
 
@@ -206,7 +214,8 @@ fn check_counts(k: u64, n: u64) -> Result<()> {
     Ok(())
 }
 
-fn check_confidence(confidence: f64) -> Result<()> {
+/// Refuses a confidence outside (0, 1).
+pub(crate) fn check_confidence(confidence: f64) -> Result<()> {
     if confidence > 0.0 && confidence < 1.0 {
         Ok(())
     } else {

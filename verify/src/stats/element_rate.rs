@@ -1,0 +1,254 @@
+//! Judging a per-element claim over trials: "each output element violates its
+//! bound with probability at most `q`", whatever the dependence between the
+//! elements of one output.
+//!
+//! A trial-level test needs the probability that a whole output holds, which
+//! for `m` elements is only `1 - m q` by a union bound: vacuous as soon as
+//! `m q >= 1` (a 1024 x 8 GEMM with `q = 1e-3`). The per-element claim can
+//! still be tested. In trial `t`, let `X_t = V_t / m_t` be the fraction of
+//! its `m_t` judged elements that violate. By linearity `E[X_t] <= q` whatever
+//! the dependence inside the trial, `X_t` lies in `[0, 1]`, and trials are
+//! independent (distinct seeds). Hoeffding's inequality for bounded
+//! variables (Hoeffding 1963, "Probability inequalities for sums of bounded
+//! random variables", JASA 58(301), Theorem 1, eq. (2.1)) then gives, for a
+//! mean fraction `x > q` over `T` trials,
+//!
+//! ```text
+//! P[ mean X >= x ] <= exp(-T KL(x || q)),  KL(x || q) = x ln(x / q) + (1 - x) ln((1 - x) / (1 - q))
+//! ```
+//!
+//! (the bound decreases in the true mean, so `E[X_t] <= q` suffices). That is
+//! the p-value bound used here; it is conservative (when every trial's
+//! elements violate together it is the Chernoff bound of the binomial test).
+//! Its power grows with the number of trials, not of elements, and must: if
+//! the elements may fail all together, `T` trials are only `T` draws. With 20
+//! trials it rejects once about one element in ten violates, both for
+//! `q = 1e-3` at 99.9% confidence and for `q = 1e-2` at 95%. These are statistics, not bounds: no directed rounding,
+//! and the same [`TAIL_RELATIVE_ERROR`](super::TAIL_RELATIVE_ERROR) margin
+//! before a claim is rejected.
+
+use super::{TAIL_RELATIVE_ERROR, check_confidence};
+use crate::error::{Result, VerifyError};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The judgement of a per-element claim over independent trials.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ElementRateVerdict {
+    /// Trials judged.
+    pub trials: u64,
+    /// Elements judged, over all trials.
+    pub elements: u64,
+    /// Violating elements, over all trials.
+    pub violating: u64,
+    /// The per-element probability the bound claims (the smallest over trials).
+    pub claimed_probability: f64,
+    /// The per-element violation rate it allows, `q = min(1, 1 - claimed_probability)`.
+    pub allowed_rate: f64,
+    /// Confidence of the test.
+    pub confidence: f64,
+    /// The mean over trials of the fraction of violating elements.
+    pub mean_fraction: f64,
+    /// Hoeffding's bound on `P[mean fraction >= observed]` under the claim
+    /// (1 when the observed mean is at most `q`).
+    pub p_value_bound: f64,
+    /// The claim says nothing (`claimed_probability <= 0`).
+    pub vacuous: bool,
+    /// The observed fractions are consistent with the claim:
+    /// `p_value_bound >= 1 - confidence` (always true for a vacuous claim).
+    pub consistent: bool,
+}
+
+impl fmt::Display for ElementRateVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} of {} elements violate in {} trials (mean fraction {:.3e}) vs allowed {:.3e} per element: Hoeffding p <= {:.3e}, {}",
+            self.violating,
+            self.elements,
+            self.trials,
+            self.mean_fraction,
+            self.allowed_rate,
+            self.p_value_bound,
+            match (self.vacuous, self.consistent) {
+                (true, _) => "vacuous claim",
+                (false, true) => "consistent",
+                (false, false) => "REJECTED",
+            }
+        )
+    }
+}
+
+/// One trial's count for [`judge_element_rate`]: `violating` of `judged`
+/// elements exceeded their bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ElementCounts {
+    /// Elements judged in the trial (at least 1).
+    pub judged: u64,
+    /// Of those, the elements that violate.
+    pub violating: u64,
+}
+
+/// `KL(x || q)` between Bernoulli distributions, for `0 <= x <= 1`,
+/// `0 < q < 1` (`0 ln 0 = 0`).
+fn bernoulli_kl(x: f64, q: f64) -> f64 {
+    let up = if x > 0.0 { x * (x / q).ln() } else { 0.0 };
+    let down = if x < 1.0 {
+        (1.0 - x) * ((-x).ln_1p() - (-q).ln_1p())
+    } else {
+        0.0
+    };
+    up + down
+}
+
+/// Judges "each element violates with probability at most
+/// `q = 1 - claimed_probability`" from the counts of independent trials, by
+/// Hoeffding's inequality on the mean fraction of violating elements (module
+/// documentation). A claim with `claimed_probability <= 0` is vacuous and
+/// always consistent; with `claimed_probability = 1` any violation rejects it.
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] for no trials, a trial with no judged
+/// elements or more violating than judged, `confidence` outside (0, 1), or a
+/// `claimed_probability` that is NaN or above 1.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::stats::{ElementCounts, judge_element_rate};
+/// // 20 trials of 8192 elements, each element claimed within its bound with
+/// // probability 0.999: about 8 violating elements per trial is expected.
+/// let fine = [ElementCounts { judged: 8192, violating: 9 }; 20];
+/// assert!(judge_element_rate(&fine, 0.999, 0.999).unwrap().consistent);
+/// // One element in ten is a hundred times the claim, and 20 trials show it.
+/// // (One in a hundred would not: a test valid under any dependence between
+/// // the elements sees 20 trials as 20 draws, module documentation.)
+/// let bad = [ElementCounts { judged: 8192, violating: 820 }; 20];
+/// let v = judge_element_rate(&bad, 0.999, 0.999).unwrap();
+/// assert!(!v.consistent && v.p_value_bound < 1e-3);
+/// ```
+pub fn judge_element_rate(
+    counts: &[ElementCounts],
+    claimed_probability: f64,
+    confidence: f64,
+) -> Result<ElementRateVerdict> {
+    check_confidence(confidence)?;
+    if counts.is_empty() {
+        return Err(VerifyError::invalid(
+            "trials",
+            0,
+            "at least one trial is needed",
+        ));
+    }
+    if let Some(c) = counts
+        .iter()
+        .find(|c| c.judged == 0 || c.violating > c.judged)
+    {
+        return Err(VerifyError::invalid(
+            "element counts",
+            format!("{} of {}", c.violating, c.judged),
+            "a trial needs judged elements, and no more violating than judged",
+        ));
+    }
+    if claimed_probability.is_nan() || claimed_probability > 1.0 {
+        return Err(VerifyError::invalid(
+            "claimed_probability",
+            claimed_probability,
+            "a probability must not be NaN or above 1",
+        ));
+    }
+    let trials = counts.len() as u64;
+    let elements = counts.iter().map(|c| c.judged).sum();
+    let violating = counts.iter().map(|c| c.violating).sum();
+    let mean_fraction = counts
+        .iter()
+        .map(|c| c.violating as f64 / c.judged as f64)
+        .sum::<f64>()
+        / trials as f64;
+    let vacuous = claimed_probability <= 0.0;
+    // Rounded up: the claim gets the benefit of the last bit.
+    let allowed_rate = crate::bounds::directed::sub_up(1.0, claimed_probability).min(1.0);
+    let p_value_bound = if mean_fraction <= allowed_rate || vacuous {
+        1.0
+    } else if allowed_rate == 0.0 {
+        0.0 // a deterministic claim and a violation
+    } else {
+        (-(trials as f64) * bernoulli_kl(mean_fraction.min(1.0), allowed_rate)).exp()
+    };
+    Ok(ElementRateVerdict {
+        trials,
+        elements,
+        violating,
+        claimed_probability,
+        allowed_rate,
+        confidence,
+        mean_fraction,
+        p_value_bound,
+        vacuous,
+        consistent: vacuous || p_value_bound * (1.0 + TAIL_RELATIVE_ERROR) >= 1.0 - confidence,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(judged: u64, violating: &[u64]) -> Vec<ElementCounts> {
+        violating
+            .iter()
+            .map(|&v| ElementCounts {
+                judged,
+                violating: v,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn kl_matches_its_definition() {
+        let (x, q) = (0.3f64, 0.1f64);
+        let want = x * (x / q).ln() + (1.0 - x) * ((1.0 - x) / (1.0 - q)).ln();
+        assert!((bernoulli_kl(x, q) - want).abs() < 1e-15);
+        assert_eq!(bernoulli_kl(0.1, 0.1), 0.0);
+        // Endpoints: KL(0 || q) = -ln(1 - q), KL(1 || q) = -ln q.
+        assert!((bernoulli_kl(0.0, 0.25) + 0.75f64.ln()).abs() < 1e-15);
+        assert!((bernoulli_kl(1.0, 0.25) + 0.25f64.ln()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn whole_outputs_failing_together_reduce_to_the_chernoff_bound() {
+        // Every element of a trial violates together: X_t is Bernoulli, and
+        // all T trials failing has probability q^T exactly, which is the bound.
+        let v = judge_element_rate(&counts(50, &[50; 3]), 0.9, 0.999).unwrap();
+        assert!(
+            (v.p_value_bound - 1e-3).abs() < 1e-15,
+            "{}",
+            v.p_value_bound
+        );
+        assert!(v.consistent, "p = 1e-3 is not below 1 - c = 1e-3");
+        let v = judge_element_rate(&counts(50, &[50; 4]), 0.9, 0.999).unwrap();
+        assert!(!v.consistent);
+    }
+
+    #[test]
+    fn rates_at_or_below_the_claim_are_consistent() {
+        let v = judge_element_rate(&counts(1000, &[1, 0, 2, 1]), 0.999, 0.999).unwrap();
+        assert_eq!((v.violating, v.elements, v.p_value_bound), (4, 4000, 1.0));
+        assert!(v.consistent);
+    }
+
+    #[test]
+    fn deterministic_and_vacuous_claims() {
+        let one = judge_element_rate(&counts(10, &[0, 1]), 1.0, 0.999).unwrap();
+        assert!(!one.consistent && one.p_value_bound == 0.0);
+        let none = judge_element_rate(&counts(10, &[10, 10]), -3.0, 0.999).unwrap();
+        assert!(none.vacuous && none.consistent);
+    }
+
+    #[test]
+    fn bad_counts_are_refused() {
+        assert!(judge_element_rate(&[], 0.9, 0.99).is_err());
+        assert!(judge_element_rate(&counts(0, &[0]), 0.9, 0.99).is_err());
+        assert!(judge_element_rate(&counts(3, &[4]), 0.9, 0.99).is_err());
+        assert!(judge_element_rate(&counts(3, &[1]), f64::NAN, 0.99).is_err());
+        assert!(judge_element_rate(&counts(3, &[1]), 0.9, 1.0).is_err());
+    }
+}
