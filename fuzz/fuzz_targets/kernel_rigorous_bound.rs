@@ -1,18 +1,20 @@
 //! Every registered kernel against its own rigorous bound, on arbitrary
-//! inputs: the first byte picks the kernel, the second the size, the rest are
-//! the input values (any finite f64, so every exponent range, subnormals and
-//! overflow edges are reachable). A kernel may refuse an input with a typed
+//! inputs and configurations: the first byte picks the kernel, the second the
+//! size, the third its configuration (0: the defaults; otherwise every
+//! word-valued and boolean parameter is drawn, e.g. qdot's `binning`, `fexp`
+//! and `half`), the rest are the input values (any finite f64, so every
+//! exponent range, subnormals and overflow edges are reachable). A kernel may refuse an input with a typed
 //! error or report "hypothesis not met"; it must never panic and its rigorous
 //! bound must never be violated.
 #![no_main]
 
 use boundgate::io::Tensor;
-use boundgate::kernels::{Inputs, Params, registry};
+use boundgate::kernels::{Inputs, Kernel, ParamKind, Params, registry};
 use boundgate_verify::check::Outcome;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let [pick, size, rest @ ..] = data else { return };
+    let [pick, size, knobs, rest @ ..] = data else { return };
     let kernels = registry::all();
     let kernel = kernels[usize::from(*pick) % kernels.len()];
     let size = 1 + usize::from(*size % 16);
@@ -34,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
         };
         inputs.insert(name.to_string(), tensor);
     }
-    let params = Params::defaults(kernel);
+    let params = configuration(kernel, *knobs);
     let Ok(run) = kernel.run(&inputs, &params) else { return };
     let Ok(verdicts) = run.verdicts() else { return };
     if let Outcome::Violation { element, error, bound } = &verdicts[0].verdict.outcome {
@@ -44,3 +46,30 @@ fuzz_target!(|data: &[u8]| {
         );
     }
 });
+
+/// The defaults for `knobs = 0`; otherwise each word-valued or boolean
+/// parameter drawn from a small generator seeded by `knobs` (the backend is
+/// left alone: the fuzzer has no device).
+fn configuration(kernel: &'static dyn Kernel, knobs: u8) -> Params {
+    let mut params = Params::defaults(kernel);
+    if knobs == 0 {
+        return params;
+    }
+    let mut state = u32::from(knobs) | 0x9e37_7900;
+    let mut next = move || {
+        // xorshift32: enough to spread one byte over a few parameters.
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state as usize
+    };
+    for spec in kernel.params().iter().filter(|s| s.key != "backend") {
+        let value = match spec.kind {
+            ParamKind::Choice(words) => words[next() % words.len()],
+            ParamKind::Bool => ["true", "false"][next() % 2],
+            _ => continue,
+        };
+        params.set(kernel, spec.key, value).expect("a listed value");
+    }
+    params
+}

@@ -333,9 +333,11 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
 /// The judgement of a probabilistic bound over independent trials.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct TrialsVerdict {
-    /// Trials whose bound had a value (hypotheses held) and a finite error.
+    /// Trials whose bound had a value (hypotheses held) and at least one
+    /// element with a finite exact value.
     pub judged: u64,
-    /// Trials skipped because a hypothesis failed or the result was non-finite.
+    /// Trials skipped because a hypothesis failed or no element's exact value
+    /// was finite.
     pub skipped: u64,
     /// Per-trial probability that the bound holds, after a union bound over
     /// the output elements (`1 - m (1 - p)`), minimised over trials.
@@ -422,6 +424,11 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
         match v.outcome {
             Outcome::Pass => {}
             Outcome::Violation { .. } => violations += 1,
+            // Some exact values are not finite, and every element that could
+            // be judged held. Skipping the trial would drop only trials
+            // without a violation (a trial with one is a Violation whatever
+            // else it holds) and bias the count against the claim.
+            Outcome::NonFinite { .. } if v.judged_elements > 0 => {}
             Outcome::HypothesisNotMet { .. } | Outcome::NonFinite { .. } => {
                 skipped += 1;
                 continue;
@@ -664,6 +671,32 @@ mod tests {
         assert_eq!((e.violating, e.elements, e.confidence), (20, 40, 0.995));
         // Half of the elements violate against a claim of one in ten, in every trial.
         assert!(!e.consistent && !pair.consistent());
+    }
+
+    #[test]
+    fn a_trial_with_a_non_finite_element_still_counts_its_passes() {
+        let inf = ErrorMeasure::NonFinite {
+            computed: f64::INFINITY,
+            exact: f64::INFINITY,
+        };
+        let p = Bound::probabilistic(
+            1e-3,
+            0.9,
+            Quantity::AbsoluteError,
+            Source::new("t", "t", None),
+            Rigor::Published,
+        );
+        let b = ElementBounds::uniform(p, 2);
+        let holds = check(&[finite(1e-4, 1.0), inf], Ok(b.clone())).unwrap();
+        assert!(matches!(holds.outcome, Outcome::NonFinite { .. }));
+        let fails = check(&[finite(5.0, 1.0), inf], Ok(b.clone())).unwrap();
+        assert!(fails.is_violation());
+        let nothing = check(&[inf, inf], Ok(b)).unwrap();
+        // Skipping `holds` would leave one violation in one trial.
+        let t = judge_trials(&[holds, fails, nothing], 0.99).unwrap();
+        assert_eq!((t.judged, t.skipped), (2, 1));
+        assert_eq!(t.statistics.unwrap().violations, 1);
+        assert_eq!(t.per_element.unwrap().elements, 2);
     }
 
     #[test]
