@@ -485,6 +485,17 @@ mod tests {
         )
     }
 
+    /// A published bound holding with probability `p`.
+    fn probabilistic(value: f64, p: f64) -> Bound {
+        Bound::probabilistic(
+            value,
+            p,
+            Quantity::AbsoluteError,
+            Source::new("t", "t", None),
+            Rigor::Published,
+        )
+    }
+
     fn finite(abs: f64, exact: f64) -> ErrorMeasure {
         ErrorMeasure::Finite {
             absolute_up: abs,
@@ -646,13 +657,7 @@ mod tests {
 
     #[test]
     fn per_element_judging_runs_for_multi_element_outputs_only() {
-        let p = Bound::probabilistic(
-            1e-3,
-            0.9,
-            Quantity::AbsoluteError,
-            Source::new("t", "t", None),
-            Rigor::Published,
-        );
+        let p = probabilistic(1e-3, 0.9);
         let one = check(
             &[finite(0.0, 1.0)],
             Ok(ElementBounds::uniform(p.clone(), 1)),
@@ -679,13 +684,7 @@ mod tests {
             computed: f64::INFINITY,
             exact: f64::INFINITY,
         };
-        let p = Bound::probabilistic(
-            1e-3,
-            0.9,
-            Quantity::AbsoluteError,
-            Source::new("t", "t", None),
-            Rigor::Published,
-        );
+        let p = probabilistic(1e-3, 0.9);
         let b = ElementBounds::uniform(p, 2);
         let holds = check(&[finite(1e-4, 1.0), inf], Ok(b.clone())).unwrap();
         assert!(matches!(holds.outcome, Outcome::NonFinite { .. }));
