@@ -326,20 +326,48 @@ impl AccessorSpec {
 }
 
 /// The least `2^e` with `max <= k 2^e`, at least the smallest number of `arith`.
+///
+/// Found from the exponents, then corrected by exact comparisons (`k 2^e` is
+/// exact: `k < 2^53` is an integer). Until 2026-11-25 the estimate was
+/// `ceil(log2(max / k))`, and `2^e` came from `powi`: for subnormal data
+/// `max / k` underflowed to 0, the estimate was `i32::MIN` and the correction
+/// loop ran for minutes (the fuzzer found it: int32 storage of `[6.5e-319]`);
+/// and `powi(e)` is 0 below `e = -1022` (it computes `1 / 2^-e`), so int8 data
+/// of `2^-1057` got the scale `2^-1023` instead of the least, `2^-1063`.
 fn absmax_scale(max: f64, k: f64, arith: Format) -> f64 {
     let lowest = arith.min_positive();
     if max == 0.0 {
         return 1.0;
     }
-    let mut e = (max / k).log2().ceil() as i32;
-    // Correct the floating-point estimate with exact comparisons (k 2^e is exact).
-    while k * 2f64.powi(e) < max {
+    // floor(log2 max) - floor(log2 k) is within one of the answer.
+    let mut e = (floor_log2(max) - floor_log2(k)).clamp(-1074, 1023);
+    while e < 1023 && k * exact_pow2(e) < max {
         e += 1;
     }
-    while e > -1074 && k * 2f64.powi(e - 1) >= max {
+    while e > -1074 && k * exact_pow2(e - 1) >= max {
         e -= 1;
     }
-    2f64.powi(e).max(lowest)
+    exact_pow2(e).max(lowest)
+}
+
+/// `floor(log2 |x|)` of a finite nonzero `x`, read off the bits (subnormals included).
+fn floor_log2(x: f64) -> i32 {
+    let bits = x.to_bits() & !(1u64 << 63);
+    let biased = (bits >> 52) as i32;
+    if biased == 0 {
+        -1011 - bits.leading_zeros() as i32
+    } else {
+        biased - 1023
+    }
+}
+
+/// `2^e` for `-1074 <= e <= 1023`, exactly (subnormal powers included).
+fn exact_pow2(e: i32) -> f64 {
+    if e >= -1022 {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    } else {
+        f64::from_bits(1u64 << (e + 1074))
+    }
 }
 
 /// An accessor for one array: its configuration and resolved scale.
@@ -768,5 +796,43 @@ mod tests {
                 .with_scale(2.0)
                 .is_err()
         );
+    }
+
+    /// The scale of integer storage is the least power of two, also for
+    /// subnormal data, and is found at once (fuzzer, 2026-11-25: minutes for
+    /// int32 storage of [6.5e-319]; int8 of 2^-1057 got 2^-1023).
+    #[test]
+    fn absmax_scale_is_the_least_power_of_two_for_any_data() {
+        let brute = |max: f64, k: f64| {
+            (-1074..=1023)
+                .map(exact_pow2)
+                .find(|&s| k * s >= max)
+                .expect("2^1023 k covers every f64")
+        };
+        let data = [
+            6.4758e-319,
+            2.9895571351706e-310,
+            f64::from_bits(1),
+            f64::MIN_POSITIVE,
+            2f64.powi(-1057),
+            0.5,
+            3.0,
+            1e300,
+            f64::MAX,
+        ];
+        for k in [127.0, 32767.0, 2147483647.0] {
+            for &max in &data {
+                let got = absmax_scale(max, k, Format::FP64);
+                assert_eq!(got, brute(max, k), "max {max:e}, k {k}");
+            }
+        }
+        assert_eq!(
+            absmax_scale(2f64.powi(-1057), 127.0, Format::FP64),
+            2f64.powi(-1063)
+        );
+        // The fuzzer's input (this call ran for minutes before the fix).
+        let spec = AccessorSpec::new(StorageKind::Int32, Format::FP64).unwrap();
+        let scale = spec.for_data(&[6.4758e-319]).unwrap().scale();
+        assert_eq!(scale, f64::from_bits(1)); // the least, 2^-1088, is below the fp64 grid
     }
 }
