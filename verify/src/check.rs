@@ -312,12 +312,17 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
         },
         _ => non_finite.unwrap_or(Outcome::Pass),
     };
-    // A pass must mean every element passed, not just the worst by ratio.
+    // A pass must mean every element passed, not just the worst by ratio. A
+    // non-finite result against a finite exact value has an infinite error,
+    // within only an infinite bound (a published formula that overflowed);
+    // the assertion said "never" until the fuzzer met one (2026-11-25).
     debug_assert!(
         !matches!(outcome, Outcome::Pass)
             || errors.iter().zip(&bounds.values).all(|(e, b)| match e {
                 ErrorMeasure::Finite { absolute_up, .. } => absolute_up <= b,
-                ErrorMeasure::NonFinite { .. } => false,
+                ErrorMeasure::NonFinite { exact, .. } => {
+                    exact.is_finite() && *b == f64::INFINITY
+                }
             })
     );
     Ok(Verdict {
@@ -621,6 +626,28 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    /// The fuzzer's case (residual GEMM, 2026-11-25): Gu's eq. (8) evaluated
+    /// to +inf where the computed result overflowed to -inf: within, as an
+    /// infinite error under an infinite bound is; in a debug build the
+    /// consistency assertion panicked on it.
+    #[test]
+    fn an_overflowed_result_under_an_overflowed_bound_holds() {
+        let overflow = ErrorMeasure::NonFinite {
+            computed: f64::NEG_INFINITY,
+            exact: 1.0,
+        };
+        let b = ElementBounds::new(bound(0.0), vec![f64::INFINITY, 1.0]).unwrap();
+        let v = check(&[overflow, finite(0.5, 1.0)], Ok(b)).unwrap();
+        assert_eq!(v.outcome, Outcome::Pass);
+        assert_eq!(v.ratio, Some(1.0));
+        let b = ElementBounds::new(bound(0.0), vec![1e308, 1.0]).unwrap();
+        assert!(
+            check(&[overflow, finite(0.5, 1.0)], Ok(b))
+                .unwrap()
+                .is_violation()
+        );
     }
 
     #[test]
