@@ -378,13 +378,14 @@ impl TrialsVerdict {
 ///   must be consistent with that (one-sided exact binomial test).
 /// - **Per-element claim**, for outputs of more than one element: each element
 ///   violates with probability at most `1 - p`, whatever the dependence inside
-///   an output; the mean fraction of violating elements must be consistent
-///   with that ([`judge_element_rate`]). This test still has power when
+///   an output; the mean fraction of violating elements (over the whole
+///   output: an element that cannot be judged counts as holding) must be
+///   consistent with that ([`judge_element_rate`]). This test still has power when
 ///   `m (1 - p) >= 1` makes the trial claim vacuous (a GEMM of thousands of
 ///   elements).
 ///
-/// Whether the second test runs depends on the output sizes only, never on
-/// the outcomes. When both run, each runs at confidence `(1 + confidence) / 2`,
+/// Whether the second test runs depends on the output sizes and on which
+/// trials are skipped (their inputs), never on the violations. When both run, each runs at confidence `(1 + confidence) / 2`,
 /// so the pair rejects a true claim with probability at most `1 - confidence`.
 ///
 /// # Example
@@ -444,9 +445,9 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
         claimed = claimed.min(1.0 - m * (1.0 - probability));
         claimed_per_element = claimed_per_element.min(probability);
         several_elements |= v.errors.elements > 1;
-        if v.judged_elements > 0 {
+        if v.errors.elements > 0 {
             counts.push(ElementCounts {
-                judged: v.judged_elements as u64,
+                elements: v.errors.elements as u64,
                 violating: v.violated_elements as u64,
             });
         }
@@ -722,7 +723,38 @@ mod tests {
         let t = judge_trials(&[holds, fails, nothing], 0.99).unwrap();
         assert_eq!((t.judged, t.skipped), (2, 1));
         assert_eq!(t.statistics.unwrap().violations, 1);
-        assert_eq!(t.per_element.unwrap().elements, 2);
+        assert_eq!(t.per_element.unwrap().elements, 4);
+    }
+
+    /// The review's counterexample (2026-11-25): two elements, each claimed
+    /// within its bound with probability 0.9. In one trial in five one element
+    /// has no finite exact value and the other violates: each element
+    /// violates with probability 0.1 exactly, the claim is true. Taken over
+    /// the judged elements the mean fraction was 0.2 and 200 such trials
+    /// rejected the claim (p ~ 1e-4); over the whole output it is 0.1.
+    #[test]
+    fn elements_that_cannot_be_judged_count_as_holding() {
+        let inf = ErrorMeasure::NonFinite {
+            computed: f64::INFINITY,
+            exact: f64::INFINITY,
+        };
+        let b = ElementBounds::uniform(probabilistic(1e-3, 0.9), 2);
+        let odd = check(&[inf, finite(5.0, 1.0)], Ok(b.clone())).unwrap();
+        let even = check(&[finite(0.0, 1.0), finite(0.0, 1.0)], Ok(b)).unwrap();
+        let trials: Vec<Verdict> = (0..200)
+            .map(|t| {
+                if t % 5 == 0 {
+                    odd.clone()
+                } else {
+                    even.clone()
+                }
+            })
+            .collect();
+        let v = judge_trials(&trials, 0.99).unwrap();
+        let e = v.per_element.as_ref().unwrap();
+        assert_eq!((e.violating, e.elements), (40, 400));
+        assert_eq!(e.mean_fraction, 0.1);
+        assert!(e.consistent, "{e}");
     }
 
     #[test]

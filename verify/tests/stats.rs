@@ -306,7 +306,7 @@ fn element_rate_judgement_size_and_power_by_simulation() {
     let independent = |rate: f64, rng: &mut ChaCha8Rng| -> Vec<ElementCounts> {
         (0..trials)
             .map(|_| ElementCounts {
-                judged: elements,
+                elements,
                 violating: (0..elements).filter(|_| rng.random::<f64>() < rate).count() as u64,
             })
             .collect()
@@ -314,7 +314,7 @@ fn element_rate_judgement_size_and_power_by_simulation() {
     let together = |rate: f64, rng: &mut ChaCha8Rng| -> Vec<ElementCounts> {
         (0..trials)
             .map(|_| ElementCounts {
-                judged: elements,
+                elements,
                 violating: if rng.random::<f64>() < rate {
                     elements
                 } else {

@@ -332,7 +332,7 @@ impl AccessorSpec {
 /// `ceil(log2(max / k))`, and `2^e` came from `powi`: for subnormal data
 /// `max / k` underflowed to 0, the estimate was `i32::MIN` and the correction
 /// loop ran for minutes (the fuzzer found it: int32 storage of `[6.5e-319]`);
-/// and `powi(e)` is 0 below `e = -1022` (it computes `1 / 2^-e`), so int8 data
+/// and `powi(e)` is 0 below `e = -1023` (it computes `1 / 2^-e`), so int8 data
 /// of `2^-1057` got the scale `2^-1023` instead of the least, `2^-1063`.
 fn absmax_scale(max: f64, k: f64, arith: Format) -> f64 {
     let lowest = arith.min_positive();

@@ -41,7 +41,8 @@
 //! fp16 with fp32 accumulation is what tensor cores compute (exact fp16
 //! products, fp32 sums); the GPU does it with fp32 FMAs in this order.
 //!
-//! fp16 and bfloat16 products of values in `[1/2, 2)` are exact in fp32, so
+//! fp16 and bfloat16 products of scaled values (`a` in `[1/2, 2)`, `b` in
+//! `[1/4, 4)`, products in `[1/8, 8]` with at most 22 significant bits) are exact in fp32, so
 //! `fl_32(s + a b)` is computed as an fp32 addition of the fp32 product; fp32
 //! and fp64 chains use the hardware FMA (`mul_add`, correctly rounded); other
 //! combinations go through `Format::fma` (correct rounding into any format).
@@ -122,8 +123,8 @@ impl Arith {
         }
     }
 
-    /// A step on scaled values (in `[1/2, 2)` before the cast), where narrow
-    /// products are exact in fp32 and need no FMA.
+    /// A step on scaled values (`a` in `[1/2, 2)`, `b` in `[1/4, 4)` before the
+    /// cast), where narrow products are exact in fp32 and need no FMA.
     #[inline]
     fn step_scaled(self, s: f64, a: f64, b: f64) -> f64 {
         match self {

@@ -6,7 +6,8 @@
 //! for `m` elements is only `1 - m q` by a union bound: vacuous as soon as
 //! `m q >= 1` (a 1024 x 8 GEMM with `q = 1e-3`). The per-element claim can
 //! still be tested. In trial `t`, let `X_t = V_t / m_t` be the fraction of
-//! its `m_t` judged elements that violate. By linearity `E[X_t] <= q` whatever
+//! its `m_t` elements that violate (`m_t` the output's size, fixed by its
+//! shape; an element that cannot be judged counts as holding). By linearity `E[X_t] <= q` whatever
 //! the dependence inside the trial, `X_t` lies in `[0, 1]`, and trials are
 //! independent (distinct seeds). Hoeffding's inequality for bounded
 //! variables (Hoeffding 1963, "Probability inequalities for sums of bounded
@@ -37,7 +38,7 @@ use std::fmt;
 pub struct ElementRateVerdict {
     /// Trials judged.
     pub trials: u64,
-    /// Elements judged, over all trials.
+    /// Output elements, over all trials.
     pub elements: u64,
     /// Violating elements, over all trials.
     pub violating: u64,
@@ -79,13 +80,19 @@ impl fmt::Display for ElementRateVerdict {
     }
 }
 
-/// One trial's count for [`judge_element_rate`]: `violating` of `judged`
-/// elements exceeded their bound.
+/// One trial's count for [`judge_element_rate`]: `violating` of the output's
+/// `elements` exceeded their bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ElementCounts {
-    /// Elements judged in the trial (at least 1).
-    pub judged: u64,
-    /// Of those, the elements that violate.
+    /// The output's size (at least 1), fixed by its shape. Elements that
+    /// could not be judged (a non-finite exact value) count as holding: the
+    /// fraction must not be taken over the judged ones, whose number depends
+    /// on the data (2 elements, `q = 0.1`: if in one trial in five one element
+    /// has no finite exact value and the other violates, each element
+    /// violates with probability 0.1, but `violating / judged` averages 0.2;
+    /// review, 2026-11-25).
+    pub elements: u64,
+    /// The elements that violate.
     pub violating: u64,
 }
 
@@ -108,8 +115,8 @@ fn bernoulli_kl(x: f64, q: f64) -> f64 {
 /// always consistent; with `claimed_probability = 1` any violation rejects it.
 ///
 /// # Errors
-/// [`VerifyError::InvalidParameter`] for no trials, a trial with no judged
-/// elements or more violating than judged, `confidence` outside (0, 1), or a
+/// [`VerifyError::InvalidParameter`] for no trials, a trial with no elements
+/// or more violating than it has, `confidence` outside (0, 1), or a
 /// `claimed_probability` that is NaN or above 1.
 ///
 /// # Example
@@ -117,12 +124,12 @@ fn bernoulli_kl(x: f64, q: f64) -> f64 {
 /// use boundgate_verify::stats::{ElementCounts, judge_element_rate};
 /// // 20 trials of 8192 elements, each element claimed within its bound with
 /// // probability 0.999: about 8 violating elements per trial is expected.
-/// let fine = [ElementCounts { judged: 8192, violating: 9 }; 20];
+/// let fine = [ElementCounts { elements: 8192, violating: 9 }; 20];
 /// assert!(judge_element_rate(&fine, 0.999, 0.999).unwrap().consistent);
 /// // One element in ten is a hundred times the claim, and 20 trials show it.
 /// // (One in a hundred would not: a test valid under any dependence between
 /// // the elements sees 20 trials as 20 draws, module documentation.)
-/// let bad = [ElementCounts { judged: 8192, violating: 820 }; 20];
+/// let bad = [ElementCounts { elements: 8192, violating: 820 }; 20];
 /// let v = judge_element_rate(&bad, 0.999, 0.999).unwrap();
 /// assert!(!v.consistent && v.p_value_bound < 1e-3);
 /// ```
@@ -141,12 +148,12 @@ pub fn judge_element_rate(
     }
     if let Some(c) = counts
         .iter()
-        .find(|c| c.judged == 0 || c.violating > c.judged)
+        .find(|c| c.elements == 0 || c.violating > c.elements)
     {
         return Err(VerifyError::invalid(
             "element counts",
-            format!("{} of {}", c.violating, c.judged),
-            "a trial needs judged elements, and no more violating than judged",
+            format!("{} of {}", c.violating, c.elements),
+            "a trial needs elements, and no more violating than it has",
         ));
     }
     if claimed_probability.is_nan() || claimed_probability > 1.0 {
@@ -157,11 +164,11 @@ pub fn judge_element_rate(
         ));
     }
     let trials = counts.len() as u64;
-    let elements = counts.iter().map(|c| c.judged).sum();
+    let elements = counts.iter().map(|c| c.elements).sum();
     let violating = counts.iter().map(|c| c.violating).sum();
     let mean_fraction = counts
         .iter()
-        .map(|c| c.violating as f64 / c.judged as f64)
+        .map(|c| c.violating as f64 / c.elements as f64)
         .sum::<f64>()
         / trials as f64;
     let vacuous = claimed_probability <= 0.0;
@@ -192,11 +199,11 @@ pub fn judge_element_rate(
 mod tests {
     use super::*;
 
-    fn counts(judged: u64, violating: &[u64]) -> Vec<ElementCounts> {
+    fn counts(elements: u64, violating: &[u64]) -> Vec<ElementCounts> {
         violating
             .iter()
             .map(|&v| ElementCounts {
-                judged,
+                elements,
                 violating: v,
             })
             .collect()

@@ -87,8 +87,9 @@
 //! (`(1 + u_C)^(d_k) A^_k <= max(C)`) and for the cross-bin sum.
 //!
 //! [`corrected_thm_3_2`] is the same bound with `A_k` replaced by its a-priori
-//! value `4 M_k` (a product of a bin is below `2^(u_k + 2)` for both `fexp`
-//! definitions): the printed Theorem 3.2 made rigorous, in its own terms.
+//! value: `4 M_k` on Algorithm 3.2's bins (a product of a bin is below
+//! `2^(u_k + 2)` for both `fexp` definitions), `2 M_k` on Def. 3.1's (below
+//! `2^(u_k + 1)`): the printed Theorem 3.2 made rigorous, in its own terms.
 
 use super::directed::{add_up, div_up, exp_up, expm1_up, ln1p_up, mul_up};
 use super::dot::ceil_log2;

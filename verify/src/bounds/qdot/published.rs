@@ -67,7 +67,7 @@ fn binning_note(bins: &ExponentBins) -> String {
             bins.fexp
         ),
         Binning::Product => format!(
-            "met: Def. 3.1 bins, exact binning by fexp(x_i y_i) of the exact products ({} fexp), the computation's own bins",
+            "met: Def. 3.1 bins (with the {} fexp), exact binning by fexp(x_i y_i) of the exact products, the computation's own bins",
             bins.fexp
         ),
     }

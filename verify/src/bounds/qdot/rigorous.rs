@@ -218,7 +218,14 @@ fn evaluate(
     total = add_up(total, mul_up(gamma_cross, z_sum));
     Ok(Bound::deterministic(total, Quantity::AbsoluteError, source, Rigor::Rigorous)
         .with_hypothesis(
-            "exact binning by fexp(x_i) + fexp(y_i); scaled values in [1/2, 2)",
+            match bins.binning {
+                Binning::Factors => {
+                    "exact binning by fexp(x_i) + fexp(y_i); scaled values in [1/2, 2)"
+                }
+                Binning::Product => {
+                    "exact binning by fexp(x_i y_i); scaled values a_j in [1/2, 2), b_j in [1/4, 4)"
+                }
+            },
             format!(
                 "{} fexp, {} bins ({} computed), input {input}",
                 bins.fexp,
