@@ -361,8 +361,9 @@ pub struct TrialsVerdict {
 impl TrialsVerdict {
     /// True when the counts are consistent with the claim (or nothing was
     /// judged): the trial test and, for multi-element outputs, the
-    /// per-element test, each at half the significance (Bonferroni), so that
-    /// a true claim is rejected with probability at most `1 - confidence`.
+    /// per-element test, each at half the significance (Bonferroni) unless the
+    /// trial claim is vacuous, so that a true claim is rejected with
+    /// probability at most `1 - confidence` ([`judge_trials`]).
     pub fn consistent(&self) -> bool {
         self.statistics.as_ref().is_none_or(|s| s.consistent)
             && self.per_element.as_ref().is_none_or(|s| s.consistent)
@@ -385,8 +386,11 @@ impl TrialsVerdict {
 ///   elements).
 ///
 /// Whether the second test runs depends on the output sizes and on which
-/// trials are skipped (their inputs), never on the violations. When both run, each runs at confidence `(1 + confidence) / 2`,
-/// so the pair rejects a true claim with probability at most `1 - confidence`.
+/// trials are skipped (their inputs), never on the violations. When both run
+/// and the trial claim is not vacuous, each runs at confidence
+/// `(1 + confidence) / 2`, so the pair rejects a true claim with probability
+/// at most `1 - confidence`; a vacuous trial claim cannot be rejected, and the
+/// per-element test then runs at `confidence` itself.
 ///
 /// # Example
 /// ```
@@ -407,6 +411,8 @@ impl TrialsVerdict {
 /// // Half of every output violates: the trial test cannot tell, the per-element one can.
 /// let bad: Vec<_> = (0..20).map(|_| trial(50)).collect();
 /// let v = judge_trials(&bad, 0.99).unwrap();
+/// assert!(v.statistics.as_ref().unwrap().vacuous);
+/// assert_eq!(v.per_element.as_ref().unwrap().confidence, 0.99); // no Bonferroni share for a vacuous claim
 /// assert!(v.statistics.as_ref().unwrap().consistent && !v.per_element.as_ref().unwrap().consistent);
 /// assert!(!v.consistent());
 /// ```
@@ -453,7 +459,9 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
         }
     }
     check_confidence(confidence)?;
-    let each = if several_elements {
+    // A vacuous trial claim can never be rejected, so the per-element test
+    // then needs no share of the significance (vacuity follows from p and m).
+    let each = if several_elements && claimed > 0.0 {
         (1.0 + confidence) / 2.0
     } else {
         confidence
@@ -753,6 +761,8 @@ mod tests {
         let v = judge_trials(&trials, 0.99).unwrap();
         let e = v.per_element.as_ref().unwrap();
         assert_eq!((e.violating, e.elements), (40, 400));
+        // The trial claim 1 - 2 (1 - 0.9) = 0.8 says something: Bonferroni.
+        assert_eq!(e.confidence, 0.995);
         assert_eq!(e.mean_fraction, 0.1);
         assert!(e.consistent, "{e}");
     }
