@@ -305,13 +305,24 @@ impl AccessorSpec {
     /// for floating-point storage.
     pub fn with_scale(&self, scale: f64) -> Result<Accessor> {
         self.validate()?;
-        let pow2 = scale > 0.0 && scale.is_finite() && scale.to_bits() & ((1 << 52) - 1) == 0;
+        // Subnormal powers of two included: `for_data` gives them to subnormal
+        // data under fp64 arithmetic, and an accessor must be rebuildable from
+        // its own scale (until 2026-11-25 only normal ones were accepted; review).
+        let bits = scale.to_bits();
+        let fraction = bits & ((1 << 52) - 1);
+        let pow2 = scale > 0.0
+            && scale.is_finite()
+            && if bits >> 52 == 0 {
+                fraction.is_power_of_two()
+            } else {
+                fraction == 0
+            };
         let on_grid = scale >= self.arithmetic.min_positive();
         if !(pow2 && on_grid) {
             return Err(VerifyError::invalid(
                 "scale",
                 scale,
-                "must be a positive normal power of two, at least the arithmetic format's smallest number",
+                "must be a positive power of two, at least the arithmetic format's smallest number",
             ));
         }
         if self.storage.float_format().is_some() && scale != 1.0 {
@@ -834,5 +845,15 @@ mod tests {
         let spec = AccessorSpec::new(StorageKind::Int32, Format::FP64).unwrap();
         let scale = spec.for_data(&[6.4758e-319]).unwrap().scale();
         assert_eq!(scale, f64::from_bits(1)); // the least, 2^-1088, is below the fp64 grid
+        // Every scale for_data gives can be given back to with_scale.
+        for kind in [StorageKind::Int8, StorageKind::Int32] {
+            let spec = AccessorSpec::new(kind, Format::FP64).unwrap();
+            for &max in &data {
+                let acc = spec.for_data(&[max]).unwrap();
+                let again = spec.with_scale(acc.scale()).unwrap();
+                assert_eq!(again.scale(), acc.scale(), "{kind:?} {max:e}");
+            }
+        }
+        assert!(spec.with_scale(f64::from_bits(3)).is_err()); // not a power of two
     }
 }
