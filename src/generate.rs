@@ -7,7 +7,7 @@
 //! [`strategies::scaled_significand`], [`strategies::dot_inputs`] with a
 //! [`DotCase`], [`strategies::any_dot_inputs`], and [`proptest_config`].
 
-use boundgate_verify::format::{Format, RoundingMode};
+use boundgate_verify::format::{Format, RoundingMode, ldexp};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution as _, Normal};
@@ -115,7 +115,9 @@ impl Distribution {
                     let s: f64 = rng.random_range(1.0..2.0);
                     let e = rng.random_range(exp_min..=exp_max);
                     let sign = if rng.random::<bool>() { -1.0 } else { 1.0 };
-                    sign * s * 2f64.powi(e)
+                    // ldexp, not powi: 2f64.powi(e) is 0 for e <= -1024 at
+                    // run time (exponents down to -1074 are allowed).
+                    sign * ldexp(s, e)
                 })
                 .collect(),
         })
@@ -157,5 +159,19 @@ mod tests {
             high: 1e307,
         };
         assert_eq!(fine.sample(1, 0, 4).unwrap().len(), 4);
+    }
+
+    /// The bottom of the allowed exponent range gives subnormals, not zeros
+    /// (`2f64.powi(e)` is 0 for `e <= -1024` at run time; until 2026-11-25).
+    #[test]
+    fn the_smallest_exponents_give_subnormals() {
+        let tiny = Distribution::ScaledSignificand {
+            exp_min: -1074,
+            exp_max: -1030,
+        };
+        let v = tiny.sample(1, 0, 1000).unwrap();
+        // s 2^e >= 2^-1074, the smallest subnormal: none rounds to 0.
+        assert!(v.iter().all(|x| *x != 0.0));
+        assert!(v.iter().all(|x| x.abs() < 2f64.powi(-1029)));
     }
 }

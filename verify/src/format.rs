@@ -858,6 +858,55 @@ fn split_at(m: u128, shift: u32, sticky: bool) -> (u128, bool, std::cmp::Orderin
     (kept, rem != 0 || sticky, cmp)
 }
 
+/// `v 2^e`, correctly rounded to nearest even, for any `v` and any `e`
+/// (C's `ldexp`/`scalbn`).
+///
+/// `v * 2f64.powi(e)` is not that: at run time `powi` computes `1 / 2^-e`,
+/// which is 0 for `e <= -1024` (so tiny and subnormal results came out as 0:
+/// the public proptest strategy `scaled_significand` and the plans'
+/// `scaled-significand` distribution gave zeros for fp64 values below about
+/// `2^-971`, though none of this crate's strategies or plans asked for them;
+/// found 2026-11-25). Steps as musl's `scalbn` (src/math/scalbn.c):
+/// exact scalings that keep an intermediate above the subnormal range, then
+/// one multiplication that rounds once.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::format::ldexp;
+/// assert_eq!(ldexp(1.0, -1074), f64::from_bits(1));
+/// assert_eq!(ldexp(3.0, -1075), f64::from_bits(2)); // 1.5 ulp: to even
+/// assert_eq!(ldexp(1.0, -1076), 0.0); // a quarter of the smallest subnormal
+/// assert_eq!(ldexp(1.5, 1023), 1.5 * 2f64.powi(1023));
+/// assert_eq!(ldexp(1.0, 1024), f64::INFINITY);
+/// assert_eq!(ldexp(f64::MIN_POSITIVE, 2000), 2f64.powi(978));
+/// assert!(ldexp(f64::NAN, 3).is_nan());
+/// ```
+pub fn ldexp(v: f64, e: i32) -> f64 {
+    let mut y = v;
+    let mut n = e;
+    if n > 1023 {
+        y *= pow2(1023);
+        n -= 1023;
+        if n > 1023 {
+            y *= pow2(1023);
+            n -= 1023;
+            n = n.min(1023);
+        }
+    } else if n < -1022 {
+        // Keep the last step's n below -53 from the subnormal edge, so that
+        // only the final multiplication rounds (musl's comment: "avoid double
+        // rounding in the subnormal range").
+        y *= pow2(-1022 + 53);
+        n += 1022 - 53;
+        if n < -1022 {
+            y *= pow2(-1022 + 53);
+            n += 1022 - 53;
+            n = n.max(-1022);
+        }
+    }
+    y * pow2(n)
+}
+
 /// `2^e` as an f64, exact for -1074 <= e <= 1023.
 pub(crate) fn pow2(e: i32) -> f64 {
     if e >= -1022 {
@@ -897,6 +946,39 @@ pub(crate) fn exponent_of(x: f64) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `ldexp` against MPFR (exact shift, then one correct rounding to
+    /// binary64 with its subnormals) over every range of results.
+    #[test]
+    fn ldexp_is_one_correct_rounding() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x1d_e8);
+        for i in 0..200_000u32 {
+            let v = f64::from_bits(
+                rng.random::<u64>() & !(0x7ffu64 << 52) | (rng.random_range(0..2047u64) << 52),
+            );
+            let magnitude = if v == 0.0 { 0 } else { exponent_of(v) };
+            let e = match i % 4 {
+                0 => rng.random_range(-1200..=1200),
+                1 => rng.random_range(-2200..=-1000),
+                // Results around the subnormal range and its edge.
+                2 => rng.random_range(-60..=60) - magnitude - 1074,
+                _ => rng.random_range(-3000..=3000),
+            };
+            let want = {
+                // Exact in 64 bits (v has 53, the shift is exact), then
+                // mpfr_get_d: one rounding to nearest, subnormals included.
+                let mut f = Float::with_val(64, v);
+                f <<= e;
+                f.to_f64()
+            };
+            let got = ldexp(v, e);
+            assert!(
+                got == want || (got.is_nan() && want.is_nan()),
+                "ldexp({v:e}, {e}) = {got:e}, MPFR {want:e}"
+            );
+        }
+    }
 
     #[test]
     fn constants_of_named_formats() {

@@ -27,7 +27,7 @@
 //! ```
 
 use super::{any_dot_inputs, scaled_significand};
-use crate::format::{Format, RoundingMode};
+use crate::format::{Format, RoundingMode, ldexp};
 use proptest::prelude::*;
 use std::ops::RangeInclusive;
 
@@ -45,10 +45,8 @@ pub fn paper_values(
     let top = 1u64 << (p - 1);
     let value = (top..2 * top, exponents, any::<bool>()).prop_map(move |(m, e, neg)| {
         // m 2^-p in [0.5, 1), times 2^e, rounded into the format's range.
-        let v = format.round(
-            m as f64 * 2f64.powi(e - p as i32),
-            RoundingMode::NearestEven,
-        );
+        // ldexp, not powi (0 below 2^-1023 at run time).
+        let v = format.round(ldexp(m as f64, e - p as i32), RoundingMode::NearestEven);
         let v = v.min(format.max_finite());
         if signed && neg { -v } else { v }
     });
@@ -144,7 +142,7 @@ pub fn edge_pairs(
                             // 2 - k ulp: largest significands, then scaled.
                             let s = 2.0 - f64::from(k) * 2f64.powi(1 - p);
                             let v = format
-                                .round(s * 2f64.powi(e), RoundingMode::NearestEven)
+                                .round(ldexp(s, e), RoundingMode::NearestEven)
                                 .min(format.max_finite());
                             if neg { -v } else { v }
                         })
