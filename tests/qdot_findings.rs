@@ -84,6 +84,32 @@ fn config(half: HalfMode, fexp: Fexp, tile: usize, early_exit: bool) -> QdotConf
     c
 }
 
+/// Finding 3's input (found by the search over the edge cases), used twice.
+const FINDING_3_X: [f64; 10] = [
+    1.0,
+    1.0,
+    0.015625,
+    0.0,
+    8.0,
+    1.0,
+    1.0,
+    0.015625,
+    1.6030796170234682,
+    8.0,
+];
+const FINDING_3_Y: [f64; 10] = [
+    1.0,
+    1.0,
+    0.25,
+    0.0232832720503211,
+    64.0,
+    -1.0,
+    -1.0,
+    -0.25,
+    -0.023283272050321102,
+    -64.00000000000001,
+];
+
 /// Finding 1: Theorem 3.2 fails on one element. `x = y = 2 - 2^-11 + 2^-30`
 /// (bin exponent 0, so the proof's `|x y| < 2^(u + 1) = 2` is false: x y is
 /// almost 4) is put in a half bin by (3.9) for eps = 2^-9; both factors round
@@ -166,30 +192,7 @@ type OwnBinsCase = (&'static str, Vec<f64>, Vec<f64>, f64, Theorem, f64);
 #[test]
 fn findings_1_to_3_and_5_hold_on_the_theorems_own_bins() {
     let v = 2.0 - 2f64.powi(-11) + 2f64.powi(-30);
-    let f3x = [
-        1.0,
-        1.0,
-        0.015625,
-        0.0,
-        8.0,
-        1.0,
-        1.0,
-        0.015625,
-        1.6030796170234682,
-        8.0,
-    ];
-    let f3y = [
-        1.0,
-        1.0,
-        0.25,
-        0.0232832720503211,
-        64.0,
-        -1.0,
-        -1.0,
-        -0.25,
-        -0.023283272050321102,
-        -64.00000000000001,
-    ];
+
     let ieee = config(HalfMode::Fp16Fp32, Fexp::Ieee, 64, true);
     let cases: [BinningCase; 5] = [
         (
@@ -227,8 +230,8 @@ fn findings_1_to_3_and_5_hold_on_the_theorems_own_bins() {
         ),
         (
             "3",
-            f3x.to_vec(),
-            f3y.to_vec(),
+            FINDING_3_X.to_vec(),
+            FINDING_3_Y.to_vec(),
             default_config(),
             2f64.powi(-28),
             Theorem::T34,
@@ -397,30 +400,8 @@ fn thm_3_3_fails_in_the_default_configuration() {
 /// fails in the default configuration (found by the search over edge cases).
 #[test]
 fn thm_3_4_fails_under_cancellation() {
-    let x = [
-        1.0,
-        1.0,
-        0.015625,
-        0.0,
-        8.0,
-        1.0,
-        1.0,
-        0.015625,
-        1.6030796170234682,
-        8.0,
-    ];
-    let y = [
-        1.0,
-        1.0,
-        0.25,
-        0.0232832720503211,
-        64.0,
-        -1.0,
-        -1.0,
-        -0.25,
-        -0.023283272050321102,
-        -64.00000000000001,
-    ];
+    let (x, y) = (FINDING_3_X, FINDING_3_Y);
+
     let run = Run::new(&x, &y, &default_config(), 2f64.powi(-28));
     assert!(violates("thm 3.4, default", &run, Theorem::T34) > 1.1);
 }
