@@ -401,7 +401,6 @@ fn thm_3_3_fails_in_the_default_configuration() {
 #[test]
 fn thm_3_4_fails_under_cancellation() {
     let (x, y) = (FINDING_3_X, FINDING_3_Y);
-
     let run = Run::new(&x, &y, &default_config(), 2f64.powi(-28));
     assert!(violates("thm 3.4, default", &run, Theorem::T34) > 1.1);
 }
