@@ -931,8 +931,17 @@ fn scale_exact(k: u64, q: i32) -> f64 {
     }
 }
 
-/// floor(log2 |x|) for finite nonzero x.
-pub(crate) fn exponent_of(x: f64) -> i32 {
+/// `floor(log2 |x|)` for finite nonzero `x`, read off the bits (subnormals
+/// included).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::format::exponent_of;
+/// assert_eq!(exponent_of(-3.0), 1);
+/// assert_eq!(exponent_of(0.75), -1);
+/// assert_eq!(exponent_of(f64::from_bits(1)), -1074);
+/// ```
+pub fn exponent_of(x: f64) -> i32 {
     let bits = x.to_bits();
     let biased = ((bits >> 52) & 0x7ff) as i32;
     if biased == 0 {

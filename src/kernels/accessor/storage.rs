@@ -36,7 +36,7 @@
 
 use boundgate_verify::bounds::accessor::StoreModel;
 use boundgate_verify::bounds::directed::{add_up, div_down, mul_up, sub_down};
-use boundgate_verify::format::{Format, RoundingMode};
+use boundgate_verify::format::{Format, RoundingMode, exponent_of, ldexp};
 use boundgate_verify::{Result, VerifyError};
 use serde::Serialize;
 
@@ -350,35 +350,16 @@ fn absmax_scale(max: f64, k: f64, arith: Format) -> f64 {
     if max == 0.0 {
         return 1.0;
     }
-    // floor(log2 max) - floor(log2 k) is within one of the answer.
-    let mut e = (floor_log2(max) - floor_log2(k)).clamp(-1074, 1023);
-    while e < 1023 && k * exact_pow2(e) < max {
+    // floor(log2 max) - floor(log2 k) is within one of the answer; ldexp(1, e)
+    // is 2^e exactly over the clamped range (subnormal powers included).
+    let mut e = (exponent_of(max) - exponent_of(k)).clamp(-1074, 1023);
+    while e < 1023 && k * ldexp(1.0, e) < max {
         e += 1;
     }
-    while e > -1074 && k * exact_pow2(e - 1) >= max {
+    while e > -1074 && k * ldexp(1.0, e - 1) >= max {
         e -= 1;
     }
-    exact_pow2(e).max(lowest)
-}
-
-/// `floor(log2 |x|)` of a finite nonzero `x`, read off the bits (subnormals included).
-fn floor_log2(x: f64) -> i32 {
-    let bits = x.to_bits() & !(1u64 << 63);
-    let biased = (bits >> 52) as i32;
-    if biased == 0 {
-        -1011 - bits.leading_zeros() as i32
-    } else {
-        biased - 1023
-    }
-}
-
-/// `2^e` for `-1074 <= e <= 1023`, exactly (subnormal powers included).
-fn exact_pow2(e: i32) -> f64 {
-    if e >= -1022 {
-        f64::from_bits(((e + 1023) as u64) << 52)
-    } else {
-        f64::from_bits(1u64 << (e + 1074))
-    }
+    ldexp(1.0, e).max(lowest)
 }
 
 /// An accessor for one array: its configuration and resolved scale.
@@ -816,7 +797,7 @@ mod tests {
     fn absmax_scale_is_the_least_power_of_two_for_any_data() {
         let brute = |max: f64, k: f64| {
             (-1074..=1023)
-                .map(exact_pow2)
+                .map(|e| ldexp(1.0, e))
                 .find(|&s| k * s >= max)
                 .expect("2^1023 k covers every f64")
         };

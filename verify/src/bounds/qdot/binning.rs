@@ -4,6 +4,7 @@
 //! `(u_k - 1, u_k]` computed from the data.
 
 use super::*;
+use crate::format::ldexp;
 
 /// Which definition of `fexp` (paper eq. (1.1) versus the IEEE exponent).
 ///
@@ -320,8 +321,8 @@ impl ExponentBins {
                 // IEEE exponent fa, |y| 2^-(e - fa) in [1/4, 2) (e - fa is
                 // fexp(y) plus 0, 1 or 2 for either binning and definition).
                 let fa = Fexp::Ieee.of(x[i]).unwrap_or(0);
-                let a = scale(x[i].abs(), -fa);
-                let b = scale(y[i].abs(), fa - e);
+                let a = ldexp(x[i].abs(), -fa);
+                let b = ldexp(y[i].abs(), fa - e);
                 sums[k] = add_up(sums[k], mul_up(a, b));
             }
             for (k, (&c, &s)) in count.iter().zip(&sums).enumerate() {
@@ -355,20 +356,4 @@ impl ExponentBins {
     pub fn n_bins(&self) -> usize {
         self.bins.len()
     }
-}
-
-/// `v 2^e` for finite `v` and a result known to be a normal `f64` (`e` may be
-/// outside the `f64` exponent range, so scale in steps).
-fn scale(v: f64, e: i32) -> f64 {
-    let mut v = v;
-    let mut e = e;
-    while e > 1000 {
-        v *= pow2_up(1000);
-        e -= 1000;
-    }
-    while e < -1000 {
-        v *= pow2_up(-1000);
-        e += 1000;
-    }
-    v * pow2_up(i64::from(e))
 }
