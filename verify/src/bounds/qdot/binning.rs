@@ -47,10 +47,14 @@ impl Fexp {
             return None;
         }
         let floor = exponent_of(x.abs());
-        Some(match self {
-            Fexp::Paper if floor < 0 && !is_power_of_two(x) => floor + 1,
-            _ => floor,
-        })
+        Some(floor + i32::from(self.ceiling_step(floor < 0, is_power_of_two(x))))
+    }
+
+    /// What `fexp` adds to `floor(log2 |v|)`: 1 where (1.1) takes the ceiling
+    /// (`|v| < 1` and not a power of two), else 0. The one place the two
+    /// definitions differ, for values, exact sums and exact products alike.
+    fn ceiling_step(self, below_one: bool, power_of_two: bool) -> bool {
+        self == Fexp::Paper && below_one && !power_of_two
     }
 
     /// `fexp` of an exact value (e.g. the exact `x^T y` from the oracle), which
@@ -75,10 +79,7 @@ impl Fexp {
         let exp = i64::from(f.get_exp()?);
         let floor = exp - 1;
         let power_of_two = (f.abs() >> (exp as i32)) == 0.5;
-        Some(match self {
-            Fexp::Paper if floor < 0 && !power_of_two => floor + 1,
-            _ => floor,
-        })
+        Some(floor + i64::from(self.ceiling_step(floor < 0, power_of_two)))
     }
 }
 
@@ -165,10 +166,7 @@ impl Binning {
                 let product = u128::from(mx) * u128::from(my);
                 let floor = ex + ey + i32::from(product >= 1u128 << 105);
                 let power_of_two = product == 1u128 << 104;
-                Some(match fexp {
-                    Fexp::Paper if floor < 0 && !power_of_two => floor + 1,
-                    _ => floor,
-                })
+                Some(floor + i32::from(fexp.ceiling_step(floor < 0, power_of_two)))
             }
         }
     }
