@@ -152,6 +152,14 @@ impl Binning {
         }
     }
 
+    /// What an index is binned by, as a formula (for hypotheses and reports).
+    pub fn rule(self) -> &'static str {
+        match self {
+            Binning::Factors => "fexp(x_i) + fexp(y_i)",
+            Binning::Product => "fexp(x_i y_i)",
+        }
+    }
+
     /// The bin exponent `u` of index `(x, y)`: `None` if `x y = 0` or either is
     /// not finite. The product's exponent is decided exactly, on the integer
     /// significands (`x y` itself may round up to a power of two, or over- or

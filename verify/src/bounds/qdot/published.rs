@@ -61,14 +61,16 @@ fn published(value: f64, quantity: Quantity, source: Source, bins: &ExponentBins
 fn binning_note(bins: &ExponentBins) -> String {
     match bins.binning {
         Binning::Factors => format!(
-            "evaluated on Algorithm 3.2's bins instead, exact binning by fexp(x_i) + fexp(y_i) \
+            "evaluated on Algorithm 3.2's bins instead, exact binning by {} \
              ({} fexp), which can hold a product one bin above its Def. 3.1 bin \
              (docs/findings/qdot.md, \"Which bins\")",
+            bins.binning.rule(),
             bins.fexp
         ),
         Binning::Product => format!(
-            "met: Def. 3.1 bins (with the {} fexp), exact binning by fexp(x_i y_i) of the exact products, the computation's own bins",
-            bins.fexp
+            "met: Def. 3.1 bins (with the {} fexp), exact binning by {} of the exact products, the computation's own bins",
+            bins.fexp,
+            bins.binning.rule()
         ),
     }
 }

@@ -218,14 +218,11 @@ fn evaluate(
     total = add_up(total, mul_up(gamma_cross, z_sum));
     Ok(Bound::deterministic(total, Quantity::AbsoluteError, source, Rigor::Rigorous)
         .with_hypothesis(
-            match bins.binning {
-                Binning::Factors => {
-                    "exact binning by fexp(x_i) + fexp(y_i); scaled values in [1/2, 2)"
-                }
-                Binning::Product => {
-                    "exact binning by fexp(x_i y_i); scaled values a_j in [1/2, 2), b_j in [1/4, 4)"
-                }
-            },
+            format!(
+                "exact binning by {}; scaled values {}",
+                bins.binning.rule(),
+                scaled_range(bins.binning).1
+            ),
             format!(
                 "{} fexp, {} bins ({} computed), input {input}",
                 bins.fexp,
@@ -341,25 +338,24 @@ fn theta_up(d: u64, u: f64) -> f64 {
     }
 }
 
+/// The kernel's scaled values of a bin (module documentation): the binades
+/// beyond `[1/2, 2)` they reach on each side, and their range as text. On
+/// Def. 3.1's bins of the products `b_j` lies in `[1/4, 4)`.
+fn scaled_range(binning: Binning) -> (i32, &'static str) {
+    match binning {
+        Binning::Factors => (0, "in [1/2, 2)"),
+        Binning::Product => (1, "a_j in [1/2, 2), b_j in [1/4, 4)"),
+    }
+}
+
 /// The hypotheses on one computed bin's arithmetic (module documentation).
-/// The scaled values lie in `[1/2, 2)` on Algorithm 3.2's bins; on Def. 3.1's
-/// bins of the products `b_j` lies in `[1/4, 4)`, one binade more each side.
 fn check_arithmetic(arith: BinArithmetic, binning: Binning, source: &Source) -> Result<()> {
     let (f, c) = (arith.format, arith.accumulator);
-    let (widen, range) = match binning {
-        Binning::Factors => (
-            0,
-            "scaled values in [1/2, 2) are normal numbers of the bin format",
-        ),
-        Binning::Product => (
-            1,
-            "scaled values in [1/4, 4) are normal numbers of the bin format",
-        ),
-    };
+    let (widen, range) = scaled_range(binning);
     require(
         f.emin() <= -1 - widen && f.max_finite() >= 2.0 * f64::from(1 + widen),
         source,
-        range,
+        &format!("scaled values {range} are normal numbers of the bin format"),
         || format!("{f}: emin {}, max {:e}", f.emin(), f.max_finite()),
     )?;
     require(
