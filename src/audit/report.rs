@@ -410,16 +410,16 @@ impl AuditReport {
                         };
                         let trials = match &s.statistics {
                             None => "n/a".to_string(),
-                            Some(st) if st.vacuous => format!(
-                                "{}/{} viol, p>={:.3}: vacuous",
-                                st.violations, s.judged, s.claimed_probability
-                            ),
                             Some(st) => format!(
                                 "{}/{} viol, p>={:.3}: {}",
                                 st.violations,
                                 s.judged,
                                 s.claimed_probability,
-                                verdict(st.consistent)
+                                if st.vacuous {
+                                    "vacuous"
+                                } else {
+                                    verdict(st.consistent)
+                                }
                             ),
                         };
                         match &s.per_element {

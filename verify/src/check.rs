@@ -422,7 +422,6 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
     let mut violations = 0u64;
     let mut claimed = 1.0f64;
     let mut claimed_per_element = 1.0f64;
-    let mut several_elements = false;
     let mut counts = Vec::new();
     for v in verdicts {
         let probability = match v.bound.as_ref().map(|b| b.kind) {
@@ -450,7 +449,6 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
         let m = v.errors.elements.max(1) as f64;
         claimed = claimed.min(1.0 - m * (1.0 - probability));
         claimed_per_element = claimed_per_element.min(probability);
-        several_elements |= v.errors.elements > 1;
         if v.errors.elements > 0 {
             counts.push(ElementCounts {
                 elements: v.errors.elements as u64,
@@ -459,6 +457,7 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
         }
     }
     check_confidence(confidence)?;
+    let several_elements = counts.iter().any(|c| c.elements > 1);
     // A vacuous trial claim can never be rejected, so the per-element test
     // then needs no share of the significance (vacuity follows from p and m).
     let each = if several_elements && claimed > 0.0 {
@@ -471,7 +470,7 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
     } else {
         None
     };
-    let per_element = if several_elements && !counts.is_empty() {
+    let per_element = if several_elements {
         Some(judge_element_rate(&counts, claimed_per_element, each)?)
     } else {
         None
