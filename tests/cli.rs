@@ -199,48 +199,23 @@ fn bad_inputs_exit_2_with_one_line() {
     let o = boundgate(&["run", "no-such-kernel", "--output", out]);
     assert_bad_input(&o, "unknown kernel");
 
-    let o = boundgate(&[
-        "run",
-        "dot-recursive",
-        "--input",
-        &format!("x={x}"),
-        "--input",
-        &format!("y={x}"),
-        "--param",
-        "colour=red",
-        "--output",
-        out,
-    ]);
+    // dot-recursive on x . x with the given --param pairs.
+    let dot_with = |params: &[&str]| {
+        let (xa, ya) = (format!("x={x}"), format!("y={x}"));
+        let mut args = vec!["run", "dot-recursive", "--input", &xa, "--input", &ya];
+        for p in params {
+            args.extend(["--param", p]);
+        }
+        args.extend(["--output", out]);
+        boundgate(&args)
+    };
+    let o = dot_with(&["colour=red"]);
     assert_bad_input(&o, "colour");
 
-    let o = boundgate(&[
-        "run",
-        "dot-recursive",
-        "--input",
-        &format!("x={x}"),
-        "--input",
-        &format!("y={x}"),
-        "--param",
-        "format=fp16",
-        "--param",
-        "format=fp32",
-        "--output",
-        out,
-    ]);
+    let o = dot_with(&["format=fp16", "format=fp32"]);
     assert_bad_input(&o, "given twice");
 
-    let o = boundgate(&[
-        "run",
-        "dot-recursive",
-        "--input",
-        &format!("x={x}"),
-        "--input",
-        &format!("y={x}"),
-        "--param",
-        "format=fp12",
-        "--output",
-        out,
-    ]);
+    let o = dot_with(&["format=fp12"]);
     assert_bad_input(&o, "fp12");
 
     let o = boundgate(&[
