@@ -462,3 +462,99 @@ fn real_fp16_rounding_errors_versus_the_model() {
         }
     }
 }
+
+/// Theorem 3.9 with the paired constant at its proven probability
+/// (`tc::paired_probability`), simulated on Algorithm 1's rounding structure
+/// under Lemma 2.2's model: one inner product of `n = q b` terms, a uniform
+/// `delta` for every addition in `t_bar` (none for `0 + x_1 y_1` when the
+/// products are numbers of `t_bar`) and for every block step's rounding to
+/// `t_FMA`. Term `r` of block `i` carries the `t_bar` errors from its own
+/// addition on and the `t_FMA` errors from its block step on, so its
+/// exponents are suffix sums. A trial violates the claim when any term has
+/// `|theta^{u_bar}| > gamma~_{n-1}` or `|theta^{u_FMA}| > gamma~_q`; the count is
+/// judged against `1 - p` at 99.9% confidence (ambiguous trials as violations).
+/// The same trials judged against the constants at `lambda / 4` must show
+/// violations, so the simulation does reach the thresholds it tests.
+#[test]
+fn paired_theorem_3_9_holds_at_its_proven_probability() {
+    use boundgate_verify::bounds::tc::{
+        GammaTilde, GemmShape, Roundoffs, ThmConstant, paired_probability, vibea_lambda,
+    };
+    let trials = if heavy() { 400_000 } else { 20_000 };
+    let (u_bar, u_fma) = (2f64.powi(-3), 2f64.powi(-4));
+    for (case, (products_in_bar, n, b, target)) in [
+        (true, 16u64, 4u64, 0.9),
+        (false, 16, 4, 0.9),
+        (true, 64, 16, 0.5),
+        (false, 6, 2, 0.5),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let u_tilde = if products_in_bar { u_bar } else { u_bar / 16.0 };
+        let r = Roundoffs::new(u_bar, u_bar, u_tilde, u_bar, u_fma).unwrap();
+        let shape = GemmShape::new(1, n, b).unwrap();
+        let q = shape.q();
+        let lambda =
+            vibea_lambda(&r, &shape, target, ThmConstant::Tilde(GammaTilde::Paired)).unwrap();
+        let p = paired_probability(&r, &shape, lambda).unwrap();
+        // (bar, fma) thresholds at lambda (the claim) and at lambda / 4 (power).
+        let thresholds = [lambda, lambda / 4.0].map(|l| {
+            (
+                Thresholds::new(vibea_gamma(n - 1, u_bar, l).unwrap().value),
+                Thresholds::new(vibea_gamma(q, u_fma, l).unwrap().value),
+            )
+        });
+        // Summation error of the suffix sums, as in `simulate` (n <= 64 here).
+        let nf = n as f64;
+        let err = 2.0 * (nf * 2f64.powi(-51) + nf * nf * 2f64.powi(-53)) * -(-u_bar).ln_1p();
+        let seed = 0xb1_0000 + case as u64;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut violations = [Count::default(); 2];
+        let (mut exps_bar, mut exps_fma) = (vec![0.0; n as usize], vec![0.0; q as usize]);
+        for _ in 0..trials {
+            for (t, e) in exps_bar.iter_mut().enumerate() {
+                let exact = products_in_bar && t == 0;
+                *e = if exact {
+                    0.0
+                } else {
+                    uniform_delta(&mut rng, u_bar).ln_1p()
+                };
+            }
+            for e in exps_fma.iter_mut() {
+                *e = uniform_delta(&mut rng, u_fma).ln_1p();
+            }
+            for ((bar, fma), count) in thresholds.iter().zip(&mut violations) {
+                let mut trial = Count::default();
+                for (exps, limit) in [(&exps_bar, bar), (&exps_fma, fma)] {
+                    let mut suffix = 0.0;
+                    for e in exps.iter().rev() {
+                        suffix += e;
+                        limit.classify(suffix, err, &mut trial);
+                    }
+                }
+                if trial.certain > 0 {
+                    count.certain += 1;
+                } else if trial.ambiguous > 0 {
+                    count.ambiguous += 1;
+                }
+            }
+        }
+        let [claim, power] = violations;
+        let verdict =
+            judge_violations(claim.certain + claim.ambiguous, trials, p, CONFIDENCE).unwrap();
+        println!(
+            "seed {seed:#x}: n = {n}, b = {b}, products in t_bar: {products_in_bar}, lambda = {lambda:.4}, \
+             proven p = {p:.4}: {} violating trials of {trials} ({} ambiguous) | {verdict}; \
+             at lambda / 4: {} certain violations",
+            claim.certain + claim.ambiguous,
+            claim.ambiguous,
+            power.certain
+        );
+        assert!(verdict.consistent, "seed {seed:#x}: {verdict}");
+        assert!(
+            power.certain > trials / 100,
+            "seed {seed:#x}: the thresholds are never reached"
+        );
+    }
+}

@@ -6,19 +6,20 @@
 //! - every hypothesis refusal (u' >= u, inexact products, n u >= 1, bad shapes,
 //!   NaN inputs) is a typed error;
 //! - the probability of Theorems 3.9/3.10 against a direct sum of `bhola_pb`,
-//!   vacuous where it is <= 0;
+//!   vacuous where it is <= 0; the proven probability of the paired constant
+//!   against a union over Algorithm 1's rounding counts found by running it;
 //! - `mac_rigorous` is never violated by correctly rounded MACs (FMA, unfused,
 //!   MPFMA) over wide exponent ranges, underflow included, while Lemma 3.1 as
 //!   printed is (the finding of docs/findings/mpfma.md);
 //! - the VIBEA lemmas judged statistically over trials (Clopper-Pearson).
 
 use boundgate_verify::VerifyError;
-use boundgate_verify::bounds::probabilistic::{bhola_lambda, bhola_pb};
+use boundgate_verify::bounds::probabilistic::{bhola_lambda, bhola_pb, uniform_log_mean_abs};
 use boundgate_verify::bounds::tc::{
     GammaTilde, GemmShape, MacStep, MacSteps, PbTable, Roundoffs, ThmConstant, lemma_3_1,
     lemma_3_2, lemma_3_3, lemma_3_4, lemma_3_4_eq6, lemma_3_5, lemma_3_6, mac_no_fma, mac_rigorous,
-    relative, thm_3_7, thm_3_7_constant, thm_3_8, thm_3_8_constant, thm_3_9, thm_3_9_probability,
-    thm_3_10, vibea_lambda,
+    paired_probability, relative, thm_3_7, thm_3_7_constant, thm_3_8, thm_3_8_constant, thm_3_9,
+    thm_3_9_probability, thm_3_10, vibea_lambda,
 };
 use boundgate_verify::bounds::{Kind, Rigor};
 use boundgate_verify::format::{Format, RoundingMode};
@@ -227,7 +228,9 @@ fn hypotheses_are_checked_and_named() {
         Roundoffs::new(0.0, 0.1, 0.1, 0.1, 0.1),
         Err(VerifyError::InvalidParameter { .. })
     ));
-    assert!(vibea_lambda(&Roundoffs::table2_fp32(), &shape, 1.5).is_err());
+    let paired = ThmConstant::Tilde(GammaTilde::Paired);
+    assert!(vibea_lambda(&Roundoffs::table2_fp32(), &shape, 1.5, paired).is_err());
+    assert!(paired_probability(&Roundoffs::table2_fp32(), &shape, f64::NAN).is_err());
 }
 
 #[test]
@@ -274,6 +277,129 @@ fn theorem_3_9_probability_is_the_printed_sum() {
     }
 }
 
+/// `(roundings in t_bar, block step)` of every product term of one inner
+/// product on Algorithm 1's arithmetic (eq. (7)), found by running the block
+/// steps on sets of terms: each addition rounds the partial sum, so every
+/// term in it gains a rounding; `0 + x y` is exact when the products are
+/// numbers of `t_bar`. Independent of the closed form in `paired_probability`.
+fn alg1_bar_roundings(n: u64, b: u64, products_in_bar: bool) -> Vec<(u64, u64)> {
+    let q = n.div_ceil(b);
+    let mut roundings = vec![0u64; (q * b) as usize];
+    let mut partial: Vec<usize> = Vec::new(); // the terms in D_ij so far
+    for i in 0..q {
+        for r in 0..b {
+            let term = (i * b + r) as usize;
+            let exact = partial.is_empty() && products_in_bar;
+            partial.push(term);
+            if !exact {
+                for &t in &partial {
+                    roundings[t] += 1;
+                }
+            }
+        }
+    }
+    roundings
+        .into_iter()
+        .enumerate()
+        .map(|(t, k)| (k, t as u64 / b + 1))
+        .collect()
+}
+
+#[test]
+fn paired_probability_is_the_union_over_algorithm_1s_roundings() {
+    // Straightforward recomputation: each term's event |theta_k| <= gamma~_{n-1}
+    // credited with Lemma 2.2's p_b at lambda' = (lambda sqrt(n-1) - drift) / sqrt(k),
+    // i.e. the deviation gamma~_{n-1} allows spread over its k roundings; each
+    // block's t_FMA factor once.
+    for (r, products_in_bar) in [
+        (Roundoffs::table2_fp32(), true),
+        (Roundoffs::table2_fp16(), false),
+    ] {
+        assert_eq!(products_in_bar, r.u_tilde >= r.u_bar);
+        let mu_over_u = uniform_log_mean_abs(r.u_bar).unwrap() / r.u_bar;
+        for (outputs, n, b) in [
+            (1u64, 1u64, 1u64),
+            (1, 4, 4),
+            (1, 16, 4),
+            (3, 12, 4),
+            (1, 5, 2),
+            (2, 64, 16),
+        ] {
+            for lambda in [1.5, 3.0, 5.0] {
+                let shape = GemmShape::new(outputs, n, b).unwrap();
+                let (q, n) = (shape.q(), shape.padded_inner());
+                let mut failure = 0.0;
+                for i in 1..=q {
+                    let k2 = q - i + 1;
+                    let lambda2 = lambda * (q as f64 / k2 as f64).sqrt();
+                    failure += (1.0 - bhola_pb(lambda2, r.u_fma, k2).unwrap()).min(1.0);
+                }
+                for (k, _) in alg1_bar_roundings(n, b, products_in_bar) {
+                    let allowed = lambda * ((n - 1) as f64).sqrt()
+                        - (k + 1).saturating_sub(n) as f64 * mu_over_u;
+                    let p = if k == 0 {
+                        1.0
+                    } else if allowed <= 0.0 {
+                        -1.0
+                    } else {
+                        bhola_pb(allowed / (k as f64).sqrt(), r.u_bar, k).unwrap()
+                    };
+                    failure += (1.0 - p).min(1.0);
+                }
+                let direct = 1.0 - outputs as f64 * failure;
+                let proven = paired_probability(&r, &shape, lambda).unwrap();
+                assert!(
+                    proven <= direct + 1e-12 && proven >= direct - 1e-9 * direct.abs().max(1.0),
+                    "u_bar = {:e}, ({outputs}, {n}, {b}), lambda = {lambda}: {proven} vs {direct}",
+                    r.u_bar
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_printed_probability_credits_the_first_term_more_than_its_proof_gives() {
+    // Theorem 3.9's first term of the first block has printed c1 = n, and its
+    // credit p_b(lambda, u, n) is the probability of |theta_n| <= gamma~_n; the
+    // bound needs gamma~_{n-1}, which Bernstein gives only with the smaller
+    // p_b(lambda, u, n - 1) for the n - 1 roundings the term really sees.
+    let u = Roundoffs::table2_fp32().u_bar;
+    for (n, lambda) in [(4u64, 3.0), (64, 4.0), (1 << 15, 2.0)] {
+        let printed = bhola_pb(lambda, u, n).unwrap();
+        let table = PbTable::new(u, lambda).unwrap();
+        let proven = table.pb_deviation(n - 1, lambda * ((n - 1) as f64).sqrt());
+        assert!(proven < printed, "n = {n}: {proven} vs {printed}");
+    }
+    // Every other term is credited less than its event has: across a whole
+    // inner product the proven probability is the higher one, and the lambda a
+    // target needs falls to less than half (fp32 accumulation, b = 16).
+    let r = Roundoffs::table2_fp32();
+    for (outputs, n) in [
+        (1u64, 4096u64),
+        (1, 1 << 15),
+        (512, 4096),
+        (1 << 13, 1 << 15),
+    ] {
+        let shape = GemmShape::new(outputs, n, 16).unwrap();
+        let printed = vibea_lambda(
+            &r,
+            &shape,
+            0.99,
+            ThmConstant::Tilde(GammaTilde::AuthorsCentred),
+        )
+        .unwrap();
+        let proven =
+            vibea_lambda(&r, &shape, 0.99, ThmConstant::Tilde(GammaTilde::Paired)).unwrap();
+        assert!(
+            proven < printed / 2.0,
+            "({outputs}, {n}): {proven} vs {printed}"
+        );
+        assert!(paired_probability(&r, &shape, proven).unwrap() >= 0.99);
+        assert!(paired_probability(&r, &shape, proven * 0.999).unwrap() < 0.99);
+    }
+}
+
 #[test]
 fn vacuous_probabilities_are_flagged() {
     let r = Roundoffs::table2_fp32();
@@ -282,7 +408,7 @@ fn vacuous_probabilities_are_flagged() {
     assert!(b.kind.is_vacuous(), "{:?}", b.kind);
     assert!(b.hypotheses.iter().any(|h| h.detail.contains("VACUOUS")));
     // Solving for lambda gives a real claim, and the printed-gamma form is Theorem 3.7's value.
-    let lambda = vibea_lambda(&r, &shape, 0.99).unwrap();
+    let lambda = vibea_lambda(&r, &shape, 0.99, ThmConstant::Tilde(GammaTilde::Paired)).unwrap();
     let b = thm_3_9(
         &r,
         &shape,

@@ -22,8 +22,7 @@ use crate::kernels::{
 use boundgate_verify::bounds::directed::{add_up, mul_up};
 use boundgate_verify::bounds::tc::{
     GammaTilde, GemmShape, Roundoffs, ThmConstant, alg1_rigorous, block_fma_a_posteriori,
-    block_fma_a_priori, block_fma_constant, thm_3_7, thm_3_8, thm_3_9, thm_3_9_probability,
-    thm_3_10, vibea_lambda,
+    block_fma_a_priori, block_fma_constant, thm_3_7, thm_3_8, thm_3_9, thm_3_10, vibea_lambda,
 };
 use boundgate_verify::bounds::{Bound, Kind};
 use boundgate_verify::check::ElementBounds;
@@ -421,9 +420,18 @@ pub fn other_bounds(
     let b = config.record.block as u64;
     let per_element = GemmShape::new(1, k, b);
     let whole = GemmShape::new((ops.m * ops.t) as u64, k, b);
-    let lambda = per_element
-        .clone()
-        .and_then(|s| vibea_lambda(&r, &s, probability));
+    // Each constant gets the lambda at which its own probability reaches the
+    // requested one (the paired constant's is proven, the authors' printed).
+    let paired = ThmConstant::Tilde(GammaTilde::Paired);
+    let lambda_for = |constant: ThmConstant| {
+        per_element
+            .clone()
+            .and_then(|s| vibea_lambda(&r, &s, probability, constant))
+    };
+    let (lambda_authors, lambda_paired) = (
+        lambda_for(ThmConstant::Tilde(GammaTilde::AuthorsCentred)),
+        lambda_for(paired),
+    );
     let check = |label: &str, reference, bounds| BoundCheck {
         label: label.to_string(),
         reference,
@@ -454,7 +462,10 @@ pub fn other_bounds(
             }),
         ),
     ];
-    for kind in [GammaTilde::AuthorsCentred, GammaTilde::Paired] {
+    for (kind, lambda) in [
+        (GammaTilde::AuthorsCentred, &lambda_authors),
+        (GammaTilde::Paired, &lambda_paired),
+    ] {
         others.push(check(
             &format!("probabilistic: Theorem 3.9 (VIBEA), {}", kind.name()),
             Reference::AsStored,
@@ -478,13 +489,13 @@ pub fn other_bounds(
         &format!("probabilistic: Theorem 3.10 (VIBEA, inputs as given), paired gamma~{cast_note}"),
         Reference::AsGiven,
         with(s_given, &|| {
-            let lambda = *lambda.as_ref().map_err(Clone::clone)?;
+            let lambda = *lambda_paired.as_ref().map_err(Clone::clone)?;
             thm_3_10(
                 &r_cast,
                 per_element.as_ref().map_err(Clone::clone)?,
                 U_GIVEN_F64,
                 lambda,
-                ThmConstant::Tilde(GammaTilde::Paired),
+                paired,
                 1.0,
             )
         }),
@@ -523,13 +534,15 @@ pub fn other_bounds(
             bounds,
         ));
     }
-    let whole_probability = match (&whole, &lambda) {
-        (Ok(w), Ok(l)) => thm_3_9_probability(&r, w, *l).ok(),
+    // The paired claim (the proven one) over the whole output at its lambda.
+    let whole_probability = match (&whole, &lambda_paired) {
+        (Ok(w), Ok(l)) => paired.probability(&r, w, *l).ok(),
         _ => None,
     };
     let q = k.div_ceil(b);
     let details = json!({
-        "lambda": lambda.as_ref().ok(),
+        "lambda_paired": lambda_paired.as_ref().ok(),
+        "lambda_authors_centred": lambda_authors.as_ref().ok(),
         "vibea_probability_per_element": probability,
         "vibea_probability_whole_matrix": whole_probability,
         "vibea_whole_matrix_vacuous": whole_probability.map(|p| Kind::Probabilistic { probability: p }.is_vacuous()),

@@ -21,8 +21,11 @@
 //! with zeros to `q b`, `q = ceil(n / b)`: a zero product adds no rounding
 //! error (`fl(s + 0) = s`), so the bound for `q b` covers `n` ([`GemmShape`]).
 
-use super::super::directed::{add_up, exp_up, ln1p_up, mul_up, sub_down, sub_up};
+use super::super::directed::{
+    add_up, div_up, exp_up, ln1p_up, mul_down, mul_up, sqrt_down, sub_down, sub_up,
+};
 use super::super::gamma::gamma_value;
+use super::super::probabilistic::uniform_log_mean_abs;
 use super::super::{Bound, Kind, Quantity, Rigor, Source, require};
 use super::{GammaTilde, PbTable, Roundoffs, source};
 use crate::error::{Result, VerifyError};
@@ -299,6 +302,30 @@ impl ThmConstant {
             ThmConstant::Tilde(kind) => kind.name(),
         }
     }
+
+    /// The probability the bound holds with at least: [`paired_probability`]
+    /// for the paired `gamma~` (the one with a proof), the printed expression
+    /// [`thm_3_9_probability`] for the others (which are published forms).
+    ///
+    /// # Errors
+    /// [`VerifyError::InvalidParameter`] for a negative or non-finite `lambda`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::{thm_3_9_probability, GammaTilde, GemmShape, Roundoffs, ThmConstant};
+    /// let r = Roundoffs::table2_fp32();
+    /// let s = GemmShape::new(1, 256, 16).unwrap();
+    /// let printed = ThmConstant::Tilde(GammaTilde::AuthorsCentred).probability(&r, &s, 4.0).unwrap();
+    /// assert_eq!(printed, thm_3_9_probability(&r, &s, 4.0).unwrap());
+    /// let paired = ThmConstant::Tilde(GammaTilde::Paired).probability(&r, &s, 4.0).unwrap();
+    /// assert!(paired > 0.0 && paired < 1.0);
+    /// ```
+    pub fn probability(self, r: &Roundoffs, shape: &GemmShape, lambda: f64) -> Result<f64> {
+        match self {
+            ThmConstant::Tilde(GammaTilde::Paired) => paired_probability(r, shape, lambda),
+            _ => thm_3_9_probability(r, shape, lambda),
+        }
+    }
 }
 
 /// The probability of Theorems 3.9 and 3.10, exactly as printed, rounded down:
@@ -341,6 +368,101 @@ fn probability_with(bar: &mut PbTable, fma: &mut PbTable, shape: &GemmShape) -> 
     sub_down(1.0, mul_up(shape.outputs as f64, failure))
 }
 
+/// The probability, proven under Lemma 2.2's model, that Theorems 3.9/3.10
+/// hold with the paired constant `gamma~_{n-1}^{u_bar}(lambda)`,
+/// `gamma~_q^{u_FMA}(lambda)` (`probabilistic::vibea_gamma`), rounded down.
+/// It may be negative: the bound is then vacuous.
+///
+/// The bound needs, for every term `j`, `|theta_j^{u_bar}| <= gamma~_{n-1}(lambda)`
+/// and `|theta_j^{u_FMA}| <= gamma~_q(lambda)`; the union bound over the
+/// failures of these events (and over the `m t` outputs) gives the
+/// probability. The printed expression ([`thm_3_9_probability`]) credits a
+/// term with `c` roundings with `p_b(lambda, u, c)`, the probability of
+/// `|theta_c| <= gamma~_c(lambda)`, which differs from the event needed:
+///
+/// - for the first term of the first block its `c1` is `n`, and
+///   `p_b(lambda, u, n)` is more than the proof gives for `gamma~_{n-1}`
+///   (`p_b` grows with `n` at fixed `lambda`): that credit is unproven;
+/// - for every other term `c <= n - 1`, and the event needed is larger than
+///   the one credited: a deviation of `lambda sqrt(n-1) u` of a sum of `c`
+///   terms is far less likely than one of `lambda sqrt(c) u` (a term with one
+///   rounding is credited only `p_b(lambda, u, 1)`, about `1 - 2 e^{-lambda/2}`);
+/// - the `t_FMA` roundings of block step `i` are ONE random factor
+///   `theta_{q-i+1}` shared by the block's `b` terms, counted `b` times.
+///
+/// Here each term is credited with Bernstein's inequality
+/// ([`PbTable::pb_deviation`]) for the deviation its own event allows,
+/// `lambda sqrt(n-1) u + (n-1-k) |mu|` for `k` roundings (the drift term kept
+/// only where it is negative, `k = n`), with `k` counted on Algorithm 1's
+/// arithmetic ([`Alg1Arithmetic`], eq. (7)): term `r` (0-based) of block `i`
+/// sees `b - r` additions in its own block step and `b` in each of the
+/// `q - i` later ones, less the exact first addition `0 + x_1 y_1` when the
+/// products are numbers of `t_bar` (`u~ >= u_bar`; the printed `c1` counts
+/// `b` more for every block after the first). Each block's `t_FMA` failure
+/// is counted once. At fp32 accumulation this halves the `lambda` a target
+/// probability needs (docs/findings/mpfma.md, F9).
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] for a negative or non-finite `lambda`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::tc::{paired_probability, thm_3_9_probability, GemmShape, Roundoffs};
+/// let r = Roundoffs::table2_fp32();
+/// let s = GemmShape::new(1, 4096, 16).unwrap();
+/// // At lambda = 3 the printed expression says nothing; the proven one says 0.997.
+/// assert!(thm_3_9_probability(&r, &s, 3.0).unwrap() < 0.0);
+/// assert!(paired_probability(&r, &s, 3.0).unwrap() > 0.997);
+/// // n = 1: the one addition 0 + x y is exact; only the t_FMA rounding can fail.
+/// let one = GemmShape::new(1, 1, 1).unwrap();
+/// let fma_only = paired_probability(&r, &one, 3.0).unwrap();
+/// assert!(fma_only < 1.0 && fma_only >= thm_3_9_probability(&r, &one, 3.0).unwrap());
+/// ```
+pub fn paired_probability(r: &Roundoffs, shape: &GemmShape, lambda: f64) -> Result<f64> {
+    let bar = PbTable::new(r.u_bar, lambda)?;
+    let fma = PbTable::new(r.u_fma, lambda)?;
+    let mu_bar = uniform_log_mean_abs(r.u_bar)?;
+    Ok(paired_probability_with(
+        &bar,
+        &fma,
+        div_up(mu_bar, r.u_bar),
+        r.u_tilde >= r.u_bar,
+        shape,
+    ))
+}
+
+fn paired_probability_with(
+    bar: &PbTable,
+    fma: &PbTable,
+    drift_over_u: f64,
+    products_in_bar: bool,
+    shape: &GemmShape,
+) -> f64 {
+    let (b, q) = (shape.block, shape.q());
+    let n = shape.padded_inner();
+    let lambda = bar.lambda();
+    // Deviations (over u) that gamma~_{n-1}^{u_bar} and gamma~_q^{u_FMA} allow.
+    let tau_bar = mul_down(lambda, sqrt_down((n - 1) as f64));
+    let tau_fma = mul_down(lambda, sqrt_down(q as f64));
+    let failure_of = |p: f64| sub_up(1.0, p).min(1.0);
+    let mut failure = 0.0f64;
+    for i in 1..=q {
+        failure = add_up(failure, failure_of(fma.pb_deviation(q - i + 1, tau_fma)));
+        for r in 0..b {
+            let exact_first = products_in_bar && i == 1 && r == 0;
+            let k = b - r + b * (q - i) - u64::from(exact_first);
+            let tau = if k < n {
+                tau_bar
+            } else {
+                // k = n: one rounding more than gamma~_{n-1} covers, paid from the deviation.
+                sub_down(tau_bar, mul_up((k - (n - 1)) as f64, drift_over_u))
+            };
+            failure = add_up(failure, failure_of(bar.pb_deviation(k, tau)));
+        }
+    }
+    sub_down(1.0, mul_up(shape.outputs as f64, failure))
+}
+
 fn tilde_bound(
     r: &Roundoffs,
     shape: &GemmShape,
@@ -351,7 +473,7 @@ fn tilde_bound(
     let n = shape.padded_inner();
     let g1 = constant.gamma(n - 1, r.u_bar, lambda, src)?;
     let g2 = constant.gamma(shape.q(), r.u_fma, lambda, src)?;
-    let probability = thm_3_9_probability(r, shape, lambda)?;
+    let probability = constant.probability(r, shape, lambda)?;
     Ok((combine(g1, g2), probability))
 }
 
@@ -466,7 +588,8 @@ pub fn thm_3_10(
 }
 
 /// The smallest `lambda` (to a relative 1e-9, rounded up) at which the
-/// probability of Theorems 3.9/3.10 reaches `target`.
+/// probability of Theorems 3.9/3.10 with `constant`
+/// ([`ThmConstant::probability`]) reaches `target`.
 ///
 /// # Errors
 /// [`VerifyError::InvalidParameter`] if `target` is not in (0, 1) or no
@@ -474,14 +597,20 @@ pub fn thm_3_10(
 ///
 /// # Example
 /// ```
-/// use boundgate_verify::bounds::tc::{thm_3_9_probability, vibea_lambda, GemmShape, Roundoffs};
+/// use boundgate_verify::bounds::tc::{thm_3_9_probability, vibea_lambda, GammaTilde, GemmShape, Roundoffs, ThmConstant};
 /// let r = Roundoffs::table2_fp32();
 /// let s = GemmShape::new(64, 256, 16).unwrap();
-/// let lambda = vibea_lambda(&r, &s, 0.99).unwrap();
+/// let printed = ThmConstant::Tilde(GammaTilde::AuthorsCentred);
+/// let lambda = vibea_lambda(&r, &s, 0.99, printed).unwrap();
 /// assert!(thm_3_9_probability(&r, &s, lambda).unwrap() >= 0.99);
 /// assert!(thm_3_9_probability(&r, &s, lambda * 0.99).unwrap() < 0.99);
 /// ```
-pub fn vibea_lambda(r: &Roundoffs, shape: &GemmShape, target: f64) -> Result<f64> {
+pub fn vibea_lambda(
+    r: &Roundoffs,
+    shape: &GemmShape,
+    target: f64,
+    constant: ThmConstant,
+) -> Result<f64> {
     if !(target > 0.0 && target < 1.0) {
         return Err(VerifyError::invalid(
             "probability",
@@ -489,11 +618,8 @@ pub fn vibea_lambda(r: &Roundoffs, shape: &GemmShape, target: f64) -> Result<f64
             "must be in (0, 1)",
         ));
     }
-    let reaches = |lambda: f64| -> Result<bool> {
-        let mut bar = PbTable::new(r.u_bar, lambda)?;
-        let mut fma = PbTable::new(r.u_fma, lambda)?;
-        Ok(probability_with(&mut bar, &mut fma, shape) >= target)
-    };
+    let reaches =
+        |lambda: f64| -> Result<bool> { Ok(constant.probability(r, shape, lambda)? >= target) };
     let mut hi = 1.0;
     while !reaches(hi)? {
         hi *= 2.0;

@@ -69,6 +69,11 @@ impl PbTable {
         self.u
     }
 
+    /// The `lambda` the table was made for.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+
     /// `p_b(lambda, u, n)`, rounded down; 1 for `n = 0` (as `bhola_pb`).
     pub fn pb(&mut self, n: u64) -> f64 {
         if n == 0 {
@@ -85,10 +90,51 @@ impl PbTable {
             mul_up(lambda, sqrt_up(u64_up(n))),
             mul_down(3.0, sub_down(1.0, u)),
         );
-        let den = 2.0 * add_up(mul_up(u64_up(n), self.ratio_up), range_term);
-        let e = div_down(num, den);
-        let p = sub_down(1.0, 2.0 * exp_up(-e));
+        let p = self.bernstein(n, num, range_term);
         self.memo.insert(n, p);
         p
+    }
+
+    /// Bernstein's inequality for the centred sum of `n` rounding errors and a
+    /// deviation of `tau u`, rounded down:
+    /// `1 - 2 exp(-tau^2 / (2 (n sigma^2 / (n u^2) + tau / (3 (1 - u)))))`.
+    /// [`pb`](Self::pb) is this with `tau = lambda sqrt(n)`; Lemma 2.2's proof
+    /// gives the same inequality for any deviation, which the paired
+    /// probability of Theorems 3.9/3.10 needs when a term's rounding count
+    /// differs from the `n` of its `gamma~_n` (`tc::paired_probability`).
+    ///
+    /// Pass a lower bound of `tau`: the exponent grows with `tau`, so a smaller
+    /// one gives a smaller, still valid, probability. `tau <= 0` (no deviation
+    /// can be promised) and `n = 0` (an empty sum is exactly 0) are handled:
+    /// -1 (vacuous) and 1.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::PbTable;
+    /// let mut table = PbTable::new(2f64.powi(-11), 3.0).unwrap();
+    /// // With tau = lambda sqrt(n) it is p_b itself, up to the rounding of tau.
+    /// let tau = 3.0 * 64f64.sqrt();
+    /// assert!((table.pb_deviation(64, tau) - table.pb(64)).abs() < 1e-12);
+    /// // The same deviation spread over fewer roundings is more likely kept.
+    /// assert!(table.pb_deviation(32, tau) > table.pb(64));
+    /// ```
+    pub fn pb_deviation(&self, n: u64, tau: f64) -> f64 {
+        if n == 0 {
+            return 1.0;
+        }
+        if tau.is_nan() || tau <= 0.0 {
+            return -1.0;
+        }
+        let num = mul_down(tau, tau);
+        let range_term = div_up(tau, mul_down(3.0, sub_down(1.0, self.u)));
+        self.bernstein(n, num, range_term)
+    }
+
+    /// `1 - 2 exp(-num / (2 (n ratio + range_term)))` rounded down, given the
+    /// numerator rounded down and the range term rounded up.
+    fn bernstein(&self, n: u64, num: f64, range_term: f64) -> f64 {
+        let den = 2.0 * add_up(mul_up(u64_up(n), self.ratio_up), range_term);
+        let e = div_down(num, den);
+        sub_down(1.0, 2.0 * exp_up(-e))
     }
 }
