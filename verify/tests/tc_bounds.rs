@@ -14,12 +14,14 @@
 //! - the VIBEA lemmas judged statistically over trials (Clopper-Pearson).
 
 use boundgate_verify::VerifyError;
-use boundgate_verify::bounds::probabilistic::{bhola_lambda, bhola_pb, uniform_log_mean_abs};
+use boundgate_verify::bounds::probabilistic::{
+    bhola_lambda, bhola_pb, uniform_log_mean_abs, vibea_gamma,
+};
 use boundgate_verify::bounds::tc::{
     GammaTilde, GemmShape, MacStep, MacSteps, PbTable, Roundoffs, ThmConstant, lemma_3_1,
     lemma_3_2, lemma_3_3, lemma_3_4, lemma_3_4_eq6, lemma_3_5, lemma_3_6, mac_no_fma, mac_rigorous,
-    paired_probability, relative, thm_3_7, thm_3_7_constant, thm_3_8, thm_3_8_constant, thm_3_9,
-    thm_3_9_probability, thm_3_10, vibea_lambda,
+    paired_deviation, paired_probability, relative, thm_3_7, thm_3_7_constant, thm_3_8,
+    thm_3_8_constant, thm_3_9, thm_3_9_probability, thm_3_10, vibea_lambda,
 };
 use boundgate_verify::bounds::{Kind, Rigor};
 use boundgate_verify::format::{Format, RoundingMode};
@@ -356,6 +358,87 @@ fn paired_probability_is_the_union_over_algorithm_1s_roundings() {
             }
         }
     }
+}
+
+/// `|theta_k|` for `k` equal rounding errors `d` placed so that the centred
+/// log-sum `rho k (log(1 + d) - mu)` is `sign tau u (1 - 2^-30)`, in MPFR at
+/// 256 bits; `None` where equal errors cannot reach that deviation (`|d| > u`).
+/// The centred sum of the `d` actually used (an f64) is checked to be inside
+/// `tau u`, so the case is inside Bernstein's event.
+fn theta_at_the_boundary(u: f64, k: u64, rho: i32, sign: f64, tau: f64) -> Option<f64> {
+    let prec = 256;
+    let f = |x: f64| Float::with_val(prec, x);
+    // mu = E log(1 + delta) = ((1+u) log(1+u) - (1-u) log(1-u)) / (2u) - 1 < 0
+    let up = f(1.0 + u);
+    let down = f(1.0 - u);
+    let mu: Float =
+        (up.clone() * up.clone().ln() - down.clone() * down.clone().ln()) / (2.0 * u) - 1.0;
+    let target = f(sign * tau * u * (1.0 - 2f64.powi(-30)));
+    let per_term: Float = target / (rho as f64 * k as f64) + &mu; // log(1 + d)
+    let d = Float::with_val(prec, per_term.exp_m1()).to_f64();
+    if d.abs() > u {
+        return None;
+    }
+    let log_d = f(d).ln_1p();
+    let centred: Float = (log_d.clone() - &mu) * (rho as f64 * k as f64);
+    assert!(
+        centred.clone().abs() < tau * u,
+        "u = {u:e}, k = {k}: outside the event"
+    );
+    let theta: Float = (log_d * (rho as f64 * k as f64)).exp_m1();
+    Some(theta.abs().to_f64_round(rug::float::Round::Up))
+}
+
+#[test]
+fn paired_deviation_keeps_theta_inside_the_paired_constant() {
+    // Large u makes the drift |mu| ~ u^2 / 6 visible against f64 roundings.
+    let mut reached = 0;
+    let (mut without_drift_fails, mut wider_sqrt_fails) = (false, false);
+    for p in [3, 5, 8] {
+        let u = 2f64.powi(-p);
+        let drift = uniform_log_mean_abs(u).unwrap() / u * (1.0 + 1e-15);
+        for (m, lambda) in [(15u64, 1.0), (63, 2.0), (255, 0.5)] {
+            let gamma = vibea_gamma(m, u, lambda).unwrap().value;
+            for k in [m / 2, m, m + 1] {
+                let tau = paired_deviation(lambda, m, k, drift);
+                for rho in [1, -1] {
+                    for sign in [1.0, -1.0] {
+                        let Some(theta) = theta_at_the_boundary(u, k, rho, sign, tau) else {
+                            continue;
+                        };
+                        reached += 1;
+                        assert!(
+                            theta <= gamma,
+                            "u = 2^-{p}, m = {m}, lambda = {lambda}, k = {k}, rho = {rho}, sign = {sign}: \
+                             |theta| = {theta:e} > gamma~ = {gamma:e}"
+                        );
+                        // The same construction at a deviation one step too wide
+                        // breaks the constant, so the boundary is reached.
+                        let no_drift = lambda * (m as f64).sqrt();
+                        if k > m
+                            && theta_at_the_boundary(u, k, rho, sign, no_drift)
+                                .is_some_and(|t| t > gamma)
+                        {
+                            without_drift_fails = true;
+                        }
+                        let wider = lambda * ((m + 1) as f64).sqrt();
+                        if k <= m
+                            && theta_at_the_boundary(u, k, rho, sign, wider)
+                                .is_some_and(|t| t > gamma)
+                        {
+                            wider_sqrt_fails = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(reached >= 40, "only {reached} boundary cases reachable");
+    assert!(
+        without_drift_fails,
+        "k = m + 1 without paying the drift never breaks gamma~_m"
+    );
+    assert!(wider_sqrt_fails, "lambda sqrt(m + 1) never breaks gamma~_m");
 }
 
 #[test]

@@ -54,8 +54,8 @@ pub use fma::{
     lemma_3_6, mac_no_fma, mac_no_fma_vibea, mac_rigorous,
 };
 pub use gemm::{
-    Alg1Arithmetic, GemmShape, ThmConstant, alg1_rigorous, paired_probability, thm_3_7,
-    thm_3_7_constant, thm_3_8, thm_3_8_constant, thm_3_9, thm_3_9_probability, thm_3_10,
+    Alg1Arithmetic, GemmShape, ThmConstant, alg1_rigorous, paired_deviation, paired_probability,
+    thm_3_7, thm_3_7_constant, thm_3_8, thm_3_8_constant, thm_3_9, thm_3_9_probability, thm_3_10,
     vibea_lambda,
 };
 pub use pb::PbTable;

@@ -386,7 +386,8 @@ fn probability_with(bar: &mut PbTable, fma: &mut PbTable, shape: &GemmShape) -> 
 /// - for every other term `c <= n - 1`, and the event needed is larger than
 ///   the one credited: a deviation of `lambda sqrt(n-1) u` of a sum of `c`
 ///   terms is far less likely than one of `lambda sqrt(c) u` (a term with one
-///   rounding is credited only `p_b(lambda, u, 1)`, about `1 - 2 e^{-lambda/2}`);
+///   rounding is credited only `p_b(lambda, u, 1)`, about
+///   `1 - 2 exp(-3 lambda^2 / (2 (1 + lambda)))`, 0.93 at `lambda = 3`);
 /// - the `t_FMA` roundings of block step `i` are ONE random factor
 ///   `theta_{q-i+1}` shared by the block's `b` terms, counted `b` times.
 ///
@@ -400,7 +401,7 @@ fn probability_with(bar: &mut PbTable, fma: &mut PbTable, shape: &GemmShape) -> 
 /// products are numbers of `t_bar` (`u~ >= u_bar`; the printed `c1` counts
 /// `b` more for every block after the first). Each block's `t_FMA` failure
 /// is counted once. At fp32 accumulation this halves the `lambda` a target
-/// probability needs (docs/findings/mpfma.md, F9).
+/// probability needs (docs/findings/mpfma.md, F6).
 ///
 /// # Errors
 /// [`VerifyError::InvalidParameter`] for a negative or non-finite `lambda`.
@@ -441,26 +442,47 @@ fn paired_probability_with(
     let (b, q) = (shape.block, shape.q());
     let n = shape.padded_inner();
     let lambda = bar.lambda();
-    // Deviations (over u) that gamma~_{n-1}^{u_bar} and gamma~_q^{u_FMA} allow.
-    let tau_bar = mul_down(lambda, sqrt_down((n - 1) as f64));
-    let tau_fma = mul_down(lambda, sqrt_down(q as f64));
     let failure_of = |p: f64| sub_up(1.0, p).min(1.0);
     let mut failure = 0.0f64;
     for i in 1..=q {
-        failure = add_up(failure, failure_of(fma.pb_deviation(q - i + 1, tau_fma)));
+        let k_fma = q - i + 1;
+        let tau_fma = paired_deviation(lambda, q, k_fma, 0.0);
+        failure = add_up(failure, failure_of(fma.pb_deviation(k_fma, tau_fma)));
         for r in 0..b {
             let exact_first = products_in_bar && i == 1 && r == 0;
             let k = b - r + b * (q - i) - u64::from(exact_first);
-            let tau = if k < n {
-                tau_bar
-            } else {
-                // k = n: one rounding more than gamma~_{n-1} covers, paid from the deviation.
-                sub_down(tau_bar, mul_up((k - (n - 1)) as f64, drift_over_u))
-            };
+            let tau = paired_deviation(lambda, n - 1, k, drift_over_u);
             failure = add_up(failure, failure_of(bar.pb_deviation(k, tau)));
         }
     }
     sub_down(1.0, mul_up(shape.outputs as f64, failure))
+}
+
+/// The deviation `tau` (over `u`) of the CENTRED log-sum of `k` rounding
+/// errors, `|sum rho_i (log(1 + delta_i) - mu)| < tau u`, under which
+/// `|theta_k| <= gamma~_m(lambda) = exp(lambda sqrt(m) u + m |mu|) - 1`
+/// (`probabilistic::vibea_gamma`), rounded down; `drift_over_u` is an upper
+/// bound of `|mu| / u`. The uncentred sum is within `k |mu|` of the centred one, so
+/// `tau = lambda sqrt(m) + (m - k) |mu| / u` suffices; for `k <= m` the
+/// extra `(m - k) |mu|` is dropped (a smaller `tau` is still sufficient), for
+/// `k > m` it is paid from the deviation. This is the step from Bernstein's
+/// event to the bound that [`paired_probability`] credits each term with
+/// (`m = n - 1` for `t_bar`, `m = q` for `t_FMA`); tested at the boundary in
+/// `verify/tests/tc_bounds.rs`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::tc::paired_deviation;
+/// assert_eq!(paired_deviation(2.0, 16, 9, 0.01), 8.0);
+/// assert_eq!(paired_deviation(2.0, 16, 17, 0.01), 8.0 - 0.01);
+/// ```
+pub fn paired_deviation(lambda: f64, m: u64, k: u64, drift_over_u: f64) -> f64 {
+    let tau = mul_down(lambda, sqrt_down(m as f64));
+    if k <= m {
+        tau
+    } else {
+        sub_down(tau, mul_up((k - m) as f64, drift_over_u))
+    }
 }
 
 fn tilde_bound(
