@@ -77,7 +77,19 @@ pub enum Error {
     /// The GPU path failed or cannot run (no driver, no NVRTC, a
     /// configuration without a kernel, a driver call that failed).
     #[error("GPU: {0}")]
-    Gpu(#[from] crate::gpu::GpuError),
+    Gpu(#[source] crate::gpu::GpuError),
+}
+
+/// A GPU path's bad-input error is the input's fault, not the GPU's: it is
+/// reported as [`Error::Verify`] (no "GPU:" prefix, which would mislead when
+/// the CPU model ran).
+impl From<crate::gpu::GpuError> for Error {
+    fn from(err: crate::gpu::GpuError) -> Error {
+        match err {
+            crate::gpu::GpuError::Input(input) => Error::Verify(input),
+            other => Error::Gpu(other),
+        }
+    }
 }
 
 /// Shorthand for results of this crate.

@@ -127,6 +127,75 @@ fn nan_input_gives_an_explicit_non_finite_verdict() {
     assert!(stdout(&o).contains("non-finite"), "{}", stdout(&o));
 }
 
+/// Every kernel does with a NaN or an infinity what `run --list` says
+/// (`KernelInfo::non_finite`): a non-finite verdict from the rigorous check,
+/// or the typed error naming the value (exit 2); the accessor kernels also
+/// refuse them with integer storage. Inputs: the audit's shapes at size 8,
+/// filled with 0.75 (a number of every format), the first element of the
+/// first input replaced (a diagonal element: every triangular solve reads it).
+#[test]
+fn every_kernel_treats_non_finite_inputs_as_run_list_says() {
+    use boundgate::io::Tensor;
+    use boundgate::kernels::{Inputs, NonFiniteInputs, Params, registry};
+    use boundgate_verify::check::Outcome;
+    for kernel in registry::all() {
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let mut inputs = Inputs::new();
+            for (i, (name, shape)) in kernel.audit_shapes(8).into_iter().enumerate() {
+                let mut values = vec![0.75; shape.iter().product()];
+                if i == 0 {
+                    values[0] = bad;
+                }
+                let tensor = match shape[..] {
+                    [_] => Tensor::vector(values),
+                    [r, c] => Tensor::matrix(r, c, values).unwrap(),
+                    _ => unreachable!("{}: {shape:?}", kernel.name()),
+                };
+                inputs.insert(name.to_string(), tensor);
+            }
+            // An error (every error exits 2) whose one line names the value,
+            // without a misleading "GPU:" where the CPU model ran.
+            let refused = |params: &Params| match kernel.run(&inputs, params) {
+                Err(e) => {
+                    let line = e.to_string();
+                    assert!(
+                        line.contains(&format!("{bad}"))
+                            && line.contains("only finite values")
+                            && !line.starts_with("GPU"),
+                        "{} with {bad}: {line}",
+                        kernel.name()
+                    );
+                }
+                Ok(run) => panic!(
+                    "{} with {bad} ran: {:?}",
+                    kernel.name(),
+                    run.verdicts().unwrap()[0].verdict.outcome
+                ),
+            };
+            let defaults = Params::defaults(*kernel);
+            match kernel.info().non_finite {
+                NonFiniteInputs::Refused(_) => refused(&defaults),
+                policy => {
+                    let run = kernel
+                        .run(&inputs, &defaults)
+                        .unwrap_or_else(|e| panic!("{} with {bad} ({policy}): {e}", kernel.name()));
+                    let outcome = run.verdicts().unwrap()[0].verdict.outcome.clone();
+                    assert!(
+                        matches!(outcome, Outcome::NonFinite { .. }),
+                        "{} with {bad}: {outcome:?}",
+                        kernel.name()
+                    );
+                    if let NonFiniteInputs::PropagatedUnless(_) = policy {
+                        let mut int8 = defaults.clone();
+                        int8.set(*kernel, "storage", "int8").unwrap();
+                        refused(&int8);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// `--strict`: a rigorous verdict that is not a pass without being a
 /// violation exits 3 (here a NaN input, and an fp16 dot whose bound cannot
 /// exclude overflow: x = [6e4, 6e4], y = [2, -1.9] gives NaN for 6000); a

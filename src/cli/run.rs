@@ -171,5 +171,6 @@ fn describe_kernel(k: &dyn Kernel) -> String {
     for p in k.params() {
         s.push_str(&format!("    param {}={} : {}\n", p.key, p.default, p.help));
     }
+    s.push_str(&format!("    NaN/inf inputs: {}\n", k.info().non_finite));
     s
 }

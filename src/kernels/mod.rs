@@ -218,6 +218,49 @@ pub struct KernelInfo {
     pub inputs: &'static [InputSpec],
     /// The parameters it accepts.
     pub params: &'static [ParamSpec],
+    /// What it does with NaN or infinite inputs.
+    pub non_finite: NonFiniteInputs,
+}
+
+/// What a kernel does with NaN or infinite inputs (`boundgate run --list`
+/// says it per kernel; `tests/cli.rs` checks every kernel against it).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::{registry, NonFiniteInputs};
+/// let qdot = registry::find("qdot").unwrap();
+/// assert!(matches!(qdot.info().non_finite, NonFiniteInputs::Refused(_)));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NonFiniteInputs {
+    /// The kernel runs, IEEE arithmetic carries them to the output, and the
+    /// exact result is not finite: the verdict says so ("non-finite", exit 0,
+    /// or 3 with `--strict`).
+    Propagated,
+    /// As [`Propagated`](Self::Propagated), except where the parameters
+    /// choose an algorithm not defined on them (the case and the reason):
+    /// then as [`Refused`](Self::Refused).
+    PropagatedUnless(&'static str),
+    /// The kernel's algorithm is not defined on them (the reason): a typed
+    /// error naming the first one (exit 2).
+    Refused(&'static str),
+}
+
+impl std::fmt::Display for NonFiniteInputs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NonFiniteInputs::Propagated => write!(
+                f,
+                "propagated: the output is judged non-finite (exit 0, 3 with --strict)"
+            ),
+            NonFiniteInputs::PropagatedUnless(why) => write!(
+                f,
+                "propagated: the output is judged non-finite (exit 0, 3 with --strict); refused (exit 2) {why}"
+            ),
+            NonFiniteInputs::Refused(why) => write!(f, "refused (exit 2): {why}"),
+        }
+    }
 }
 
 /// A kernel under test: a [`KernelInfo`] and a way to run it.

@@ -203,6 +203,7 @@ const INFO: KernelInfo = KernelInfo {
     summary: "y := alpha x + y through the memory accessor: one FMA per element in the arithmetic format, then the store",
     inputs: DOT_INPUTS,
     params: &PARAMS,
+    non_finite: super::common::NON_FINITE,
 };
 
 impl Kernel for AccessorAxpy {

@@ -13,6 +13,12 @@ use boundgate_verify::check::ElementBounds;
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::{Result as VResult, VerifyError};
 
+/// What the accessor kernels do with NaN or infinite inputs.
+pub const NON_FINITE: crate::kernels::NonFiniteInputs =
+    crate::kernels::NonFiniteInputs::PropagatedUnless(
+        "with integer storage: an integer has no NaN or infinity, and the absmax scale is not defined for them",
+    );
+
 /// `storage`: what memory holds.
 pub const STORAGE: ParamSpec = ParamSpec {
     key: "storage",

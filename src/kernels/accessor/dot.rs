@@ -183,6 +183,7 @@ const INFO: KernelInfo = KernelInfo {
     summary: "dot product through the memory accessor (storage format in memory, arithmetic format in registers); GPU order: grid-stride FMA chains, warp and block trees",
     inputs: DOT_INPUTS,
     params: &ACCESSOR_PARAMS,
+    non_finite: super::common::NON_FINITE,
 };
 
 impl Kernel for AccessorDot {

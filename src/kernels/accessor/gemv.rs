@@ -375,6 +375,7 @@ const INFO: KernelInfo = KernelInfo {
     summary: "y := alpha op(A) x + beta y through the memory accessor; GPU order: a warp per row (or 8 row groups per column, transposed), FMA chains and trees",
     inputs: GEMV_INPUTS,
     params: &PARAMS,
+    non_finite: super::common::NON_FINITE,
 };
 
 /// `accessor-gemv`.

@@ -300,6 +300,7 @@ const INFO: KernelInfo = KernelInfo {
     summary: "y := alpha A x + beta y for the nonzeros of A (CSR: a warp per row; ELL: a thread per row) through the memory accessor",
     inputs: GEMV_INPUTS,
     params: &PARAMS,
+    non_finite: super::common::NON_FINITE,
 };
 
 /// `accessor-spmv`.

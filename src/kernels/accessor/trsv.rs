@@ -431,6 +431,7 @@ const INFO: KernelInfo = KernelInfo {
     summary: "T x = b (lower/upper, unit/non-unit) through the memory accessor: diagonal blocks of 32 inverted, then block by block (warp-tree updates, products with the inverses)",
     inputs: TRSV_INPUTS,
     params: &PARAMS,
+    non_finite: super::common::NON_FINITE,
 };
 
 /// `accessor-trsv`.

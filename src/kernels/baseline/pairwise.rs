@@ -59,6 +59,7 @@ const INFO: KernelInfo = KernelInfo {
     summary: "dot product with pairwise summation of rounded products, in one format",
     inputs: DOT_INPUTS,
     params: PARAMS,
+    non_finite: crate::kernels::NonFiniteInputs::Propagated,
 };
 
 impl Kernel for PairwiseDot {

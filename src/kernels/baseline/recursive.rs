@@ -68,6 +68,7 @@ const INFO: KernelInfo = KernelInfo {
     summary: "dot product, left to right, in one format (FMA optional)",
     inputs: DOT_INPUTS,
     params: PARAMS,
+    non_finite: crate::kernels::NonFiniteInputs::Propagated,
 };
 
 impl Kernel for RecursiveDot {

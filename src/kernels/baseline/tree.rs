@@ -48,6 +48,9 @@ const INFO: KernelInfo = KernelInfo {
     summary: "dot product in the fixed order of the GPU baseline kernel (FMA chains, then trees); GPU or CPU model",
     inputs: DOT_INPUTS,
     params: PARAMS,
+    non_finite: crate::kernels::NonFiniteInputs::Refused(
+        "the GPU kernel's bit-exact model takes a non-finite FMA result for an overflow, so a non-finite input has no run to compare",
+    ),
 };
 
 impl Kernel for TreeDot {

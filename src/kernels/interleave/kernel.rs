@@ -89,6 +89,9 @@ const INFO: KernelInfo = KernelInfo {
     summary: "Rodinia HotSpot3D stencil iterations (fixed FMA-chain order) in float, half, looperf or double",
     inputs: INPUTS,
     params: PARAMS,
+    non_finite: crate::kernels::NonFiniteInputs::Refused(
+        "the accuracy loss ||A^ - A||_F / ||A||_F is not defined for a non-finite state (NaN arising mid-run is a verdict)",
+    ),
 };
 
 /// Largest `cells x iterations^2` the exact oracle accepts.

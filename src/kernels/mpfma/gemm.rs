@@ -97,6 +97,7 @@ const INFO: KernelInfo = KernelInfo {
     summary: "D = A B on a tensor-core model (block FMA of an sm80/sm90 record, or Algorithm 1), Theorems 3.7-3.10",
     inputs: INPUTS,
     params: PARAMS,
+    non_finite: crate::kernels::NonFiniteInputs::Propagated,
 };
 
 /// What a run computes: the record, the model, the epilogue.

@@ -102,6 +102,7 @@ const INFO: KernelInfo = KernelInfo {
     summary: "d_i = a_i b_i + c_i through an unfused MAC, an FMA or a mixed-precision FMA (Lemmas 3.1-3.6)",
     inputs: INPUTS,
     params: PARAMS,
+    non_finite: crate::kernels::NonFiniteInputs::Propagated,
 };
 
 /// The unit a kernel run asks for.

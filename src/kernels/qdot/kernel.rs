@@ -95,6 +95,9 @@ const INFO: KernelInfo = KernelInfo {
     summary: "error-bounded quantized dot product (Diffenderfer et al. 2021, Alg. 3.3): exponent bins in half/single/double or perforated",
     inputs: DOT_INPUTS,
     params: PARAMS,
+    non_finite: crate::kernels::NonFiniteInputs::Refused(
+        "the exponent bins (eq. (1.1), Alg. 3.2) are not defined for NaN or infinity",
+    ),
 };
 
 /// The configuration and tolerance given by the kernel parameters.

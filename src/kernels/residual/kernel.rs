@@ -105,6 +105,9 @@ const INFO: KernelInfo = KernelInfo {
     summary: "A B by int8/int4 quantization with (sparse) residual compensation, Gu's Algorithm 1",
     inputs: INPUTS,
     params: PARAMS,
+    non_finite: crate::kernels::NonFiniteInputs::Refused(
+        "the absmax quantization scales are not defined for NaN or infinity",
+    ),
 };
 
 /// The configuration a parameter set describes.
