@@ -588,3 +588,92 @@ fn snapshot_of_the_primitives() {
     }
     insta::assert_snapshot!("bound_primitives", out);
 }
+
+/// The largest `|s_k|` and `|z_k|` (partial sums and the exact values they
+/// round) of a left-to-right dot product in `format`, round to nearest: with
+/// rounded products (`fma = false`) or FMAs, every operation exact in MPFR
+/// before its one rounding.
+fn recursive_dot_magnitudes(format: Format, x: &[f64], y: &[f64], fma: bool) -> f64 {
+    let rne = RoundingMode::NearestEven;
+    let (mut s, mut largest) = (0.0f64, 0.0f64);
+    for (&a, &b) in x.iter().zip(y) {
+        let product = Float::with_val(PREC, a) * b; // exact: 2 x 53 bits < 300
+        let z = if fma {
+            product + s
+        } else {
+            Float::with_val(PREC, format.round_float(&product, rne)) + s
+        };
+        s = format.round_float(&z, rne);
+        largest = largest.max(z.to_f64().abs()).max(s.abs());
+    }
+    largest
+}
+
+/// `require_no_overflow_recursive_nearest`: its `2 P` holds on a sequence
+/// built to double every partial sum (each term just over half an ulp of the
+/// running sum, so every addition rounds up by almost the term itself: the
+/// sums reach 1.99 S, so no bound below 2 S could be right), and on random
+/// wide-range fp16 data, with and without FMA, wherever it does not refuse.
+#[test]
+fn recursive_nearest_no_overflow_bound_holds_where_the_factor_2_is_attained() {
+    use boundgate_verify::bounds::Source;
+    use boundgate_verify::bounds::dot::{require_no_overflow_recursive_nearest, underflow_ops};
+    let fp16 = Format::FP16;
+    let src = Source::new("test", "recursive no-overflow", None);
+    // s in [2^e, 2^(e+1)) has ulp 2^(e-10); the term 2^(e-11) (1 + 2^-10) rounds up to it.
+    let mut x = vec![1.0];
+    let mut s = 1.0f64;
+    while s < 16384.0 {
+        let e = s.log2().floor() as i32;
+        let term = 2f64.powi(e - 11) * (1.0 + 2f64.powi(-10));
+        s = fp16.round(s + term, RoundingMode::NearestEven);
+        x.push(term);
+    }
+    let ones = vec![1.0; x.len()];
+    let sum_abs: f64 = x.iter().sum(); // exact: every term a multiple of 2^-12 below 2^15
+    for fma in [false, true] {
+        let largest = recursive_dot_magnitudes(fp16, &x, &ones, fma);
+        let bound = require_no_overflow_recursive_nearest(
+            fp16,
+            x.len() as u64,
+            underflow_ops(fp16, x.len()),
+            sum_abs,
+            &src,
+        )
+        .unwrap();
+        assert!(largest <= bound, "fma {fma}: {largest} > {bound}");
+        assert!(
+            largest >= 1.99 * sum_abs,
+            "fma {fma}: {largest} vs S = {sum_abs}"
+        );
+    }
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0x0f_10);
+    use rand::RngExt;
+    for case in 0..200 {
+        let n = rng.random_range(1..3000usize);
+        let top = rng.random_range(-14..12);
+        let value = |rng: &mut rand_chacha::ChaCha8Rng| {
+            let v = rng.random_range(-1.0..1.0) * 2f64.powi(rng.random_range(top - 10..=top));
+            fp16.round(v, RoundingMode::NearestEven)
+        };
+        let x: Vec<f64> = (0..n).map(|_| value(&mut rng)).collect();
+        let y: Vec<f64> = (0..n).map(|_| value(&mut rng)).collect();
+        let sum_abs = x.iter().zip(&y).map(|(a, b)| (a * b).abs()).sum::<f64>() * (1.0 + 1e-12);
+        let Ok(bound) = require_no_overflow_recursive_nearest(
+            fp16,
+            n as u64,
+            underflow_ops(fp16, n),
+            sum_abs,
+            &src,
+        ) else {
+            continue;
+        };
+        for fma in [false, true] {
+            let largest = recursive_dot_magnitudes(fp16, &x, &y, fma);
+            assert!(
+                largest <= bound,
+                "case {case} (seed 0xf10), fma {fma}: {largest} > {bound}"
+            );
+        }
+    }
+}

@@ -226,9 +226,8 @@ pub fn recursive_higham_mary(
     let n = n.max(1) as u64;
     let u = format.unit_roundoff(mode);
     // The model excludes overflow (and underflow): refuse inputs that could overflow.
-    require_no_overflow(
+    require_no_overflow_recursive_nearest(
         format,
-        mode,
         n,
         underflow_ops(format, n as usize),
         sum_abs,
@@ -368,6 +367,66 @@ pub fn require_no_overflow(
         largest <= format.max_finite(),
         source,
         "no overflow: (1 + u)^depth (S + m eta_min) <= max_finite",
+        || format!("{largest:e} > {:e}", format.max_finite()),
+    )?;
+    Ok(largest)
+}
+
+/// [`require_no_overflow`] for a LEFT-TO-RIGHT dot product (rounded products
+/// then additions, or FMAs) rounded to NEAREST, where a sharper bound holds for
+/// any `n`: every partial sum is at most `2 P`, `P = min(2 S, (1 + u) S + m eta_min)`
+/// (returned as the bound when it is below `(1 + u)^n (S + m eta_min)`).
+///
+/// Why: rounding to nearest never moves a result farther than any number of
+/// the format, and the previous partial sum `s_{k-1}` is one, so
+/// `|fl(z_k) - z_k| <= |z_k - s_{k-1}| = |p_k|` for `z_k = s_{k-1} + p_k`
+/// (or `x_k y_k + s_{k-1}` for an FMA): `|s_k| <= |s_{k-1}| + 2 |p_k|`, so every
+/// partial sum and every exact intermediate is at most `2 sum |p_i|`. A
+/// rounded product is within `|x y|` of `x y` (0 is a number of the format)
+/// and within `u |x y| + eta_min` of it, so `sum |p_i| <= P`; in an FMA,
+/// `p_k = x_k y_k` and `S <= P`. Flushing a tiny result to zero only lowers
+/// its magnitude, and a result of magnitude at most the largest finite value
+/// rounds to at most it, so by induction no rounding overflows when
+/// `2 P <= max_finite`. (`(1 + u)^n` alone refused, e.g., an fp16 dot of
+/// 10 000 terms of `U(0, 1)` data, `S` about 2 500, as possibly overflowing.)
+///
+/// # Errors
+/// [`VerifyError::HypothesisNotMet`] if neither bound is at most the largest
+/// finite value.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::{dot::{require_no_overflow, require_no_overflow_recursive_nearest}, Source};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let src = Source::new("example", "Lemma 1", None);
+/// let rne = RoundingMode::NearestEven;
+/// // (1 + 2^-11)^10000 = 131.6: the depth bound refuses, the sharper one holds.
+/// assert!(require_no_overflow(Format::FP16, rne, 10_000, 10_000, 2500.0, &src).is_err());
+/// let largest = require_no_overflow_recursive_nearest(Format::FP16, 10_000, 10_000, 2500.0, &src).unwrap();
+/// assert!(largest <= 10_001.0);
+/// assert!(require_no_overflow_recursive_nearest(Format::FP16, 10_000, 10_000, 40_000.0, &src).is_err());
+/// ```
+pub fn require_no_overflow_recursive_nearest(
+    format: Format,
+    n: u64,
+    underflow_ops: u64,
+    sum_abs: f64,
+    source: &Source,
+) -> Result<f64> {
+    let mode = RoundingMode::NearestEven;
+    let u = format.unit_roundoff(mode);
+    let eta = format.underflow_abs_error(mode);
+    let with_eta = add_up(sum_abs, mul_up(underflow_ops as f64, eta));
+    let depth_bound = mul_up(exp_up(mul_up(n as f64, ln1p_up(u))), with_eta);
+    let products = mul_up(2.0, sum_abs).min(add_up(
+        mul_up(add_up(1.0, u), sum_abs),
+        mul_up(underflow_ops as f64, eta),
+    ));
+    let largest = depth_bound.min(mul_up(2.0, products));
+    require(
+        largest <= format.max_finite(),
+        source,
+        "no overflow: min((1 + u)^n (S + m eta_min), 2 min(2 S, (1 + u) S + m eta_min)) <= max_finite (left to right, round to nearest)",
         || format!("{largest:e} > {:e}", format.max_finite()),
     )?;
     Ok(largest)
