@@ -72,12 +72,24 @@ fn configuration(kernel: &'static dyn Kernel, knobs: u8) -> Params {
         .iter()
         .filter(|s| !matches!(s.key, "backend" | "oracle"))
     {
+        let pick = |words: &[&'static str], r: usize| words[r % words.len()];
         let value = match spec.kind {
-            ParamKind::Choice(words) => words[next() % words.len()],
-            ParamKind::Bool => ["true", "false"][next() % 2],
-            _ => continue,
+            ParamKind::Choice(words) => pick(words, next()),
+            ParamKind::Bool => pick(&["true", "false"], next()),
+            ParamKind::Format => pick(&FORMATS, next()),
+            ParamKind::Mode => pick(&["rne", "rtz", "rup", "rdn"], next()),
+            // Small counts (tile sizes, block sizes, iterations): the edges
+            // 0 and 1 and a few shapes that do not divide the inputs.
+            ParamKind::Count => pick(&["0", "1", "2", "3", "5", "16"], next()),
+            // Probabilities and qdot's tolerance: coarse, fine and extreme.
+            ParamKind::Probability => pick(&["0.5", "0.9", "0.999999", "1e-3", "1e-8", "1e-300"], next()),
         };
-        params.set(kernel, spec.key, value).expect("a listed value");
+        // A value its parameter refuses keeps the default (the kernel's own
+        // refusals of valid-looking values are what is being fuzzed).
+        let _ = params.set(kernel, spec.key, value);
     }
     params
 }
+
+/// Every format name the CLI accepts.
+const FORMATS: [&str; 7] = ["fp64", "fp32", "tf32", "bf16", "fp16", "e4m3", "e5m2"];
