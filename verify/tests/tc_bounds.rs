@@ -7,7 +7,8 @@
 //!   NaN inputs) is a typed error;
 //! - the probability of Theorems 3.9/3.10 against a direct sum of `bhola_pb`,
 //!   vacuous where it is <= 0; the proven probability of the paired constant
-//!   against a union over Algorithm 1's rounding counts found by running it;
+//!   against one Bernstein event per rounding sequence, the suffix structure
+//!   it relies on found by running Algorithm 1's block steps;
 //! - `mac_rigorous` is never violated by correctly rounded MACs (FMA, unfused,
 //!   MPFMA) over wide exponent ranges, underflow included, while Lemma 3.1 as
 //!   printed is (the finding of docs/findings/mpfma.md);
@@ -279,40 +280,43 @@ fn theorem_3_9_probability_is_the_printed_sum() {
     }
 }
 
-/// `(roundings in t_bar, block step)` of every product term of one inner
-/// product on Algorithm 1's arithmetic (eq. (7)), found by running the block
-/// steps on sets of terms: each addition rounds the partial sum, so every
-/// term in it gains a rounding; `0 + x y` is exact when the products are
-/// numbers of `t_bar`. Independent of the closed form in `paired_probability`.
-fn alg1_bar_roundings(n: u64, b: u64, products_in_bar: bool) -> Vec<(u64, u64)> {
+/// The `t_bar` additions and the `t_FMA` block roundings a term passes through.
+type TermRoundings = (Vec<u64>, Vec<u64>);
+
+/// The rounding steps every product term of one inner product passes
+/// through on Algorithm 1's arithmetic (eq. (7)), found by running the block
+/// steps on sets of terms: `(t_bar additions, t_FMA block roundings)` as
+/// lists of step indices. Each addition rounds the partial sum, so every term
+/// in it gains that rounding; `0 + x y` is exact when the products are
+/// numbers of `t_bar`; each block step ends with one rounding to `t_FMA` of
+/// everything so far. Independent of `paired_probability`.
+/// Returns the terms' steps and the numbers of both kinds of step.
+fn alg1_roundings(n: u64, b: u64, products_in_bar: bool) -> (Vec<TermRoundings>, u64, u64) {
     let q = n.div_ceil(b);
-    let mut roundings = vec![0u64; (q * b) as usize];
+    let mut seen = vec![(Vec::new(), Vec::new()); (q * b) as usize];
     let mut partial: Vec<usize> = Vec::new(); // the terms in D_ij so far
+    let (mut additions, mut block_roundings) = (0u64, 0u64);
     for i in 0..q {
         for r in 0..b {
-            let term = (i * b + r) as usize;
             let exact = partial.is_empty() && products_in_bar;
-            partial.push(term);
+            partial.push((i * b + r) as usize);
             if !exact {
                 for &t in &partial {
-                    roundings[t] += 1;
+                    seen[t].0.push(additions);
                 }
+                additions += 1;
             }
         }
+        for &t in &partial {
+            seen[t].1.push(block_roundings);
+        }
+        block_roundings += 1;
     }
-    roundings
-        .into_iter()
-        .enumerate()
-        .map(|(t, k)| (k, t as u64 / b + 1))
-        .collect()
+    (seen, additions, block_roundings)
 }
 
 #[test]
-fn paired_probability_is_the_union_over_algorithm_1s_roundings() {
-    // Straightforward recomputation: each term's event |theta_k| <= gamma~_{n-1}
-    // credited with Lemma 2.2's p_b at lambda' = (lambda sqrt(n-1) - drift) / sqrt(k),
-    // i.e. the deviation gamma~_{n-1} allows spread over its k roundings; each
-    // block's t_FMA factor once.
+fn paired_probability_is_one_maximal_event_per_rounding_sequence() {
     for (r, products_in_bar) in [
         (Roundoffs::table2_fp32(), true),
         (Roundoffs::table2_fp16(), false),
@@ -327,27 +331,37 @@ fn paired_probability_is_the_union_over_algorithm_1s_roundings() {
             (1, 5, 2),
             (2, 64, 16),
         ] {
+            let shape = GemmShape::new(outputs, n, b).unwrap();
+            let (q, n) = (shape.q(), shape.padded_inner());
+            // The structure the maximal inequality needs: every term's roundings
+            // are a suffix of one sequence (K in t_bar, q in t_FMA).
+            let (terms, k_bar, k_fma) = alg1_roundings(n, b, products_in_bar);
+            assert_eq!((k_bar, k_fma), (n - u64::from(products_in_bar), q));
+            for (t, (bar, fma)) in terms.iter().enumerate() {
+                let suffix = |steps: &[u64], total: u64| {
+                    steps.iter().copied().eq(total - steps.len() as u64..total)
+                };
+                assert!(
+                    suffix(bar, k_bar) && suffix(fma, k_fma),
+                    "term {t} of ({n}, {b}): {bar:?} {fma:?}"
+                );
+            }
             for lambda in [1.5, 3.0, 5.0] {
-                let shape = GemmShape::new(outputs, n, b).unwrap();
-                let (q, n) = (shape.q(), shape.padded_inner());
-                let mut failure = 0.0;
-                for i in 1..=q {
-                    let k2 = q - i + 1;
-                    let lambda2 = lambda * (q as f64 / k2 as f64).sqrt();
-                    failure += (1.0 - bhola_pb(lambda2, r.u_fma, k2).unwrap()).min(1.0);
-                }
-                for (k, _) in alg1_bar_roundings(n, b, products_in_bar) {
-                    let allowed = lambda * ((n - 1) as f64).sqrt()
-                        - (k + 1).saturating_sub(n) as f64 * mu_over_u;
-                    let p = if k == 0 {
+                // One Bernstein event per sequence, at the deviation gamma~ allows
+                // the longest suffix: lambda' = tau / sqrt(K) in Lemma 2.2's p_b.
+                let credit = |u: f64, k: u64, tau: f64| {
+                    if k == 0 {
                         1.0
-                    } else if allowed <= 0.0 {
+                    } else if tau <= 0.0 {
                         -1.0
                     } else {
-                        bhola_pb(allowed / (k as f64).sqrt(), r.u_bar, k).unwrap()
-                    };
-                    failure += (1.0 - p).min(1.0);
-                }
+                        bhola_pb(tau / (k as f64).sqrt(), u, k).unwrap()
+                    }
+                };
+                let tau_bar = lambda * ((n - 1) as f64).sqrt()
+                    - (k_bar + 1).saturating_sub(n) as f64 * mu_over_u;
+                let failure = (1.0 - credit(r.u_bar, k_bar, tau_bar)).min(1.0)
+                    + (1.0 - credit(r.u_fma, q, lambda * (q as f64).sqrt())).min(1.0);
                 let direct = 1.0 - outputs as f64 * failure;
                 let proven = paired_probability(&r, &shape, lambda).unwrap();
                 assert!(
@@ -454,9 +468,9 @@ fn the_printed_probability_credits_the_first_term_more_than_its_proof_gives() {
         let proven = table.pb_deviation(n - 1, lambda * ((n - 1) as f64).sqrt());
         assert!(proven < printed, "n = {n}: {proven} vs {printed}");
     }
-    // Every other term is credited less than its event has: across a whole
-    // inner product the proven probability is the higher one, and the lambda a
-    // target needs falls to less than half (fp32 accumulation, b = 16).
+    // With one maximal event per rounding sequence instead of a union over
+    // the terms, the proven probability is the higher one, and the lambda a
+    // target needs falls to less than 1 / 2.5 (fp32 accumulation, b = 16).
     let r = Roundoffs::table2_fp32();
     for (outputs, n) in [
         (1u64, 4096u64),
@@ -487,9 +501,12 @@ fn the_printed_probability_credits_the_first_term_more_than_its_proof_gives() {
 fn vacuous_probabilities_are_flagged() {
     let r = Roundoffs::table2_fp32();
     let shape = GemmShape::new(1 << 13, 1 << 15, 16).unwrap();
-    let b = thm_3_9(&r, &shape, 3.0, ThmConstant::Tilde(GammaTilde::Paired), 1.0).unwrap();
-    assert!(b.kind.is_vacuous(), "{:?}", b.kind);
-    assert!(b.hypotheses.iter().any(|h| h.detail.contains("VACUOUS")));
+    // The printed probability at lambda = 3, the proven one at lambda = 2.
+    for (lambda, kind) in [(3.0, GammaTilde::AuthorsCentred), (2.0, GammaTilde::Paired)] {
+        let b = thm_3_9(&r, &shape, lambda, ThmConstant::Tilde(kind), 1.0).unwrap();
+        assert!(b.kind.is_vacuous(), "{kind:?}: {:?}", b.kind);
+        assert!(b.hypotheses.iter().any(|h| h.detail.contains("VACUOUS")));
+    }
     // Solving for lambda gives a real claim, and the printed-gamma form is Theorem 3.7's value.
     let lambda = vibea_lambda(&r, &shape, 0.99, ThmConstant::Tilde(GammaTilde::Paired)).unwrap();
     let b = thm_3_9(

@@ -374,34 +374,37 @@ fn probability_with(bar: &mut PbTable, fma: &mut PbTable, shape: &GemmShape) -> 
 /// It may be negative: the bound is then vacuous.
 ///
 /// The bound needs, for every term `j`, `|theta_j^{u_bar}| <= gamma~_{n-1}(lambda)`
-/// and `|theta_j^{u_FMA}| <= gamma~_q(lambda)`; the union bound over the
-/// failures of these events (and over the `m t` outputs) gives the
-/// probability. The printed expression ([`thm_3_9_probability`]) credits a
-/// term with `c` roundings with `p_b(lambda, u, c)`, the probability of
-/// `|theta_c| <= gamma~_c(lambda)`, which differs from the event needed:
+/// and `|theta_j^{u_FMA}| <= gamma~_q(lambda)`. The printed expression
+/// ([`thm_3_9_probability`]) takes the union bound over these `2n` events
+/// and credits a term with `c` roundings with `p_b(lambda, u, c)`, the
+/// probability of `|theta_c| <= gamma~_c(lambda)`, a different event: for the
+/// first term of the first block its `c1` is `n`, and `p_b(lambda, u, n)` is
+/// more than the proof gives for `gamma~_{n-1}` (`p_b` grows with `n` at fixed
+/// `lambda`), so that credit is unproven; every other term is credited far
+/// less than its event has (docs/findings/mpfma.md, F6).
 ///
-/// - for the first term of the first block its `c1` is `n`, and
-///   `p_b(lambda, u, n)` is more than the proof gives for `gamma~_{n-1}`
-///   (`p_b` grows with `n` at fixed `lambda`): that credit is unproven;
-/// - for every other term `c <= n - 1`, and the event needed is larger than
-///   the one credited: a deviation of `lambda sqrt(n-1) u` of a sum of `c`
-///   terms is far less likely than one of `lambda sqrt(c) u` (a term with one
-///   rounding is credited only `p_b(lambda, u, 1)`, about
-///   `1 - 2 exp(-3 lambda^2 / (2 (1 + lambda)))`, 0.93 at `lambda = 3`);
-/// - the `t_FMA` roundings of block step `i` are ONE random factor
-///   `theta_{q-i+1}` shared by the block's `b` terms, counted `b` times.
-///
-/// Here each term is credited with Bernstein's inequality
-/// ([`PbTable::pb_deviation`]) for the deviation its own event allows,
-/// `lambda sqrt(n-1) u + (n-1-k) |mu|` for `k` roundings (the drift term kept
-/// only where it is negative, `k = n`), with `k` counted on Algorithm 1's
-/// arithmetic ([`Alg1Arithmetic`], eq. (7)): term `r` (0-based) of block `i`
-/// sees `b - r` additions in its own block step and `b` in each of the
-/// `q - i` later ones, less the exact first addition `0 + x_1 y_1` when the
-/// products are numbers of `t_bar` (`u~ >= u_bar`; the printed `c1` counts
-/// `b` more for every block after the first). Each block's `t_FMA` failure
-/// is counted once. At fp32 accumulation this halves the `lambda` a target
-/// probability needs (docs/findings/mpfma.md, F6).
+/// Here the structure of Algorithm 1 ([`Alg1Arithmetic`], eq. (7)) is used
+/// instead. Its additions in `t_bar` form ONE sequence (block step `i`
+/// starts from the previous block's result and adds its `b` products left to
+/// right), and term `j` passes through every addition from its own on, so its
+/// `theta_j^{u_bar}` is a SUFFIX product of that sequence's factors
+/// `(1 + delta)`; likewise `theta_j^{u_FMA}` is the suffix of the `q` block
+/// roundings from its block on. (The first addition `0 + x_1 y_1` is exact
+/// when the products are numbers of `t_bar`, `u~ >= u_bar`: the sequence then
+/// has `n - 1` roundings, else `n`.) The centred suffix log-sums are the
+/// partial sums of a martingale (the sequence read backwards), and Bernstein's
+/// inequality holds for their MAXIMUM with the variance of the whole
+/// sequence: `exp(theta S_k)` is a submartingale, so Doob's maximal
+/// inequality bounds `P(max_k S_k >= a)` by the same `E exp(theta S_K) / exp(theta a)`
+/// that Bernstein's proof bounds for `S_K` alone (Freedman 1975, Ann. Probab.
+/// 3(1), Theorem 1.6, is the general form). So ONE event per sequence covers
+/// every term: with `K` roundings and the smallest deviation any term may
+/// use ([`paired_deviation`] with `k = K`), the failure is
+/// `1 - P(K, tau)` ([`PbTable::pb_deviation`]) for `t_bar` plus the same for the
+/// `q` roundings of `t_FMA`, times `m t` outputs. Cheaper than the printed
+/// sum by about the number of terms; at fp32 accumulation the `lambda` a
+/// probability of 0.99 needs falls from 6.29 to 2.03 for one element at
+/// `n = 2^15` (F6).
 ///
 /// # Errors
 /// [`VerifyError::InvalidParameter`] for a negative or non-finite `lambda`.
@@ -411,9 +414,9 @@ fn probability_with(bar: &mut PbTable, fma: &mut PbTable, shape: &GemmShape) -> 
 /// use boundgate_verify::bounds::tc::{paired_probability, thm_3_9_probability, GemmShape, Roundoffs};
 /// let r = Roundoffs::table2_fp32();
 /// let s = GemmShape::new(1, 4096, 16).unwrap();
-/// // At lambda = 3 the printed expression says nothing; the proven one says 0.997.
+/// // At lambda = 3 the printed expression says nothing; the proven one says more than 0.999.
 /// assert!(thm_3_9_probability(&r, &s, 3.0).unwrap() < 0.0);
-/// assert!(paired_probability(&r, &s, 3.0).unwrap() > 0.997);
+/// assert!(paired_probability(&r, &s, 3.0).unwrap() > 0.999);
 /// // n = 1: the one addition 0 + x y is exact; only the t_FMA rounding can fail.
 /// let one = GemmShape::new(1, 1, 1).unwrap();
 /// let fma_only = paired_probability(&r, &one, 3.0).unwrap();
@@ -422,40 +425,20 @@ fn probability_with(bar: &mut PbTable, fma: &mut PbTable, shape: &GemmShape) -> 
 pub fn paired_probability(r: &Roundoffs, shape: &GemmShape, lambda: f64) -> Result<f64> {
     let bar = PbTable::new(r.u_bar, lambda)?;
     let fma = PbTable::new(r.u_fma, lambda)?;
-    let mu_bar = uniform_log_mean_abs(r.u_bar)?;
-    Ok(paired_probability_with(
-        &bar,
-        &fma,
-        div_up(mu_bar, r.u_bar),
-        r.u_tilde >= r.u_bar,
-        shape,
-    ))
-}
-
-fn paired_probability_with(
-    bar: &PbTable,
-    fma: &PbTable,
-    drift_over_u: f64,
-    products_in_bar: bool,
-    shape: &GemmShape,
-) -> f64 {
-    let (b, q) = (shape.block, shape.q());
     let n = shape.padded_inner();
-    let lambda = bar.lambda();
+    let q = shape.q();
+    // Roundings in t_bar along the one sequence: n additions, the first exact
+    // when the products are numbers of t_bar.
+    let bar_roundings = n - u64::from(r.u_tilde >= r.u_bar);
+    let drift_over_u = div_up(uniform_log_mean_abs(r.u_bar)?, r.u_bar);
+    let tau_bar = paired_deviation(lambda, n - 1, bar_roundings, drift_over_u);
+    let tau_fma = paired_deviation(lambda, q, q, 0.0);
     let failure_of = |p: f64| sub_up(1.0, p).min(1.0);
-    let mut failure = 0.0f64;
-    for i in 1..=q {
-        let k_fma = q - i + 1;
-        let tau_fma = paired_deviation(lambda, q, k_fma, 0.0);
-        failure = add_up(failure, failure_of(fma.pb_deviation(k_fma, tau_fma)));
-        for r in 0..b {
-            let exact_first = products_in_bar && i == 1 && r == 0;
-            let k = b - r + b * (q - i) - u64::from(exact_first);
-            let tau = paired_deviation(lambda, n - 1, k, drift_over_u);
-            failure = add_up(failure, failure_of(bar.pb_deviation(k, tau)));
-        }
-    }
-    sub_down(1.0, mul_up(shape.outputs as f64, failure))
+    let failure = add_up(
+        failure_of(bar.pb_deviation(bar_roundings, tau_bar)),
+        failure_of(fma.pb_deviation(q, tau_fma)),
+    );
+    Ok(sub_down(1.0, mul_up(shape.outputs as f64, failure)))
 }
 
 /// The deviation `tau` (over `u`) of the CENTRED log-sum of `k` rounding
@@ -466,8 +449,9 @@ fn paired_probability_with(
 /// `tau = lambda sqrt(m) + (m - k) |mu| / u` suffices; for `k <= m` the
 /// extra `(m - k) |mu|` is dropped (a smaller `tau` is still sufficient), for
 /// `k > m` it is paid from the deviation. This is the step from Bernstein's
-/// event to the bound that [`paired_probability`] credits each term with
-/// (`m = n - 1` for `t_bar`, `m = q` for `t_FMA`); tested at the boundary in
+/// event to the bound in [`paired_probability`] (`m = n - 1` for `t_bar`,
+/// `m = q` for `t_FMA`, `k` the longest suffix: the deviation is smallest
+/// there, so it serves every term); tested at the boundary in
 /// `verify/tests/tc_bounds.rs`.
 ///
 /// # Example

@@ -99,9 +99,10 @@ impl PbTable {
     /// deviation of `tau u`, rounded down:
     /// `1 - 2 exp(-tau^2 / (2 (n sigma^2 / (n u^2) + tau / (3 (1 - u)))))`.
     /// [`pb`](Self::pb) is this with `tau = lambda sqrt(n)`; Lemma 2.2's proof
-    /// gives the same inequality for any deviation, which the paired
-    /// probability of Theorems 3.9/3.10 needs when a term's rounding count
-    /// differs from the `n` of its `gamma~_n` (`tc::paired_probability`).
+    /// gives the same inequality for any deviation, and (by Doob's maximal
+    /// inequality on `exp(theta S_k)`) for the largest of the partial sums
+    /// `S_1, ..., S_n` too, which the paired probability of Theorems 3.9/3.10
+    /// needs (`tc::paired_probability`).
     ///
     /// Pass a lower bound of `tau`: the exponent grows with `tau`, so a smaller
     /// one gives a smaller, still valid, probability. `tau <= 0` (no deviation
