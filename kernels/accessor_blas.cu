@@ -181,11 +181,17 @@ static __device__ __forceinline__ typename A::T block_reduce(typename A::T v) {
     return v;
 }
 
-// y = beta == 0 ? alpha s : fma(alpha, s, beta y0)
+// y = beta == 0 ? alpha s : fma(alpha, s, beta y0); with alpha == 0 the sum is
+// not used (BLAS: A and x are not referenced), so y = beta y0, or +0 when beta
+// is 0 too. The CPU model is common::blas_epilogue.
 template <class A>
 static __device__ __forceinline__ typename A::T finish(typename A::T s, typename A::T alpha,
                                                        typename A::T beta, typename A::T y0) {
-    if (beta == (typename A::T)0) {
+    typedef typename A::T T;
+    if (alpha == (T)0) {
+        return beta == (T)0 ? (T)0 : A::mul(beta, y0);
+    }
+    if (beta == (T)0) {
         return A::mul(alpha, s);
     }
     return A::fma(alpha, s, A::mul(beta, y0));

@@ -189,6 +189,23 @@ fn every_kernel_treats_non_finite_inputs_as_run_list_says() {
                         let mut int8 = defaults.clone();
                         int8.set(*kernel, "storage", "int8").unwrap();
                         refused(&int8);
+                        // BLAS: with alpha = 0, GEMV and SpMV do not read A.
+                        if matches!(kernel.name(), "accessor-gemv" | "accessor-spmv") {
+                            let mut unread = defaults.clone();
+                            unread.set(*kernel, "alpha", "0").unwrap();
+                            let run = kernel.run(&inputs, &unread).unwrap();
+                            assert!(
+                                run.output.data().iter().all(|v| v.is_finite()),
+                                "{}",
+                                kernel.name()
+                            );
+                            let outcome = run.verdicts().unwrap()[0].verdict.outcome.clone();
+                            assert!(
+                                matches!(outcome, Outcome::Pass),
+                                "{} alpha = 0 with {bad}: {outcome:?}",
+                                kernel.name()
+                            );
+                        }
                     }
                 }
             }

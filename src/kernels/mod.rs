@@ -239,8 +239,9 @@ pub enum NonFiniteInputs {
     /// or 3 with `--strict`).
     Propagated,
     /// As [`Propagated`](Self::Propagated), except where the parameters
-    /// choose an algorithm not defined on them (the case and the reason):
-    /// then as [`Refused`](Self::Refused).
+    /// choose an algorithm not defined on them (then as
+    /// [`Refused`](Self::Refused)) or one that does not read the input (the
+    /// cases and the reasons).
     PropagatedUnless(&'static str),
     /// The kernel's algorithm is not defined on them (the reason): a typed
     /// error naming the first one (exit 2).
@@ -256,7 +257,7 @@ impl std::fmt::Display for NonFiniteInputs {
             ),
             NonFiniteInputs::PropagatedUnless(why) => write!(
                 f,
-                "propagated: the output is judged non-finite (exit 0, 3 with --strict); refused (exit 2) {why}"
+                "propagated: the output is judged non-finite (exit 0, 3 with --strict); except: {why}"
             ),
             NonFiniteInputs::Refused(why) => write!(f, "refused (exit 2): {why}"),
         }

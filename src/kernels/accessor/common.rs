@@ -297,6 +297,16 @@ pub fn blas_accumulation(
     sum_abs: f64,
     y_abs: f64,
 ) -> Accumulation {
+    if alpha == 0.0 {
+        // The sum is not read (`blas_epilogue`): `fl(beta y0)` or 0.
+        let ops = u64::from(beta != 0.0);
+        return Accumulation {
+            depth: ops,
+            sum_abs: mul_up(beta.abs(), y_abs),
+            eta_weight: ops as f64,
+            inner: None,
+        };
+    }
     let extra = u64::from(alpha != 1.0 || beta != 0.0);
     let final_ops = (extra + u64::from(beta != 0.0)) as f64;
     Accumulation {
@@ -310,6 +320,33 @@ pub fn blas_accumulation(
             sum_abs,
             eta_weight: chain_ops,
         }),
+    }
+}
+
+/// Output `i` of GEMV and SpMV from the sum `s = (op(A) x)_i` in the
+/// arithmetic `A`, as BLAS defines the epilogue: `y0` (the initial `y_i`) is
+/// read only when `beta != 0`, and the sum only when `alpha != 0` (reference
+/// BLAS leaves `A` and `x` unreferenced then: a NaN in them does not reach
+/// `y`, and the exact oracle, `oracle::blas`, skips them too). Otherwise
+/// `fl(alpha s)` or `fma(alpha, s, fl(beta y0))`. `kernels/accessor_blas.cu`'s
+/// `finish` is the same.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::common::blas_epilogue;
+/// assert_eq!(blas_epilogue::<f64>(0.0, 2.0, f64::NAN, Some(3.0)), 6.0);
+/// assert_eq!(blas_epilogue::<f64>(0.0, 0.0, f64::NAN, None).to_bits(), 0);
+/// assert_eq!(blas_epilogue::<f64>(2.0, 1.0, 1.5, Some(1.0)), 4.0);
+/// ```
+pub fn blas_epilogue<A: super::arith::Arith>(alpha: f64, beta: f64, s: A, y0: Option<f64>) -> f64 {
+    let y0 = y0
+        .filter(|_| beta != 0.0)
+        .map(|y| A::mul(A::of(beta), A::of(y)));
+    match (alpha == 0.0, y0) {
+        (true, None) => 0.0,
+        (true, Some(by)) => by.to_f64(),
+        (false, None) => A::mul(A::of(alpha), s).to_f64(),
+        (false, Some(by)) => A::fma(A::of(alpha), s, by).to_f64(),
     }
 }
 

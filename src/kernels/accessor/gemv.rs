@@ -21,7 +21,7 @@
 use super::arith::{Arith, to_arith};
 use super::axpy::store_all;
 use super::common::{
-    self, abs_diff_up, abs_sum_up, blas_accumulation, collect_bounds, element_bound,
+    self, abs_diff_up, abs_sum_up, blas_accumulation, blas_epilogue, collect_bounds, element_bound,
     products_representation_up, require_stored, with_arith,
 };
 use super::order::{WARP, warp_dot, warp_dot_depth};
@@ -159,12 +159,11 @@ pub fn accessor_gemv(
                 .collect(),
             Transpose::Yes => transposed_sums(&av, rows, cols, &xv),
         };
-        let (alpha, beta) = (A::of(op.alpha), A::of(op.beta));
         sums.iter()
             .enumerate()
-            .map(|(i, &s)| match &sy {
-                None => A::mul(alpha, s).to_f64(),
-                Some(sy) => A::fma(alpha, s, A::mul(beta, A::of(sy.values[i]))).to_f64(),
+            .map(|(i, &s)| {
+                let y0 = sy.as_ref().map(|sy| sy.values[i]);
+                blas_epilogue(op.alpha, op.beta, s, y0)
             })
             .collect()
     });
@@ -229,8 +228,11 @@ impl GemvComputation {
     }
 
     fn check_stored(&self) -> VResult<()> {
-        require_stored("a", &self.stored.0, self.accessors.0.spec().storage)?;
-        require_stored("x", &self.stored.1, self.accessors.1.spec().storage)?;
+        // With alpha = 0, A and x are not read (`blas_epilogue`).
+        if self.op.alpha != 0.0 {
+            require_stored("a", &self.stored.0, self.accessors.0.spec().storage)?;
+            require_stored("x", &self.stored.1, self.accessors.1.spec().storage)?;
+        }
         if let (Some(s), Some(acc)) = (&self.stored.2, &self.accessors.2) {
             require_stored("y", s, acc.spec().storage)?;
         }
@@ -239,7 +241,11 @@ impl GemvComputation {
 
     fn accumulation(&self, i: usize, a: &[f64], x: &[f64]) -> Accumulation {
         let op = self.op;
-        let s = abs_sum_up(self.terms(i, a, x).map(|((_, ar), (_, xr))| (ar, xr)));
+        let s = if op.alpha == 0.0 {
+            0.0 // not read
+        } else {
+            abs_sum_up(self.terms(i, a, x).map(|((_, ar), (_, xr))| (ar, xr)))
+        };
         let y_abs = self.stored.2.as_ref().map_or(0.0, |sy| sy.values[i].abs());
         let inner = match op.trans {
             Transpose::No => self.shape.1,
@@ -267,13 +273,17 @@ impl GemvComputation {
         let model = self.output_accessor.map(|acc| acc.store_model());
         let bounds = (0..self.before_store.len())
             .map(|i| {
-                let mut representation = mul_up(
-                    self.op.alpha.abs(),
-                    products_representation_up(
-                        self.terms(i, a, x).map(|(ag, _)| ag),
-                        self.terms(i, a, x).map(|(_, xg)| xg),
-                    ),
-                );
+                let mut representation = if self.op.alpha == 0.0 {
+                    0.0 // A and x are not read
+                } else {
+                    mul_up(
+                        self.op.alpha.abs(),
+                        products_representation_up(
+                            self.terms(i, a, x).map(|(ag, _)| ag),
+                            self.terms(i, a, x).map(|(_, xg)| xg),
+                        ),
+                    )
+                };
                 if let (Some(y), Some(sy)) = (y, &self.stored.2) {
                     representation = add_up(
                         representation,

@@ -17,7 +17,7 @@
 use super::arith::{Arith, to_arith};
 use super::axpy::store_all;
 use super::common::{
-    self, abs_diff_up, abs_sum_up, blas_accumulation, collect_bounds, element_bound,
+    self, abs_diff_up, abs_sum_up, blas_accumulation, blas_epilogue, collect_bounds, element_bound,
     products_representation_up, require_stored, with_arith,
 };
 use super::gemv::{GEMV_INPUTS, no_relative_model, no_store};
@@ -148,12 +148,11 @@ pub fn accessor_spmv(
                     .collect()
             }
         };
-        let (al, be) = (A::of(alpha), A::of(beta));
         sums.iter()
             .enumerate()
-            .map(|(i, &s)| match &sy {
-                None => A::mul(al, s).to_f64(),
-                Some(sy) => A::fma(al, s, A::mul(be, A::of(sy.values[i]))).to_f64(),
+            .map(|(i, &s)| {
+                let y0 = sy.as_ref().map(|sy| sy.values[i]);
+                blas_epilogue(alpha, beta, s, y0)
             })
             .collect()
     });
@@ -173,8 +172,11 @@ pub fn accessor_spmv(
 
 impl SpmvComputation {
     fn check_stored(&self) -> VResult<()> {
-        require_stored("a", &self.stored.0, self.accessors.0.spec().storage)?;
-        require_stored("x", &self.stored.1, self.accessors.1.spec().storage)?;
+        // With alpha = 0, A and x are not read (`blas_epilogue`).
+        if self.scalars.0 != 0.0 {
+            require_stored("a", &self.stored.0, self.accessors.0.spec().storage)?;
+            require_stored("x", &self.stored.1, self.accessors.1.spec().storage)?;
+        }
         if let (Some(s), Some(acc)) = (&self.stored.2, &self.accessors.2) {
             require_stored("y", s, acc.spec().storage)?;
         }
@@ -184,7 +186,11 @@ impl SpmvComputation {
     fn accumulation(&self, i: usize) -> Accumulation {
         let (cols, vals) = self.a_read.row(i);
         let x = &self.stored.1.values;
-        let s = abs_sum_up(cols.iter().zip(vals).map(|(&c, &v)| (v, x[c])));
+        let s = if self.scalars.0 == 0.0 {
+            0.0 // not read
+        } else {
+            abs_sum_up(cols.iter().zip(vals).map(|(&c, &v)| (v, x[c])))
+        };
         let y_abs = self.stored.2.as_ref().map_or(0.0, |sy| sy.values[i].abs());
         let chain_ops = if self.exact_products {
             0.0
@@ -220,13 +226,17 @@ impl SpmvComputation {
             .map(|i| {
                 let (cols, given) = a.row(i);
                 let (_, read) = self.a_read.row(i);
-                let mut representation = mul_up(
-                    alpha.abs(),
-                    products_representation_up(
-                        given.iter().copied().zip(read.iter().copied()),
-                        cols.iter().map(|&c| (x[c], xs[c])),
-                    ),
-                );
+                let mut representation = if alpha == 0.0 {
+                    0.0 // A and x are not read
+                } else {
+                    mul_up(
+                        alpha.abs(),
+                        products_representation_up(
+                            given.iter().copied().zip(read.iter().copied()),
+                            cols.iter().map(|&c| (x[c], xs[c])),
+                        ),
+                    )
+                };
                 if let (Some(y), Some(sy)) = (y, &self.stored.2) {
                     representation = add_up(
                         representation,

@@ -55,7 +55,8 @@ use super::measure::ErrorMeasure;
 use crate::bounds::directed::{add_down, add_up, div_up, mul_down, mul_up, sub_down, sub_up};
 use crate::error::{Result, VerifyError, require_finite, require_nonempty, require_same_len};
 use crate::format::{Format, RoundingMode};
-use rug::Rational;
+use rug::float::Round;
+use rug::{Float, Rational};
 use serde::Serialize;
 
 /// Which triangle of the matrix holds `T`.
@@ -552,6 +553,9 @@ pub const MAX_REFINEMENTS: usize = 6;
 /// nearest, which is `x_i` rounded to nearest whenever the enclosure is narrower
 /// than the distance to the next rounding boundary (the refinement runs until
 /// its radius is below `2^-64 |x_i|`, at most [`MAX_REFINEMENTS`] steps).
+/// When it does not get there (an exact component beyond `f64`'s range, say)
+/// and the order is at most [`EXACT_FALLBACK_ORDER`], the system is solved
+/// exactly instead and the measures are exact (rounded up).
 ///
 /// # Errors
 /// [`VerifyError::NonFinite`] for a non-finite entry of `b`, `x_hat` or the
@@ -584,8 +588,17 @@ pub fn solution_errors(t: &Triangular<'_>, b: &[f64], x_hat: &[f64]) -> Result<V
             break;
         }
         let rhs: Vec<f64> = r.iter().map(ExactSum::to_f64).collect();
-        let d = substitution_f64(t, &rhs);
-        if d.iter().any(|v| !v.is_finite()) {
+        // A component whose correction overflows f64 (an exact solution
+        // beyond its range) is left uncorrected; the others still refine:
+        // any d keeps x = x^ + D + T^{-1} r exact, as r is updated with it.
+        // (Giving up on all of them left a loose enclosure, up to 9 times
+        // the error, which the fuzzer once took for a violation of TRSV's
+        // bound, 2026-11-25.)
+        let d: Vec<f64> = substitution_f64(t, &rhs)
+            .into_iter()
+            .map(|v| if v.is_finite() { v } else { 0.0 })
+            .collect();
+        if d.iter().all(|&v| v == 0.0) {
             break;
         }
         let neg_d = negated(&d);
@@ -595,9 +608,45 @@ pub fn solution_errors(t: &Triangular<'_>, b: &[f64], x_hat: &[f64]) -> Result<V
         }
         z = remainder_bound(&inverse, &r)?;
     }
+    if !converged(x_hat, &corrections, &z) && n <= EXACT_FALLBACK_ORDER {
+        // Not tight: a small system is solved exactly instead, so that an
+        // error above a bound is a proven violation, not the enclosure's slack.
+        let exact = solve_exact_rational(t, b)?;
+        return Ok(x_hat
+            .iter()
+            .zip(&exact)
+            .map(|(&computed, x)| rational_measure(computed, x))
+            .collect());
+    }
     Ok((0..n)
         .map(|i| enclosure_measure(x_hat[i], &corrections[i], z[i]))
         .collect())
+}
+
+/// Up to this order [`solution_errors`] solves exactly ([`solve_exact_rational`])
+/// when the refinement does not reach a tight enclosure.
+pub const EXACT_FALLBACK_ORDER: usize = 128;
+
+/// The error measure of `computed` against the exact `x`.
+fn rational_measure(computed: f64, x: &Rational) -> ErrorMeasure {
+    let exact = Float::with_val(53, x).to_f64();
+    if !computed.is_finite() || !exact.is_finite() {
+        return ErrorMeasure::NonFinite { computed, exact };
+    }
+    // Rounding up to 53 bits (unbounded exponent), then up to f64: one
+    // upward rounding, f64's numbers being a subset.
+    let up = |q: &Rational| {
+        Float::with_val_round(53, q, Round::Up)
+            .0
+            .to_f64_round(Round::Up)
+    };
+    let difference = (Rational::from_f64(computed).expect("finite") - x).abs();
+    let relative_up = (*x != 0).then(|| up(&(difference.clone() / x.clone().abs())));
+    ErrorMeasure::Finite {
+        absolute_up: up(&difference),
+        relative_up,
+        exact,
+    }
 }
 
 /// An upper bound of `|T^{-1}| |r|`.
