@@ -314,6 +314,23 @@ fn bad_inputs_exit_2_with_one_line() {
     ]);
     assert_bad_input(&o, "missing input `y`");
 
+    // A finite input that overflows the storage format is named as given
+    // (not as the infinity it would become).
+    let big = vector(&dir, "big.npy", &[1e6, 1.0]);
+    let o = boundgate(&[
+        "run",
+        "dot-tree",
+        "--input",
+        &format!("x={big}"),
+        "--input",
+        &format!("y={x}"),
+        "--param",
+        "precision=fp16-fp32",
+        "--output",
+        out,
+    ]);
+    assert_bad_input(&o, "x[0] = 1e6 overflows fp16");
+
     let o = boundgate(&["round", "--format", "fp12", "--input", &x, "--output", out]);
     assert_eq!(o.status.code(), Some(2));
 

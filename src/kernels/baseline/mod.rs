@@ -122,7 +122,7 @@ impl DotOperands {
     /// rounding to nearest overflows (stored as an infinity, a NaN, or, in a
     /// saturating format, the largest finite value: finite but not within
     /// the representation error bound).
-    fn first_storage_overflow(&self) -> Option<(char, usize, f64)> {
+    pub fn first_storage_overflow(&self) -> Option<(char, usize, f64)> {
         let find = |name: char, given: &[f64]| {
             given
                 .iter()

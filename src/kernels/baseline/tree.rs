@@ -62,6 +62,14 @@ impl Kernel for TreeDot {
         let precision = precision(params.text("precision")?)?;
         let backend: Backend = params.text("backend")?.parse()?;
         let ops = DotOperands::from_inputs(inputs, precision.storage())?;
+        // Name the given value that does not fit, not the infinity it became.
+        if let Some((name, i, value)) = ops.first_storage_overflow() {
+            return Err(Error::usage(format!(
+                "{name}[{i}] = {value:e} overflows {} (largest finite value {:e})",
+                ops.storage,
+                ops.storage.max_finite()
+            )));
+        }
         // An explicit `gpu` without a usable GPU also falls back to the CPU
         // model (DESIGN.md: a missing driver is a message, never a failure),
         // with the reason in the report and on stderr.
