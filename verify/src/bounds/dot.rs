@@ -359,16 +359,41 @@ pub fn require_no_overflow(
     sum_abs: f64,
     source: &Source,
 ) -> Result<f64> {
+    let largest = depth_growth_bound(format, mode, depth, underflow_ops, sum_abs);
+    require_at_most_max(
+        format,
+        largest,
+        source,
+        "no overflow: (1 + u)^depth (S + m eta_min) <= max_finite",
+    )
+}
+
+/// `(1 + u)^depth (S + m eta_min)`, rounded up: every partial result of a
+/// summation of depth `depth` is at most this in magnitude.
+fn depth_growth_bound(
+    format: Format,
+    mode: RoundingMode,
+    depth: u64,
+    underflow_ops: u64,
+    sum_abs: f64,
+) -> f64 {
     let u = format.unit_roundoff(mode);
     let growth = exp_up(mul_up(depth as f64, ln1p_up(u)));
     let eta = format.underflow_abs_error(mode);
-    let largest = mul_up(growth, add_up(sum_abs, mul_up(underflow_ops as f64, eta)));
-    require(
-        largest <= format.max_finite(),
-        source,
-        "no overflow: (1 + u)^depth (S + m eta_min) <= max_finite",
-        || format!("{largest:e} > {:e}", format.max_finite()),
-    )?;
+    mul_up(growth, add_up(sum_abs, mul_up(underflow_ops as f64, eta)))
+}
+
+/// `largest` if it is at most the format's largest finite value, else the
+/// unmet hypothesis `statement`.
+fn require_at_most_max(
+    format: Format,
+    largest: f64,
+    source: &Source,
+    statement: &str,
+) -> Result<f64> {
+    require(largest <= format.max_finite(), source, statement, || {
+        format!("{largest:e} > {:e}", format.max_finite())
+    })?;
     Ok(largest)
 }
 
@@ -416,20 +441,17 @@ pub fn require_no_overflow_recursive_nearest(
     let mode = RoundingMode::NearestEven;
     let u = format.unit_roundoff(mode);
     let eta = format.underflow_abs_error(mode);
-    let with_eta = add_up(sum_abs, mul_up(underflow_ops as f64, eta));
-    let depth_bound = mul_up(exp_up(mul_up(n as f64, ln1p_up(u))), with_eta);
+    let depth_bound = depth_growth_bound(format, mode, n, underflow_ops, sum_abs);
     let products = mul_up(2.0, sum_abs).min(add_up(
         mul_up(add_up(1.0, u), sum_abs),
         mul_up(underflow_ops as f64, eta),
     ));
-    let largest = depth_bound.min(mul_up(2.0, products));
-    require(
-        largest <= format.max_finite(),
+    require_at_most_max(
+        format,
+        depth_bound.min(mul_up(2.0, products)),
         source,
         "no overflow: min((1 + u)^n (S + m eta_min), 2 min(2 S, (1 + u) S + m eta_min)) <= max_finite (left to right, round to nearest)",
-        || format!("{largest:e} > {:e}", format.max_finite()),
-    )?;
-    Ok(largest)
+    )
 }
 
 /// The number of operations of a dot product of length `n` that can suffer an
