@@ -29,8 +29,9 @@
 //   GEMV  op(A) = A: 8 warps per block, a warp per row: lane l chains the columns
 //         l, l + 32, ...; warp_tree. op(A) = A^T: blocks of 32 x 8 threads, thread
 //         (c, g) chains the rows g, g + 8, ... of column 32*blockIdx.x + c; a tree
-//         over g (s = 4, 2, 1) in shared memory. Then y = beta == 0 ? alpha*s :
-//         fma(alpha, s, beta*y0), written through the accessor.
+//         over g (s = 4, 2, 1) in shared memory. Then y = alpha == 0 ? (beta == 0 ?
+//         +0 : beta*y0) : beta == 0 ? alpha*s : fma(alpha, s, beta*y0) (BLAS: the
+//         sum unused when alpha is 0), written through the accessor.
 //   SPMV  CSR: a warp per row, lane l chains the row's entries l, l + 32, ...;
 //         warp_tree. ELL (column-major slots, column index -1 = padding): a thread
 //         per row chains its slots k = 0 .. width - 1. Then alpha and beta as GEMV.

@@ -445,7 +445,9 @@ mod device {
                 };
                 let x = sample(d, seed, 3 * stream as u64 + 1, inner);
                 let y = sample(d, seed, 3 * stream as u64 + 2, outer);
-                for (alpha, beta) in [(1.0, 0.0), (-0.5, 2.0), (3.0, -1.0)] {
+                // alpha = 0: BLAS leaves the sum unused (`blas_epilogue`).
+                for (alpha, beta) in [(1.0, 0.0), (-0.5, 2.0), (3.0, -1.0), (0.0, 2.0), (0.0, 0.0)]
+                {
                     let op = GemvOp { alpha, beta, trans };
                     let y_in = (beta != 0.0).then_some(y.as_slice());
                     let exact =
@@ -508,7 +510,7 @@ mod device {
             let x: Vec<f64> = (0..cols).map(|_| rng.random_range(-1.0..1.0)).collect();
             let y: Vec<f64> = (0..rows).map(|_| rng.random_range(-1.0..1.0)).collect();
             for format in [SparseFormat::Csr, SparseFormat::Ell] {
-                for scalars in [(1.0, 0.0), (-0.5, 2.0)] {
+                for scalars in [(1.0, 0.0), (-0.5, 2.0), (0.0, 2.0)] {
                     let y_in = (scalars.1 != 0.0).then_some(y.as_slice());
                     for spec in specs() {
                         let what = format!(

@@ -446,3 +446,75 @@ fn products_of_fp16_numbers_are_exact_in_fp32_and_bf16_ones_are_not() {
     assert_eq!(Format::FP32.mul(tiny, tiny, RNE), 0.0);
     assert!(!products_exact(Format::BF16, Format::FP32));
 }
+
+/// Where the refinement cannot reach a tight enclosure (here an exact
+/// component just above half the smallest subnormal, 2^-1075 (1 + e)), a small
+/// system is solved exactly: the error is exact and the exact value is the
+/// correctly rounded one, 2^-1074 (rounding the rational to 53 bits first and
+/// then to f64 gave 0). Found by review, 2026-11-25.
+#[test]
+fn an_exact_solution_in_the_subnormal_range_is_rounded_once() {
+    let a = [3.0, 0.0, -2f64.powi(-1070), 2f64.powi(100)];
+    let t = Triangular::new(Matrix::new(2, 2, &a).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+    let b = [1.0, 2f64.powi(-975)];
+    let e = solution_errors(&t, &b, &[1.0 / 3.0, 0.0]).unwrap();
+    assert_eq!(e[1].exact().to_bits(), 1, "{:?}", e[1]);
+    // |0 - x_1| = 2^-1075 (1 + e) rounded up: the smallest subnormal.
+    assert_eq!(e[1].absolute_up(), Some(f64::from_bits(1)));
+    let exact = solve_exact_rational(&t, &b).unwrap();
+    assert!(exact[1] > Rational::from_f64(2f64.powi(-1075)).unwrap());
+}
+
+/// Above the exact-solve order, a component whose correction overflows f64
+/// (x_0 = 1e600 here) no longer stops the others from refining: the
+/// substitution zeroes it as it is solved, so the components solved after it
+/// stay finite. Every other component's error is then tight (against the
+/// exact rational solution), and component 0, whose enclosure has no finite
+/// radius, is left unjudged (exact NaN) instead of getting an infinite error.
+/// The reviewer's case, 2026-11-25 (before: enclosures up to 3.5e6 times the
+/// error).
+#[test]
+fn an_overflowing_correction_leaves_the_other_components_tight() {
+    use boundgate_verify::oracle::trsv::EXACT_FALLBACK_ORDER;
+    let n = EXACT_FALLBACK_ORDER + 2;
+    let mut rng = ChaCha8Rng::seed_from_u64(0x7e_5001);
+    let mut a = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 1..i {
+            a[i * n + j] = rng.random_range(-1.0..1.0);
+        }
+        a[i * n + i] = 4.0 + rng.random_range(0.0..1.0);
+    }
+    a[0] = 1e-300;
+    let b: Vec<f64> = (0..n)
+        .map(|i| {
+            if i == 0 {
+                1e300
+            } else {
+                rng.random_range(-1.0..1.0)
+            }
+        })
+        .collect();
+    let t = Triangular::new(Matrix::new(n, n, &a).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+    let exact = solve_exact_rational(&t, &b).unwrap();
+    // x^: the exact solution rounded to fp32 (x_0 = 1e600 as 0), so every
+    // component has an error to enclose.
+    let x_hat: Vec<f64> = exact
+        .iter()
+        .map(|x| {
+            let v = Float::with_val(24, x).to_f64() as f32 as f64;
+            if v.is_finite() { v } else { 0.0 }
+        })
+        .collect();
+    let e = solution_errors(&t, &b, &x_hat).unwrap();
+    assert!(e[0].exact().is_nan(), "{:?}", e[0]);
+    for i in 1..n {
+        let true_error = (Rational::from_f64(x_hat[i]).unwrap() - &exact[i]).abs();
+        let true_error = Float::with_val(53, &true_error).to_f64();
+        let enclosed = e[i].absolute_up().unwrap();
+        assert!(
+            enclosed >= true_error && enclosed <= true_error * (1.0 + 1e-9) + 1e-300,
+            "component {i}: {enclosed:e} vs {true_error:e}"
+        );
+    }
+}

@@ -529,8 +529,15 @@ fn residual_norm_up(t: &Triangular<'_>, x: &[f64]) -> f64 {
 }
 
 /// Plain `f64` substitution (any rounding errors are fine here: the result is
-/// only a correction whose effect is measured exactly afterwards).
+/// only a correction whose effect is measured exactly afterwards, or an
+/// approximate inverse that is verified).
 fn substitution_f64(t: &Triangular<'_>, rhs: &[f64]) -> Vec<f64> {
+    substitution_with(t, rhs, |v| v)
+}
+
+/// [`substitution_f64`] with `finish` applied to each component as it is
+/// solved (before later components use it).
+fn substitution_with(t: &Triangular<'_>, rhs: &[f64], finish: impl Fn(f64) -> f64) -> Vec<f64> {
     let mut x = vec![0.0; t.n()];
     for i in t.solve_order() {
         let (start, off) = t.off_diagonal(i);
@@ -538,7 +545,7 @@ fn substitution_f64(t: &Triangular<'_>, rhs: &[f64]) -> Vec<f64> {
             .iter()
             .zip(&x[start..start + off.len()])
             .fold(rhs[i], |s, (a, xj)| s - a * xj);
-        x[i] = s / t.diagonal(i);
+        x[i] = finish(s / t.diagonal(i));
     }
     x
 }
@@ -594,10 +601,9 @@ pub fn solution_errors(t: &Triangular<'_>, b: &[f64], x_hat: &[f64]) -> Result<V
         // (Giving up on all of them left a loose enclosure, up to 9 times
         // the error, which the fuzzer once took for a violation of TRSV's
         // bound, 2026-11-25.)
-        let d: Vec<f64> = substitution_f64(t, &rhs)
-            .into_iter()
-            .map(|v| if v.is_finite() { v } else { 0.0 })
-            .collect();
+        // Zeroed as it is solved, so that the components solved after it
+        // do not turn into inf or NaN through it (found by review).
+        let d = substitution_with(t, &rhs, |v| if v.is_finite() { v } else { 0.0 });
         if d.iter().all(|&v| v == 0.0) {
             break;
         }
@@ -623,13 +629,35 @@ pub fn solution_errors(t: &Triangular<'_>, b: &[f64], x_hat: &[f64]) -> Result<V
         .collect())
 }
 
+/// `x` rounded to the nearest `f64` (ties to even), subnormals included: first
+/// rounded to odd at 64 bits (toward zero, then the last bit set if inexact),
+/// which a second rounding to nearest at 53 bits or fewer turns into the
+/// correct rounding (Boldo and Melquiond, IEEE Trans. Computers 57(4), 2008);
+/// one rounding to 53 bits with MPFR's unbounded exponent and then to `f64`
+/// would round twice in the subnormal range (found by review).
+fn nearest_f64(x: &Rational) -> f64 {
+    let (mut odd, order) = Float::with_val_round(64, x, Round::Zero);
+    if order != std::cmp::Ordering::Equal {
+        // The last bit is 0: step away from zero to the odd neighbour.
+        let even = odd.get_significand().is_some_and(|m| m.is_even());
+        if even {
+            if odd.is_sign_negative() {
+                odd.next_down();
+            } else {
+                odd.next_up();
+            }
+        }
+    }
+    odd.to_f64()
+}
+
 /// Up to this order [`solution_errors`] solves exactly ([`solve_exact_rational`])
 /// when the refinement does not reach a tight enclosure.
 pub const EXACT_FALLBACK_ORDER: usize = 128;
 
 /// The error measure of `computed` against the exact `x`.
 fn rational_measure(computed: f64, x: &Rational) -> ErrorMeasure {
-    let exact = Float::with_val(53, x).to_f64();
+    let exact = nearest_f64(x);
     if !computed.is_finite() || !exact.is_finite() {
         return ErrorMeasure::NonFinite { computed, exact };
     }
@@ -669,6 +697,15 @@ fn converged(x_hat: &[f64], corrections: &[ExactSum], z: &[f64]) -> bool {
 
 /// The error measure of `x^` given `x - x^ = D + delta`, `|delta| <= z`.
 fn enclosure_measure(x_hat: f64, correction: &ExactSum, z: f64) -> ErrorMeasure {
+    if !z.is_finite() {
+        // No bound on the remainder (the exact component may be beyond f64):
+        // the exact value is unknown, so the element is not judged (NaN), rather
+        // than judged against an infinite error.
+        return ErrorMeasure::NonFinite {
+            computed: x_hat,
+            exact: f64::NAN,
+        };
+    }
     let absolute_up = add_up(abs_up(correction), z);
     let mut mid = correction.clone();
     mid.add(x_hat);
