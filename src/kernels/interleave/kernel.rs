@@ -37,8 +37,6 @@ use boundgate_verify::bounds::directed::{add_up, div_up, sub_down};
 use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
 use boundgate_verify::check::ElementBounds;
 use boundgate_verify::oracle::ErrorMeasure;
-use rug::float::Round;
-use rug::{Float, Rational};
 use serde_json::json;
 
 /// The `hotspot3d` kernel.
@@ -114,30 +112,6 @@ fn grid_of(temp: &Tensor, layers: usize) -> Result<Grid3> {
         )));
     }
     Ok(Grid3::new(cols, rows / layers, layers)?)
-}
-
-fn rational_up(q: &Rational) -> f64 {
-    Float::with_val_round(53, q, Round::Up).0.to_f64()
-}
-
-/// The error of `computed` against an exact rational value.
-fn exact_measure(computed: f64, exact: &Rational) -> ErrorMeasure {
-    let nearest = Float::with_val(53, exact).to_f64();
-    if !computed.is_finite() || !nearest.is_finite() {
-        return ErrorMeasure::NonFinite {
-            computed,
-            exact: nearest,
-        };
-    }
-    let diff = (Rational::from_f64(computed).expect("finite") - exact).abs();
-    let absolute_up = rational_up(&diff);
-    let relative_up =
-        (*exact != 0).then(|| rational_up(&(&diff / Rational::from(exact.abs_ref()))));
-    ErrorMeasure::Finite {
-        absolute_up,
-        relative_up,
-        exact: nearest,
-    }
 }
 
 /// The error of `computed` against `X`, known to lie within `radius` of `g`.
@@ -318,12 +292,12 @@ impl Kernel for HotSpot3DKernel {
             let eg = output
                 .iter()
                 .zip(&xg)
-                .map(|(&c, x)| exact_measure(c, x))
+                .map(|(&c, x)| ErrorMeasure::of_rational(c, x))
                 .collect();
             let es = output
                 .iter()
                 .zip(&xs)
-                .map(|(&c, x)| exact_measure(c, x))
+                .map(|(&c, x)| ErrorMeasure::of_rational(c, x))
                 .collect();
             (eg, es, 0.0)
         } else {

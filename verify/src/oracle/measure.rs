@@ -2,6 +2,8 @@
 //! rigorous upper bounds that bound checks can compare with.
 
 use crate::format::{Fixed, Format, RoundingMode};
+use rug::float::Round;
+use rug::{Float, Rational};
 use serde::Serialize;
 
 /// The error of a computed value against the exact result.
@@ -74,6 +76,81 @@ impl ErrorMeasure {
     pub fn is_finite(&self) -> bool {
         matches!(self, ErrorMeasure::Finite { .. })
     }
+
+    /// The error of `computed` against an exact rational value: `exact` is
+    /// its nearest `f64` ([`nearest_f64`]; [`ErrorMeasure::NonFinite`] when
+    /// it overflows, or when `computed` is not finite), the absolute and
+    /// relative errors rounded up (`None` for a zero exact value).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::ErrorMeasure;
+    /// use rug::Rational;
+    /// let third = Rational::from((1, 3));
+    /// let m = ErrorMeasure::of_rational(0.25, &third);
+    /// assert_eq!(m.exact(), 1.0 / 3.0);
+    /// assert!(m.absolute_up().unwrap() >= 1.0 / 12.0);
+    /// ```
+    pub fn of_rational(computed: f64, exact: &Rational) -> ErrorMeasure {
+        let nearest = nearest_f64(exact);
+        if !computed.is_finite() || !nearest.is_finite() {
+            return ErrorMeasure::NonFinite {
+                computed,
+                exact: nearest,
+            };
+        }
+        let difference = (Rational::from_f64(computed).expect("finite") - exact).abs();
+        let relative_up =
+            (*exact != 0).then(|| up_f64(&(difference.clone() / exact.clone().abs())));
+        ErrorMeasure::Finite {
+            absolute_up: up_f64(&difference),
+            relative_up,
+            exact: nearest,
+        }
+    }
+}
+
+/// `q` rounded up to an `f64`: to 53 bits with MPFR's unbounded exponent,
+/// then up again to `f64` (one upward rounding, `f64`'s numbers being a
+/// subset; rounding the 53-bit value to NEAREST `f64` could go below `q` in
+/// the subnormal range).
+fn up_f64(q: &Rational) -> f64 {
+    Float::with_val_round(53, q, Round::Up)
+        .0
+        .to_f64_round(Round::Up)
+}
+
+/// `x` rounded to the nearest `f64` (ties to even), subnormals included: first
+/// rounded to odd at 64 bits (toward zero, then the last bit set if inexact),
+/// which a second rounding to nearest at 53 bits or fewer turns into the
+/// correct rounding (Boldo and Melquiond, IEEE Trans. Computers 57(4), 2008);
+/// one rounding to 53 bits with MPFR's unbounded exponent and then to `f64`
+/// would round twice in the subnormal range.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::oracle::nearest_f64;
+/// use rug::Rational;
+/// // 2^-1075 (1 + 2^-100), just above half the smallest subnormal: rounds up
+/// // to it (rounded to 53 bits first it would be the tie 2^-1075, then 0).
+/// let x = (Rational::from(1) + (Rational::from(1) >> 100u32)) >> 1075u32;
+/// assert_eq!(nearest_f64(&x).to_bits(), 1);
+/// assert_eq!(nearest_f64(&(Rational::from(1) >> 1075u32)), 0.0); // the tie itself: to even
+/// ```
+pub fn nearest_f64(x: &Rational) -> f64 {
+    let (mut odd, order) = Float::with_val_round(64, x, Round::Zero);
+    if order != std::cmp::Ordering::Equal {
+        // The last of the 64 bits is 0: step away from zero to the odd neighbour.
+        let even = odd.get_significand().is_some_and(|m| m.is_even());
+        if even {
+            if odd.is_sign_negative() {
+                odd.next_down();
+            } else {
+                odd.next_up();
+            }
+        }
+    }
+    odd.to_f64()
 }
 
 /// An upper bound of `d / x` for nonnegative `d` and positive `x`, given as

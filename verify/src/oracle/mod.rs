@@ -57,4 +57,4 @@ pub use blas::{
 };
 pub use large::{abs_dot_up, dot, sum};
 pub use matrix::{Csr, ELL_PADDING, Ell, EllLayout, Matrix};
-pub use measure::ErrorMeasure;
+pub use measure::{ErrorMeasure, nearest_f64};

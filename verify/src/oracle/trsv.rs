@@ -55,8 +55,7 @@ use super::measure::ErrorMeasure;
 use crate::bounds::directed::{add_down, add_up, div_up, mul_down, mul_up, sub_down, sub_up};
 use crate::error::{Result, VerifyError, require_finite, require_nonempty, require_same_len};
 use crate::format::{Format, RoundingMode};
-use rug::float::Round;
-use rug::{Float, Rational};
+use rug::Rational;
 use serde::Serialize;
 
 /// Which triangle of the matrix holds `T`.
@@ -621,7 +620,7 @@ pub fn solution_errors(t: &Triangular<'_>, b: &[f64], x_hat: &[f64]) -> Result<V
         return Ok(x_hat
             .iter()
             .zip(&exact)
-            .map(|(&computed, x)| rational_measure(computed, x))
+            .map(|(&computed, x)| ErrorMeasure::of_rational(computed, x))
             .collect());
     }
     Ok((0..n)
@@ -629,53 +628,9 @@ pub fn solution_errors(t: &Triangular<'_>, b: &[f64], x_hat: &[f64]) -> Result<V
         .collect())
 }
 
-/// `x` rounded to the nearest `f64` (ties to even), subnormals included: first
-/// rounded to odd at 64 bits (toward zero, then the last bit set if inexact),
-/// which a second rounding to nearest at 53 bits or fewer turns into the
-/// correct rounding (Boldo and Melquiond, IEEE Trans. Computers 57(4), 2008);
-/// one rounding to 53 bits with MPFR's unbounded exponent and then to `f64`
-/// would round twice in the subnormal range (found by review).
-fn nearest_f64(x: &Rational) -> f64 {
-    let (mut odd, order) = Float::with_val_round(64, x, Round::Zero);
-    if order != std::cmp::Ordering::Equal {
-        // The last bit is 0: step away from zero to the odd neighbour.
-        let even = odd.get_significand().is_some_and(|m| m.is_even());
-        if even {
-            if odd.is_sign_negative() {
-                odd.next_down();
-            } else {
-                odd.next_up();
-            }
-        }
-    }
-    odd.to_f64()
-}
-
 /// Up to this order [`solution_errors`] solves exactly ([`solve_exact_rational`])
 /// when the refinement does not reach a tight enclosure.
 pub const EXACT_FALLBACK_ORDER: usize = 128;
-
-/// The error measure of `computed` against the exact `x`.
-fn rational_measure(computed: f64, x: &Rational) -> ErrorMeasure {
-    let exact = nearest_f64(x);
-    if !computed.is_finite() || !exact.is_finite() {
-        return ErrorMeasure::NonFinite { computed, exact };
-    }
-    // Rounding up to 53 bits (unbounded exponent), then up to f64: one
-    // upward rounding, f64's numbers being a subset.
-    let up = |q: &Rational| {
-        Float::with_val_round(53, q, Round::Up)
-            .0
-            .to_f64_round(Round::Up)
-    };
-    let difference = (Rational::from_f64(computed).expect("finite") - x).abs();
-    let relative_up = (*x != 0).then(|| up(&(difference.clone() / x.clone().abs())));
-    ErrorMeasure::Finite {
-        absolute_up: up(&difference),
-        relative_up,
-        exact,
-    }
-}
 
 /// An upper bound of `|T^{-1}| |r|`.
 fn remainder_bound(inverse: &InverseBound<'_>, r: &[ExactSum]) -> Result<Vec<f64>> {
