@@ -397,7 +397,8 @@ fn probability_with(bar: &mut PbTable, fma: &mut PbTable, shape: &GemmShape) -> 
 /// sequence: `exp(theta S_k)` is a submartingale, so Doob's maximal
 /// inequality bounds `P(max_k S_k >= a)` by the same `E exp(theta S_K) / exp(theta a)`
 /// that Bernstein's proof bounds for `S_K` alone (Freedman 1975, Ann. Probab.
-/// 3(1), Theorem 1.6, is the general form). So ONE event per sequence covers
+/// 3(1), Theorem 1.6, is the general form, in its sharp Bennett form: its
+/// simplified `exp(-a^2 / (2 (a + b)))` has `M t`, not `M t / 3`). So ONE event per sequence covers
 /// every term: with `K` roundings and the smallest deviation any term may
 /// use ([`paired_deviation`] with `k = K`), the failure is
 /// `1 - P(K, tau)` ([`PbTable::pb_deviation`]) for `t_bar` plus the same for the
