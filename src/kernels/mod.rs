@@ -255,10 +255,9 @@ impl std::fmt::Display for NonFiniteInputs {
                 f,
                 "propagated: the output is judged non-finite (exit 0, 3 with --strict)"
             ),
-            NonFiniteInputs::PropagatedUnless(why) => write!(
-                f,
-                "propagated: the output is judged non-finite (exit 0, 3 with --strict); except: {why}"
-            ),
+            NonFiniteInputs::PropagatedUnless(why) => {
+                write!(f, "{}; except: {why}", NonFiniteInputs::Propagated)
+            }
             NonFiniteInputs::Refused(why) => write!(f, "refused (exit 2): {why}"),
         }
     }

@@ -16,7 +16,10 @@ use boundgate_verify::{Result as VResult, VerifyError};
 /// What the accessor kernels do with NaN or infinite inputs.
 pub const NON_FINITE: crate::kernels::NonFiniteInputs =
     crate::kernels::NonFiniteInputs::PropagatedUnless(
-        "with integer storage: an integer has no NaN or infinity, and the absmax scale is not defined for them",
+        "refused (exit 2) with integer storage, since an integer has no NaN or infinity and the absmax \
+         scale is not defined for them; and, as in BLAS, GEMV and SpMV read neither A nor x when \
+         alpha = 0, nor y when beta = 0, and TRSV reads only its triangle, so a NaN there does not \
+         reach the output",
     );
 
 /// `storage`: what memory holds.
@@ -298,7 +301,8 @@ pub fn blas_accumulation(
     y_abs: f64,
 ) -> Accumulation {
     if alpha == 0.0 {
-        // The sum is not read (`blas_epilogue`): `fl(beta y0)` or 0.
+        // The sum is not read (`blas_epilogue`): `fl(beta y0)` or 0. Nor are
+        // `sum_depth`, `chain_ops` and `sum_abs` (which may then be NaN).
         let ops = u64::from(beta != 0.0);
         return Accumulation {
             depth: ops,
@@ -347,6 +351,18 @@ pub fn blas_epilogue<A: super::arith::Arith>(alpha: f64, beta: f64, s: A, y0: Op
         (true, Some(by)) => by.to_f64(),
         (false, None) => A::mul(A::of(alpha), s).to_f64(),
         (false, Some(by)) => A::fma(A::of(alpha), s, by).to_f64(),
+    }
+}
+
+/// `|alpha| r` rounded up, `r` the representation error of the products
+/// `alpha` scales (GEMV, SpMV); 0 for `alpha = 0`, whose products are not
+/// read ([`blas_epilogue`]), so `r` is not evaluated then (a NaN in `A` or
+/// `x` would make it NaN).
+pub fn scaled_products_up(alpha: f64, r: impl FnOnce() -> f64) -> f64 {
+    if alpha == 0.0 {
+        0.0
+    } else {
+        mul_up(alpha.abs(), r())
     }
 }
 

@@ -23,7 +23,7 @@ use super::arith::{Arith, to_arith};
 use super::axpy::store_all;
 use super::common::{
     self, abs_diff_up, abs_sum_up, blas_accumulation, blas_epilogue, collect_bounds, element_bound,
-    products_representation_up, require_stored, with_arith,
+    products_representation_up, require_stored, scaled_products_up, with_arith,
 };
 use super::order::{WARP, warp_dot, warp_dot_depth};
 use super::storage::{Accessor, AccessorSpec, Stored, fma_exact};
@@ -242,11 +242,7 @@ impl GemvComputation {
 
     fn accumulation(&self, i: usize, a: &[f64], x: &[f64]) -> Accumulation {
         let op = self.op;
-        let s = if op.alpha == 0.0 {
-            0.0 // not read
-        } else {
-            abs_sum_up(self.terms(i, a, x).map(|((_, ar), (_, xr))| (ar, xr)))
-        };
+        let s = abs_sum_up(self.terms(i, a, x).map(|((_, ar), (_, xr))| (ar, xr)));
         let y_abs = self.stored.2.as_ref().map_or(0.0, |sy| sy.values[i].abs());
         let inner = match op.trans {
             Transpose::No => self.shape.1,
@@ -274,17 +270,12 @@ impl GemvComputation {
         let model = self.output_accessor.map(|acc| acc.store_model());
         let bounds = (0..self.before_store.len())
             .map(|i| {
-                let mut representation = if self.op.alpha == 0.0 {
-                    0.0 // A and x are not read
-                } else {
-                    mul_up(
-                        self.op.alpha.abs(),
-                        products_representation_up(
-                            self.terms(i, a, x).map(|(ag, _)| ag),
-                            self.terms(i, a, x).map(|(_, xg)| xg),
-                        ),
+                let mut representation = scaled_products_up(self.op.alpha, || {
+                    products_representation_up(
+                        self.terms(i, a, x).map(|(ag, _)| ag),
+                        self.terms(i, a, x).map(|(_, xg)| xg),
                     )
-                };
+                });
                 if let (Some(y), Some(sy)) = (y, &self.stored.2) {
                     representation = add_up(
                         representation,

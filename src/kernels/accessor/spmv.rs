@@ -18,7 +18,7 @@ use super::arith::{Arith, to_arith};
 use super::axpy::store_all;
 use super::common::{
     self, abs_diff_up, abs_sum_up, blas_accumulation, blas_epilogue, collect_bounds, element_bound,
-    products_representation_up, require_stored, with_arith,
+    products_representation_up, require_stored, scaled_products_up, with_arith,
 };
 use super::gemv::{GEMV_INPUTS, no_relative_model, no_store};
 use super::order::{warp_dot, warp_dot_depth};
@@ -186,11 +186,7 @@ impl SpmvComputation {
     fn accumulation(&self, i: usize) -> Accumulation {
         let (cols, vals) = self.a_read.row(i);
         let x = &self.stored.1.values;
-        let s = if self.scalars.0 == 0.0 {
-            0.0 // not read
-        } else {
-            abs_sum_up(cols.iter().zip(vals).map(|(&c, &v)| (v, x[c])))
-        };
+        let s = abs_sum_up(cols.iter().zip(vals).map(|(&c, &v)| (v, x[c])));
         let y_abs = self.stored.2.as_ref().map_or(0.0, |sy| sy.values[i].abs());
         let chain_ops = if self.exact_products {
             0.0
@@ -226,17 +222,12 @@ impl SpmvComputation {
             .map(|i| {
                 let (cols, given) = a.row(i);
                 let (_, read) = self.a_read.row(i);
-                let mut representation = if alpha == 0.0 {
-                    0.0 // A and x are not read
-                } else {
-                    mul_up(
-                        alpha.abs(),
-                        products_representation_up(
-                            given.iter().copied().zip(read.iter().copied()),
-                            cols.iter().map(|&c| (x[c], xs[c])),
-                        ),
+                let mut representation = scaled_products_up(alpha, || {
+                    products_representation_up(
+                        given.iter().copied().zip(read.iter().copied()),
+                        cols.iter().map(|&c| (x[c], xs[c])),
                     )
-                };
+                });
                 if let (Some(y), Some(sy)) = (y, &self.stored.2) {
                     representation = add_up(
                         representation,

@@ -69,11 +69,6 @@ impl PbTable {
         self.u
     }
 
-    /// The `lambda` the table was made for.
-    pub fn lambda(&self) -> f64 {
-        self.lambda
-    }
-
     /// `p_b(lambda, u, n)`, rounded down; 1 for `n = 0` (as `bhola_pb`).
     pub fn pb(&mut self, n: u64) -> f64 {
         if n == 0 {
