@@ -18,8 +18,9 @@ pub enum ExitCode {
     BadInput = 2,
     /// Only with `--strict`: no rigorous bound was violated, but some rigorous
     /// verdict is not a pass: a hypothesis of the bound failed (its value is
-    /// `+inf`, e.g. a possible overflow) or the exact result is not finite
-    /// (NaN or infinite inputs), so the output was not judged.
+    /// `+inf`, e.g. a possible overflow), the exact result is not finite
+    /// (NaN or infinite inputs), so the output was not judged, or the verdict
+    /// is undecided (an enclosure oracle's interval straddles the bound).
     Unjudged = 3,
 }
 

@@ -155,13 +155,14 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
     let p = &t.published_violations;
     let _ = writeln!(
         out,
-        "<h2>Verdict</h2>\n<p>{verdict}. {} cells, {} trials; rigorous bounds: {} pass, {} violated, {} hypothesis not met, {} non-finite. \
+        "<h2>Verdict</h2>\n<p>{verdict}. {} cells, {} trials; rigorous bounds: {} pass, {} violated, {} undecided, {} hypothesis not met, {} non-finite. \
          Findings: published-bound violations: {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; {} probabilistic bounds inconsistent; \
          {} experiments ({} rigorous violations, {} findings).</p>",
         t.cells,
         t.trials,
         t.rigorous.pass,
         t.rigorous.violation,
+        t.rigorous.undecided,
         t.rigorous.hypothesis_not_met,
         t.rigorous.non_finite,
         p.overflow,
@@ -187,7 +188,10 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
         out.push_str("<h2>Violations and unmet hypotheses</h2>\n<ul>\n");
         for c in &report.cells {
             for b in &c.bounds {
-                if b.first_violation.is_none() && b.hypothesis_reasons.is_empty() {
+                if b.first_violation.is_none()
+                    && b.first_undecided.is_none()
+                    && b.hypothesis_reasons.is_empty()
+                {
                     continue;
                 }
                 let class = if b.gating && b.counts.violation > 0 {
@@ -210,6 +214,15 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
                         b.counts.violation,
                         c.trials,
                         html(v)
+                    );
+                }
+                if let Some(u) = &b.first_undecided {
+                    let _ = write!(
+                        out,
+                        "; {} of {} trials undecided (the oracle's enclosure straddles the bound); first: {}",
+                        b.counts.undecided,
+                        c.trials,
+                        html(u)
                     );
                 }
                 for r in &b.hypothesis_reasons {

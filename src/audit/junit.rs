@@ -112,6 +112,16 @@ pub fn to_junit(report: &AuditReport) -> String {
                         xml(b.first_violation.as_deref().unwrap_or(""))
                     );
                 }
+                Some(b) if b.counts.undecided > 0 => {
+                    s += 1;
+                    let _ = writeln!(
+                        cases,
+                        "      <skipped message=\"{} of {} trials undecided (the oracle's enclosure straddles the bound); first: {}\"/>",
+                        b.counts.undecided,
+                        c.trials,
+                        xml(b.first_undecided.as_deref().unwrap_or(""))
+                    );
+                }
                 Some(b) if b.counts.pass == 0 && b.counts.hypothesis_not_met > 0 => {
                     s += 1;
                     let _ = writeln!(

@@ -26,6 +26,11 @@ pub struct OutcomeCounts {
     pub pass: u64,
     /// Error above the bound.
     pub violation: u64,
+    /// Neither proven within nor proven above the bound: the oracle's
+    /// enclosure of the exact result straddles it (absent in reports written
+    /// before 2026-11-25: 0).
+    #[serde(default)]
+    pub undecided: u64,
     /// The bound had no value (a hypothesis failed).
     pub hypothesis_not_met: u64,
     /// The exact result was NaN or infinite.
@@ -36,6 +41,7 @@ impl OutcomeCounts {
     fn add(&mut self, o: &OutcomeCounts) {
         self.pass += o.pass;
         self.violation += o.violation;
+        self.undecided += o.undecided;
         self.hypothesis_not_met += o.hypothesis_not_met;
         self.non_finite += o.non_finite;
     }
@@ -99,6 +105,9 @@ pub struct BoundSummary {
     pub max_ratio: Option<f64>,
     /// The first violation, with its seed.
     pub first_violation: Option<String>,
+    /// The first undecided trial, with its seed (absent before 2026-11-25).
+    #[serde(default)]
+    pub first_undecided: Option<String>,
     /// Why the bound had no value (up to three distinct reasons).
     pub hypothesis_reasons: Vec<String>,
     /// For probabilistic bounds: the binomial judgement over the trials.
@@ -345,12 +354,14 @@ impl AuditReport {
     }
 
     /// [`AuditReport::exit_code`], except that a report without violations
-    /// but with rigorous verdicts that are not passes (hypothesis not met,
-    /// non-finite exact results) gives [`ExitCode::Unjudged`] (`--strict`).
+    /// but with rigorous verdicts that are not passes (undecided, hypothesis
+    /// not met, non-finite exact results) gives [`ExitCode::Unjudged`] (`--strict`).
     pub fn strict_exit_code(&self) -> ExitCode {
         let rigorous = &self.totals.rigorous;
         match self.exit_code() {
-            ExitCode::Ok if rigorous.hypothesis_not_met + rigorous.non_finite > 0 => {
+            ExitCode::Ok
+                if rigorous.undecided + rigorous.hypothesis_not_met + rigorous.non_finite > 0 =>
+            {
                 ExitCode::Unjudged
             }
             code => code,
@@ -370,7 +381,7 @@ impl AuditReport {
             "n",
             "inputs",
             "trials",
-            "rigorous pass/viol/hyp/nonfin",
+            "rigorous pass/viol/undec/hyp/nonfin",
             "max err/bound",
             "published viol",
             "probabilistic",
@@ -450,8 +461,8 @@ impl AuditReport {
                     rigorous.map_or("-".into(), |b| {
                         let k = b.counts;
                         format!(
-                            "{}/{}/{}/{}",
-                            k.pass, k.violation, k.hypothesis_not_met, k.non_finite
+                            "{}/{}/{}/{}/{}",
+                            k.pass, k.violation, k.undecided, k.hypothesis_not_met, k.non_finite
                         )
                     }),
                     rigorous
@@ -500,11 +511,12 @@ impl AuditReport {
         let t = &self.totals;
         let _ = writeln!(
             out,
-            "\n{} cells, {} trials. Rigorous bounds: {} pass, {} VIOLATED, {} hypothesis not met, {} non-finite.",
+            "\n{} cells, {} trials. Rigorous bounds: {} pass, {} VIOLATED, {} undecided, {} hypothesis not met, {} non-finite.",
             t.cells,
             t.trials,
             t.rigorous.pass,
             t.rigorous.violation,
+            t.rigorous.undecided,
             t.rigorous.hypothesis_not_met,
             t.rigorous.non_finite
         );
@@ -583,13 +595,14 @@ impl AuditReport {
         let t = &self.totals;
         let _ = writeln!(
             out,
-            "\n**{} cells, {} trials.** Rigorous bounds: {} pass, {} violated, {} hypothesis not met, {} non-finite. \
+            "\n**{} cells, {} trials.** Rigorous bounds: {} pass, {} violated, {} undecided, {} hypothesis not met, {} non-finite. \
              Findings: published-bound violations: {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; \
              {} probabilistic bounds inconsistent.\n",
             t.cells,
             t.trials,
             t.rigorous.pass,
             t.rigorous.violation,
+            t.rigorous.undecided,
             t.rigorous.hypothesis_not_met,
             t.rigorous.non_finite,
             t.published_violations.overflow,
@@ -600,7 +613,10 @@ impl AuditReport {
         let _ = writeln!(out, "## Violations and unmet hypotheses\n");
         for c in &self.cells {
             for b in &c.bounds {
-                if b.first_violation.is_none() && b.hypothesis_reasons.is_empty() {
+                if b.first_violation.is_none()
+                    && b.first_undecided.is_none()
+                    && b.hypothesis_reasons.is_empty()
+                {
                     continue;
                 }
                 let _ = writeln!(
@@ -613,6 +629,13 @@ impl AuditReport {
                         out,
                         "  - violation ({} of {} trials), first: {v}",
                         b.counts.violation, c.trials
+                    );
+                }
+                if let Some(u) = &b.first_undecided {
+                    let _ = writeln!(
+                        out,
+                        "  - undecided ({} of {} trials: the oracle's enclosure straddles the bound), first: {u}",
+                        b.counts.undecided, c.trials
                     );
                 }
                 for r in &b.hypothesis_reasons {

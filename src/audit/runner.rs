@@ -185,6 +185,7 @@ fn summarize_bound(
     let mut counts = OutcomeCounts::default();
     let mut max_ratio: Option<f64> = None;
     let mut first_violation = None;
+    let mut first_undecided = None;
     let mut reasons: Vec<String> = Vec::new();
     let mut rigor = None;
     let mut probabilistic = false;
@@ -203,6 +204,19 @@ fn summarize_bound(
                 counts.violation += 1;
                 first_violation.get_or_insert_with(|| {
                     format!("seed {seed}: element {element}: error {error:e} > bound {bound:e}")
+                });
+            }
+            Outcome::Undecided {
+                element,
+                error_down,
+                error_up,
+                bound,
+            } => {
+                counts.undecided += 1;
+                first_undecided.get_or_insert_with(|| {
+                    format!(
+                        "seed {seed}: element {element}: error in [{error_down:e}, {error_up:e}], bound {bound:e}"
+                    )
                 });
             }
             Outcome::HypothesisNotMet { reason } => {
@@ -231,7 +245,97 @@ fn summarize_bound(
         counts,
         max_ratio,
         first_violation,
+        first_undecided,
         hypothesis_reasons: reasons,
         statistics,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::html::to_html;
+    use crate::audit::junit::to_junit;
+    use crate::audit::report::{CellReport, Timings};
+    use crate::error::ExitCode;
+    use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    use boundgate_verify::check::{ElementBounds, check};
+    use boundgate_verify::oracle::ErrorMeasure;
+
+    /// A one-element trial whose error lies in `[down, up]` (an enclosure), bound 1.
+    fn trial(down: f64, up: f64) -> Verdict {
+        let bound = Bound::deterministic(
+            1.0,
+            Quantity::AbsoluteError,
+            Source::new("t", "t", None),
+            Rigor::Rigorous,
+        );
+        let error = ErrorMeasure::Finite {
+            absolute_up: up,
+            absolute_down: Some(down),
+            relative_up: None,
+            exact: 0.0,
+        };
+        check(&[error], Ok(ElementBounds::uniform(bound, 1))).unwrap()
+    }
+
+    #[test]
+    fn undecided_trials_are_counted_named_and_unjudged_under_strict() {
+        let verdicts = [
+            (7, trial(0.1, 0.5)),
+            (8, trial(0.5, 1.5)),
+            (9, trial(0.9, 1.25)),
+        ];
+        let summary = summarize_bound(
+            "rigorous".into(),
+            true,
+            &verdicts,
+            ViolationCauses::default(),
+            0.99,
+        )
+        .unwrap();
+        assert_eq!((summary.counts.pass, summary.counts.undecided), (1, 2));
+        assert_eq!(summary.counts.violation, 0);
+        assert_eq!(
+            summary.first_undecided.as_deref(),
+            Some("seed 8: element 0: error in [5e-1, 1.5e0], bound 1e0")
+        );
+        let cell = CellReport {
+            unit: 0,
+            kernel: "k".into(),
+            params: Default::default(),
+            size: 1,
+            distribution: "d".into(),
+            trials: 3,
+            first_seed: 7,
+            bounds: vec![summary],
+        };
+        let plan = Plan::default_plan().unwrap();
+        let timings = Timings {
+            total_seconds: 0.0,
+            timed_units: Vec::new(),
+        };
+        let report = AuditReport::new(&plan, None, vec![cell], Vec::new(), timings).unwrap();
+        assert_eq!(report.totals.rigorous.undecided, 2);
+        assert_eq!(report.exit_code(), ExitCode::Ok);
+        assert_eq!(report.strict_exit_code(), ExitCode::Unjudged);
+        let markdown = report.to_markdown();
+        assert!(markdown.contains("1/0/2/0/0"), "{markdown}");
+        assert!(markdown.contains("2 undecided"), "{markdown}");
+        assert!(markdown.contains("undecided (2 of 3 trials"), "{markdown}");
+        assert!(
+            to_html(&report)
+                .unwrap()
+                .contains("2 of 3 trials undecided")
+        );
+        assert!(to_junit(&report).contains("<skipped message=\"2 of 3 trials undecided"));
+        // The JSON round trip keeps the count; reports without it read as 0.
+        let back =
+            AuditReport::from_json(&report.to_json(), std::path::Path::new("r.json")).unwrap();
+        assert_eq!(back.totals.rigorous.undecided, 2);
+        let old = report.to_json().replace("\"undecided\": 2,", "");
+        assert!(!old.contains("\"undecided\": 2"));
+        let back = AuditReport::from_json(&old, std::path::Path::new("r.json")).unwrap();
+        assert_eq!(back.totals.rigorous.undecided, 0);
+    }
 }

@@ -30,7 +30,8 @@ pub struct ReportOutputs {
 #[derive(Debug, Args)]
 pub struct Gate {
     /// Exit 3 when no rigorous bound was violated but some rigorous verdict
-    /// is not a pass (a hypothesis failed, or an exact result is not finite).
+    /// is not a pass (a hypothesis failed, an exact result is not finite, or
+    /// an enclosure oracle left the verdict undecided).
     #[arg(long)]
     strict: bool,
 }

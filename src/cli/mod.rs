@@ -3,8 +3,8 @@
 //! Exit codes: 0 = every rigorous bound held, 1 = a rigorous bound was
 //! violated, 2 = bad usage or input (one line on stderr names the problem),
 //! 3 = only with `--strict`: no violation, but some rigorous verdict is
-//! neither a pass nor a violation (a hypothesis failed, or the exact result
-//! is not finite).
+//! neither a pass nor a violation (a hypothesis failed, the exact result is
+//! not finite, or an enclosure oracle could not decide).
 
 mod audit;
 mod bounds;
@@ -24,7 +24,7 @@ use clap::{Parser, Subcommand};
     name = "boundgate",
     version,
     about,
-    after_help = "Exit codes: 0 all rigorous bounds hold; 1 a rigorous bound was violated; 2 bad usage or input; 3 (only with --strict) no violation, but a rigorous verdict without a value (a hypothesis failed) or on a non-finite exact result."
+    after_help = "Exit codes: 0 all rigorous bounds hold; 1 a rigorous bound was violated; 2 bad usage or input; 3 (only with --strict) no violation, but a rigorous verdict without a value (a hypothesis failed), on a non-finite exact result, or undecided (the oracle's enclosure of the exact result straddles the bound)."
 )]
 pub struct Cli {
     #[command(subcommand)]

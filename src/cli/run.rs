@@ -35,7 +35,8 @@ pub struct RunArgs {
     #[arg(long)]
     json: Option<PathBuf>,
     /// Exit 3 when the rigorous verdict is not a pass without being a
-    /// violation (a hypothesis failed, or the exact result is not finite).
+    /// violation (a hypothesis failed, the exact result is not finite, or an
+    /// enclosure oracle left it undecided).
     #[arg(long)]
     strict: bool,
 }
@@ -115,6 +116,14 @@ fn describe(name: &str, v: &LabelledVerdict) -> String {
         } => {
             format!("{name}: VIOLATED at element {element} (error {error:.3e} > bound {bound:.3e})")
         }
+        Outcome::Undecided {
+            element,
+            error_down,
+            error_up,
+            bound,
+        } => format!(
+            "{name}: undecided at element {element} (error in [{error_down:.3e}, {error_up:.3e}] straddles bound {bound:.3e}: the exact result is known only within an enclosure)"
+        ),
         Outcome::HypothesisNotMet { reason } => format!("{name}: no bound ({reason})"),
         Outcome::NonFinite {
             element,

@@ -3,7 +3,10 @@
 //! [`TrialsVerdict`].
 //!
 //! Errors come from the oracle already rounded up ([`ErrorMeasure`]), bounds
-//! are rounded up by construction, so `error <= bound` is decided exactly.
+//! are rounded up by construction, so `error <= bound` is decided exactly
+//! against an exact oracle. Against an enclosure oracle (the exact result
+//! known within an interval) an error whose interval straddles its bound is
+//! [`Outcome::Undecided`]: a violation is reported only when proven.
 //! Relative errors are reported under their names: componentwise
 //! (`max_i |e_i| / |y_i|`) and normwise in the infinity norm
 //! (`||e||_inf / ||y||_inf`), both rounded up.
@@ -87,12 +90,27 @@ pub struct ErrorSummary {
 pub enum Outcome {
     /// Every element's error is within its bound.
     Pass,
-    /// Some element's error exceeds its bound; the worst one (largest ratio) is named.
+    /// Some element's error is proven to exceed its bound; the worst one
+    /// (largest ratio) is named.
     Violation {
         /// Index of the worst element.
         element: usize,
         /// Its error (rounded up).
         error: f64,
+        /// Its bound.
+        bound: f64,
+    },
+    /// No element is proven to exceed its bound, but the worst one's error
+    /// is known only within an interval that straddles it: the oracle gave an
+    /// enclosure of the exact result ([`ErrorMeasure::Finite`]'s
+    /// `absolute_down`), too wide to decide. Neither a pass nor a violation.
+    Undecided {
+        /// Index of the worst undecided element.
+        element: usize,
+        /// The least error its enclosure allows (rounded down), at most `bound`.
+        error_down: f64,
+        /// The largest error its enclosure allows (rounded up), above `bound`.
+        error_up: f64,
         /// Its bound.
         bound: f64,
     },
@@ -130,9 +148,12 @@ pub struct Verdict {
     /// Elements judged against their bound: those with a finite exact value
     /// (0 when the bound has no value).
     pub judged_elements: usize,
-    /// Of those, the elements whose error exceeds their bound (the count
-    /// behind the per-element judgement of probabilistic bounds).
+    /// Of those, the elements whose error is proven to exceed their bound
+    /// (the count behind the per-element judgement of probabilistic bounds).
     pub violated_elements: usize,
+    /// Of those, the elements whose error may or may not exceed their bound
+    /// (an enclosure oracle's interval straddles it).
+    pub undecided_elements: usize,
 }
 
 impl Verdict {
@@ -158,6 +179,7 @@ pub fn summarize(errors: &[ErrorMeasure]) -> ErrorSummary {
                 absolute_up,
                 relative_up,
                 exact,
+                ..
             } => {
                 max_absolute = max_absolute.max(absolute_up);
                 max_exact = max_exact.max(exact.abs());
@@ -199,7 +221,7 @@ pub fn summarize(errors: &[ErrorMeasure]) -> ErrorSummary {
 /// use boundgate_verify::check::{check, ElementBounds};
 /// use boundgate_verify::oracle::ErrorMeasure;
 /// let b = Bound::deterministic(1e-3, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
-/// let errors = [ErrorMeasure::Finite { absolute_up: 2e-3, relative_up: Some(1e-3), exact: 2.0 }];
+/// let errors = [ErrorMeasure::Finite { absolute_up: 2e-3, absolute_down: None, relative_up: Some(1e-3), exact: 2.0 }];
 /// let v = check(&errors, Ok(ElementBounds::uniform(b, 1))).unwrap();
 /// assert!(v.is_violation());
 /// assert_eq!(v.ratio, Some(2.0));
@@ -233,6 +255,7 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
                 outcome: non_finite.expect("checked"),
                 judged_elements: 0,
                 violated_elements: 0,
+                undecided_elements: 0,
             });
         }
         Err(VerifyError::HypothesisNotMet {
@@ -249,32 +272,45 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
                 },
                 judged_elements: 0,
                 violated_elements: 0,
+                undecided_elements: 0,
             });
         }
         Err(other) => return Err(other),
     };
     require_same_len("errors and bounds", errors.len(), bounds.values.len())?;
 
-    // The worst element: a violated one before any other, then by ratio. The
-    // outcome is decided on every element, not on the ratio alone: an
-    // infinite error under an infinite bound holds (ratio 1, not inf/inf =
-    // NaN, which compared below everything and once let a later violation
-    // pass; found by review, 2026-11-25).
+    // The worst element: a violated one before any other, then an undecided
+    // one, then by ratio. The outcome is decided on every element, not on the
+    // ratio alone: an infinite error under an infinite bound holds (ratio 1,
+    // not inf/inf = NaN, which compared below everything and once let a later
+    // violation pass; found by review, 2026-11-25).
+    #[derive(Clone, Copy, PartialEq, PartialOrd)]
+    enum Standing {
+        Holds,
+        Undecided,
+        Violated,
+    }
     struct Judged {
         element: usize,
         error: f64,
+        error_down: f64,
         bound: f64,
         ratio: f64,
-        violated: bool,
+        standing: Standing,
     }
     let mut worst: Option<Judged> = None;
-    let (mut judged_elements, mut violated_elements) = (0usize, 0usize);
+    let (mut judged_elements, mut violated_elements, mut undecided_elements) = (0usize, 0, 0);
     for (element, (e, &bound)) in errors.iter().zip(&bounds.values).enumerate() {
-        let error = match *e {
-            ErrorMeasure::Finite { absolute_up, .. } => absolute_up,
+        // `error_down` proves `error > bound` when above it (see `absolute_down`).
+        let (error, error_down) = match *e {
+            ErrorMeasure::Finite {
+                absolute_up,
+                absolute_down,
+                ..
+            } => (absolute_up, absolute_down),
             ErrorMeasure::NonFinite { exact, .. } if !exact.is_finite() => continue,
             // The exact value is finite but the kernel's is not: unbounded error.
-            ErrorMeasure::NonFinite { .. } => f64::INFINITY,
+            ErrorMeasure::NonFinite { .. } => (f64::INFINITY, None),
         };
         judged_elements += 1;
         let ratio = if error == 0.0 {
@@ -287,27 +323,39 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
             error / bound
         };
         // NaN compares false: a NaN bound (or error) is a violation.
-        let violated = error > bound || error.is_nan() || bound.is_nan();
-        violated_elements += usize::from(violated);
+        let exceeds = error > bound || error.is_nan() || bound.is_nan();
+        let standing = match error_down {
+            _ if !exceeds => Standing::Holds,
+            Some(down) if down <= bound && !bound.is_nan() => Standing::Undecided,
+            _ => Standing::Violated,
+        };
+        violated_elements += usize::from(standing == Standing::Violated);
+        undecided_elements += usize::from(standing == Standing::Undecided);
         let beats = |w: &Judged| {
-            (violated && !w.violated)
-                || (violated == w.violated && ratio.total_cmp(&w.ratio).is_gt())
+            standing > w.standing || (standing == w.standing && ratio.total_cmp(&w.ratio).is_gt())
         };
         if worst.as_ref().is_none_or(beats) {
             worst = Some(Judged {
                 element,
                 error,
+                error_down: error_down.unwrap_or(error),
                 bound,
                 ratio,
-                violated,
+                standing,
             });
         }
     }
     let ratio = worst.as_ref().map(|w| w.ratio);
     let outcome = match worst {
-        Some(w) if w.violated => Outcome::Violation {
+        Some(w) if w.standing == Standing::Violated => Outcome::Violation {
             element: w.element,
             error: w.error,
+            bound: w.bound,
+        },
+        Some(w) if w.standing == Standing::Undecided => Outcome::Undecided {
+            element: w.element,
+            error_down: w.error_down,
+            error_up: w.error,
             bound: w.bound,
         },
         _ => non_finite.unwrap_or(Outcome::Pass),
@@ -332,6 +380,7 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
         outcome,
         judged_elements,
         violated_elements,
+        undecided_elements,
     })
 }
 
@@ -347,6 +396,13 @@ pub struct TrialsVerdict {
     /// Per-trial probability that the bound holds, after a union bound over
     /// the output elements (`1 - m (1 - p)`), minimised over trials.
     pub claimed_probability: f64,
+    /// Judged trials with no proven violation but an [undecided](Outcome::Undecided)
+    /// element (an enclosure oracle too wide to decide). They, and their
+    /// undecided elements, are counted as violations, so that a consistent
+    /// verdict is still proven; an inconsistent one with `undecided > 0` may
+    /// be an artefact of the oracle's width.
+    #[serde(default)]
+    pub undecided: u64,
     /// The binomial judgement of the trial claim (Clopper-Pearson), if any
     /// trial was judged.
     pub statistics: Option<StatVerdict>,
@@ -402,7 +458,7 @@ impl TrialsVerdict {
 /// let b = Bound::probabilistic(1e-3, 0.99, Quantity::AbsoluteError, Source::new("ex", "Thm", None), Rigor::Published);
 /// let trial = |violating: usize| {
 ///     let errors: Vec<ErrorMeasure> = (0..100)
-///         .map(|i| ErrorMeasure::Finite { absolute_up: if i < violating { 2e-3 } else { 0.0 }, relative_up: None, exact: 0.0 })
+///         .map(|i| ErrorMeasure::Finite { absolute_up: if i < violating { 2e-3 } else { 0.0 }, absolute_down: None, relative_up: None, exact: 0.0 })
 ///         .collect();
 ///     check(&errors, Ok(ElementBounds::uniform(b.clone(), 100))).unwrap()
 /// };
@@ -420,6 +476,7 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
     let mut judged = 0u64;
     let mut skipped = 0u64;
     let mut violations = 0u64;
+    let mut undecided = 0u64;
     let mut claimed = 1.0f64;
     let mut claimed_per_element = 1.0f64;
     let mut counts = Vec::new();
@@ -435,6 +492,12 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
         match v.outcome {
             Outcome::Pass => {}
             Outcome::Violation { .. } => violations += 1,
+            // Counted against the claim: `consistent` stays a proof; an
+            // `inconsistent` verdict with `undecided > 0` is not one.
+            Outcome::Undecided { .. } => {
+                violations += 1;
+                undecided += 1;
+            }
             // Some exact values are not finite, and every element that could
             // be judged held. Skipping the trial would drop only trials
             // without a violation (a trial with one is a Violation whatever
@@ -452,7 +515,7 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
         if v.errors.elements > 0 {
             counts.push(ElementCounts {
                 elements: v.errors.elements as u64,
-                violating: v.violated_elements as u64,
+                violating: (v.violated_elements + v.undecided_elements) as u64,
             });
         }
     }
@@ -479,6 +542,7 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
         judged,
         skipped,
         claimed_probability: claimed,
+        undecided,
         statistics,
         per_element,
     })
@@ -512,6 +576,7 @@ mod tests {
     fn finite(abs: f64, exact: f64) -> ErrorMeasure {
         ErrorMeasure::Finite {
             absolute_up: abs,
+            absolute_down: None,
             relative_up: (exact != 0.0).then(|| abs / exact.abs()),
             exact,
         }
@@ -776,5 +841,94 @@ mod tests {
     fn mismatched_lengths_are_refused() {
         let errors = [finite(0.0, 1.0)];
         assert!(check(&errors, Ok(ElementBounds::uniform(bound(1.0), 2))).is_err());
+    }
+
+    /// An enclosure's error interval `[down, up]`, exact value 1.
+    fn enclosed(down: f64, up: f64) -> ErrorMeasure {
+        ErrorMeasure::Finite {
+            absolute_up: up,
+            absolute_down: Some(down),
+            relative_up: Some(up),
+            exact: 1.0,
+        }
+    }
+
+    #[test]
+    fn an_enclosure_straddling_its_bound_is_undecided_not_a_violation() {
+        let eb = || ElementBounds::uniform(bound(1.0), 2);
+        // [0.5, 1.5] straddles 1: the error may be 0.9 or 1.1.
+        let v = check(&[finite(0.1, 1.0), enclosed(0.5, 1.5)], Ok(eb())).unwrap();
+        assert_eq!(
+            v.outcome,
+            Outcome::Undecided {
+                element: 1,
+                error_down: 0.5,
+                error_up: 1.5,
+                bound: 1.0
+            }
+        );
+        assert!(!v.is_violation() && !v.is_pass());
+        assert_eq!((v.violated_elements, v.undecided_elements), (0, 1));
+        assert_eq!(v.ratio, Some(1.5));
+        // Down exactly at the bound: error >= 1 does not prove error > 1.
+        let v = check(&[enclosed(1.0, 1.5), finite(0.0, 1.0)], Ok(eb())).unwrap();
+        assert!(matches!(v.outcome, Outcome::Undecided { element: 0, .. }));
+        // Entirely above: proven, and a proven violation outranks an
+        // undecided element with a larger ratio.
+        let v = check(&[enclosed(0.5, 9.0), enclosed(1.25, 1.5)], Ok(eb())).unwrap();
+        assert_eq!(
+            v.outcome,
+            Outcome::Violation {
+                element: 1,
+                error: 1.5,
+                bound: 1.0
+            }
+        );
+        assert_eq!((v.violated_elements, v.undecided_elements), (1, 1));
+        // Entirely below: a pass.
+        assert!(
+            check(&[enclosed(0.5, 1.0), enclosed(0.0, 0.0)], Ok(eb()))
+                .unwrap()
+                .is_pass()
+        );
+    }
+
+    #[test]
+    fn an_exact_error_one_rounding_above_the_bound_is_a_violation() {
+        // An exact oracle's error in (1, next_up(1)) rounds up to next_up(1)
+        // and down to 1: the exact oracle decides from `absolute_up` alone.
+        let v = check(
+            &[finite(1f64.next_up(), 1.0)],
+            Ok(ElementBounds::uniform(bound(1.0), 1)),
+        )
+        .unwrap();
+        assert!(v.is_violation());
+    }
+
+    #[test]
+    fn undecided_trials_count_against_a_probabilistic_claim() {
+        let b = probabilistic(1.0, 0.9);
+        let trial =
+            |e: ErrorMeasure| check(&[e], Ok(ElementBounds::uniform(b.clone(), 1))).unwrap();
+        // 30 undecided trials of 100 against a 10% claim: inconsistent when
+        // counted as violations (a gate never passes on them), and said so.
+        let trials: Vec<Verdict> = (0..100)
+            .map(|t| {
+                trial(if t < 30 {
+                    enclosed(0.5, 1.5)
+                } else {
+                    finite(0.5, 1.0)
+                })
+            })
+            .collect();
+        let v = judge_trials(&trials, 0.99).unwrap();
+        assert_eq!(v.undecided, 30);
+        assert_eq!(v.statistics.as_ref().unwrap().violations, 30);
+        assert!(!v.consistent());
+        // The same trials decided below the bound are consistent.
+        let trials: Vec<Verdict> = (0..100).map(|_| trial(finite(0.5, 1.0))).collect();
+        let v = judge_trials(&trials, 0.99).unwrap();
+        assert_eq!(v.undecided, 0);
+        assert!(v.consistent());
     }
 }

@@ -285,11 +285,13 @@ fn check_error(fast: ErrorMeasure, reference: ErrorMeasure, c: f64) -> Result<()
         (
             ErrorMeasure::Finite {
                 absolute_up: a1,
+                absolute_down: None,
                 relative_up: r1,
                 exact: e1,
             },
             ErrorMeasure::Finite {
                 absolute_up: a2,
+                absolute_down: None,
                 relative_up: r2,
                 exact: e2,
             },

@@ -60,8 +60,30 @@ pub enum Start {
 }
 
 /// An upper bound on `|a - b|`.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::bound::abs_diff_up;
+/// assert!(abs_diff_up(1.0, -1e-30) > 1.0);
+/// ```
 pub fn abs_diff_up(a: f64, b: f64) -> f64 {
     sub_up(a, b).max(-sub_down(a, b))
+}
+
+/// A lower bound on `|a - b|`.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::bound::abs_diff_down;
+/// assert!(abs_diff_down(-1e-30, 1.0) < 1.0);
+/// assert_eq!(abs_diff_down(3.0, 1.0), 2.0);
+/// ```
+pub fn abs_diff_down(a: f64, b: f64) -> f64 {
+    if a >= b {
+        sub_down(a, b)
+    } else {
+        sub_down(b, a)
+    }
 }
 
 /// The running bound `E_k` of one run (module docs).

@@ -20,7 +20,9 @@
 //!   rigorous radius `R >= max |G - X|`, so `|x^ - X| <= |x^ - G| + R` is
 //!   reported as the error bound (`exact` in the report is `G`).
 
-use super::bound::{RunningBound, Start, abs_diff_up, exact_trajectory, stored_inputs};
+use super::bound::{
+    RunningBound, Start, abs_diff_down, abs_diff_up, exact_trajectory, stored_inputs,
+};
 use super::error::InterleaveError;
 use super::grid::Grid3;
 use super::hotspot::{Coefficients, HotSpot3D};
@@ -120,14 +122,16 @@ fn certified_measure(computed: f64, g: f64, radius: f64) -> ErrorMeasure {
         return ErrorMeasure::NonFinite { computed, exact: g };
     }
     let absolute_up = add_up(abs_diff_up(computed, g), radius);
+    // No positive lower bound on |X| when the enclosure reaches zero: no
+    // relative error (ErrorMeasure's contract), not an infinite one.
     let floor = sub_down(g.abs(), radius);
-    let relative_up = Some(if floor > 0.0 {
-        div_up(absolute_up, floor)
-    } else {
-        f64::INFINITY
-    });
+    let relative_up = (floor > 0.0).then(|| div_up(absolute_up, floor));
+    // |computed - X| >= |computed - g| - radius; at radius 0, g is X.
+    let absolute_down =
+        (radius > 0.0).then(|| sub_down(abs_diff_down(computed, g), radius).max(0.0));
     ErrorMeasure::Finite {
         absolute_up,
+        absolute_down,
         relative_up,
         exact: g,
     }
@@ -342,5 +346,37 @@ impl Kernel for HotSpot3DKernel {
             errors_as_stored,
             details,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_certified_value_gives_both_ends_of_the_error() {
+        // X lies within 2^-40 of g = 1; computed 1 + 2^-20.
+        let m = certified_measure(1.0 + 2f64.powi(-20), 1.0, 2f64.powi(-40));
+        let ErrorMeasure::Finite {
+            absolute_up,
+            absolute_down: Some(down),
+            relative_up: Some(relative),
+            exact,
+        } = m
+        else {
+            panic!("{m:?}");
+        };
+        assert_eq!(exact, 1.0);
+        assert_eq!(absolute_up, 2f64.powi(-20) + 2f64.powi(-40));
+        assert_eq!(down, 2f64.powi(-20) - 2f64.powi(-40));
+        assert!(relative >= absolute_up / (1.0 - 2f64.powi(-40)));
+        // An enclosure reaching zero bounds no relative error.
+        let m = certified_measure(1e-3, 1e-9, 1e-8);
+        assert_eq!(m.relative_up(), None);
+        // Radius 0: g is X.
+        let ErrorMeasure::Finite { absolute_down, .. } = certified_measure(2.0, 1.0, 0.0) else {
+            panic!("finite");
+        };
+        assert_eq!(absolute_down, None);
     }
 }

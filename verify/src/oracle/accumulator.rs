@@ -413,7 +413,7 @@ impl ExactSum {
     /// let mut s = ExactSum::new();
     /// s.add(0.1);
     /// s.add(0.2);
-    /// let ErrorMeasure::Finite { absolute_up, relative_up, exact } = s.error_of(0.1 + 0.2) else {
+    /// let ErrorMeasure::Finite { absolute_up, relative_up, exact, .. } = s.error_of(0.1 + 0.2) else {
     ///     unreachable!()
     /// };
     /// assert_eq!(exact, 0.30000000000000004); // 0.1 + 0.2 rounded once
@@ -440,6 +440,7 @@ impl ExactSum {
         });
         ErrorMeasure::Finite {
             absolute_up,
+            absolute_down: None,
             relative_up,
             exact: exact_rounded,
         }

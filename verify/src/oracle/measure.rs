@@ -15,7 +15,7 @@ use serde::Serialize;
 /// s.add(1.0);
 /// assert_eq!(
 ///     s.error_of(1.5),
-///     ErrorMeasure::Finite { absolute_up: 0.5, relative_up: Some(0.5), exact: 1.0 }
+///     ErrorMeasure::Finite { absolute_up: 0.5, absolute_down: None, relative_up: Some(0.5), exact: 1.0 }
 /// );
 /// assert!(matches!(s.error_of(f64::NAN), ErrorMeasure::NonFinite { .. }));
 /// ```
@@ -24,8 +24,18 @@ pub enum ErrorMeasure {
     /// Both the computed value and the exact result (rounded to `f64`) are finite.
     Finite {
         /// `|computed - exact|` rounded up to an `f64` (infinite if it
-        /// overflows, at least the smallest subnormal if nonzero).
+        /// overflows, at least the smallest subnormal if nonzero); for an
+        /// enclosure, the largest error over it, rounded up.
         absolute_up: f64,
+        /// `None` when the exact result is known exactly (the MPFR, exact-sum
+        /// and rational oracles): `absolute_up` is then the error rounded up,
+        /// and `absolute_up > bound` decides `error > bound` exactly for any
+        /// `f64` bound. `Some(d)` for an enclosure oracle, whose exact result
+        /// is known only to lie in an interval (the TRSV oracle's, HotSpot3D's
+        /// certified run): `d` is the least error over the enclosure, rounded
+        /// down, and only `d > bound` proves `error > bound`; between the two
+        /// the check is [undecided](crate::check::Outcome::Undecided).
+        absolute_down: Option<f64>,
         /// An upper bound of `|computed - exact| / |exact|`: the ratio rounded
         /// up, or rarely the next `f64` above; `None` when the exact result is
         /// zero, and for an enclosure (the TRSV oracle's, whose exact solution
@@ -104,6 +114,7 @@ impl ErrorMeasure {
             (*exact != 0).then(|| up_f64(&(difference.clone() / exact.clone().abs())));
         ErrorMeasure::Finite {
             absolute_up: up_f64(&difference),
+            absolute_down: None,
             relative_up,
             exact: nearest,
         }

@@ -115,6 +115,7 @@ impl MpfrResult {
         };
         ErrorMeasure::Finite {
             absolute_up,
+            absolute_down: None,
             relative_up,
             exact: exact_rounded,
         }

@@ -679,8 +679,12 @@ fn enclosure_measure(x_hat: f64, correction: &ExactSum, z: f64) -> ErrorMeasure 
             exact,
         };
     }
+    // The error |D + delta| is at least |D| - z; with z = 0 it is |D| itself,
+    // known exactly, and `absolute_up` alone decides.
+    let absolute_down = (z > 0.0).then(|| sub_down(abs_down(correction), z).max(0.0));
     ErrorMeasure::Finite {
         absolute_up,
+        absolute_down,
         relative_up,
         exact,
     }
@@ -800,5 +804,33 @@ mod tests {
             assert_eq!(e[i].absolute_up(), Some((x[i] - x_hat[i]).abs()));
             assert_eq!(e[i].exact(), x[i]);
         }
+    }
+
+    #[test]
+    fn an_enclosure_gives_both_ends_of_the_error() {
+        // x - x^ = D + delta with D = 2^-30 and |delta| <= 2^-40.
+        let mut d = ExactSum::new();
+        d.add(2f64.powi(-30));
+        let ErrorMeasure::Finite {
+            absolute_up,
+            absolute_down: Some(down),
+            ..
+        } = enclosure_measure(1.0, &d, 2f64.powi(-40))
+        else {
+            panic!("an enclosure of positive radius has a lower end");
+        };
+        assert_eq!(absolute_up, 2f64.powi(-30) + 2f64.powi(-40));
+        assert_eq!(down, 2f64.powi(-30) - 2f64.powi(-40));
+        // The enclosure contains the exact value: no positive lower end.
+        let ErrorMeasure::Finite { absolute_down, .. } = enclosure_measure(1.0, &d, 2f64.powi(-29))
+        else {
+            panic!("finite");
+        };
+        assert_eq!(absolute_down, Some(0.0));
+        // Radius 0: the exact value is known, and `absolute_up` decides alone.
+        let ErrorMeasure::Finite { absolute_down, .. } = enclosure_measure(1.0, &d, 0.0) else {
+            panic!("finite");
+        };
+        assert_eq!(absolute_down, None);
     }
 }
