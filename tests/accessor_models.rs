@@ -117,11 +117,14 @@ fn values(rng: &mut ChaCha8Rng, n: usize, spread: i32) -> Vec<f64> {
         .collect()
 }
 
+/// `kernels/accessor_blas.cu`'s `finish`: at `alpha = 0` the sum is not
+/// used (BLAS leaves `A` and `x` unreferenced), at `beta = 0` neither is `y0`.
 fn finish<A: Native>(s: A, alpha: f64, beta: f64, y0: f64) -> A {
-    if beta == 0.0 {
-        A::mul(A::of(alpha), s)
-    } else {
-        A::fma(A::of(alpha), s, A::mul(A::of(beta), A::of(y0)))
+    match (alpha == 0.0, beta == 0.0) {
+        (true, true) => A::of(0.0),
+        (true, false) => A::mul(A::of(beta), A::of(y0)),
+        (false, true) => A::mul(A::of(alpha), s),
+        (false, false) => A::fma(A::of(alpha), s, A::mul(A::of(beta), A::of(y0))),
     }
 }
 
@@ -177,7 +180,7 @@ fn gemv_equals_the_kernel_thread_by_thread() {
             };
             let x = values(&mut rng, inner, 10);
             let y = values(&mut rng, outer, 10);
-            for (alpha, beta) in [(1.0, 0.0), (-0.5, 2.0), (3.0, -1.0)] {
+            for (alpha, beta) in [(1.0, 0.0), (-0.5, 2.0), (3.0, -1.0), (0.0, 2.0), (0.0, 0.0)] {
                 let op = GemvOp { alpha, beta, trans };
                 for arith in [Format::FP64, Format::FP32] {
                     let spec = AccessorSpec::new(StorageKind::Fp32, arith).unwrap();
@@ -192,6 +195,17 @@ fn gemv_equals_the_kernel_thread_by_thread() {
                             p.to_bits(),
                             q.to_bits(),
                             "{m}x{n} {trans:?} {alpha} {beta} {arith}"
+                        );
+                    }
+                    if alpha == 0.0 {
+                        // A and x are not read: a NaN in them changes nothing.
+                        let mut poisoned = a.clone();
+                        poisoned[0] = f64::NAN;
+                        let p = accessor_gemv(&spec, op, &poisoned, (m, n), &x, Some(&y), false)
+                            .unwrap();
+                        assert_eq!(
+                            p.before_store, model.before_store,
+                            "{m}x{n} {trans:?} NaN in A"
                         );
                     }
                     // The store is one correctly rounded conversion.

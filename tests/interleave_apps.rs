@@ -156,7 +156,7 @@ fn conversions_happen_only_where_the_format_changes() {
     )
     .unwrap();
     assert!(f.conversions().is_empty());
-    assert_eq!(f.speedup, 1.0);
+    assert_eq!(f.speedup, Some(1.0));
 }
 
 #[test]
@@ -231,9 +231,53 @@ fn fp16_overflow_of_the_state_ends_the_run_with_an_explicit_verdict() {
     .unwrap();
     assert!(matches!(
         e.verdict,
-        Verdict::Ended(Ending::ConversionOverflow { .. })
+        Verdict::Ended {
+            ending: Ending::ConversionOverflow { .. },
+            ..
+        }
     ));
     assert!(!e.respects_limit());
+    // A run that ended before its last iteration has no speedup (its runtime
+    // covers only the iterations before the end; it once printed -inf).
+    assert_eq!(e.speedup, None);
+}
+
+#[test]
+fn a_power_beyond_binary16_stops_only_the_half_version() {
+    // Powers of 1e5 fit binary32: float, looperf and double run on them; the
+    // half version stores them in binary16, where they overflow (review,
+    // 2026-11-25: every version refused them, as a state conversion).
+    let g = Grid3::new(4, 4, 2).unwrap();
+    let mut power = vec![1.0; g.cells()];
+    power[5] = 1e5;
+    let a = HotSpot3D::new(g, vec![300.0; g.cells()], power).unwrap();
+    assert_eq!(a.half_power_overflow(), Some((5, 1e5)));
+    let float_only = execute(
+        &a,
+        &Schedule::single(6, Float).unwrap(),
+        1.0,
+        Clock::DEFAULT,
+        false,
+    )
+    .unwrap();
+    assert_eq!(float_only.run.ending, Ending::Completed);
+    assert_eq!(float_only.speedup, Some(1.0));
+    let switch = Schedule::new(6, vec![(0, Float), (3, Half)]).unwrap();
+    let e = execute(&a, &switch, 1.0, Clock::DEFAULT, false).unwrap();
+    assert_eq!(
+        e.run.ending,
+        Ending::PowerOverflow {
+            iteration: 3,
+            index: 5,
+            value: 1e5
+        }
+    );
+    assert_eq!(e.speedup, None);
+    assert!(
+        e.run.ending.to_string().contains("power 5 = 1e5"),
+        "{}",
+        e.run.ending
+    );
 }
 
 #[test]
@@ -275,8 +319,11 @@ fn bad_problems_are_typed_errors() {
         Err(InterleaveError::NonFinite { index: 1, .. })
     ));
     assert!(HotSpot3D::new(g, vec![1.0; 3], vec![0.0; 4]).is_err());
-    // A power that overflows binary16 cannot be run in half.
-    assert!(HotSpot3D::new(g, vec![1.0; 4], vec![1e6; 4]).is_err());
+    // A power that overflows binary16 cannot be run in half, but it is a
+    // problem the other versions run (a_power_beyond_binary16_stops_only_the_half_version);
+    // one beyond binary32, which every run reads, is refused.
+    assert!(HotSpot3D::new(g, vec![1.0; 4], vec![1e6; 4]).is_ok());
+    assert!(HotSpot3D::new(g, vec![1.0; 4], vec![1e39; 4]).is_err());
     // Zero iterations.
     assert!(
         run_lockstep(

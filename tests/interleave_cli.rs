@@ -208,6 +208,10 @@ fn run_hotspot3d_passes_its_rigorous_bound() {
         ]);
         assert!(o.status.success(), "{version}: {}", text(&o));
     }
+    // Without --output: one line that names it.
+    let o = boundgate(&["run", "hotspot3d", "--input", &input_t, "--input", &input_p]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("not provided: --output"), "{}", text(&o));
     // layers not dividing the rows: a usage error.
     let o = boundgate(&[
         "run",
@@ -220,4 +224,93 @@ fn run_hotspot3d_passes_its_rigorous_bound() {
         "layers=3",
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+/// `run hotspot3d` on `temp` and `power` (layers 1, a 1 x n row), with
+/// extra parameters; the JSON report is written to `json`.
+fn run_row(dir: &Path, temp: &[f64], power: &[f64], params: &[&str], json: &Path) -> Output {
+    let n = temp.len();
+    let t = dir.join("row_t.npy");
+    let pw = dir.join("row_p.npy");
+    write_npy(&t, &Tensor::matrix(1, n, temp.to_vec()).unwrap()).unwrap();
+    write_npy(&pw, &Tensor::matrix(1, n, power.to_vec()).unwrap()).unwrap();
+    let (input_t, input_p) = (format!("temp={}", p(&t)), format!("power={}", p(&pw)));
+    let out = dir.join("row_out.npy");
+    let mut args = vec!["run", "hotspot3d", "--input", &input_t, "--input", &input_p];
+    args.extend([
+        "--param",
+        "layers=1",
+        "--json",
+        p(json),
+        "--output",
+        p(&out),
+    ]);
+    for q in params {
+        args.extend(["--param", q]);
+    }
+    boundgate(&args)
+}
+
+#[test]
+fn run_hotspot3d_refuses_what_it_cannot_run_and_only_that() {
+    let dir = scratch("run-refusals");
+    let json = dir.join("r.json");
+    // A power beyond binary16 (review, 2026-11-25): float and double run on
+    // it; half, which stores powers in binary16, refuses it, naming it.
+    let (temp, power) = (vec![300.0; 4], vec![1.0, 1e5, 1.0, 1.0]);
+    for version in ["float", "double", "looperf"] {
+        let v = format!("version={version}");
+        let o = run_row(&dir, &temp, &power, &[&v, "iterations=3"], &json);
+        assert!(o.status.success(), "{version}: {}", text(&o));
+    }
+    let o = run_row(
+        &dir,
+        &temp,
+        &power,
+        &["version=half", "iterations=3"],
+        &json,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o)
+            .contains("power[1] = 1e5: overflows fp16, where the half version stores the powers"),
+        "{}",
+        text(&o)
+    );
+    // A count that would never finish is refused (it ran for ever).
+    let o = run_row(
+        &dir,
+        &temp,
+        &[1.0; 4],
+        &["iterations=18446744073709551615"],
+        &json,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("at most 16777216"), "{}", text(&o));
+}
+
+#[test]
+fn run_hotspot3d_json_gives_no_bound_value_where_the_verdict_has_none() {
+    // An unstable row (the review's): temperatures 300 +- 1000 alternating,
+    // no power; in half the state passes 65504 within 30 iterations, so the
+    // rigorous bound's hypothesis fails and the output holds infinities.
+    let dir = scratch("run-no-bound");
+    let json = dir.join("r.json");
+    let temp: Vec<f64> = (0..2048)
+        .map(|i| if i % 2 == 0 { 1300.0 } else { -700.0 })
+        .collect();
+    let o = run_row(
+        &dir,
+        &temp,
+        &vec![0.0; 2048],
+        &["version=half", "iterations=30"],
+        &json,
+    );
+    assert!(text(&o).contains("no bound"), "{}", text(&o));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let details = &report["details"];
+    assert!(details["rigorous_bound"].is_null(), "{details}");
+    let value = details["first_non_finite"]["value"].as_str().unwrap();
+    assert!(["inf", "-inf", "NaN"].contains(&value), "{details}");
 }

@@ -68,17 +68,17 @@ proptest! {
         match r.fallback {
             None => {
                 prop_assert!(last.within && last.executed_max_loss <= r.limit);
-                prop_assert!(r.execution.speedup >= 1.0);
+                prop_assert!(r.execution.speedup.is_some_and(|s| s >= 1.0));
                 prop_assert_eq!(r.simulation.as_ref().map(|s| &s.schedule), Some(r.schedule()));
             }
             Some(why) => {
                 prop_assert_eq!(why == Fallback::SlowerThanFloat, last.within);
                 if last.within {
-                    prop_assert!(last.speedup < 1.0);
+                    prop_assert!(last.speedup.is_some_and(|s| s < 1.0));
                 }
                 prop_assert_eq!(r.schedule().count(Version::Float), r.schedule().iterations());
                 prop_assert!(r.simulation.is_none());
-                prop_assert_eq!(r.execution.speedup, 1.0);
+                prop_assert_eq!(r.execution.speedup, Some(1.0));
             }
         }
         // The simulated limits only tighten.
@@ -131,7 +131,11 @@ fn an_overshooting_schedule_is_refined_and_falls_back_when_rounds_run_out() {
     assert_eq!(halves, [12, 11, 10, 9]);
     // Within the limit, but its conversions cost more than 9 half
     // iterations save: float alone is kept.
-    assert!(r.rounds[3].speedup < 1.0, "{:?}", r.rounds);
+    assert!(
+        r.rounds[3].speedup.is_some_and(|s| s < 1.0),
+        "{:?}",
+        r.rounds
+    );
     assert_eq!(r.fallback, Some(Fallback::SlowerThanFloat));
     assert_eq!(r.schedule().count(Version::Half), 0);
     // With two rounds allowed, none is within: float only, speedup 1.
@@ -140,7 +144,7 @@ fn an_overshooting_schedule_is_refined_and_falls_back_when_rounds_run_out() {
     assert!(r.execution.respects_limit());
     assert_eq!(r.rounds.len(), 2);
     assert_eq!(r.schedule().count(Version::Half), 0);
-    assert_eq!(r.execution.speedup, 1.0);
+    assert_eq!(r.execution.speedup, Some(1.0));
     // At L_max/2 the predictive rule's second round is within and faster.
     let r = refined(2, Version::Half, 2, 0.5, Policy::Predictive, 6);
     assert_eq!(
@@ -148,7 +152,7 @@ fn an_overshooting_schedule_is_refined_and_falls_back_when_rounds_run_out() {
         [false, true]
     );
     assert_eq!(r.fallback, None);
-    assert!(r.execution.speedup > 1.0 && r.execution.respects_limit());
+    assert!(r.execution.speedup.is_some_and(|s| s > 1.0) && r.execution.respects_limit());
 }
 
 #[test]

@@ -79,7 +79,7 @@ pub fn main() -> i32 {
 }
 
 /// Help and version go to stdout with exit 0; a usage error is one line on
-/// stderr (clap's first line, which names the argument) and exit 2.
+/// stderr and exit 2 ([`usage_line`]).
 fn usage_error(e: clap::Error) -> i32 {
     use clap::error::ErrorKind;
     match e.kind() {
@@ -88,15 +88,48 @@ fn usage_error(e: clap::Error) -> i32 {
             ExitCode::Ok as i32
         }
         _ => {
-            let text = e.to_string();
-            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("error: {first}");
+            eprintln!("error: {}", usage_line(&e.to_string()));
             ExitCode::BadInput as i32
         }
     }
 }
 
+/// Clap's message in one line: its first line, which names the argument,
+/// and, when that line ends in `:` (a missing argument: clap lists them on
+/// the indented lines below), those lines joined to it; once only the first
+/// line was printed and the missing argument went unnamed (review, 2026-11-25).
+fn usage_line(text: &str) -> String {
+    let mut lines = text.lines().skip_while(|l| l.trim().is_empty());
+    let first = lines.next().unwrap_or("");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    if !first.ends_with(':') {
+        return first.to_string();
+    }
+    let listed: Vec<&str> = lines
+        .take_while(|l| l.starts_with(' ') && !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    format!("{first} {}", listed.join(", "))
+}
+
 fn one_line(e: &Error) -> String {
     e.to_string().replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::usage_line;
+
+    #[test]
+    fn a_usage_error_names_the_missing_arguments_on_its_one_line() {
+        let clap = "error: the following required arguments were not provided:\n  --output <FILE>\n  --input <NAME=FILE>\n\nUsage: boundgate run --output <FILE> <KERNEL>\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            usage_line(clap),
+            "the following required arguments were not provided: --output <FILE>, --input <NAME=FILE>"
+        );
+        assert_eq!(
+            usage_line("error: unexpected argument '--x' found\n\n  tip: ...\n"),
+            "unexpected argument '--x' found"
+        );
+    }
 }

@@ -111,7 +111,7 @@ impl Ceiling {
     pub fn best_executed(&self) -> f64 {
         self.longest
             .iter()
-            .filter_map(|l| l.within.as_ref().map(|e| e.speedup))
+            .filter_map(|l| l.within.as_ref().and_then(|e| e.speedup))
             .fold(1.0, f64::max)
     }
 }

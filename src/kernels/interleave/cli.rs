@@ -21,7 +21,7 @@
 
 use super::clock::Clock;
 use super::error::{InterleaveError, require_threshold};
-use super::execute::{Verdict, execute as execute_schedule};
+use super::execute::{Verdict, execute as execute_schedule, speedup_text};
 use super::grid::Grid3;
 use super::hotspot::{HotSpot3D, read_rodinia_text};
 use super::pipeline::{Curve, Profiles, Sampling, profiles, sample};
@@ -577,17 +577,17 @@ fn run_refine(a: RefineArgs) -> Result<ExitCode> {
     );
     for (k, round) in r.rounds.iter().enumerate() {
         println!(
-            "{:>5}  {:>15.6e}  {:>19}  {:>17.6e}  {:>7.3}  {}",
+            "{:>5}  {:>15.6e}  {:>19}  {:>17.6e}  {:>7}  {}",
             k + 1,
             round.simulated_limit,
             round.approximate_iterations,
             round.executed_max_loss,
-            round.speedup,
+            speedup_text(round.speedup),
             if round.within { "yes" } else { "no" }
         );
     }
     println!(
-        "limit {:.6e} ({} policy, refined): {} {} iterations of {}, {}, speedup {:.3} ({}){}; wrote {}",
+        "limit {:.6e} ({} policy, refined): {} {} iterations of {}, {}, speedup {} ({}){}; wrote {}",
         r.limit,
         inputs.policy.name(),
         r.schedule().count(inputs.stats.approx_version),
@@ -600,7 +600,7 @@ fn run_refine(a: RefineArgs) -> Result<ExitCode> {
         } else {
             "EXECUTED BEYOND THE LIMIT"
         },
-        r.execution.speedup,
+        speedup_text(r.execution.speedup),
         r.execution.clock,
         match r.fallback {
             None => String::new(),
@@ -671,11 +671,11 @@ fn run_execute(a: ExecuteArgs) -> Result<ExitCode> {
         }
     }
     println!(
-        "conversions: {}; runtime {:.6} ms vs float {:.6} ms: speedup {:.3} ({})",
+        "conversions: {}; runtime {:.6} ms vs float {:.6} ms: speedup {} ({})",
         e.conversions().len(),
         e.runtime_ms,
         e.exact_runtime_ms,
-        e.speedup,
+        speedup_text(e.speedup),
         e.clock
     );
     Ok(match &e.verdict {
@@ -697,8 +697,14 @@ fn run_execute(a: ExecuteArgs) -> Result<ExitCode> {
             );
             ExitCode::Violation
         }
-        Verdict::Ended(ending) => {
-            println!("verdict: the run ended early: {ending:?}");
+        Verdict::Ended { ending, over_limit } => {
+            println!("verdict: the run ended early: {ending}");
+            if !over_limit.is_empty() {
+                println!(
+                    "  before that, over the limit at {} iterations: {over_limit:?}",
+                    over_limit.len()
+                );
+            }
             ExitCode::Violation
         }
     })

@@ -30,8 +30,14 @@ pub enum Verdict {
         /// The largest loss.
         max_loss: f64,
     },
-    /// The run ended early (non-finite state, overflowing conversion, undefined loss).
-    Ended(Ending),
+    /// The run ended early (non-finite state, overflowing conversion or
+    /// power, undefined loss).
+    Ended {
+        /// How it ended.
+        ending: Ending,
+        /// The iterations over the limit before the end.
+        over_limit: Vec<usize>,
+    },
 }
 
 /// What executing a schedule produced.
@@ -51,10 +57,23 @@ pub struct Execution {
     pub runtime_ms: f64,
     /// Runtime of the `float` reference run (ms).
     pub exact_runtime_ms: f64,
-    /// `exact_runtime_ms / runtime_ms`.
-    pub speedup: f64,
+    /// `exact_runtime_ms / runtime_ms`; `None` for a run that ended early,
+    /// whose runtime covers only the iterations before the end.
+    pub speedup: Option<f64>,
     /// The clock.
     pub clock: String,
+}
+
+/// A speedup to 3 decimals, or `-` for a run that ended early (it has none).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::execute::speedup_text;
+/// assert_eq!(speedup_text(Some(1.23456)), "1.235");
+/// assert_eq!(speedup_text(None), "-");
+/// ```
+pub fn speedup_text(speedup: Option<f64>) -> String {
+    speedup.map_or("-".into(), |s| format!("{s:.3}"))
 }
 
 impl Execution {
@@ -132,7 +151,7 @@ pub struct SideBySide {
 /// let e = execute(&app, &s, 0.5, Clock::DEFAULT, false).unwrap();
 /// assert!(e.respects_limit());
 /// assert_eq!(e.conversions().len(), 2); // float data -> half at 0, half -> float at 10
-/// assert!(e.speedup > 1.0);
+/// assert!(e.speedup.unwrap() > 1.0);
 /// ```
 pub fn execute(
     app: &HotSpot3D,
@@ -209,8 +228,12 @@ pub fn execute_many(
                 .filter(|(_, o)| o[0])
                 .map(|(r, _)| r.iteration)
                 .collect();
-            let verdict = if run.ending != Ending::Completed {
-                Verdict::Ended(run.ending.clone())
+            let completed = run.ending == Ending::Completed;
+            let verdict = if !completed {
+                Verdict::Ended {
+                    ending: run.ending.clone(),
+                    over_limit: over,
+                }
             } else if over.is_empty() {
                 Verdict::WithinLimit
             } else {
@@ -223,7 +246,7 @@ pub fn execute_many(
             Ok(Execution {
                 schedule: schedule.clone(),
                 limit: *limit,
-                speedup: exact_runtime_ms / runtime_ms,
+                speedup: completed.then(|| exact_runtime_ms / runtime_ms),
                 runtime_ms,
                 exact_runtime_ms,
                 run,

@@ -12,7 +12,7 @@
 
 use super::ceiling::{Ceiling, ceilings};
 use super::clock::Clock;
-use super::execute::Verdict;
+use super::execute::{Verdict, speedup_text};
 use super::grid::Grid3;
 use super::hotspot::HotSpot3D;
 use super::pipeline::{PipelineConfig, PipelineReport, run_all};
@@ -134,7 +134,17 @@ fn verdict_text(v: &Verdict) -> String {
             iterations[iterations.len() - 1],
             pct(*max_loss)
         ),
-        Verdict::Ended(e) => format!("ended early: {e:?}"),
+        Verdict::Ended { ending, over_limit } => format!(
+            "ended early: {ending}{}",
+            if over_limit.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; over the limit before that at {} iterations",
+                    over_limit.len()
+                )
+            }
+        ),
     }
 }
 
@@ -177,7 +187,7 @@ fn refined_table(
                 .map_or("-".into(), |sim| pct(sim.limit)),
             r.schedule().count(approx).to_string(),
             pct(executed_max),
-            format!("{:.3}", r.execution.speedup),
+            speedup_text(r.execution.speedup),
             kept,
         ]);
         data.push(json!({
@@ -406,7 +416,7 @@ fn build_report(
             pct(exe_max),
             verdict_text(&s.execution.verdict),
             format!("{:.4}", s.execution.runtime_ms),
-            format!("{:.3}", s.execution.speedup),
+            speedup_text(s.execution.speedup),
         ]);
         data.push(json!({
             "sections": s.sections, "fraction": s.fraction, "limit": s.limit, "policy": s.simulation.policy,
@@ -452,38 +462,38 @@ fn build_report(
             .scheduled
             .iter()
             .filter(|s| s.fraction == Some(f) && s.execution.respects_limit())
-            .map(|s| {
-                (
+            .filter_map(|s| {
+                Some((
                     s.simulation.policy.name().to_string(),
                     s.sections,
                     s.limit,
-                    &s.execution,
-                )
+                    s.execution.speedup?,
+                ))
             })
             .chain(
                 r.refined
                     .iter()
                     .filter(|s| s.fraction == Some(f) && s.refined.fallback.is_none())
-                    .map(|s| {
-                        (
+                    .filter_map(|s| {
+                        Some((
                             format!("{} (refined)", s.policy.name()),
                             s.sections,
                             s.refined.limit,
-                            &s.refined.execution,
-                        )
+                            s.refined.execution.speedup?,
+                        ))
                     }),
             );
-        let best = candidates.max_by(|a, b| a.3.speedup.total_cmp(&b.3.speedup));
+        let best = candidates.max_by(|a, b| a.3.total_cmp(&b.3));
         rep.findings.push(match best {
-            Some((policy, sections, limit, e)) if e.speedup > 1.0 => format!(
+            Some((policy, sections, limit, speedup)) if speedup > 1.0 => format!(
                 "Goal at L_max x {f}: met by the {policy} policy with {sections}x{sections} subsections: never above {} when executed, speedup {:.3} ({}).",
                 pct(limit),
-                e.speedup,
+                speedup,
                 p.clock.label()
             ),
-            Some((policy, sections, _, e)) => format!(
+            Some((policy, sections, _, speedup)) => format!(
                 "Goal at L_max x {f}: not met: the best schedule within the limit ({policy} policy, {sections}x{sections}) has speedup {:.3} <= 1.",
-                e.speedup
+                speedup
             ),
             None => format!("Goal at L_max x {f}: not met: every executed schedule exceeds the limit."),
         });
@@ -613,7 +623,8 @@ fn build_report(
                 .scheduled
                 .iter()
                 .filter(|s| s.simulation.policy == policy && s.execution.respects_limit() == ok)
-                .map(|s| (s.fraction.unwrap_or(f64::NAN), s.execution.speedup))
+                // A run that ended early has no speedup to plot.
+                .filter_map(|s| Some((s.fraction.unwrap_or(f64::NAN), s.execution.speedup?)))
                 .collect();
             if !pts.is_empty() {
                 c = c.with(Series::points(format!("{}, {label}", policy.name()), pts));

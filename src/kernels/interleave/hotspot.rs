@@ -176,8 +176,13 @@ impl HotSpot3D {
     /// (length `grid.cells()`, finite; the binary32 kernels read them rounded
     /// to binary32, the half kernel rounded again to binary16).
     ///
+    /// A power beyond binary16's range is accepted: only the `half` version
+    /// stores powers in binary16, and it refuses them
+    /// ([`HotSpot3D::half_power_overflow`]); `float`, `looperf` and `double`
+    /// run on them.
+    ///
     /// # Errors
-    /// Length mismatch, non-finite values, a power that overflows binary16.
+    /// Length mismatch, non-finite values, a value that overflows binary32.
     pub fn new(grid: Grid3, temp: Vec<f64>, power: Vec<f64>) -> Result<HotSpot3D> {
         let n = grid.cells();
         for (what, v) in [("temp", &temp), ("power", &power)] {
@@ -199,9 +204,6 @@ impl HotSpot3D {
             return Err(overflow(0, i, power[i], Format::FP32));
         }
         let power16: Vec<f32> = power32.iter().map(|&p| round16(f64::from(p))).collect();
-        if let Some(i) = power16.iter().position(|p| !p.is_finite()) {
-            return Err(overflow(0, i, power[i], Format::FP16));
-        }
         let coefficients = Coefficients::rodinia(grid);
         Ok(HotSpot3D {
             grid,
@@ -249,9 +251,26 @@ impl HotSpot3D {
     pub fn power32(&self) -> &[f32] {
         &self.power32
     }
-    /// The powers rounded to binary32, then binary16.
+    /// The powers rounded to binary32, then binary16: infinite where a power
+    /// overflows binary16 ([`HotSpot3D::half_power_overflow`]).
     pub fn power16(&self) -> &[f32] {
         &self.power16
+    }
+
+    /// The first power (index, value as given) that overflows binary16, where
+    /// the `half` version stores the powers: that version cannot run then.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::grid::Grid3;
+    /// use boundgate::kernels::interleave::hotspot::HotSpot3D;
+    /// let grid = Grid3::new(2, 1, 1).unwrap();
+    /// let app = HotSpot3D::new(grid, vec![300.0, 300.0], vec![1.0, 1e5]).unwrap();
+    /// assert_eq!(app.half_power_overflow(), Some((1, 1e5)));
+    /// ```
+    pub fn half_power_overflow(&self) -> Option<(usize, f64)> {
+        let i = self.power16.iter().position(|p| !p.is_finite())?;
+        Some((i, self.power[i]))
     }
 
     /// The initial state of the application's data in binary32 (Rodinia reads

@@ -26,6 +26,7 @@ use super::bound::{
 use super::error::InterleaveError;
 use super::grid::Grid3;
 use super::hotspot::{Coefficients, HotSpot3D};
+use super::schedule::MAX_ITERATIONS;
 use super::stencil::{Step, advance, scan, scan64, sweep64};
 use super::version::Version;
 use crate::error::{Error, Result};
@@ -193,6 +194,13 @@ impl Kernel for HotSpot3DKernel {
     fn run(&self, inputs: &Inputs, params: &Params) -> Result<KernelRun> {
         let version: Version = params.text("version")?.parse()?;
         let iterations = params.usize("iterations")?;
+        // The interleave pipeline's cap, for the same reason: a count that
+        // would run for ever is refused (review, 2026-11-25: 2^64 - 1 hung).
+        if iterations > MAX_ITERATIONS {
+            return Err(Error::usage(format!(
+                "iterations = {iterations}: at most {MAX_ITERATIONS}"
+            )));
+        }
         let layers = params.usize("layers")?;
         let oracle = params.text("oracle")?;
         let temp = input(inputs, &INPUTS[0])?;
@@ -329,8 +337,11 @@ impl Kernel for HotSpot3DKernel {
             "skipped_iterations": skipped_its,
             "oracle": oracle,
             "oracle_radius": radius,
-            "rigorous_bound": given.value,
-            "first_non_finite": nonfinite.map(|(i, v)| json!({"index": i, "value": v})),
+            // No number where the verdict has no bound (a step's hypothesis
+            // failed: the running value stopped there), and a non-finite value
+            // as text (JSON has no inf or NaN; serde wrote null).
+            "rigorous_bound": if failure.is_none() && given.value.is_finite() { json!(given.value) } else { json!(null) },
+            "first_non_finite": nonfinite.map(|(i, v)| json!({"index": i, "value": v.to_string()})),
             "order": "acc = cc*C; fma(cw,W); fma(ce,E); fma(cs,S); fma(cn,N); fma(cb,B); fma(ct,T); fma(sdc,P); fma(ct,amb)",
         });
         let rows = temp.dims2().expect("checked").0;

@@ -11,8 +11,13 @@
 //! the exact enclosure of the loss, the relative Frobenius error of this run
 //! and of the `float` reference against the binary64 ground truth, and a
 //! rigorous bound on the ground truth's own relative distance to the exact
-//! trajectory (so `error_vs_fp64 +- fp64_radius` encloses the error against
-//! exact arithmetic).
+//! trajectory. With `e = error_vs_fp64` and `r = fp64_radius`, the error
+//! against exact arithmetic `||A^ - X|| / ||X||` lies in
+//! `[(e - r) / (1 + r), (e + r) / (1 - r)]` (triangle inequality, and
+//! `||X||` within `r ||G||` of `||G||`), up to the rounding of `e`, which is
+//! written rounded to nearest; `r` is rounded up. (Not `e +- r`: that
+//! normalises by `||G||`, and an exact counterexample falls outside it by an
+//! ulp; review, 2026-11-25.)
 //!
 //! A profile is a run of consecutive iterations. Its first row is its
 //! starting point: iteration 0 (the conversion-only row "before iteration 1",
@@ -52,7 +57,8 @@ pub struct GroundTruth {
     pub loss_lower: f64,
     /// Upper bound of the exact loss.
     pub loss_upper: f64,
-    /// `||A^ - G|| / ||G||`, `G` the binary64 ground truth.
+    /// `||A^ - G|| / ||G||`, `G` the binary64 ground truth, rounded to
+    /// nearest (see the module docs for what it says of the exact error).
     pub error_vs_fp64: f64,
     /// `||A - G|| / ||G||` of the `float` reference.
     pub reference_error_vs_fp64: f64,

@@ -41,8 +41,9 @@ pub struct Round {
     pub executed_max_loss: f64,
     /// Whether the execution stayed within the true limit.
     pub within: bool,
-    /// The execution's speedup over `float` (under the clock).
-    pub speedup: f64,
+    /// The execution's speedup over `float` (under the clock); `None` when
+    /// the run ended early.
+    pub speedup: Option<f64>,
 }
 
 /// What [`refine`] settled on.
@@ -176,7 +177,7 @@ pub fn refine_from(
             }
         };
         let executed_max_loss = match execution.verdict {
-            Verdict::Ended(_) => f64::INFINITY,
+            Verdict::Ended { .. } => f64::INFINITY,
             _ => execution.max_loss(),
         };
         let within = execution.respects_limit();
@@ -187,7 +188,7 @@ pub fn refine_from(
             within,
             speedup: execution.speedup,
         });
-        if within && execution.speedup >= 1.0 {
+        if within && execution.speedup.is_some_and(|s| s >= 1.0) {
             return Ok(Refined {
                 limit,
                 rounds,

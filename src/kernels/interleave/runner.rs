@@ -141,6 +141,16 @@ pub enum Ending {
         /// Its value.
         value: f64,
     },
+    /// The run switched to `half`, which stores the powers in binary16, and
+    /// a power overflows binary16.
+    PowerOverflow {
+        /// Iterations completed before the switch.
+        iteration: usize,
+        /// The power's cell.
+        index: usize,
+        /// The power as given.
+        value: f64,
+    },
     /// The loss was undefined (zero reference, nonzero difference).
     UndefinedLoss {
         /// Iterations completed.
@@ -151,6 +161,48 @@ pub enum Ending {
         /// The fork point.
         iteration: usize,
     },
+}
+
+impl std::fmt::Display for Ending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ending::Completed => write!(f, "completed"),
+            Ending::NonFinite {
+                iteration,
+                index,
+                value,
+            } => write!(
+                f,
+                "after iteration {iteration}, cell {index} of the state is {value} (the format overflowed)"
+            ),
+            Ending::ConversionOverflow {
+                iteration,
+                index,
+                value,
+            } => write!(
+                f,
+                "after iteration {iteration}, converting cell {index} = {value:e} to binary16 overflows it"
+            ),
+            Ending::PowerOverflow {
+                iteration,
+                index,
+                value,
+            } => write!(
+                f,
+                "after iteration {iteration}, the switch to half stores power {index} = {value:e} in binary16, which it overflows"
+            ),
+            Ending::UndefinedLoss { iteration } => write!(
+                f,
+                "at iteration {iteration} the accuracy loss is undefined (zero reference, nonzero difference)"
+            ),
+            Ending::ParentEnded { iteration } => {
+                write!(
+                    f,
+                    "the run it forks from ended before iteration {iteration}"
+                )
+            }
+        }
+    }
 }
 
 /// A conversion between binary32 and binary16.
@@ -540,6 +592,19 @@ fn record(node: &mut Node, i: usize, shared: &Shared<'_>) -> Result<()> {
     Ok(())
 }
 
+/// The ending of a run that switches to `version` after `iteration`
+/// iterations, if that version is `half` and a power overflows binary16.
+fn half_power_overflow(app: &HotSpot3D, version: Version, iteration: usize) -> Option<Ending> {
+    let (index, value) = app
+        .half_power_overflow()
+        .filter(|_| version == Version::Half)?;
+    Some(Ending::PowerOverflow {
+        iteration,
+        index,
+        value,
+    })
+}
+
 /// Creates node `id`'s state at its spawn point (root: the initial conversion).
 fn spawn(
     nodes: &mut [Node],
@@ -554,6 +619,10 @@ fn spawn(
         None => {
             let watch = Stopwatch::start();
             let version = nodes[id].version;
+            if let Some(ending) = half_power_overflow(app, version, 0) {
+                nodes[id].ending = Some(ending);
+                return Ok(());
+            }
             let state = match app.initial_state(version) {
                 Ok(s) => s,
                 Err(InterleaveError::ConversionOverflow { index, value, .. }) => {
@@ -604,6 +673,10 @@ fn spawn(
                 return Ok(());
             };
             let version = node.version;
+            if let Some(ending) = half_power_overflow(app, version, i) {
+                node.ending = Some(ending);
+                return Ok(());
+            }
             let watch = Stopwatch::start();
             let converts = state.needs_conversion(version);
             let state = match state.converted(version, i) {
@@ -682,7 +755,9 @@ fn assemble(nodes: &[Node], id: usize, spec: BranchSpec) -> BranchRun {
                 Ending::NonFinite { iteration, .. } | Ending::UndefinedLoss { iteration } => {
                     until.is_none_or(|u| *iteration <= u)
                 }
-                Ending::ConversionOverflow { .. } | Ending::ParentEnded { .. } => true,
+                Ending::ConversionOverflow { .. }
+                | Ending::PowerOverflow { .. }
+                | Ending::ParentEnded { .. } => true,
             };
             if relevant {
                 ending = e.clone();

@@ -197,7 +197,8 @@ mod tests {
     use super::*;
     use rug::Rational;
 
-    /// The correctly rounded mean by rational arithmetic (normal results only).
+    /// The correctly rounded mean by rational arithmetic (rounded once, also
+    /// for a subnormal mean).
     fn rational_mean(values: &[f64]) -> f64 {
         let nonzero: Vec<f64> = values.iter().copied().filter(|&v| v != 0.0).collect();
         if nonzero.is_empty() {
@@ -207,8 +208,7 @@ mod tests {
         for v in &nonzero {
             sum += Rational::from_f64(v.abs()).unwrap();
         }
-        let q = sum / Rational::from(nonzero.len());
-        Float::with_val(53, &q).to_f64()
+        boundgate_verify::oracle::nearest_f64(&(sum / Rational::from(nonzero.len())))
     }
 
     fn lcg(seed: u64) -> impl FnMut() -> f64 {
@@ -235,6 +235,13 @@ mod tests {
                 AbsSumBins::of(values.iter().copied()).mean(),
                 rational_mean(&values),
                 "seed {seed}"
+            );
+            // Scaled across the subnormal boundary (2^-1060 .. 2^-1020).
+            let tiny: Vec<f64> = values.iter().map(|v| v * 2f64.powi(-1040)).collect();
+            assert_eq!(
+                AbsSumBins::of(tiny.iter().copied()).mean(),
+                rational_mean(&tiny),
+                "seed {seed}, scaled by 2^-1040"
             );
             // The four-lane slice path: the same bins, whatever n mod 4.
             let lanes = AbsSumBins::of_slice(&values);
