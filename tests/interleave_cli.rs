@@ -1,5 +1,6 @@
 //! `boundgate interleave` end to end on a small grid (profile -> sample ->
 //! schedule -> execute), bad files through the CLI, and `boundgate run hotspot3d`.
+//! Every bad input is exit 2 with one line naming the file or field.
 
 use boundgate::io::{Tensor, write_npy};
 use boundgate::kernels::interleave::{grid::Grid3, hotspot::HotSpot3D};
@@ -8,7 +9,7 @@ use std::path::PathBuf;
 use std::process::Output;
 
 mod common;
-use common::cli::boundgate;
+use common::cli::{assert_bad_input, boundgate};
 
 /// A fresh folder under the system's temporary folder (no tempfile crate).
 fn scratch(name: &str) -> PathBuf {
@@ -220,4 +221,82 @@ fn run_hotspot3d_passes_its_rigorous_bound() {
         "layers=3",
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+/// Profiles (`approx.csv`, `exact.csv`) of 8x8x2 over 60 iterations, seed 3,
+/// and their 2x2 sampling in `s2/`, in a fresh folder.
+fn sampled(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    let d = dir.as_path();
+    let problem = ["--grid", "8x8x2", "--seed", "3", "--no-ground-truth"];
+    let o = boundgate(
+        &[
+            &["interleave", "profile"][..],
+            &problem,
+            &["--iterations", "60", "--out", p(d)],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let (approx, exact, s2) = (d.join("approx.csv"), d.join("exact.csv"), d.join("s2"));
+    let o = boundgate(
+        &[
+            &["interleave", "sample"][..],
+            &problem,
+            &["--approx-profile", p(&approx), "--exact-profile", p(&exact)],
+            &["--sections", "2", "--out", p(&s2)],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    dir
+}
+
+/// `interleave schedule` on the given profiles and measurement folder.
+fn schedule(dir: &Path, approx: &Path, exact: &Path, measurements: &Path) -> Output {
+    boundgate(&[
+        "interleave",
+        "schedule",
+        "--approx-profile",
+        p(approx),
+        "--exact-profile",
+        p(exact),
+        "--measurements",
+        p(measurements),
+        "--fraction",
+        "0.25",
+        "--out",
+        p(&dir.join("schedule.txt")),
+    ])
+}
+
+#[test]
+fn huge_section_counts_are_refused_before_anything_is_allocated() {
+    // Both aborted on allocations of 720 GB and 2.9 TB until 2026-11-25 (review).
+    let dir = sampled("sections");
+    let d = dir.as_path();
+    let o = boundgate(&[
+        "interleave",
+        "sample",
+        "--grid",
+        "8x8x2",
+        "--seed",
+        "3",
+        "--approx-profile",
+        p(&d.join("approx.csv")),
+        "--sections",
+        "100000",
+        "--out",
+        p(&d.join("x")),
+    ]);
+    assert_bad_input(&o, "sections = 100000");
+    let m = d.join("m");
+    std::fs::create_dir_all(&m).unwrap();
+    std::fs::write(
+        m.join("sections.csv"),
+        "# sections=200000 iterations=60 max_loss=0.0454\nid,x_start,x_end,y_start,y_end,x_center,y_center\n",
+    )
+    .unwrap();
+    let o = schedule(d, &d.join("approx.csv"), &d.join("exact.csv"), &m);
+    assert_bad_input(&o, "sections.csv:1: sections: 200000");
 }
