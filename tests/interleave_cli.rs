@@ -252,6 +252,21 @@ fn sampled(name: &str) -> PathBuf {
     dir
 }
 
+/// Writes `path` as the profile at `from` with `edit(row, fields)` applied to
+/// every data row (`row` from 0).
+fn edited_profile(from: &Path, path: &Path, edit: impl Fn(usize, &mut Vec<String>)) {
+    let original = std::fs::read_to_string(from).unwrap();
+    let mut lines = original.lines();
+    let mut out = format!("{}\n", lines.next().unwrap());
+    for (row, line) in lines.enumerate() {
+        let mut fields: Vec<String> = line.split(',').map(str::to_string).collect();
+        edit(row, &mut fields);
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    std::fs::write(path, out).unwrap();
+}
+
 /// `interleave schedule` on the given profiles and measurement folder.
 fn schedule(dir: &Path, approx: &Path, exact: &Path, measurements: &Path) -> Output {
     boundgate(&[
@@ -299,4 +314,92 @@ fn huge_section_counts_are_refused_before_anything_is_allocated() {
     .unwrap();
     let o = schedule(d, &d.join("approx.csv"), &d.join("exact.csv"), &m);
     assert_bad_input(&o, "sections.csv:1: sections: 200000");
+}
+
+#[test]
+fn inconsistent_profiles_are_refused_naming_the_file() {
+    let dir = sampled("profiles");
+    let d = dir.as_path();
+    let (approx, exact, s2) = (d.join("approx.csv"), d.join("exact.csv"), d.join("s2"));
+    // Each of these ran to a schedule (or a message naming neither file nor
+    // problem) until 2026-11-25 (review).
+    let mixed = d.join("mixed.csv");
+    edited_profile(&approx, &mixed, |row, f| {
+        if row % 2 == 1 {
+            f[0] = "looperf".into();
+        }
+    });
+    let o = schedule(d, &mixed, &exact, &s2);
+    assert_bad_input(&o, "mixed.csv: kernel: iteration 1 runs looperf");
+    let o = schedule(d, &approx, &approx, &s2);
+    assert_bad_input(&o, "approx.csv: kernel: the exact profile runs half");
+    let float = d.join("float.csv");
+    edited_profile(&approx, &float, |_, f| f[0] = "float".into());
+    let o = schedule(d, &float, &exact, &s2);
+    assert_bad_input(&o, "float.csv: kernel: the approximate profile runs float");
+    let slow = d.join("slow.csv");
+    edited_profile(&exact, &slow, |_, f| f[4] = "1e308".into());
+    let o = schedule(d, &approx, &slow, &s2);
+    assert_bad_input(
+        &o,
+        "slow.csv: runtime: the cumulative runtime is not finite",
+    );
+    // A measurement that switches kernels within itself names its file.
+    let m = d.join("m");
+    std::fs::create_dir_all(&m).unwrap();
+    for entry in std::fs::read_dir(&s2).unwrap() {
+        let f = entry.unwrap().path();
+        std::fs::copy(&f, m.join(f.file_name().unwrap())).unwrap();
+    }
+    let phase1 = m.join("phase1_0-half_15-float.csv");
+    edited_profile(&s2.join("phase1_0-half_15-float.csv"), &phase1, |row, f| {
+        if row == 3 {
+            f[0] = "looperf".into();
+        }
+    });
+    let o = schedule(d, &approx, &exact, &m);
+    assert_bad_input(&o, "phase1_0-half_15-float.csv: kernel");
+    // `refine` reads the same files the same way.
+    let o = boundgate(&[
+        "interleave",
+        "refine",
+        "--grid",
+        "8x8x2",
+        "--seed",
+        "3",
+        "--approx-profile",
+        p(&mixed),
+        "--exact-profile",
+        p(&exact),
+        "--measurements",
+        p(&s2),
+        "--fraction",
+        "0.25",
+        "--out",
+        p(&d.join("refined.txt")),
+    ]);
+    assert_bad_input(&o, "mixed.csv: kernel");
+    // `sample` refuses an approximate profile that does not start at
+    // iteration 0 (which `schedule` would refuse after the sampling).
+    let late = d.join("late.csv");
+    let text_of = std::fs::read_to_string(&approx).unwrap();
+    let mut lines: Vec<&str> = text_of.lines().collect();
+    lines.drain(1..6);
+    std::fs::write(&late, lines.join("\n") + "\n").unwrap();
+    let o = boundgate(&[
+        "interleave",
+        "sample",
+        "--grid",
+        "8x8x2",
+        "--seed",
+        "3",
+        "--approx-profile",
+        p(&late),
+        "--out",
+        p(&d.join("late")),
+    ]);
+    assert_bad_input(
+        &o,
+        "late.csv: iteration: the approximate profile starts at iteration 5",
+    );
 }

@@ -30,7 +30,9 @@ use super::refine::{Fallback, RefineInputs, refine};
 use super::schedule::Schedule;
 use super::sections::SectionGrid;
 use super::simulate::{Policy, SimulatedStep, simulate};
-use super::stats::{Statistics, Targets};
+use super::stats::{
+    ProfileRole, Statistics, Targets, check_measurement, check_step1_profile, check_step1_profiles,
+};
 use super::version::Version;
 use crate::error::{Error, ExitCode, Result};
 use clap::{Args, Subcommand};
@@ -320,16 +322,12 @@ fn run_sample(a: SampleArgs) -> Result<ExitCode> {
         Some(p) => Profile::read(p)?,
         None => approx.clone(),
     };
-    let version = approx.rows()[0].kernel;
-    if !Version::APPROXIMATE.contains(&version) {
-        return Err(InterleaveError::file(
-            &a.approx_profile,
-            Some(2),
-            "kernel",
-            "the approximate profile must run half or looperf",
-        )
-        .into());
-    }
+    // The checks `schedule` makes, made before the sampling runs rather than
+    // after (a profile that `schedule` would refuse is not worth sampling).
+    let version = match &a.exact_profile {
+        Some(path) => check_step1_profiles((&approx, &a.approx_profile), (&exact, path))?,
+        None => check_step1_profile(&approx, ProfileRole::Approximate, &a.approx_profile)?,
+    };
     let given = Profiles {
         approx_version: version,
         approx,
@@ -377,7 +375,8 @@ fn run_sample(a: SampleArgs) -> Result<ExitCode> {
     Ok(ExitCode::Ok)
 }
 
-fn read_measurements(dir: &Path) -> Result<(SectionGrid, Vec<Profile>)> {
+/// The sections file of a `sample` folder and its measurements, each with its file.
+fn read_measurements(dir: &Path) -> Result<(SectionGrid, Vec<(PathBuf, Profile)>)> {
     let sections = dir.join("sections.csv");
     let text = std::fs::read_to_string(&sections).map_err(|source| Error::Io {
         path: sections.clone(),
@@ -399,8 +398,8 @@ fn read_measurements(dir: &Path) -> Result<(SectionGrid, Vec<Profile>)> {
         .collect();
     files.sort();
     let profiles = files
-        .iter()
-        .map(|f| Profile::read(f))
+        .into_iter()
+        .map(|f| Profile::read(&f).map(|p| (f, p)))
         .collect::<std::result::Result<Vec<_>, _>>()?;
     Ok((grid, profiles))
 }
@@ -486,7 +485,15 @@ struct ScheduleInputs {
 fn schedule_inputs(a: &ScheduleArgs) -> Result<ScheduleInputs> {
     let approx = Profile::read(&a.approx_profile)?;
     let exact = Profile::read(&a.exact_profile)?;
+    // Checked here with the files' names; Statistics::new and Targets::new
+    // check the same rules again with labels only.
+    let approx_version =
+        check_step1_profiles((&approx, &a.approx_profile), (&exact, &a.exact_profile))?;
     let (grid, measurements) = read_measurements(&a.measurements)?;
+    for (path, m) in &measurements {
+        check_measurement(m, approx_version, path)?;
+    }
+    let measurements: Vec<Profile> = measurements.into_iter().map(|(_, m)| m).collect();
     if grid.iterations() != approx.last_iteration() {
         return Err(InterleaveError::file(
             a.measurements.join("sections.csv"),
