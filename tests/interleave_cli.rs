@@ -403,3 +403,66 @@ fn inconsistent_profiles_are_refused_naming_the_file() {
         "late.csv: iteration: the approximate profile starts at iteration 5",
     );
 }
+
+#[test]
+fn input_files_of_the_wrong_length_or_shape_are_refused() {
+    let dir = scratch("inputs");
+    let d = dir.as_path();
+    let schedule = d.join("s.txt");
+    std::fs::write(&schedule, "3\n0 half\n").unwrap();
+    let run = |temp: &Path, power: &Path| {
+        boundgate(&[
+            "interleave",
+            "execute",
+            "--grid",
+            "4x4x2",
+            "--temp",
+            p(temp),
+            "--power",
+            p(power),
+            "--schedule",
+            p(&schedule),
+            "--threshold",
+            "0.5",
+            "--no-ground-truth",
+        ])
+    };
+    let lines = |values: &[f64]| values.iter().map(|v| format!("{v}\n")).collect::<String>();
+    let temps: Vec<f64> = (0..40).map(|k| 320.0 + 0.5 * k as f64).collect();
+    let (power, long, exact) = (d.join("p.txt"), d.join("t40.txt"), d.join("t32.txt"));
+    std::fs::write(&power, lines(&[1.0; 32])).unwrap();
+    std::fs::write(&long, lines(&temps)).unwrap();
+    // Blank lines after the last value are not values.
+    std::fs::write(&exact, lines(&temps[..32]) + "\n\n").unwrap();
+    let o = run(&exact, &power);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // 40 values for 32 cells: read as the first 32 until 2026-11-25 (review).
+    assert_bad_input(
+        &run(&long, &power),
+        "t40.txt:33: values: more than 32 values",
+    );
+    // .npy: (layers * rows) x cols = 8 x 4; the transposed 4 x 8 was read in
+    // the wrong layout until 2026-11-25 (review). 32 values in index order
+    // (1-D) are accepted.
+    let npy = |name: &str, t: Tensor| {
+        let path = d.join(name);
+        write_npy(&path, &t).unwrap();
+        path
+    };
+    let t84 = npy(
+        "t84.npy",
+        Tensor::matrix(8, 4, temps[..32].to_vec()).unwrap(),
+    );
+    let t48 = npy(
+        "t48.npy",
+        Tensor::matrix(4, 8, temps[..32].to_vec()).unwrap(),
+    );
+    let t1d = npy("t1d.npy", Tensor::vector(temps[..32].to_vec()));
+    let p84 = npy("p84.npy", Tensor::matrix(8, 4, vec![1.0; 32]).unwrap());
+    for good in [&t84, &t1d] {
+        let o = run(good, &p84);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    }
+    assert_bad_input(&run(&t48, &p84), "t48.npy: shape [4, 8]");
+    assert_bad_input(&run(&t84, &t48), "t48.npy: shape [4, 8]");
+}

@@ -13,9 +13,10 @@
 //!
 //! `profile`, `sample` and `execute` run the application (HotSpot3D on the
 //! synthetic inputs of `--seed`, or on `--temp`/`--power` files: `.npy`
-//! matrices of `(layers * rows) x cols`, or Rodinia's text files); `schedule`
-//! only reads files (steps 4 to 6 are pure). `execute` exits with 1 when the
-//! executed loss exceeds the limit at some iteration, 0 when it never does.
+//! matrices of `(layers * rows) x cols` (or 1-D arrays in index order), or
+//! Rodinia's text files); `schedule` only reads files (steps 4 to 6 are
+//! pure). `execute` exits with 1 when the executed loss exceeds the limit at
+//! some iteration, 0 when it never does.
 //! `refine` runs steps 4 to 6 with the execution in the loop ([`refine`]):
 //! its schedule's executed loss never exceeds the limit on the given input.
 
@@ -104,15 +105,31 @@ impl Problem {
     }
 }
 
+/// The values of one input file for `grid`, in index order `x + y nx + z nx ny`.
+///
+/// A `.npy` file is a `(layers * rows) x cols` matrix, as `run hotspot3d`
+/// reads it: its shape must be `(nz ny, nx)` exactly, since a transposed or
+/// reshaped array of the right size would be read in the wrong layout without
+/// a sign. A 1-D array of `nx ny nz` values is also accepted, read in index
+/// order: it has no second axis to get wrong. Any other file is a Rodinia text
+/// file ([`read_rodinia_text`], which refuses too few or too many values).
 fn read_values(path: &Path, grid: Grid3) -> Result<Vec<f64>> {
     if path.extension().is_some_and(|e| e == "npy") {
         let t = crate::io::read_npy(path)?;
-        if t.data().len() != grid.cells() {
+        let matrix = (grid.nz() * grid.ny(), grid.nx());
+        let fits = match *t.shape() {
+            [rows, cols] => (rows, cols) == matrix,
+            [len] => len == grid.cells(),
+            _ => false,
+        };
+        if !fits {
             return Err(Error::Npy {
                 path: path.to_path_buf(),
                 reason: format!(
-                    "{} values, the grid {grid} has {}",
-                    t.data().len(),
+                    "shape {:?}: the grid {grid} needs a (layers*rows, cols) = ({}, {}) matrix (or {} values in index order)",
+                    t.shape(),
+                    matrix.0,
+                    matrix.1,
                     grid.cells()
                 ),
             });
