@@ -466,3 +466,36 @@ fn input_files_of_the_wrong_length_or_shape_are_refused() {
     assert_bad_input(&run(&t48, &p84), "t48.npy: shape [4, 8]");
     assert_bad_input(&run(&t84, &t48), "t48.npy: shape [4, 8]");
 }
+
+#[test]
+fn report_values_cannot_inject_plan_keys() {
+    let dir = scratch("report");
+    let md = dir.join("r.md");
+    // A tiny report (4x4x1, 4 iterations) with the given grid, kernel and sections.
+    let report = |grid: &str, approx: &str, sections: &str| {
+        boundgate(
+            &[
+                &["interleave", "report", "--markdown", p(&md)][..],
+                &["--grid", grid, "--approx", approx, "--sections", sections],
+                &[
+                    "--iterations",
+                    "4",
+                    "--fractions",
+                    "0.5",
+                    "--policies",
+                    "thesis",
+                ],
+            ]
+            .concat(),
+        )
+    };
+    // The review's input: a `duplicate key` error about a key nobody gave.
+    let o = report("4x4x2\", iterations = 7, approx = \"half", "half", "1");
+    assert_bad_input(&o, "params.grid");
+    // A key that is no duplicate changed the plan silently (exit 0) until 2026-11-25.
+    let o = report("4x4x1", "half\", clock = \"wall", "1");
+    assert_bad_input(&o, "params.approx");
+    let o = report("4x4x1", "half", "1], clock = \"wall\", x = [1");
+    assert_bad_input(&o, "--sections");
+    assert!(!md.exists(), "no report for a refused plan");
+}

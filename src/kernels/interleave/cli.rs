@@ -728,31 +728,76 @@ fn run_execute(a: ExecuteArgs) -> Result<ExitCode> {
     })
 }
 
-fn run_report(a: ReportArgs) -> Result<ExitCode> {
-    fn list(s: &str) -> Vec<&str> {
-        s.split(',')
+/// The audit plan `report` runs, built as TOML values rather than pasted
+/// text, so that a command-line value is always one value: a grid such as
+/// `4x4x2", approx = "looperf` is a (refused) grid, not a second key (it
+/// changed the plan silently until 2026-11-25; review). The experiment
+/// checks every value when the plan is read.
+fn report_plan(a: &ReportArgs) -> Result<String> {
+    use toml::{Table, Value};
+    fn list<T: std::str::FromStr>(flag: &str, text: &str, what: &str) -> Result<Vec<T>> {
+        text.split(',')
             .map(str::trim)
             .filter(|x| !x.is_empty())
+            .map(|x| {
+                x.parse::<T>()
+                    .map_err(|_| Error::usage(format!("{flag} {text}: `{x}` is not {what}")))
+            })
             .collect()
     }
-    let quote = |v: Vec<&str>| {
-        v.iter()
-            .map(|x| format!("\"{x}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
+    let integer = |flag: &str, value: u64| {
+        i64::try_from(value)
+            .map(Value::Integer)
+            .map_err(|_| Error::usage(format!("{flag} {value}: above {}", i64::MAX)))
     };
-    let toml = format!(
-        "name = \"interleave-report\"\ndescription = \"boundgate interleave report\"\nseeds = {{ first = {}, count = 1 }}\n\n\
-         [[experiment]]\nname = \"interleave-hotspot3d\"\nparams = {{ grid = \"{}\", iterations = {}, approx = \"{}\", \
-         sections = [{}], fractions = [{}], policies = [{}] }}\n",
-        a.seed,
-        a.grid,
-        a.iterations,
-        a.approx,
-        list(&a.sections).join(", "),
-        list(&a.fractions).join(", "),
-        quote(list(&a.policies)),
+    let sections = list::<u64>("--sections", &a.sections, "a count")?
+        .into_iter()
+        .map(|n| integer("--sections", n))
+        .collect::<Result<Vec<_>>>()?;
+    let fractions = list::<f64>("--fractions", &a.fractions, "a number")?
+        .into_iter()
+        .map(Value::Float)
+        .collect();
+    let policies = list::<String>("--policies", &a.policies, "a name")?
+        .into_iter()
+        .map(Value::String)
+        .collect();
+    let mut params = Table::new();
+    params.insert("grid".into(), Value::String(a.grid.clone()));
+    params.insert(
+        "iterations".into(),
+        integer("--iterations", a.iterations as u64)?,
     );
+    params.insert("approx".into(), Value::String(a.approx.clone()));
+    params.insert("sections".into(), Value::Array(sections));
+    params.insert("fractions".into(), Value::Array(fractions));
+    params.insert("policies".into(), Value::Array(policies));
+    let mut experiment = Table::new();
+    experiment.insert("name".into(), Value::String("interleave-hotspot3d".into()));
+    experiment.insert("params".into(), Value::Table(params));
+    let mut seeds = Table::new();
+    seeds.insert("first".into(), integer("--seed", a.seed)?);
+    seeds.insert("count".into(), Value::Integer(1));
+    let mut plan = Table::new();
+    plan.insert("name".into(), Value::String("interleave-report".into()));
+    plan.insert(
+        "description".into(),
+        Value::String("boundgate interleave report".into()),
+    );
+    plan.insert("seeds".into(), Value::Table(seeds));
+    plan.insert(
+        "experiment".into(),
+        Value::Array(vec![Value::Table(experiment)]),
+    );
+    toml::to_string(&plan).map_err(|e| {
+        Error::usage(format!(
+            "interleave report: the plan cannot be written: {e}"
+        ))
+    })
+}
+
+fn run_report(a: ReportArgs) -> Result<ExitCode> {
+    let toml = report_plan(&a)?;
     let plan = crate::audit::Plan::from_toml(&toml, Path::new("<interleave report>"))?;
     let report = crate::audit::run_plan(&plan, crate::audit::RunOptions::default())?;
     report.write_markdown(&a.markdown)?;
