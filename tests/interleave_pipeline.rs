@@ -10,8 +10,10 @@ use boundgate::kernels::interleave::profile::{Profile, Row};
 use boundgate::kernels::interleave::schedule::Schedule;
 use boundgate::kernels::interleave::sections::SectionGrid;
 use boundgate::kernels::interleave::simulate::{Policy, simulate};
-use boundgate::kernels::interleave::stats::{Statistics, Targets};
-use boundgate::kernels::interleave::version::Version::{self, Float, Half};
+use boundgate::kernels::interleave::stats::{
+    ProfileRole, Statistics, Targets, check_step1_profile, check_step1_profiles,
+};
+use boundgate::kernels::interleave::version::Version::{self, Float, Half, Looperf};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -165,6 +167,74 @@ fn targets_follow_the_thesis_formula_and_need_consistent_profiles() {
     assert!(Targets::new(&a, &short).is_err());
     let late = profile(1, 0.0, Float, &[0.0; 3], 3.0);
     assert!(Targets::new(&a, &late).is_err());
+}
+
+/// The field of a file error, or a panic naming what came instead.
+fn file_field<T: std::fmt::Debug>(result: Result<T, InterleaveError>) -> String {
+    match result {
+        Err(InterleaveError::File { field, .. }) => field,
+        other => panic!("expected a file error, got {other:?}"),
+    }
+}
+
+#[test]
+fn step1_profiles_must_run_their_kernel_from_iteration_0_with_finite_runtimes() {
+    let approx = profile(0, 0.0, Half, &[0.1, 0.2, 0.3, 0.4], 1.0);
+    let exact = profile(0, 0.0, Float, &[0.0; 4], 3.0);
+    let (a, e) = (Path::new("approx.csv"), Path::new("exact.csv"));
+    assert_eq!(
+        check_step1_profiles((&approx, a), (&exact, e)).unwrap(),
+        Half
+    );
+    // Each of these gave targets (and a schedule) until 2026-11-25 (review).
+    // An "exact" profile that runs the approximate kernel.
+    assert_eq!(file_field(Targets::new(&approx, &approx)), "kernel");
+    // An approximate profile that mixes kernels.
+    let mut rows = approx.rows().to_vec();
+    rows[2].kernel = Looperf;
+    let mixed = Profile::new(rows).unwrap();
+    assert_eq!(file_field(Targets::new(&mixed, &exact)), "kernel");
+    let err = check_step1_profile(&mixed, ProfileRole::Approximate, a).unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "approx.csv: kernel: iteration 2 runs looperf where iteration 0 runs half"
+        ),
+        "{err}"
+    );
+    // Runtimes whose sum overflows: every target would be infinite.
+    let slow = profile(0, 0.0, Float, &[0.0; 4], 1e308);
+    assert_eq!(file_field(Targets::new(&approx, &slow)), "runtime");
+    // An approximate profile of the exact kernel: the statistics said
+    // "a measurement runs one kernel, float or float" until 2026-11-25.
+    let float = profile(0, 0.0, Float, &[0.1, 0.2, 0.3, 0.4], 1.0);
+    let g = SectionGrid::new(2, 4, 0.4).unwrap();
+    assert_eq!(file_field(Statistics::new(&g, &float, &[])), "kernel");
+    let err = check_step1_profile(&float, ProfileRole::Approximate, a).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the approximate profile runs float: it must run half or looperf"),
+        "{err}"
+    );
+    // A measurement of a third kernel is named by its position.
+    let looperf = profile(1, 0.1, Looperf, &[0.2, 0.3], 1.0);
+    let err = Statistics::new(&g, &approx, &[looperf]).unwrap_err();
+    assert!(
+        err.to_string().starts_with("<measurement 0>: kernel"),
+        "{err}"
+    );
+    // Not from iteration 0, or over other iterations.
+    let late = profile(1, 0.1, Half, &[0.2, 0.3, 0.4], 1.0);
+    assert_eq!(
+        file_field(check_step1_profile(&late, ProfileRole::Approximate, a)),
+        "iteration"
+    );
+    let short = profile(0, 0.0, Float, &[0.0; 3], 3.0);
+    let err = check_step1_profiles((&approx, a), (&short, e)).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("exact.csv: iteration: ends at iteration 3"),
+        "{err}"
+    );
 }
 
 /// Statistics with one cell where the approximate kernel adds `up` per

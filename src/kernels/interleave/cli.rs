@@ -13,9 +13,10 @@
 //!
 //! `profile`, `sample` and `execute` run the application (HotSpot3D on the
 //! synthetic inputs of `--seed`, or on `--temp`/`--power` files: `.npy`
-//! matrices of `(layers * rows) x cols`, or Rodinia's text files); `schedule`
-//! only reads files (steps 4 to 6 are pure). `execute` exits with 1 when the
-//! executed loss exceeds the limit at some iteration, 0 when it never does.
+//! matrices of `(layers * rows) x cols` (or 1-D arrays in index order), or
+//! Rodinia's text files); `schedule` only reads files (steps 4 to 6 are
+//! pure). `execute` exits with 1 when the executed loss exceeds the limit at
+//! some iteration, 0 when it never does.
 //! `refine` runs steps 4 to 6 with the execution in the loop ([`refine`]):
 //! its schedule's executed loss never exceeds the limit on the given input.
 
@@ -30,7 +31,9 @@ use super::refine::{Fallback, RefineInputs, refine};
 use super::schedule::Schedule;
 use super::sections::SectionGrid;
 use super::simulate::{Policy, SimulatedStep, simulate};
-use super::stats::{Statistics, Targets};
+use super::stats::{
+    ProfileRole, Statistics, Targets, check_measurement, check_step1_profile, check_step1_profiles,
+};
 use super::version::Version;
 use crate::error::{Error, ExitCode, Result};
 use clap::{Args, Subcommand};
@@ -102,15 +105,31 @@ impl Problem {
     }
 }
 
+/// The values of one input file for `grid`, in index order `x + y nx + z nx ny`.
+///
+/// A `.npy` file is a `(layers * rows) x cols` matrix, as `run hotspot3d`
+/// reads it: its shape must be `(nz ny, nx)` exactly, since a transposed or
+/// reshaped array of the right size would be read in the wrong layout without
+/// a sign. A 1-D array of `nx ny nz` values is also accepted, read in index
+/// order: it has no second axis to get wrong. Any other file is a Rodinia text
+/// file ([`read_rodinia_text`], which refuses too few or too many values).
 fn read_values(path: &Path, grid: Grid3) -> Result<Vec<f64>> {
     if path.extension().is_some_and(|e| e == "npy") {
         let t = crate::io::read_npy(path)?;
-        if t.data().len() != grid.cells() {
+        let matrix = (grid.nz() * grid.ny(), grid.nx());
+        let fits = match *t.shape() {
+            [rows, cols] => (rows, cols) == matrix,
+            [len] => len == grid.cells(),
+            _ => false,
+        };
+        if !fits {
             return Err(Error::Npy {
                 path: path.to_path_buf(),
                 reason: format!(
-                    "{} values, the grid {grid} has {}",
-                    t.data().len(),
+                    "shape {:?}: the grid {grid} needs a (layers*rows, cols) = ({}, {}) matrix (or {} values in index order)",
+                    t.shape(),
+                    matrix.0,
+                    matrix.1,
                     grid.cells()
                 ),
             });
@@ -320,16 +339,12 @@ fn run_sample(a: SampleArgs) -> Result<ExitCode> {
         Some(p) => Profile::read(p)?,
         None => approx.clone(),
     };
-    let version = approx.rows()[0].kernel;
-    if !Version::APPROXIMATE.contains(&version) {
-        return Err(InterleaveError::file(
-            &a.approx_profile,
-            Some(2),
-            "kernel",
-            "the approximate profile must run half or looperf",
-        )
-        .into());
-    }
+    // The checks `schedule` makes, made before the sampling runs rather than
+    // after (a profile that `schedule` would refuse is not worth sampling).
+    let version = match &a.exact_profile {
+        Some(path) => check_step1_profiles((&approx, &a.approx_profile), (&exact, path))?,
+        None => check_step1_profile(&approx, ProfileRole::Approximate, &a.approx_profile)?,
+    };
     let given = Profiles {
         approx_version: version,
         approx,
@@ -377,7 +392,8 @@ fn run_sample(a: SampleArgs) -> Result<ExitCode> {
     Ok(ExitCode::Ok)
 }
 
-fn read_measurements(dir: &Path) -> Result<(SectionGrid, Vec<Profile>)> {
+/// The sections file of a `sample` folder and its measurements, each with its file.
+fn read_measurements(dir: &Path) -> Result<(SectionGrid, Vec<(PathBuf, Profile)>)> {
     let sections = dir.join("sections.csv");
     let text = std::fs::read_to_string(&sections).map_err(|source| Error::Io {
         path: sections.clone(),
@@ -399,8 +415,8 @@ fn read_measurements(dir: &Path) -> Result<(SectionGrid, Vec<Profile>)> {
         .collect();
     files.sort();
     let profiles = files
-        .iter()
-        .map(|f| Profile::read(f))
+        .into_iter()
+        .map(|f| Profile::read(&f).map(|p| (f, p)))
         .collect::<std::result::Result<Vec<_>, _>>()?;
     Ok((grid, profiles))
 }
@@ -486,7 +502,15 @@ struct ScheduleInputs {
 fn schedule_inputs(a: &ScheduleArgs) -> Result<ScheduleInputs> {
     let approx = Profile::read(&a.approx_profile)?;
     let exact = Profile::read(&a.exact_profile)?;
+    // Checked here with the files' names; Statistics::new and Targets::new
+    // check the same rules again with labels only.
+    let approx_version =
+        check_step1_profiles((&approx, &a.approx_profile), (&exact, &a.exact_profile))?;
     let (grid, measurements) = read_measurements(&a.measurements)?;
+    for (path, m) in &measurements {
+        check_measurement(m, approx_version, path)?;
+    }
+    let measurements: Vec<Profile> = measurements.into_iter().map(|(_, m)| m).collect();
     if grid.iterations() != approx.last_iteration() {
         return Err(InterleaveError::file(
             a.measurements.join("sections.csv"),
@@ -710,31 +734,76 @@ fn run_execute(a: ExecuteArgs) -> Result<ExitCode> {
     })
 }
 
-fn run_report(a: ReportArgs) -> Result<ExitCode> {
-    fn list(s: &str) -> Vec<&str> {
-        s.split(',')
+/// The audit plan `report` runs, built as TOML values rather than pasted
+/// text, so that a command-line value is always one value: a grid such as
+/// `4x4x2", approx = "looperf` is a (refused) grid, not a second key (it
+/// changed the plan silently until 2026-11-25; review). The experiment
+/// checks every value when the plan is read.
+fn report_plan(a: &ReportArgs) -> Result<String> {
+    use toml::{Table, Value};
+    fn list<T: std::str::FromStr>(flag: &str, text: &str, what: &str) -> Result<Vec<T>> {
+        text.split(',')
             .map(str::trim)
             .filter(|x| !x.is_empty())
+            .map(|x| {
+                x.parse::<T>()
+                    .map_err(|_| Error::usage(format!("{flag} {text}: `{x}` is not {what}")))
+            })
             .collect()
     }
-    let quote = |v: Vec<&str>| {
-        v.iter()
-            .map(|x| format!("\"{x}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
+    let integer = |flag: &str, value: u64| {
+        i64::try_from(value)
+            .map(Value::Integer)
+            .map_err(|_| Error::usage(format!("{flag} {value}: above {}", i64::MAX)))
     };
-    let toml = format!(
-        "name = \"interleave-report\"\ndescription = \"boundgate interleave report\"\nseeds = {{ first = {}, count = 1 }}\n\n\
-         [[experiment]]\nname = \"interleave-hotspot3d\"\nparams = {{ grid = \"{}\", iterations = {}, approx = \"{}\", \
-         sections = [{}], fractions = [{}], policies = [{}] }}\n",
-        a.seed,
-        a.grid,
-        a.iterations,
-        a.approx,
-        list(&a.sections).join(", "),
-        list(&a.fractions).join(", "),
-        quote(list(&a.policies)),
+    let sections = list::<u64>("--sections", &a.sections, "a count")?
+        .into_iter()
+        .map(|n| integer("--sections", n))
+        .collect::<Result<Vec<_>>>()?;
+    let fractions = list::<f64>("--fractions", &a.fractions, "a number")?
+        .into_iter()
+        .map(Value::Float)
+        .collect();
+    let policies = list::<String>("--policies", &a.policies, "a name")?
+        .into_iter()
+        .map(Value::String)
+        .collect();
+    let mut params = Table::new();
+    params.insert("grid".into(), Value::String(a.grid.clone()));
+    params.insert(
+        "iterations".into(),
+        integer("--iterations", a.iterations as u64)?,
     );
+    params.insert("approx".into(), Value::String(a.approx.clone()));
+    params.insert("sections".into(), Value::Array(sections));
+    params.insert("fractions".into(), Value::Array(fractions));
+    params.insert("policies".into(), Value::Array(policies));
+    let mut experiment = Table::new();
+    experiment.insert("name".into(), Value::String("interleave-hotspot3d".into()));
+    experiment.insert("params".into(), Value::Table(params));
+    let mut seeds = Table::new();
+    seeds.insert("first".into(), integer("--seed", a.seed)?);
+    seeds.insert("count".into(), Value::Integer(1));
+    let mut plan = Table::new();
+    plan.insert("name".into(), Value::String("interleave-report".into()));
+    plan.insert(
+        "description".into(),
+        Value::String("boundgate interleave report".into()),
+    );
+    plan.insert("seeds".into(), Value::Table(seeds));
+    plan.insert(
+        "experiment".into(),
+        Value::Array(vec![Value::Table(experiment)]),
+    );
+    toml::to_string(&plan).map_err(|e| {
+        Error::usage(format!(
+            "interleave report: the plan cannot be written: {e}"
+        ))
+    })
+}
+
+fn run_report(a: ReportArgs) -> Result<ExitCode> {
+    let toml = report_plan(&a)?;
     let plan = crate::audit::Plan::from_toml(&toml, Path::new("<interleave report>"))?;
     let report = crate::audit::run_plan(&plan, crate::audit::RunOptions::default())?;
     report.write_markdown(&a.markdown)?;

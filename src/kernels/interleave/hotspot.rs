@@ -442,8 +442,27 @@ pub fn synthetic_inputs(grid: Grid3, seed: u64) -> (Vec<f64>, Vec<f64>) {
 /// `k` of the loop `for i < rows, for j < cols, for l < layers` holds cell
 /// `i cols + j + l rows cols`, as `readinput` in `3D.c` stores it).
 ///
+/// Blank lines after the last value are allowed (a final newline, an editor's
+/// trailing blank line); a value after the grid's last cell is refused, since
+/// a file with more values than cells is most likely for another grid.
+///
 /// # Errors
-/// An unreadable file, too few lines, or a line that is not a number.
+/// An unreadable file, too few lines, a line that is not a number, or a
+/// non-blank line after the `nx ny nz` values.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{grid::Grid3, hotspot::read_rodinia_text};
+/// let dir = std::env::temp_dir().join(format!("rodinia-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let (exact, long) = (dir.join("exact.txt"), dir.join("long.txt"));
+/// std::fs::write(&exact, "1\n2\n3\n4\n\n").unwrap();
+/// std::fs::write(&long, "1\n2\n3\n4\n5\n").unwrap();
+/// let grid = Grid3::new(2, 2, 1).unwrap();
+/// assert_eq!(read_rodinia_text(&exact, grid).unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
+/// let err = read_rodinia_text(&long, grid).unwrap_err();
+/// assert!(err.to_string().contains("long.txt:5: values: more than 4 values"), "{err}");
+/// ```
 pub fn read_rodinia_text(path: &Path, grid: Grid3) -> Result<Vec<f64>> {
     let text = std::fs::read_to_string(path).map_err(|e| InterleaveError::io(path, e))?;
     let mut lines = text.lines().enumerate();
@@ -470,6 +489,17 @@ pub fn read_rodinia_text(path: &Path, grid: Grid3) -> Result<Vec<f64>> {
                 values[i * grid.nx() + j + l * grid.layer()] = v;
             }
         }
+    }
+    if let Some((line, _)) = lines.find(|(_, s)| !s.trim().is_empty()) {
+        return Err(InterleaveError::file(
+            path,
+            Some(line + 1),
+            "values",
+            format!(
+                "more than {} values for grid {grid} (a value after the last cell)",
+                grid.cells()
+            ),
+        ));
     }
     Ok(values)
 }

@@ -15,12 +15,39 @@
 //! - Cells are numbered row by row from the bottom left (id 0, where every
 //!   simulation starts: "the first subsection, which is always located at
 //!   the bottom left", §4.2.6).
+//! - At most `n <= N` parts per axis (a narrower column holds no iteration)
+//!   and `n^2 <=` [`MAX_CELLS`] cells, and `N <=`
+//!   [`MAX_ITERATIONS`](super::schedule::MAX_ITERATIONS): the thesis uses
+//!   4 to 36 cells, and a count from a sections file or `--sections` must
+//!   be refused before anything is allocated for it (a header claiming
+//!   200000 parts aborted on a 2.9 TB allocation until 2026-11-25; review).
 
 use super::error::{InterleaveError, Result};
 use super::profile::Profile;
+use super::schedule::MAX_ITERATIONS;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
+
+/// The most cells (`n^2`) a subsection grid may have.
+///
+/// The thesis samples 2 to 6 parts per axis (4 to 36 cells), and step 3
+/// forks at least one run per cell the approximate profile crosses, so a
+/// few hundred parts per axis is already more sampling than anyone runs;
+/// 2^16 cells (256 per axis) keeps the sections file, the statistics and
+/// the forks small while leaving ample room above the thesis.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::sections::{MAX_CELLS, SectionGrid};
+/// assert_eq!(MAX_CELLS, 256 * 256);
+/// assert!(SectionGrid::new(256, 1000, 0.1).is_ok());
+/// assert!(SectionGrid::new(257, 1000, 0.1).is_err());
+/// ```
+pub const MAX_CELLS: usize = 1 << 16;
+
+/// The column line of the sections file.
+const CSV_COLUMNS: &str = "id,x_start,x_end,y_start,y_end,x_center,y_center";
 
 /// One subsection.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -59,8 +86,10 @@ impl SectionGrid {
     /// `n` parts per axis over `iterations` iterations and losses up to `max_loss`.
     ///
     /// # Errors
-    /// `n = 0`, `iterations = 0`, or `max_loss` not positive and finite (an
-    /// approximate kernel without loss gives nothing to interleave).
+    /// [`InterleaveError::InvalidParameter`] naming the parameter: `n = 0`,
+    /// `n` above `iterations` or `n^2` above [`MAX_CELLS`], `iterations = 0`
+    /// or above [`MAX_ITERATIONS`], or `max_loss` not positive and finite
+    /// (an approximate kernel without loss gives nothing to interleave).
     ///
     /// # Example
     /// ```
@@ -80,11 +109,29 @@ impl SectionGrid {
                 "at least 1 part per axis",
             ));
         }
-        if iterations == 0 {
+        if iterations == 0 || iterations > MAX_ITERATIONS {
             return Err(InterleaveError::parameter(
                 "iterations",
                 iterations,
-                "at least 1",
+                format!("must be in 1..={MAX_ITERATIONS}"),
+            ));
+        }
+        // Checked before anything is allocated: `n + 1` edges per axis, and
+        // `n^2` cells in the file, the statistics and the sampling.
+        if n > iterations {
+            return Err(InterleaveError::parameter(
+                "sections",
+                n,
+                format!(
+                    "more parts per axis than the {iterations} iterations (a column would hold no iteration)"
+                ),
+            ));
+        }
+        if n.checked_mul(n).is_none_or(|cells| cells > MAX_CELLS) {
+            return Err(InterleaveError::parameter(
+                "sections",
+                n,
+                format!("n^2 cells must not exceed {MAX_CELLS} (at most 256 parts per axis)"),
             ));
         }
         if !(max_loss.is_finite() && max_loss > 0.0) {
@@ -208,21 +255,44 @@ impl SectionGrid {
     /// with `n`, `N` and `L_max`.
     pub fn to_csv(&self) -> String {
         let mut out = format!(
-            "# sections={} iterations={} max_loss={}\nid,x_start,x_end,y_start,y_end,x_center,y_center\n",
+            "# sections={} iterations={} max_loss={}\n{CSV_COLUMNS}\n",
             self.n, self.iterations, self.max_loss
         );
-        for s in self.sections() {
-            let _ = writeln!(
-                out,
-                "{},{},{},{},{},{},{}",
-                s.id, s.x_start, s.x_end, s.y_start, s.y_end, s.x_center, s.y_center
-            );
+        for id in 0..self.len() {
+            let _ = writeln!(out, "{}", self.csv_row(id));
         }
         out
     }
 
+    /// Line `id` of the sections file (after the comment and column lines).
+    fn csv_row(&self, id: usize) -> String {
+        let s = self.section(id);
+        format!(
+            "{},{},{},{},{},{},{}",
+            s.id, s.x_start, s.x_end, s.y_start, s.y_end, s.x_center, s.y_center
+        )
+    }
+
     /// Parses a sections file written by [`SectionGrid::to_csv`], checking
     /// that every cell is the one `n`, `N` and `L_max` define.
+    ///
+    /// # Errors
+    /// [`InterleaveError::File`] naming the line and field: a first line
+    /// without `sections`, `iterations` and `max_loss`, values that
+    /// [`SectionGrid::new`] refuses (so a huge count is refused before
+    /// anything is allocated), a row other than the expected one, too many
+    /// or too few rows.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::sections::SectionGrid;
+    /// use std::path::Path;
+    /// let g = SectionGrid::new(2, 10, 0.5).unwrap();
+    /// assert_eq!(SectionGrid::parse(&g.to_csv(), Path::new("s.csv")).unwrap(), g);
+    /// let huge = "# sections=200000 iterations=60 max_loss=0.05\n";
+    /// let err = SectionGrid::parse(huge, Path::new("s.csv")).unwrap_err();
+    /// assert!(err.to_string().starts_with("s.csv:1: sections: 200000"), "{err}");
+    /// ```
     pub fn parse(text: &str, path: &Path) -> Result<SectionGrid> {
         let mut lines = text
             .lines()
@@ -251,10 +321,19 @@ impl SectionGrid {
         let max_loss: f64 = get("max_loss")?
             .parse()
             .map_err(|_| InterleaveError::file(path, Some(1), "max_loss", "not a number"))?;
-        let grid = SectionGrid::new(n, iterations, max_loss)
-            .map_err(|e| InterleaveError::file(path, Some(1), "sections", e.to_string()))?;
-        let expected = grid.to_csv();
-        let mut want = expected.lines().skip(1);
+        let grid = SectionGrid::new(n, iterations, max_loss).map_err(|e| match e {
+            InterleaveError::InvalidParameter {
+                name,
+                value,
+                reason,
+            } => InterleaveError::file(path, Some(1), name, format!("{value}: {reason}")),
+            other => InterleaveError::file(path, Some(1), "sections", other.to_string()),
+        })?;
+        // The expected lines one at a time, as the file's are compared: a
+        // file cut short or edited is refused without building the whole
+        // expected text.
+        let mut want = std::iter::once(CSV_COLUMNS.to_string())
+            .chain((0..grid.len()).map(|id| grid.csv_row(id)));
         for (index, line) in lines {
             match want.next() {
                 Some(w) if w == line.trim() => {}
@@ -330,5 +409,75 @@ mod tests {
         assert!(SectionGrid::new(2, 0, 1.0).is_err());
         assert!(SectionGrid::new(2, 10, 0.0).is_err());
         assert!(SectionGrid::new(2, 10, f64::INFINITY).is_err());
+    }
+
+    fn refused_parameter(result: Result<SectionGrid>) -> String {
+        match result {
+            Err(InterleaveError::InvalidParameter { name, .. }) => name,
+            other => panic!("expected an invalid parameter, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn huge_counts_are_refused_before_allocating() {
+        // Until 2026-11-25 (review) these were accepted, allocating `n + 1`
+        // edges (34 GB for 2^32) and, downstream, `n^2` cells.
+        assert_eq!(
+            refused_parameter(SectionGrid::new(100_000, 60, 0.04)),
+            "sections"
+        );
+        assert_eq!(
+            refused_parameter(SectionGrid::new(4_294_967_296, MAX_ITERATIONS, 0.04)),
+            "sections"
+        );
+        assert_eq!(
+            refused_parameter(SectionGrid::new(usize::MAX, MAX_ITERATIONS, 0.04)),
+            "sections"
+        );
+        assert_eq!(
+            refused_parameter(SectionGrid::new(257, 1000, 0.04)),
+            "sections"
+        );
+        // More parts than iterations: a column would hold no iteration.
+        assert_eq!(refused_parameter(SectionGrid::new(4, 3, 0.04)), "sections");
+        assert_eq!(
+            refused_parameter(SectionGrid::new(2, MAX_ITERATIONS + 1, 0.04)),
+            "iterations"
+        );
+        assert!(SectionGrid::new(256, 256, 0.04).is_ok());
+        assert!(SectionGrid::new(3, 3, 0.04).is_ok());
+    }
+
+    #[test]
+    fn hostile_sections_files_are_refused_with_their_field() {
+        let cases = [
+            (
+                "# sections=200000 iterations=60 max_loss=0.0454\n",
+                "sections",
+            ),
+            (
+                "# sections=4294967296 iterations=60 max_loss=0.0454\n",
+                "sections",
+            ),
+            // k N overflowed usize in the edges (a debug-build panic) until 2026-11-25.
+            (
+                "# sections=2 iterations=18446744073709551615 max_loss=1\n",
+                "iterations",
+            ),
+            // The largest grid allowed, cut short: refused without building its text.
+            (
+                "# sections=256 iterations=1000 max_loss=1\nid,x_start,x_end,y_start,y_end,x_center,y_center\n",
+                "rows",
+            ),
+        ];
+        for (text, want) in cases {
+            match SectionGrid::parse(text, Path::new("s.csv")) {
+                Err(InterleaveError::File { field, line, .. }) => {
+                    assert_eq!(field, want, "{text}");
+                    assert_eq!(line, (want != "rows").then_some(1), "{text}");
+                }
+                other => panic!("{text}: expected a file error, got {other:?}"),
+            }
+        }
     }
 }

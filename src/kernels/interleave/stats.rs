@@ -20,6 +20,14 @@
 //! Step 5: `C_apx(i)` and `C_ex(i)`, the cumulative runtimes of the two
 //! profiles (row 0, the conversion, included), and the targets
 //! `T_k(i) = C_apx(i) + (k/4) (C_ex(i) - C_apx(i))`, `k = 1..4`.
+//!
+//! The inputs are checked for what the steps assume ([`check_step1_profiles`],
+//! [`check_measurement`]): the approximate profile runs one approximate
+//! kernel, the exact one runs `float`, both from iteration 0 to the same `N`,
+//! each measurement runs one of those two kernels, and no runtime sum
+//! overflows. A file breaking one of these is refused with its name, where
+//! it used to give a schedule built on the wrong kernel or on infinite
+//! targets (found by review, 2026-11-25).
 
 use super::error::{InterleaveError, Result};
 use super::profile::{Profile, Row};
@@ -27,6 +35,242 @@ use super::sections::SectionGrid;
 use super::version::Version;
 use serde::Serialize;
 use std::fmt::Write as _;
+use std::path::Path;
+
+/// Which of step 1's two profiles a profile is meant to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProfileRole {
+    /// The approximate kernel's profile: `half` or `looperf` on every row.
+    Approximate,
+    /// The exact kernel's profile: `float` on every row.
+    Exact,
+}
+
+impl ProfileRole {
+    /// "approximate" or "exact", as errors say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProfileRole::Approximate => "approximate",
+            ProfileRole::Exact => "exact",
+        }
+    }
+
+    /// Whether `kernel` is a kernel a profile of this role may run.
+    fn admits(self, kernel: Version) -> bool {
+        match self {
+            ProfileRole::Approximate => Version::APPROXIMATE.contains(&kernel),
+            ProfileRole::Exact => kernel.is_exact(),
+        }
+    }
+
+    fn expected(self) -> &'static str {
+        match self {
+            ProfileRole::Approximate => "half or looperf",
+            ProfileRole::Exact => "float",
+        }
+    }
+}
+
+/// The first iteration (of `rows`) at which the running sum of the runtimes
+/// is not finite, if any.
+fn runtime_overflow(rows: &[Row]) -> Option<usize> {
+    let mut sum = 0.0f64;
+    rows.iter().find_map(|r| {
+        sum += r.runtime_ms;
+        (!sum.is_finite()).then_some(r.iteration)
+    })
+}
+
+/// Checks one of step 1's profiles, read from `path`, for its role, and
+/// returns the kernel it runs.
+///
+/// A step-1 profile starts at iteration 0 (the conversion row), runs one
+/// kernel on every row (`half` or `looperf` for the approximate profile,
+/// `float` for the exact one) and its cumulative runtime stays finite (the
+/// targets of step 5 are cumulative runtimes).
+///
+/// # Errors
+/// [`InterleaveError::File`] naming `path`, the field (`iteration`,
+/// `kernel`, `runtime`) and the iteration where the rule breaks.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::profile::{Profile, Row};
+/// use boundgate::kernels::interleave::stats::{ProfileRole, check_step1_profile};
+/// use boundgate::kernels::interleave::version::Version::{self, Float, Half, Looperf};
+/// use std::path::Path;
+/// let p = |kernels: &[Version]| Profile::new(kernels.iter().enumerate().map(|(i, &kernel)| Row {
+///     kernel, iteration: i, start_timestamp: 0, end_timestamp: 0, runtime_ms: 1.0,
+///     accuracy_loss: 0.0, ground_truth: None }).collect()).unwrap();
+/// let path = Path::new("approx.csv");
+/// assert_eq!(check_step1_profile(&p(&[Half, Half]), ProfileRole::Approximate, path).unwrap(), Half);
+/// let mixed = check_step1_profile(&p(&[Half, Looperf]), ProfileRole::Approximate, path).unwrap_err();
+/// assert!(mixed.to_string().starts_with("approx.csv: kernel: iteration 1 runs looperf"), "{mixed}");
+/// assert!(check_step1_profile(&p(&[Half, Half]), ProfileRole::Exact, path).is_err());
+/// ```
+pub fn check_step1_profile(profile: &Profile, role: ProfileRole, path: &Path) -> Result<Version> {
+    let rows = profile.rows();
+    let first = profile.start();
+    if first.iteration != 0 {
+        return Err(InterleaveError::file(
+            path,
+            None,
+            "iteration",
+            format!(
+                "the {} profile starts at iteration {}: a step-1 profile starts at iteration 0",
+                role.name(),
+                first.iteration
+            ),
+        ));
+    }
+    let kernel = first.kernel;
+    if !role.admits(kernel) {
+        return Err(InterleaveError::file(
+            path,
+            None,
+            "kernel",
+            format!(
+                "the {} profile runs {kernel}: it must run {}",
+                role.name(),
+                role.expected()
+            ),
+        ));
+    }
+    if let Some(other) = rows.iter().find(|r| r.kernel != kernel) {
+        return Err(InterleaveError::file(
+            path,
+            None,
+            "kernel",
+            format!(
+                "iteration {} runs {} where iteration 0 runs {kernel}: the {} profile must run one kernel",
+                other.iteration,
+                other.kernel,
+                role.name()
+            ),
+        ));
+    }
+    if let Some(i) = runtime_overflow(rows) {
+        return Err(InterleaveError::file(
+            path,
+            None,
+            "runtime",
+            format!(
+                "the cumulative runtime is not finite from iteration {i} on (the runtimes overflow when summed)"
+            ),
+        ));
+    }
+    Ok(kernel)
+}
+
+/// Checks step 1's approximate and exact profiles together (each as
+/// [`check_step1_profile`], and both over the same iterations) and returns
+/// the approximate kernel. The pairs are `(profile, the file it was read from)`.
+///
+/// # Errors
+/// As [`check_step1_profile`]; [`InterleaveError::File`] naming the exact
+/// profile when it ends at another iteration than the approximate one.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::profile::{Profile, Row};
+/// use boundgate::kernels::interleave::stats::check_step1_profiles;
+/// use boundgate::kernels::interleave::version::Version::{self, Float, Half};
+/// use std::path::Path;
+/// let p = |kernel: Version, n: usize| Profile::new((0..=n).map(|i| Row {
+///     kernel, iteration: i, start_timestamp: 0, end_timestamp: 0, runtime_ms: 1.0,
+///     accuracy_loss: 0.0, ground_truth: None }).collect()).unwrap();
+/// let (a, e) = (Path::new("approx.csv"), Path::new("exact.csv"));
+/// assert_eq!(check_step1_profiles((&p(Half, 3), a), (&p(Float, 3), e)).unwrap(), Half);
+/// let short = check_step1_profiles((&p(Half, 3), a), (&p(Float, 2), e)).unwrap_err();
+/// assert!(short.to_string().starts_with("exact.csv: iteration"), "{short}");
+/// ```
+pub fn check_step1_profiles(
+    approx: (&Profile, &Path),
+    exact: (&Profile, &Path),
+) -> Result<Version> {
+    let version = check_step1_profile(approx.0, ProfileRole::Approximate, approx.1)?;
+    check_step1_profile(exact.0, ProfileRole::Exact, exact.1)?;
+    if approx.0.last_iteration() != exact.0.last_iteration() {
+        return Err(InterleaveError::file(
+            exact.1,
+            None,
+            "iteration",
+            format!(
+                "ends at iteration {}, the approximate profile {} at {}: both must cover the same iterations",
+                exact.0.last_iteration(),
+                approx.1.display(),
+                approx.0.last_iteration()
+            ),
+        ));
+    }
+    Ok(version)
+}
+
+/// Checks a step-3 measurement read from `path` and returns the kernel its
+/// rows after the starting one run (`None` when it has no such row).
+///
+/// A measurement runs one kernel after its starting row: `approx_version`
+/// (phase 2) or `float` (phases 1 and 3); its runtimes sum to a finite number.
+///
+/// # Errors
+/// [`InterleaveError::File`] naming `path` and the field (`kernel`, `runtime`).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::profile::{Profile, Row};
+/// use boundgate::kernels::interleave::stats::check_measurement;
+/// use boundgate::kernels::interleave::version::Version::{self, Float, Half, Looperf};
+/// use std::path::Path;
+/// let m = |kernels: &[Version]| Profile::new(kernels.iter().enumerate().map(|(i, &kernel)| Row {
+///     kernel, iteration: 4 + i, start_timestamp: 0, end_timestamp: 0, runtime_ms: 1.0,
+///     accuracy_loss: 0.0, ground_truth: None }).collect()).unwrap();
+/// let path = Path::new("phase1.csv");
+/// assert_eq!(check_measurement(&m(&[Half, Float, Float]), Half, path).unwrap(), Some(Float));
+/// assert_eq!(check_measurement(&m(&[Half]), Half, path).unwrap(), None);
+/// assert!(check_measurement(&m(&[Half, Looperf]), Half, path).is_err());
+/// assert!(check_measurement(&m(&[Half, Half, Float]), Half, path).is_err());
+/// ```
+pub fn check_measurement(
+    measurement: &Profile,
+    approx_version: Version,
+    path: &Path,
+) -> Result<Option<Version>> {
+    let measured = measurement.measured();
+    let Some(first) = measured.first() else {
+        return Ok(None);
+    };
+    let kernel = first.kernel;
+    if let Some(other) = measured.iter().find(|r| r.kernel != kernel) {
+        return Err(InterleaveError::file(
+            path,
+            None,
+            "kernel",
+            format!(
+                "iteration {} runs {kernel}, iteration {} runs {}: a measurement runs one kernel after its starting row",
+                first.iteration, other.iteration, other.kernel
+            ),
+        ));
+    }
+    if kernel != approx_version && !kernel.is_exact() {
+        return Err(InterleaveError::file(
+            path,
+            None,
+            "kernel",
+            format!(
+                "the measurement runs {kernel}: it must run {approx_version} (the approximate profile's kernel) or float"
+            ),
+        ));
+    }
+    if let Some(i) = runtime_overflow(measured) {
+        return Err(InterleaveError::file(
+            path,
+            None,
+            "runtime",
+            format!("the runtimes summed up to iteration {i} are not finite"),
+        ));
+    }
+    Ok(Some(kernel))
+}
 
 /// The mean loss rate and runtime of one kernel in one cell.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -120,13 +364,20 @@ impl Statistics {
     /// kernel: exact for phases 1 and 3, approximate for phase 2).
     ///
     /// # Errors
-    /// A measurement that runs a kernel other than the two, or runs both.
+    /// A baseline that [`check_step1_profile`] refuses as the approximate
+    /// profile, a measurement that [`check_measurement`] refuses (named
+    /// `<approximate profile>` and `<measurement k>`, `k` from 0: callers
+    /// that read files check them first, with their names).
     pub fn new(
         grid: &SectionGrid,
         baseline: &Profile,
         measurements: &[Profile],
     ) -> Result<Statistics> {
-        let approx_version = baseline.rows()[0].kernel;
+        let approx_version = check_step1_profile(
+            baseline,
+            ProfileRole::Approximate,
+            Path::new("<approximate profile>"),
+        )?;
         let n = grid.len();
         let mut base = vec![Acc::default(); n];
         let mut approx = vec![Acc::default(); n];
@@ -138,20 +389,9 @@ impl Statistics {
         }
         let mut unused = 0;
         for (k, m) in measurements.iter().enumerate() {
-            let kernels: std::collections::BTreeSet<Version> =
-                m.measured().iter().map(|r| r.kernel).collect();
-            let kernel = match kernels.iter().copied().collect::<Vec<_>>()[..] {
-                [v] if v == approx_version || v.is_exact() => v,
-                [] => continue,
-                _ => {
-                    return Err(InterleaveError::parameter(
-                        "measurement",
-                        k,
-                        format!(
-                            "runs {kernels:?}: a measurement runs one kernel, {approx_version} or float"
-                        ),
-                    ));
-                }
+            let label = format!("<measurement {k}>");
+            let Some(kernel) = check_measurement(m, approx_version, Path::new(&label))? else {
+                continue;
             };
             let start = m.start();
             let Some(cell) = grid.locate(start.iteration, start.accuracy_loss) else {
@@ -268,7 +508,10 @@ impl Targets {
     /// From the approximate and exact profiles (both from iteration 0 to the same `N`).
     ///
     /// # Errors
-    /// Profiles that do not start at 0 or end at different iterations.
+    /// Profiles that [`check_step1_profiles`] refuses (named `<approximate
+    /// profile>` and `<exact profile>`): not from iteration 0, ending at
+    /// different iterations, running other or several kernels, or whose
+    /// cumulative runtime is not finite.
     ///
     /// # Example
     /// ```
@@ -281,24 +524,10 @@ impl Targets {
     /// assert_eq!(t.target(4, 2), 4.0);
     /// ```
     pub fn new(approx: &Profile, exact: &Profile) -> Result<Targets> {
-        if approx.first_iteration() != 0 || exact.first_iteration() != 0 {
-            return Err(InterleaveError::parameter(
-                "profiles",
-                format!(
-                    "{} and {}",
-                    approx.first_iteration(),
-                    exact.first_iteration()
-                ),
-                "the approximate and exact profiles must start at iteration 0",
-            ));
-        }
-        if approx.last_iteration() != exact.last_iteration() {
-            return Err(InterleaveError::parameter(
-                "profiles",
-                format!("{} and {}", approx.last_iteration(), exact.last_iteration()),
-                "the approximate and exact profiles must have the same number of iterations",
-            ));
-        }
+        check_step1_profiles(
+            (approx, Path::new("<approximate profile>")),
+            (exact, Path::new("<exact profile>")),
+        )?;
         let cumulative = |p: &Profile| {
             p.rows()
                 .iter()
