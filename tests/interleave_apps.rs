@@ -324,6 +324,18 @@ fn bad_problems_are_typed_errors() {
     // one beyond binary32, which every run reads, is refused.
     assert!(HotSpot3D::new(g, vec![1.0; 4], vec![1e6; 4]).is_ok());
     assert!(HotSpot3D::new(g, vec![1.0; 4], vec![1e39; 4]).is_err());
+    // A pass that would keep more than MAX_ROWS rows (gigabytes) is refused
+    // before it runs.
+    let long = options(
+        boundgate::kernels::interleave::runner::MAX_ROWS,
+        false,
+        vec![],
+    );
+    let refused = run_lockstep(&app(1, 1, 1), &[BranchSpec::single(Half)], &long);
+    assert!(
+        matches!(&refused, Err(InterleaveError::InvalidParameter { reason, .. }) if reason.contains("rows")),
+        "{refused:?}"
+    );
     // Zero iterations.
     assert!(
         run_lockstep(

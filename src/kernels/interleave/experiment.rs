@@ -431,7 +431,7 @@ fn build_report(
         {
             rep.findings.push(format!(
                 "{} policy, {}x{} subsections, limit {} (L_max x {}): the executed loss exceeds the limit at {} of {} \
-                 iterations (first at {}, max {}), while the simulated trajectory peaks at {} (Freytag 2023 §4.2.6 checks \
+                 rows (iteration 0, the initial conversion, to {}; first at {}, max {}), while the simulated trajectory peaks at {} (Freytag 2023 §4.2.6 checks \
                  only the simulation).",
                 s.simulation.policy.name(),
                 s.sections,
@@ -439,6 +439,7 @@ fn build_report(
                 pct(s.limit),
                 s.fraction.unwrap_or(f64::NAN),
                 iterations.len(),
+                p.iterations + 1,
                 p.iterations,
                 iterations[0],
                 pct(*max_loss),

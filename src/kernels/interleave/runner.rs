@@ -117,6 +117,10 @@ pub struct RunOptions {
     pub limits: Vec<f64>,
 }
 
+/// The most rows (iterations + 1, times branches + 1, the reference
+/// included) one lockstep pass keeps: about 2.3 GB.
+pub const MAX_ROWS: usize = 1 << 22;
+
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "ending", rename_all = "snake_case")]
@@ -311,6 +315,22 @@ pub fn run_lockstep(
             "iterations",
             n_it,
             format!("must be in 1..={}", super::schedule::MAX_ITERATIONS),
+        ));
+    }
+    // Every branch keeps its whole path (about 550 bytes a row, measured):
+    // a run that would need gigabytes is refused, not killed for memory
+    // (review, 2026-11-25: 2^24 iterations of one branch on one cell needed
+    // about 9 GB). The thesis-sized pipelines keep well below: 1000
+    // iterations x a few hundred branches.
+    let rows = (n_it + 1).saturating_mul(specs.len() + 1);
+    if rows > MAX_ROWS {
+        return Err(InterleaveError::parameter(
+            "iterations",
+            n_it,
+            format!(
+                "with {} branches this keeps {rows} rows (at most {MAX_ROWS}, about 2.3 GB); run fewer iterations or branches",
+                specs.len()
+            ),
         ));
     }
     for &limit in &options.limits {
