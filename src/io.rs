@@ -126,23 +126,29 @@ fn precheck_shape(path: &Path, file: &mut File) -> Result<()> {
         .map_err(io)?;
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     let header = String::from_utf8_lossy(&header);
-    let Some(at) = header.find("'shape'") else {
-        return Ok(());
-    };
-    let tuple = header[at..]
-        .split_once('(')
-        .and_then(|(_, rest)| rest.split_once(')'))
-        .map(|(inside, _)| inside)
-        .unwrap_or("");
-    let mut total: u64 = 1;
-    for dim in tuple.split(',').map(str::trim).filter(|d| !d.is_empty()) {
-        let d: u64 = dim
-            .parse()
-            .map_err(|_| npy_error(path, format!("shape dimension `{dim}` is not a number")))?;
-        total = total
-            .checked_mul(d)
-            .filter(|t| *t <= u64::MAX / 8)
-            .ok_or_else(|| npy_error(path, format!("shape ({tuple}) overflows")))?;
+    // Every `shape` key, in either quote style: the dictionary may spell it
+    // with double quotes, or give it twice (npyz takes the last); checking
+    // only the first single-quoted one let both past (review, 2026-11-25).
+    let keys = header
+        .match_indices("'shape'")
+        .chain(header.match_indices("\"shape\""))
+        .map(|(at, _)| at);
+    for at in keys {
+        let tuple = header[at..]
+            .split_once('(')
+            .and_then(|(_, rest)| rest.split_once(')'))
+            .map(|(inside, _)| inside)
+            .unwrap_or("");
+        let mut total: u64 = 1;
+        for dim in tuple.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+            let d: u64 = dim
+                .parse()
+                .map_err(|_| npy_error(path, format!("shape dimension `{dim}` is not a number")))?;
+            total = total
+                .checked_mul(d)
+                .filter(|t| *t <= u64::MAX / 8)
+                .ok_or_else(|| npy_error(path, format!("shape ({tuple}) overflows")))?;
+        }
     }
     Ok(())
 }
@@ -216,6 +222,16 @@ pub fn read_npy(path: &Path) -> Result<Tensor> {
             ),
         ));
     }
+    // A dimension no larger than the file: a non-empty array needs at least
+    // one byte per index of every dimension, and an empty one has no reason
+    // for a huge dimension, which a kernel would size its output by (a
+    // 128-byte file of shape (2^40, 0) made GEMV allocate 8 TB; review).
+    if let Some(&d) = shape.iter().find(|&&d| d as u64 > file_len) {
+        return Err(npy_error(
+            path,
+            format!("shape {shape:?}: dimension {d} exceeds the file's {file_len} bytes"),
+        ));
+    }
     let data: Vec<f64> = match item_size {
         8 => npy.into_vec::<f64>(),
         4 => npy
@@ -266,15 +282,17 @@ pub fn read_text(path: &Path) -> Result<String> {
     // Plans and reports are small; refuse to slurp a hostile multi-GB file.
     const LIMIT: u64 = 256 << 20;
     let mut s = String::new();
+    // Read at most LIMIT + 1 bytes whatever the metadata says: a device or a
+    // pipe reports length 0 (`--plan /dev/zero` read until memory ran out).
     File::open(path)
         .and_then(|f| {
-            if f.metadata()?.len() > LIMIT {
+            let read = f.take(LIMIT + 1).read_to_string(&mut s)?;
+            if read as u64 > LIMIT {
                 return Err(std::io::Error::other(
                     "larger than 256 MiB: not a plan or report",
                 ));
             }
-            let mut f = f;
-            f.read_to_string(&mut s)
+            Ok(read)
         })
         .map_err(|source| Error::Io {
             path: path.to_path_buf(),
@@ -329,16 +347,60 @@ mod tests {
 
     /// A version-1.0 .npy header (NumPy format spec), without data.
     fn npy_header(descr: &str, shape: &str) -> Vec<u8> {
-        let mut dict =
-            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-        while (10 + dict.len() + 1) % 64 != 0 {
+        npy_with_dict(&format!(
+            "{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}"
+        ))
+    }
+
+    /// A version-1.0 .npy header with a dictionary given verbatim.
+    fn npy_with_dict(dict: &str) -> Vec<u8> {
+        let mut dict = dict.to_string();
+        while !(10 + dict.len() + 1).is_multiple_of(64) {
             dict.push(' ');
         }
         dict.push('\n');
         let mut out = b"\x93NUMPY\x01\x00".to_vec();
-        out[0] = 0x93;
         out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
         out.extend_from_slice(dict.as_bytes());
         out
+    }
+
+    #[test]
+    fn hostile_shapes_are_refused_before_anything_is_sized_by_them() {
+        let p = temp("hostile.npy");
+        // (2^40, 0): no data needed, but a kernel would size its output by
+        // 2^40 (review, 2026-11-25: GEMV aborted allocating 8 TB).
+        std::fs::write(&p, npy_header("<f8", "(1099511627776, 0)")).unwrap();
+        let e = read_npy(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("hostile.npy") && e.contains("exceeds the file"),
+            "{e}"
+        );
+        // An overflowing shape spelled with double quotes, or given twice
+        // (npyz takes the last): the check sees every spelling.
+        let huge = "(4611686018427387904, 8)";
+        for dict in [
+            format!("{{\"descr\": '<f8', \"fortran_order\": False, \"shape\": {huge}, }}"),
+            format!("{{'descr': '<f8', 'fortran_order': False, 'shape': (1,), 'shape': {huge}, }}"),
+        ] {
+            std::fs::write(&p, npy_with_dict(&dict)).unwrap();
+            let e = read_npy(&p).unwrap_err().to_string();
+            assert!(e.contains("overflows"), "{dict}: {e}");
+        }
+        // An ordinary empty vector stays readable.
+        std::fs::write(&p, npy_header("<f8", "(0,)")).unwrap();
+        assert_eq!(read_npy(&p).unwrap().data(), &[] as &[f64]);
+    }
+
+    #[test]
+    fn text_files_are_read_up_to_the_limit_whatever_their_metadata_says() {
+        // /dev/zero reports length 0 and never ends: refused after 256 MiB,
+        // not read until memory runs out.
+        if std::path::Path::new("/dev/zero").exists() {
+            let e = read_text(std::path::Path::new("/dev/zero"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("256 MiB"), "{e}");
+        }
     }
 }

@@ -270,6 +270,16 @@ fn bad_inputs_exit_2_with_one_line() {
     let o = boundgate(&["oracle", "dot", "--x", &x, "--y", &y3]);
     assert_bad_input(&o, "length mismatch");
 
+    // A matrix is not a vector (it was flattened).
+    let m = dir.join("m22.npy");
+    boundgate::io::write_npy(
+        &m,
+        &boundgate::io::Tensor::matrix(2, 2, vec![1.0; 4]).unwrap(),
+    )
+    .unwrap();
+    let o = boundgate(&["oracle", "dot", "--x", m.to_str().unwrap(), "--y", &x]);
+    assert_bad_input(&o, "a vector must be 1-D");
+
     let o = boundgate(&[
         "run",
         "dot-recursive",
@@ -419,6 +429,8 @@ fn bounds_prints_the_catalogue_and_refusals() {
     for lambda in ["--lambda=nan", "--lambda=-1", "--lambda=0"] {
         assert_bad_input(&boundgate(&["bounds", lambda]), "--lambda");
     }
+    // n = 0 has no bound (it was evaluated as n = 1).
+    assert_bad_input(&boundgate(&["bounds", "--n", "0"]), "--n");
 }
 
 #[test]
@@ -458,4 +470,36 @@ fn audit_experiments_write_charts_and_refuse_bad_params() {
     .unwrap();
     let o = boundgate(&["audit", "--plan", plan.to_str().unwrap()]);
     assert_bad_input(&o, "experiment[0].params.sizes");
+}
+
+#[test]
+fn a_missing_subcommand_is_one_line_that_says_so() {
+    for args in [&[][..], &["oracle"][..]] {
+        let o = boundgate(args);
+        assert_bad_input(&o, "a subcommand is required");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_output_pipe_ends_the_process_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    // The reading end is closed before the binary starts, so its first
+    // print meets a broken pipe (it panicked with exit 101).
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_boundgate"))
+        .args(["run", "--list"])
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.signal(),
+        Some(13),
+        "{:?}: {}",
+        o.status,
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
 }

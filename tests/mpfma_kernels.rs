@@ -126,6 +126,12 @@ fn bad_shapes_are_typed_errors() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("no fp8"), "{e}");
+    // An absurd block is refused at once (2^64 - 1 ran for ever on 4x4).
+    for block in ["block=4097", "block=18446744073709551615"] {
+        let e = run_gemm(matrix(4, 4, pseudo), matrix(4, 4, pseudo), &[block]).unwrap_err();
+        assert!(e.to_string().contains("at most 4096"), "{block}: {e}");
+    }
+    assert!(run_gemm(matrix(4, 4, pseudo), matrix(4, 4, pseudo), &["block=64"]).is_ok());
 }
 
 #[test]

@@ -87,10 +87,37 @@ fn usage_error(e: clap::Error) -> i32 {
             let _ = e.print();
             ExitCode::Ok as i32
         }
+        // Clap renders the help here; its first line is the about text, not
+        // an error (`boundgate` alone printed "error: Proves, with ...").
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprintln!(
+                "error: a subcommand is required (see `{} --help`)",
+                usage_command(&e.to_string())
+            );
+            ExitCode::BadInput as i32
+        }
         _ => {
             eprintln!("error: {}", usage_line(&e.to_string()));
             ExitCode::BadInput as i32
         }
+    }
+}
+
+/// The command path of clap's `Usage:` line (`boundgate oracle` from
+/// `Usage: boundgate oracle <COMMAND>`), or `boundgate`.
+fn usage_command(text: &str) -> String {
+    let usage = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage: "))
+        .unwrap_or("boundgate");
+    let words: Vec<&str> = usage
+        .split_whitespace()
+        .take_while(|w| !w.starts_with(['<', '[', '-']))
+        .collect();
+    if words.is_empty() {
+        "boundgate".into()
+    } else {
+        words.join(" ")
     }
 }
 
@@ -118,7 +145,19 @@ fn one_line(e: &Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::usage_line;
+    use super::{usage_command, usage_line};
+
+    #[test]
+    fn a_missing_subcommand_names_the_command_to_ask_for_help() {
+        let clap =
+            "Exact references\n\nUsage: boundgate oracle <COMMAND>\n\nCommands:\n  dot  ...\n";
+        assert_eq!(usage_command(clap), "boundgate oracle");
+        assert_eq!(
+            usage_command("Proves ...\n\nUsage: boundgate [OPTIONS] <COMMAND>\n"),
+            "boundgate"
+        );
+        assert_eq!(usage_command("no usage line"), "boundgate");
+    }
 
     #[test]
     fn a_usage_error_names_the_missing_arguments_on_its_one_line() {

@@ -26,8 +26,7 @@ pub enum OracleCommand {
 
 pub fn execute(cmd: OracleCommand) -> Result<ExitCode> {
     let OracleCommand::Dot { x, y, json } = cmd;
-    let xs = read_npy(&x)?;
-    let ys = read_npy(&y)?;
+    let (xs, ys) = (read_vector(&x)?, read_vector(&y)?);
     let exact = oracle::dot(xs.data(), ys.data())?;
     let value = exact.to_f64();
     let hex = hex_float(value);
@@ -45,4 +44,18 @@ pub fn execute(cmd: OracleCommand) -> Result<ExitCode> {
         println!("{value:e} ({hex})");
     }
     Ok(ExitCode::Ok)
+}
+
+/// A 1-D `.npy` (the README's rule for vectors; `run` refuses other shapes,
+/// and this command flattened them: review, 2026-11-25).
+fn read_vector(path: &std::path::Path) -> Result<crate::io::Tensor> {
+    let t = read_npy(path)?;
+    if t.shape().len() != 1 {
+        return Err(crate::error::Error::usage(format!(
+            "{}: a vector must be 1-D, got shape {:?}",
+            path.display(),
+            t.shape()
+        )));
+    }
+    Ok(t)
 }

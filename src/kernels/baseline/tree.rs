@@ -79,8 +79,11 @@ impl Kernel for TreeDot {
             backend
         };
         let run = run_dot(&ops.x_stored, &ops.y_stored, precision, backend)?;
+        // Once per process: an audit runs the kernel per trial, and printed
+        // the same line for each (review, 2026-11-25). The report keeps it per run.
+        static NOTED: std::sync::Once = std::sync::Once::new();
         if let Some(note) = &run.note {
-            eprintln!("note: {note}");
+            NOTED.call_once(|| eprintln!("note: {note}"));
         }
         let arithmetic = precision.accumulator();
         let n = ops.x.len();

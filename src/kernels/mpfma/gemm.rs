@@ -76,7 +76,7 @@ const PARAMS: &[ParamSpec] = &[
         key: "block",
         default: "0",
         kind: ParamKind::Count,
-        help: "inner block size b; 0 = the record's",
+        help: "inner block size b (at most 4096); 0 = the record's",
     },
     ParamSpec {
         key: "probability",
@@ -111,6 +111,9 @@ pub struct GemmConfig {
     pub fp16_epilogue: bool,
 }
 
+/// The largest inner block `b` accepted (published block-FMA units: 4 to 64).
+pub const MAX_BLOCK: usize = 4096;
+
 impl GemmConfig {
     /// From a kernel's parameters.
     pub fn from_params(params: &Params) -> Result<GemmConfig> {
@@ -123,6 +126,15 @@ impl GemmConfig {
         };
         let mut record = TcRecord::lookup(arch, input, acc)?;
         let block = params.usize("block")?;
+        // Published block-FMA units add 4 to 64 products at once; the model
+        // and its bounds cost O(block) per output (and pad the inner
+        // dimension to a multiple of it), so an absurd block ran for ever on
+        // a 4x4 product (review, 2026-11-25): refused beyond MAX_BLOCK.
+        if block > MAX_BLOCK {
+            return Err(Error::usage(format!(
+                "block = {block}: at most {MAX_BLOCK} (0 for the record's)"
+            )));
+        }
         if block != 0 {
             record = record.with_block(block);
         }
