@@ -503,3 +503,17 @@ fn a_closed_output_pipe_ends_the_process_quietly() {
     );
     assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
 }
+
+#[test]
+fn report_paths_are_checked_before_anything_runs() {
+    // The default plan takes minutes: a refusal within the test's time
+    // shows the paths are checked first (they failed after the whole run).
+    let dir = workdir("report-paths");
+    let missing = dir.join("no-such-folder").join("r.html");
+    let o = boundgate(&["audit", "--quiet", "--html", missing.to_str().unwrap()]);
+    assert_bad_input(&o, "its folder does not exist");
+    let o = boundgate(&["audit", "--quiet", "--json", dir.to_str().unwrap()]);
+    assert_bad_input(&o, "is a directory");
+    let o = boundgate(&["merge", "x.json", "--markdown", dir.to_str().unwrap()]);
+    assert_bad_input(&o, "is a directory");
+}

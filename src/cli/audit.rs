@@ -37,6 +37,31 @@ pub struct Gate {
 }
 
 impl ReportOutputs {
+    /// Refuses, before anything runs, an output path that cannot be written:
+    /// a directory, or one whose folder does not exist. They were found only
+    /// after the whole run, whose violation (exit 1) the write error (exit 2)
+    /// then hid (review, 2026-11-25).
+    fn check_paths(&self) -> Result<()> {
+        let paths = [&self.json, &self.markdown, &self.html, &self.junit];
+        for path in paths.into_iter().flatten() {
+            let problem = if path.is_dir() {
+                Some("is a directory")
+            } else {
+                match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    Some(parent) if !parent.is_dir() => Some("its folder does not exist"),
+                    _ => None,
+                }
+            };
+            if let Some(problem) = problem {
+                return Err(Error::Io {
+                    path: path.clone(),
+                    source: std::io::Error::other(format!("cannot write a report here: {problem}")),
+                });
+            }
+        }
+        Ok(())
+    }
+
     fn write(&self, report: &AuditReport) -> Result<()> {
         let write = |path: &PathBuf, text: String| {
             std::fs::write(path, text).map_err(|source| Error::Io {
@@ -98,6 +123,7 @@ pub fn execute(args: AuditArgs) -> Result<ExitCode> {
         Some(path) => Plan::from_file(path)?,
         None => Plan::default_plan()?,
     };
+    args.outputs.check_paths()?;
     let progress = !args.quiet && std::io::stderr().is_terminal();
     let report = run_plan(
         &plan,
@@ -132,6 +158,7 @@ pub struct MergeArgs {
 }
 
 pub fn execute_merge(args: MergeArgs) -> Result<ExitCode> {
+    args.outputs.check_paths()?;
     let mut reports = Vec::with_capacity(args.shards.len());
     for path in args.shards {
         let text = read_text(&path)?;
