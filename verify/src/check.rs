@@ -528,6 +528,15 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
     } else {
         confidence
     };
+    // Only 1 - 2^-53, the largest f64 below 1, splits to 1 itself: said
+    // here with the confidence given, not as "confidence = 1" (review).
+    if each >= 1.0 {
+        return Err(VerifyError::invalid(
+            "confidence",
+            confidence,
+            "too close to 1 to split between the trial and per-element tests; at most 1 - 2^-52",
+        ));
+    }
     let statistics = if judged > 0 {
         Some(judge_violations(violations, judged, claimed, each)?)
     } else {
@@ -930,5 +939,20 @@ mod tests {
         let v = judge_trials(&trials, 0.99).unwrap();
         assert_eq!(v.undecided, 0);
         assert!(v.consistent());
+    }
+
+    #[test]
+    fn a_confidence_that_cannot_be_split_is_refused_as_given() {
+        let b = probabilistic(1.0, 0.9);
+        let two = check(
+            &[finite(0.5, 1.0), finite(0.5, 1.0)],
+            Ok(ElementBounds::uniform(b, 2)),
+        )
+        .unwrap();
+        let e = judge_trials(&[two.clone()], 1.0 - 2f64.powi(-53))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("too close to 1"), "{e}");
+        assert!(judge_trials(&[two], 1.0 - 2f64.powi(-52)).is_ok());
     }
 }
