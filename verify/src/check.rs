@@ -949,7 +949,7 @@ mod tests {
             Ok(ElementBounds::uniform(b, 2)),
         )
         .unwrap();
-        let e = judge_trials(&[two.clone()], 1.0 - 2f64.powi(-53))
+        let e = judge_trials(std::slice::from_ref(&two), 1.0 - 2f64.powi(-53))
             .unwrap_err()
             .to_string();
         assert!(e.contains("too close to 1"), "{e}");
