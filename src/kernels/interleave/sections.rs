@@ -17,7 +17,7 @@
 //!   the bottom left", §4.2.6).
 //! - At most `n <= N` parts per axis (a narrower column holds no iteration)
 //!   and `n^2 <=` [`MAX_CELLS`] cells, and `N <=`
-//!   [`MAX_ITERATIONS`](super::schedule::MAX_ITERATIONS): the thesis uses
+//!   [`MAX_ITERATIONS`]: the thesis uses
 //!   4 to 36 cells, and a count from a sections file or `--sections` must
 //!   be refused before anything is allocated for it (a header claiming
 //!   200000 parts aborted on a 2.9 TB allocation until 2026-11-25; review).
