@@ -138,7 +138,7 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
         html(&report.schema),
         html(&report.plan_digest),
         report.seeds.first,
-        report.seeds.first + report.seeds.count - 1,
+        report.seeds.last(),
         report.confidence,
         report
             .shard

@@ -28,6 +28,28 @@ use std::path::{Path, PathBuf};
 /// audit` works from any directory.
 pub const DEFAULT_PLAN: &str = include_str!("../../plans/default.toml");
 
+/// The most values one generated input of a cell may hold: 2^28 (2 GiB of
+/// f64). Every shipped plan stays far below (the largest, a 10^7-element dot
+/// product, is 1/27 of it); a size beyond it aborted the audit on
+/// allocation, or overflowed `size * size`, until 2026-11-25 (review).
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::audit::plan::MAX_INPUT_ELEMENTS, 1 << 28);
+/// ```
+pub const MAX_INPUT_ELEMENTS: usize = 1 << 28;
+
+/// The most trials (seeds) per cell or experiment: 2^20. A cell keeps every
+/// trial's verdicts until it ends, about 2 KB per trial, so a cell at the cap
+/// holds about 2 GB; the shipped plans use at most 20.
+///
+/// # Example
+/// ```
+/// use boundgate::audit::{Seeds, plan::MAX_TRIALS};
+/// assert!(Seeds { first: 1, count: MAX_TRIALS }.last() > 0);
+/// ```
+pub const MAX_TRIALS: u64 = 1 << 20;
+
 /// Seeds of the trials: `first, first + 1, ..., first + count - 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -39,12 +61,29 @@ pub struct Seeds {
 }
 
 impl Seeds {
+    /// The last seed, `first + count - 1` (saturating: a report read from a
+    /// file may hold seeds no plan accepts, and rendering it must not panic).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::Seeds;
+    /// assert_eq!(Seeds { first: 1, count: 10 }.last(), 10);
+    /// ```
+    pub fn last(&self) -> u64 {
+        self.first.saturating_add(self.count.saturating_sub(1))
+    }
+
     /// Why these seeds are not a plan's: none, or a range past `u64::MAX`
     /// (`first + count` overflowed and wrapped to seed 0 in release builds
     /// until 2026-11-25; found by review).
-    fn problem(&self) -> Option<String> {
+    pub(crate) fn problem(&self) -> Option<String> {
         if self.count == 0 {
             Some("must be at least 1".into())
+        } else if self.count > MAX_TRIALS {
+            Some(format!(
+                "{} trials exceed the limit of {MAX_TRIALS} (2^20): a cell keeps about 2 KB per trial",
+                self.count
+            ))
         } else if self.first.checked_add(self.count).is_none() {
             Some(format!(
                 "first + count overflows u64 (first = {}, count = {})",

@@ -341,7 +341,92 @@ impl AuditReport {
             }
             None => return Err(bad("no \"schema\" field: not a boundgate report".into())),
         }
-        serde_json::from_value(value).map_err(|e| bad(format!("malformed report: {e}")))
+        let report: AuditReport =
+            serde_json::from_value(value).map_err(|e| bad(format!("malformed report: {e}")))?;
+        report.check_consistent().map_err(bad)?;
+        Ok(report)
+    }
+
+    /// Why a report read from a file cannot be one boundgate wrote: a file
+    /// may say anything, and `merge` and the renderers trust these fields
+    /// (a shard count of 2^63 aborted `merge` on allocation, a seed count of
+    /// 0 panicked the Markdown page; review of 2026-11-25). The reason names
+    /// the field.
+    fn check_consistent(&self) -> std::result::Result<(), String> {
+        if let Some(reason) = self.seeds.problem() {
+            return Err(format!("seeds: {reason}"));
+        }
+        if let Some(s) = self.shard
+            && (s.count == 0 || s.index == 0 || s.index > s.count)
+        {
+            return Err(format!(
+                "shard: {}/{} is not a shard I/N with I in 1..=N",
+                s.index, s.count
+            ));
+        }
+        let held = self.cells.len() + self.experiments.len();
+        if let Some(s) = self.shard {
+            // Shard I/N runs every N-th unit from I - 1: exactly
+            // ceil((units - I + 1) / N) of them.
+            let owned = self.units.saturating_sub(s.index - 1).div_ceil(s.count);
+            if held != owned {
+                return Err(format!(
+                    "units: {} units in the plan give shard {s} {owned}, but it holds {held}",
+                    self.units
+                ));
+            }
+        } else if held != self.units {
+            return Err(format!(
+                "units: {} units, but the report holds {held} cells and experiments",
+                self.units
+            ));
+        }
+        let units = self
+            .cells
+            .iter()
+            .map(|c| c.unit)
+            .chain(self.experiments.iter().map(|e| e.unit));
+        for (i, unit) in units.enumerate() {
+            if unit >= self.units {
+                return Err(format!(
+                    "unit {unit} (entry {i}) is beyond the plan's {} units",
+                    self.units
+                ));
+            }
+            if let Some(s) = self.shard
+                && !s.owns(unit)
+            {
+                return Err(format!("unit {unit} does not belong to shard {s}"));
+            }
+        }
+        for (i, c) in self.cells.iter().enumerate() {
+            let seeds = Seeds {
+                first: c.first_seed,
+                count: c.trials,
+            };
+            if let Some(reason) = seeds.problem() {
+                return Err(format!("cells[{i}].trials: {reason}"));
+            }
+            for (j, b) in c.bounds.iter().enumerate() {
+                let k = &b.counts;
+                let sum = [
+                    k.pass,
+                    k.violation,
+                    k.undecided,
+                    k.hypothesis_not_met,
+                    k.non_finite,
+                ]
+                .iter()
+                .try_fold(0u64, |a, &x| a.checked_add(x));
+                if sum.is_none_or(|s| s > c.trials) {
+                    return Err(format!(
+                        "cells[{i}].bounds[{j}].counts: the outcomes add up to more than the cell's {} trials",
+                        c.trials
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// 0 when every rigorous bound held, 1 on a violation.
@@ -583,7 +668,7 @@ impl AuditReport {
             env.device,
             self.schema,
             self.seeds.first,
-            self.seeds.first + self.seeds.count - 1,
+            self.seeds.last(),
             self.confidence
         );
         let (headers, rows) = self.rows();

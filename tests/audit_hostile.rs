@@ -1,0 +1,94 @@
+//! Hostile plans and reports: each is refused with exit code 2 and one line
+//! naming the file and the field, never a panic, an abort or a hang
+//! (review of 2026-11-25, /tmp/review-cli.md items 2, 4, 5, 10-14).
+//! Every plan here is tiny, with fixed seeds.
+
+use std::path::{Path, PathBuf};
+
+mod common;
+use common::cli::{assert_bad_input, boundgate, stderr, workdir};
+
+/// Writes `text` as `dir/name` and returns its path.
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A one-campaign plan: `kernel` at `size`, over `dist`, with extra lines.
+fn plan(kernel: &str, size: &str, dist: &str, extra: &str) -> String {
+    format!(
+        "name = \"t\"\nseeds = {{ first = 1, count = 2 }}\n[[campaign]]\nkernel = \"{kernel}\"\nsizes = [{size}]\ndistributions = [{dist}]\n{extra}\n"
+    )
+}
+
+const UNIFORM: &str = "{ kind = \"uniform\", low = -1.0, high = 1.0 }";
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A shard report of a tiny plan, as JSON to forge.
+fn shard_json(dir: &Path) -> serde_json::Value {
+    let p = write(dir, "p.toml", &plan("dot-recursive", "4", UNIFORM, ""));
+    let json = dir.join("s.json");
+    let o = boundgate(&[
+        "audit",
+        "--plan",
+        s(&p),
+        "--quiet",
+        "--shard",
+        "1/1",
+        "--json",
+        s(&json),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
+/// Writes a forged copy of `base` (changed by `f`) and merges it alone.
+fn merge_forged(
+    dir: &Path,
+    name: &str,
+    base: &serde_json::Value,
+    f: impl FnOnce(&mut serde_json::Value),
+) -> std::process::Output {
+    let mut v = base.clone();
+    f(&mut v);
+    let p = write(dir, name, &v.to_string());
+    let md = dir.join(format!("{name}.md"));
+    boundgate(&["merge", s(&p), "--markdown", s(&md)])
+}
+
+#[test]
+fn merge_refuses_forged_counts_units_and_seeds() {
+    let dir = workdir("merge-forged");
+    let base = shard_json(&dir);
+    // Shard count 2^63: allocated 2^63 flags (capacity overflow panic).
+    let o = merge_forged(&dir, "cnt.json", &base, |v| {
+        v["shard"]["count"] = serde_json::json!(1u64 << 63);
+    });
+    assert_bad_input(&o, "is missing");
+    // Units 10^15: collected 0..10^15 (allocation abort).
+    let o = merge_forged(&dir, "units.json", &base, |v| {
+        v["units"] = serde_json::json!(1_000_000_000_000_000u64);
+    });
+    assert_bad_input(&o, "units.json");
+    assert_bad_input(&o, "units:");
+    // Seed count 0: first + count - 1 underflowed in the Markdown page.
+    let o = merge_forged(&dir, "seeds.json", &base, |v| {
+        v["seeds"] = serde_json::json!({ "first": 0, "count": 0 });
+    });
+    assert_bad_input(&o, "seeds.json");
+    assert_bad_input(&o, "seeds:");
+    // More outcomes than trials: rendered as "5 of 2 trials violate".
+    let o = merge_forged(&dir, "viol.json", &base, |v| {
+        v["cells"][0]["bounds"][0]["counts"]["violation"] = serde_json::json!(5);
+    });
+    assert_bad_input(&o, "cells[0].bounds[0].counts");
+    // A unit beyond the plan's.
+    let o = merge_forged(&dir, "unit.json", &base, |v| {
+        v["cells"][0]["unit"] = serde_json::json!(7);
+    });
+    assert_bad_input(&o, "unit.json");
+}
