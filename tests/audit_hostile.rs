@@ -92,3 +92,46 @@ fn merge_refuses_forged_counts_units_and_seeds() {
     });
     assert_bad_input(&o, "unit.json");
 }
+
+#[test]
+fn plan_sizes_and_trials_are_capped_with_the_field_named() {
+    let dir = workdir("caps");
+    // 10^12 values: aborted on allocation.
+    let p = write(
+        &dir,
+        "big.toml",
+        &plan("dot-recursive", "1000000000000", UNIFORM, ""),
+    );
+    assert_bad_input(&boundgate(&["audit", "--plan", s(&p)]), "campaign[0].sizes");
+    // 2^32: size * size overflowed in the runner (exit 101).
+    let p = write(
+        &dir,
+        "bigm.toml",
+        &plan("mpfma-gemm", "4294967296", UNIFORM, ""),
+    );
+    assert_bad_input(&boundgate(&["audit", "--plan", s(&p)]), "campaign[0].sizes");
+    // 10^5 x 10^5 = 10^10 values: 80 GB.
+    let p = write(
+        &dir,
+        "bigr.toml",
+        &plan("residual-gemm", "100000", UNIFORM, ""),
+    );
+    let o = boundgate(&["audit", "--plan", s(&p)]);
+    assert_bad_input(&o, "bigr.toml");
+    assert_bad_input(&o, "2^28");
+    // Trials beyond 2^20 per cell.
+    let text = plan("dot-recursive", "4", UNIFORM, "").replace("count = 2", "count = 10000000");
+    let p = write(&dir, "many.toml", &text);
+    assert_bad_input(&boundgate(&["audit", "--plan", s(&p)]), "seeds.count");
+    // An experiment's size of 10^12.
+    let p = write(
+        &dir,
+        "exp.toml",
+        "name = \"e\"\nseeds = { first = 1, count = 1 }\n[[experiment]]\nname = \"dot-tightness\"\nparams = { sizes = [1000000000000] }\n",
+    );
+    assert_bad_input(
+        &boundgate(&["audit", "--plan", s(&p)]),
+        "experiment[0].params.sizes",
+    );
+}
+

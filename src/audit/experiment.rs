@@ -180,7 +180,9 @@ impl Params {
     pub fn usize_or(&self, key: &str, default: usize) -> std::result::Result<usize, String> {
         match self.table.get(key) {
             None => Ok(default),
-            Some(v) => as_usize(v).ok_or_else(|| Self::err(key, "a non-negative integer")),
+            Some(v) => {
+                as_usize(v).ok_or_else(|| Self::err(key, "a non-negative integer of at most 2^28"))
+            }
         }
     }
 
@@ -220,9 +222,8 @@ impl Params {
     ) -> std::result::Result<Vec<usize>, String> {
         match self.table.get(key) {
             None => Ok(default.to_vec()),
-            Some(v) => {
-                list(v, as_usize).ok_or_else(|| Self::err(key, "a list of non-negative integers"))
-            }
+            Some(v) => list(v, as_usize)
+                .ok_or_else(|| Self::err(key, "a list of non-negative integers of at most 2^28")),
         }
     }
 
@@ -244,8 +245,16 @@ fn as_f64(v: &toml::Value) -> Option<f64> {
     v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
 }
 
+/// An integer parameter: non-negative and at most
+/// [`MAX_INPUT_ELEMENTS`](super::plan::MAX_INPUT_ELEMENTS). Integer
+/// parameters are sizes, counts and repetitions; one past the cap is more
+/// values than one input may hold, and `dot-tightness` with a size of 10^12
+/// aborted on allocation until 2026-11-25 (review). Sizes that are squared
+/// (matrix dimensions) need the experiment's own check.
 fn as_usize(v: &toml::Value) -> Option<usize> {
-    v.as_integer().and_then(|i| usize::try_from(i).ok())
+    v.as_integer()
+        .and_then(|i| usize::try_from(i).ok())
+        .filter(|&n| n <= super::plan::MAX_INPUT_ELEMENTS)
 }
 
 fn list<T>(v: &toml::Value, item: impl Fn(&toml::Value) -> Option<T>) -> Option<Vec<T>> {

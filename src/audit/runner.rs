@@ -96,9 +96,16 @@ pub fn run_plan(plan: &Plan, options: RunOptions) -> Result<AuditReport> {
 
 /// Generates the inputs of one trial.
 pub fn trial_inputs(cell: &Cell, seed: u64) -> Result<Inputs> {
+    // Checked before the shapes are built: a plan validates its sizes
+    // against MAX_INPUT_ELEMENTS, but a `Cell` can be built without one
+    // (`size * size` overflowed for sizes of 2^32 until 2026-11-25; review).
+    super::plan::input_elements(cell.kernel, cell.size).map_err(Error::usage)?;
     let mut inputs = Inputs::new();
     for (stream, (name, shape)) in cell.kernel.audit_shapes(cell.size).into_iter().enumerate() {
-        let len = shape.iter().product();
+        let len = shape
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .ok_or_else(|| Error::usage(format!("input {name}: the element count overflows")))?;
         let values = cell
             .distribution
             .sample(seed, stream as u64, len)
