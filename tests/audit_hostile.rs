@@ -135,3 +135,37 @@ fn plan_sizes_and_trials_are_capped_with_the_field_named() {
     );
 }
 
+#[test]
+fn a_kernel_refusal_names_plan_cell_and_seed() {
+    let dir = workdir("refusal");
+    let p = write(
+        &dir,
+        "w.toml",
+        &plan(
+            "dot-tree",
+            "8",
+            "{ kind = \"uniform\", low = -1e300, high = 1e300 }",
+            "",
+        ),
+    );
+    let o = boundgate(&["audit", "--plan", s(&p), "--quiet"]);
+    assert_bad_input(&o, "w.toml: unit 0 (kernel dot-tree");
+    assert_bad_input(&o, "n=8 U(");
+    assert_bad_input(&o, "seed 1:");
+    // N(0, 1e308) draws infinities: refused when the plan is read.
+    let p = write(
+        &dir,
+        "q.toml",
+        &plan(
+            "qdot",
+            "8",
+            "{ kind = \"normal\", mean = 0.0, std_dev = 1e308 }",
+            "",
+        ),
+    );
+    assert_bad_input(
+        &boundgate(&["audit", "--plan", s(&p)]),
+        "campaign[0].distributions[0]",
+    );
+}
+

@@ -153,6 +153,11 @@ pub struct Plan {
     /// own seeds). Resolved by [`Plan::from_file`]; empty afterwards.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub include: Vec<String>,
+    /// The file the plan was read from (set by [`Plan::from_toml`]), named
+    /// in errors raised while it runs. Not part of the plan: the digest and
+    /// the JSON form leave it out, so shards read from different paths merge.
+    #[serde(skip)]
+    pub source: PathBuf,
 }
 
 fn default_confidence() -> f64 {
@@ -233,7 +238,7 @@ impl Plan {
 
     /// Parses and validates a plan; `path` is only used in error messages.
     pub fn from_toml(text: &str, path: &Path) -> Result<Plan> {
-        let plan: Plan = toml::from_str(text).map_err(|e| {
+        let mut plan: Plan = toml::from_str(text).map_err(|e| {
             // 1 + the newlines before the span: `lines().count()` of the text
             // before it is one short when the span starts a line (an unknown
             // key was reported at the line above it until 2026-11-25; review).
@@ -267,6 +272,7 @@ impl Plan {
             },
             other => other,
         })?;
+        plan.source = path.to_path_buf();
         Ok(plan)
     }
 
@@ -326,6 +332,7 @@ impl Plan {
             }
             for (j, d) in c.distributions.iter().enumerate() {
                 d.validate()
+                    .and_then(|()| normal_stays_finite(d))
                     .map_err(|r| err(at(&format!("distributions[{j}]")), r))?;
             }
             if let Some(reason) = c.seeds.as_ref().and_then(Seeds::problem) {
