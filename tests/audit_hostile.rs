@@ -169,3 +169,44 @@ fn a_kernel_refusal_names_plan_cell_and_seed() {
     );
 }
 
+#[test]
+fn markdown_charts_of_same_named_experiments_do_not_collide() {
+    let dir = workdir("charts");
+    let p = write(
+        &dir,
+        "d.toml",
+        "name = \"d\"\nseeds = { first = 1, count = 1 }\n[[experiment]]\nname = \"dot-tightness\"\nparams = { formats = [\"fp16\"], sizes = [10, 100] }\n[[experiment]]\nname = \"dot-tightness\"\nparams = { formats = [\"fp32\"], sizes = [10, 100] }\n",
+    );
+    let md = dir.join("r.md");
+    let o = boundgate(&["audit", "--plan", s(&p), "--quiet", "--markdown", s(&md)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&md).unwrap();
+    let (a, b) = (
+        dir.join("r-0-dot-tightness-0.svg"),
+        dir.join("r-1-dot-tightness-0.svg"),
+    );
+    assert!(
+        text.contains("r-0-dot-tightness-0.svg") && text.contains("r-1-dot-tightness-0.svg"),
+        "{text}"
+    );
+    assert_ne!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}
+
+#[test]
+fn markdown_table_cells_escape_pipes() {
+    use boundgate::audit::experiment::Table;
+    let mut t = Table::new("acg", &["problem", "true ||b - Ax|| / ||b||"]);
+    t.row(vec!["a|b".into(), "1e-16".into()]);
+    let md = t.to_markdown();
+    let header = md.lines().nth(2).unwrap();
+    assert_eq!(
+        header,
+        "| problem | true \\|\\|b - Ax\\|\\| / \\|\\|b\\|\\| |"
+    );
+    // As many unescaped separators in each row as in the delimiter row.
+    let unescaped = |l: &str| l.replace("\\|", "").matches('|').count();
+    for line in md.lines().skip(2) {
+        assert_eq!(unescaped(line), 3, "{line}");
+    }
+}
+

@@ -44,18 +44,39 @@ impl Table {
         self.rows.push(cells);
     }
     /// As a Markdown table with its caption.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Table;
+    /// let mut t = Table::new("T", &["||r|| / ||b||"]);
+    /// t.row(vec!["1e-16".into()]);
+    /// assert!(t.to_markdown().contains("| \\|\\|r\\|\\| / \\|\\|b\\|\\| |"));
+    /// ```
     pub fn to_markdown(&self) -> String {
         let mut out = format!(
-            "**{}**\n\n| {} |\n|{}|\n",
+            "**{}**\n\n{}\n|{}|\n",
             self.title,
-            self.headers.join(" | "),
+            markdown_row(&self.headers),
             vec!["---"; self.headers.len()].join("|")
         );
         for r in &self.rows {
-            out.push_str(&format!("| {} |\n", r.join(" | ").replace('\n', " ")));
+            out.push_str(&markdown_row(r));
+            out.push('\n');
         }
         out
     }
+}
+
+/// One Markdown table row, `| a | b |`, with `|` escaped and newlines
+/// flattened in each cell: an unescaped `|` split the default plan's
+/// `||b - Ax|| / ||b||` header into 14 cells against a 7-cell delimiter row,
+/// so GFM rendered the table as text (review of 2026-11-25).
+pub(crate) fn markdown_row<S: AsRef<str>>(cells: &[S]) -> String {
+    let cells: Vec<String> = cells
+        .iter()
+        .map(|c| c.as_ref().replace('|', "\\|").replace('\n', " "))
+        .collect();
+    format!("| {} |", cells.join(" | "))
 }
 
 /// What an experiment produced.

@@ -625,9 +625,12 @@ impl AuditReport {
             .to_string();
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut charts = Vec::new();
-        for e in self.experiments.iter().map(|x| &x.report) {
+        for x in &self.experiments {
+            let e = &x.report;
             for (k, chart) in e.charts.iter().enumerate() {
-                let file = format!("{stem}-{}-{k}.svg", e.name);
+                // The unit keeps two experiments of one name apart (the
+                // second overwrote the first's charts until 2026-11-25).
+                let file = format!("{stem}-{}-{}-{k}.svg", x.unit, e.name);
                 let target = dir.join(&file);
                 std::fs::write(&target, chart.to_svg()?).map_err(|source| Error::Io {
                     path: target,
@@ -672,10 +675,10 @@ impl AuditReport {
             self.confidence
         );
         let (headers, rows) = self.rows();
-        let _ = writeln!(out, "| {} |", headers.join(" | "));
+        let _ = writeln!(out, "{}", super::experiment::markdown_row(&headers));
         let _ = writeln!(out, "|{}|", vec!["---"; headers.len()].join("|"));
         for r in &rows {
-            let _ = writeln!(out, "| {} |", r.join(" | ").replace('\n', " "));
+            let _ = writeln!(out, "{}", super::experiment::markdown_row(r));
         }
         let t = &self.totals;
         let _ = writeln!(
