@@ -210,3 +210,49 @@ fn markdown_table_cells_escape_pipes() {
     }
 }
 
+/// A report of a tiny plan, run in process.
+fn tiny_report(name: &str) -> boundgate::audit::AuditReport {
+    let text = plan("dot-recursive", "4", UNIFORM, "")
+        .replace("name = \"t\"", &format!("name = \"{name}\""));
+    let plan = boundgate::audit::Plan::from_toml(&text, Path::new("t.toml")).unwrap();
+    boundgate::audit::run_plan(&plan, Default::default()).unwrap()
+}
+
+#[test]
+fn junit_and_html_show_what_strict_fails() {
+    use boundgate::audit::{html, junit};
+    use boundgate::error::ExitCode;
+    // Every trial's exact result non-finite: no rigorous verdict at all.
+    let mut r = tiny_report("t");
+    let b = &mut r.cells[0].bounds[0];
+    assert!(b.gating);
+    b.counts.non_finite = b.counts.pass;
+    b.counts.pass = 0;
+    r.totals = boundgate::audit::report::Totals::of(&r.cells, &r.experiments);
+    assert_eq!(r.strict_exit_code(), ExitCode::Unjudged);
+    let xml = junit::to_junit(&r);
+    assert!(xml.contains("skipped=\"1\""), "{xml}");
+    assert!(
+        xml.contains("2 of 2 trials had a non-finite exact result"),
+        "{xml}"
+    );
+    assert!(xml.contains("not judged (--strict fails)"), "{xml}");
+    let page = html::to_html(&r).unwrap();
+    assert!(!page.contains("every rigorous bound held"));
+    assert!(page.contains("2 verdicts not judged (--strict fails)"));
+
+    // A partial hypothesis failure: still a pass, with a note.
+    let mut r = tiny_report("t");
+    let b = &mut r.cells[0].bounds[0];
+    b.counts.pass = 1;
+    b.counts.hypothesis_not_met = 1;
+    r.totals = boundgate::audit::report::Totals::of(&r.cells, &r.experiments);
+    let xml = junit::to_junit(&r);
+    assert!(xml.contains("skipped=\"0\""), "{xml}");
+    assert!(
+        xml.contains("0 undecided, 1 hypothesis not met, 0 non-finite"),
+        "{xml}"
+    );
+    assert!(html::to_html(&r).unwrap().contains("1 verdicts not judged"));
+}
+
