@@ -256,3 +256,18 @@ fn junit_and_html_show_what_strict_fails() {
     assert!(html::to_html(&r).unwrap().contains("1 verdicts not judged"));
 }
 
+/// The reproducibility claim names its exception: timed experiments' tables
+/// differ from run to run (review item 14).
+#[test]
+fn docs_state_the_timed_units_exception() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for doc in ["README.md", "docs/sharding.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let claim = flat
+            .find("byte-identical")
+            .unwrap_or_else(|| panic!("{doc}"));
+        let nearby = &flat[claim..(claim + 300).min(flat.len())];
+        assert!(nearby.contains("timings.timed_units"), "{doc}: {nearby}");
+    }
+}

@@ -1,4 +1,4 @@
-//! Audit reports: JSON for machines (schema `boundgate.audit/1`), a Markdown
+//! Audit reports: JSON for machines (schema `boundgate.audit/2`), a Markdown
 //! page and a terminal summary table for people.
 //!
 //! The JSON is deterministic for a given plan and build: timings live in their
@@ -251,10 +251,11 @@ pub struct ExperimentEntry {
 
 /// A whole audit.
 ///
-/// Everything except [`AuditReport::timings`] depends only on the plan, the
-/// seeds and the build ([`AuditReport::environment`]): the same plan and
-/// seeds give byte-identical JSON apart from that section, and the merge of
-/// a sharded run ([`super::shard`]) equals the unsharded report.
+/// Everything except [`AuditReport::timings`] and the units it lists as
+/// timed depends only on the plan, the seeds and the build
+/// ([`AuditReport::environment`]): the same plan and seeds give
+/// byte-identical JSON apart from these, and the merge of a sharded run
+/// ([`super::shard`]) equals the unsharded report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AuditReport {
     /// `boundgate.audit/2`.

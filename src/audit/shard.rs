@@ -6,7 +6,7 @@
 //! tasks) runs the units `u` with `u mod N = I - 1`. Every unit draws its
 //! inputs from its own seeds, so a unit's result does not depend on the
 //! shard that ran it, and [`merge`] of all `N` shard reports equals the
-//! unsharded report (timings aside). A Slurm example is in docs/sharding.md.
+//! unsharded report (timings, and the timed experiments they list, aside). A Slurm example is in docs/sharding.md.
 
 use super::report::AuditReport;
 use crate::error::{Error, Result};
