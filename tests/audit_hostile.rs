@@ -256,6 +256,14 @@ fn junit_and_html_show_what_strict_fails() {
     assert!(html::to_html(&r).unwrap().contains("1 verdicts not judged"));
 }
 
+#[test]
+fn junit_of_a_plan_named_with_noncharacters_is_well_formed() {
+    let r = tiny_report("a\u{FFFF}b\u{FFFE}");
+    let xml = boundgate::audit::junit::to_junit(&r);
+    assert!(!xml.contains('\u{FFFF}') && !xml.contains('\u{FFFE}'));
+    assert!(xml.contains("boundgate audit: a b "), "{xml}");
+}
+
 /// The reproducibility claim names its exception: timed experiments' tables
 /// differ from run to run (review item 14).
 #[test]
@@ -270,4 +278,28 @@ fn docs_state_the_timed_units_exception() {
         let nearby = &flat[claim..(claim + 300).min(flat.len())];
         assert!(nearby.contains("timings.timed_units"), "{doc}: {nearby}");
     }
+}
+
+#[test]
+fn confidence_just_below_one_is_refused_when_the_plan_is_read() {
+    let text = plan("dot-recursive", "4", UNIFORM, "").replace(
+        "[[campaign]]",
+        "confidence = 0.9999999999999999\n[[campaign]]",
+    );
+    let e = boundgate::audit::Plan::from_toml(&text, Path::new("c.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("c.toml:3: confidence:"), "{e}");
+}
+
+#[test]
+fn markdown_violation_entries_name_the_cell_parameters() {
+    let mut r = tiny_report("t");
+    r.cells[0].bounds[0].hypothesis_reasons = vec!["forged".into()];
+    let md = r.to_markdown();
+    let line = md
+        .lines()
+        .find(|l| l.starts_with("- dot-recursive"))
+        .unwrap();
+    assert!(line.contains("format=") && line.contains("n=4"), "{line}");
 }

@@ -210,10 +210,8 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
                 };
                 let _ = write!(
                     out,
-                    "<li{class}>{} n={} {} [{}]",
-                    html(&c.kernel),
-                    c.size,
-                    html(&c.distribution),
+                    "<li{class}>{} [{}]",
+                    html(&c.describe()),
                     html(&b.label)
                 );
                 if let Some(v) = &b.first_violation {

@@ -25,8 +25,10 @@ fn xml(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            // XML 1.0 forbids most control characters, even escaped.
+            // XML 1.0 forbids most control characters and U+FFFE, U+FFFF,
+            // even escaped (a plan named "a\u{FFFF}" gave malformed XML).
             c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push(' '),
+            '\u{FFFE}' | '\u{FFFF}' => out.push(' '),
             c => out.push(c),
         }
     }
@@ -234,5 +236,6 @@ mod tests {
             xml("a<b & \"c\" 'd'>\u{1}"),
             "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt; "
         );
+        assert_eq!(xml("a\u{FFFF}b\u{FFFE}"), "a b ");
     }
 }

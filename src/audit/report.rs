@@ -2,7 +2,9 @@
 //! page and a terminal summary table for people.
 //!
 //! The JSON is deterministic for a given plan and build: timings live in their
-//! own section, everything else depends only on the plan and the seeds.
+//! own section, and everything else depends only on the plan and the seeds,
+//! except the results of the units listed in `timings.timed_units`
+//! (experiments that measure wall-clock time).
 
 use super::experiment::ExperimentReport;
 use super::plan::{Plan, Seeds};
@@ -139,6 +141,36 @@ pub struct CellReport {
     pub first_seed: u64,
     /// Per bound.
     pub bounds: Vec<BoundSummary>,
+}
+
+impl CellReport {
+    /// The cell for people: kernel, parameters, size and distribution. The
+    /// parameters tell apart cells that differ only in them (four default-plan
+    /// qdot cells were listed alike until 2026-11-25; review).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::report::CellReport;
+    /// let c = CellReport {
+    ///     unit: 0,
+    ///     kernel: "qdot".into(),
+    ///     params: [("t".to_string(), "9".to_string())].into(),
+    ///     size: 16,
+    ///     distribution: "U(-1,1)".into(),
+    ///     trials: 1,
+    ///     first_seed: 1,
+    ///     bounds: vec![],
+    /// };
+    /// assert_eq!(c.describe(), "qdot t=9 n=16 U(-1,1)");
+    /// ```
+    pub fn describe(&self) -> String {
+        let mut out = self.kernel.clone();
+        for (k, v) in &self.params {
+            let _ = write!(out, " {k}={v}");
+        }
+        let _ = write!(out, " n={} {}", self.size, self.distribution);
+        out
+    }
 }
 
 /// Totals over the whole plan.
@@ -708,11 +740,7 @@ impl AuditReport {
                 {
                     continue;
                 }
-                let _ = writeln!(
-                    out,
-                    "- {} n={} {} [{}]:",
-                    c.kernel, c.size, c.distribution, b.label
-                );
+                let _ = writeln!(out, "- {} [{}]:", c.describe(), b.label);
                 if let Some(v) = &b.first_violation {
                     let _ = writeln!(
                         out,
