@@ -350,7 +350,13 @@ mod tests {
             first_seed: 7,
             bounds: vec![summary],
         };
-        let plan = Plan::default_plan().unwrap();
+        // A one-unit plan: a report read back must hold as many units as
+        // its plan has (AuditReport::from_json checks it).
+        let plan = Plan::from_toml(
+            "name = \"u\"\nseeds = { first = 7, count = 3 }\n[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [1]\ndistributions = [{ kind = \"uniform\", low = 0.0, high = 1.0 }]\n",
+            std::path::Path::new("u.toml"),
+        )
+        .unwrap();
         let timings = Timings {
             total_seconds: 0.0,
             timed_units: Vec::new(),
