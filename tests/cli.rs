@@ -454,7 +454,7 @@ fn audit_experiments_write_charts_and_refuse_bad_params() {
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let text = std::fs::read_to_string(&md).unwrap();
     for k in 0..2 {
-        let svg = format!("r-dot-tightness-{k}.svg");
+        let svg = format!("r-0-dot-tightness-{k}.svg");
         assert!(text.contains(&svg), "{text}");
         assert!(
             std::fs::read_to_string(dir.join(&svg))

@@ -44,18 +44,39 @@ impl Table {
         self.rows.push(cells);
     }
     /// As a Markdown table with its caption.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Table;
+    /// let mut t = Table::new("T", &["||r|| / ||b||"]);
+    /// t.row(vec!["1e-16".into()]);
+    /// assert!(t.to_markdown().contains("| \\|\\|r\\|\\| / \\|\\|b\\|\\| |"));
+    /// ```
     pub fn to_markdown(&self) -> String {
         let mut out = format!(
-            "**{}**\n\n| {} |\n|{}|\n",
+            "**{}**\n\n{}\n|{}|\n",
             self.title,
-            self.headers.join(" | "),
+            markdown_row(&self.headers),
             vec!["---"; self.headers.len()].join("|")
         );
         for r in &self.rows {
-            out.push_str(&format!("| {} |\n", r.join(" | ").replace('\n', " ")));
+            out.push_str(&markdown_row(r));
+            out.push('\n');
         }
         out
     }
+}
+
+/// One Markdown table row, `| a | b |`, with `|` escaped and newlines
+/// flattened in each cell: an unescaped `|` split the default plan's
+/// `||b - Ax|| / ||b||` header into 14 cells against a 7-cell delimiter row,
+/// so GFM rendered the table as text (review of 2026-11-25).
+pub(crate) fn markdown_row<S: AsRef<str>>(cells: &[S]) -> String {
+    let cells: Vec<String> = cells
+        .iter()
+        .map(|c| c.as_ref().replace('|', "\\|").replace('\n', " "))
+        .collect();
+    format!("| {} |", cells.join(" | "))
 }
 
 /// What an experiment produced.
@@ -180,7 +201,9 @@ impl Params {
     pub fn usize_or(&self, key: &str, default: usize) -> std::result::Result<usize, String> {
         match self.table.get(key) {
             None => Ok(default),
-            Some(v) => as_usize(v).ok_or_else(|| Self::err(key, "a non-negative integer")),
+            Some(v) => {
+                as_usize(v).ok_or_else(|| Self::err(key, "a non-negative integer of at most 2^28"))
+            }
         }
     }
 
@@ -220,9 +243,8 @@ impl Params {
     ) -> std::result::Result<Vec<usize>, String> {
         match self.table.get(key) {
             None => Ok(default.to_vec()),
-            Some(v) => {
-                list(v, as_usize).ok_or_else(|| Self::err(key, "a list of non-negative integers"))
-            }
+            Some(v) => list(v, as_usize)
+                .ok_or_else(|| Self::err(key, "a list of non-negative integers of at most 2^28")),
         }
     }
 
@@ -244,8 +266,16 @@ fn as_f64(v: &toml::Value) -> Option<f64> {
     v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
 }
 
+/// An integer parameter: non-negative and at most
+/// [`MAX_INPUT_ELEMENTS`](super::plan::MAX_INPUT_ELEMENTS). Integer
+/// parameters are sizes, counts and repetitions; one past the cap is more
+/// values than one input may hold, and `dot-tightness` with a size of 10^12
+/// aborted on allocation until 2026-11-25 (review). Sizes that are squared
+/// (matrix dimensions) need the experiment's own check.
 fn as_usize(v: &toml::Value) -> Option<usize> {
-    v.as_integer().and_then(|i| usize::try_from(i).ok())
+    v.as_integer()
+        .and_then(|i| usize::try_from(i).ok())
+        .filter(|&n| n <= super::plan::MAX_INPUT_ELEMENTS)
 }
 
 fn list<T>(v: &toml::Value, item: impl Fn(&toml::Value) -> Option<T>) -> Option<Vec<T>> {

@@ -138,7 +138,7 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
         html(&report.schema),
         html(&report.plan_digest),
         report.seeds.first,
-        report.seeds.first + report.seeds.count - 1,
+        report.seeds.last(),
         report.confidence,
         report
             .shard
@@ -147,10 +147,19 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
         report.timings.total_seconds
     );
     let t = &report.totals;
-    let verdict = if report.exit_code() == crate::error::ExitCode::Ok {
-        "<span class=\"pass\">PASS: every rigorous bound held</span>"
-    } else {
-        "<span class=\"fail\">FAIL: a rigorous bound was violated</span>"
+    // The strict gate decides the wording: "every rigorous bound held" next
+    // to 20 non-finite verdicts read as a pass that `--strict` fails
+    // (review of 2026-11-25).
+    let r = &t.rigorous;
+    let not_judged = r.undecided + r.hypothesis_not_met + r.non_finite;
+    let verdict = match report.strict_exit_code() {
+        crate::error::ExitCode::Ok => {
+            "<span class=\"pass\">PASS: every rigorous bound held</span>".to_string()
+        }
+        crate::error::ExitCode::Unjudged => format!(
+            "<span class=\"pass\">PASS: no rigorous bound violated; {not_judged} verdicts not judged (--strict fails)</span>"
+        ),
+        _ => "<span class=\"fail\">FAIL: a rigorous bound was violated</span>".to_string(),
     };
     let p = &t.published_violations;
     let _ = writeln!(
@@ -201,10 +210,8 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
                 };
                 let _ = write!(
                     out,
-                    "<li{class}>{} n={} {} [{}]",
-                    html(&c.kernel),
-                    c.size,
-                    html(&c.distribution),
+                    "<li{class}>{} [{}]",
+                    html(&c.describe()),
                     html(&b.label)
                 );
                 if let Some(v) = &b.first_violation {

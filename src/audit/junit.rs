@@ -3,10 +3,14 @@
 //!
 //! One `<testsuite>` per kernel and one for the experiments. Each cell is a
 //! `<testcase>`: it *fails* when its rigorous bound was violated (the same
-//! condition as exit code 1), is *skipped* when the rigorous bound never had a
-//! value (every trial's hypothesis failed), and otherwise passes. Findings
-//! about published bounds (violations, inconsistent probabilistic claims) go
-//! to the test case's `<system-out>`: they are evidence, not failures.
+//! condition as exit code 1), is *skipped* when some trial was undecided or
+//! no trial gave a rigorous pass (every trial's hypothesis failed or its
+//! exact result was not finite), and otherwise passes. Rigorous verdicts that
+//! were not judged (undecided, hypothesis not met, non-finite: what makes
+//! `--strict` exit 3) are counted in the case's `<system-out>`, so a cell the
+//! strict gate fails is never a silent pass. Findings about published bounds
+//! (violations, inconsistent probabilistic claims) go there too: they are
+//! evidence, not failures.
 
 use super::report::{AuditReport, BoundSummary, CellReport};
 use std::fmt::Write as _;
@@ -21,8 +25,10 @@ fn xml(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            // XML 1.0 forbids most control characters, even escaped.
+            // XML 1.0 forbids most control characters and U+FFFE, U+FFFF,
+            // even escaped (a plan named "a\u{FFFF}" gave malformed XML).
             c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push(' '),
+            '\u{FFFE}' | '\u{FFFF}' => out.push(' '),
             c => out.push(c),
         }
     }
@@ -67,6 +73,18 @@ fn findings(bounds: &[BoundSummary]) -> Vec<String> {
         }
     }
     out
+}
+
+/// The rigorous verdicts of a cell that were not judged (what `--strict`
+/// fails on), as a note, or `None` when every trial was judged.
+fn unjudged(b: &BoundSummary) -> Option<String> {
+    let k = &b.counts;
+    (k.undecided + k.hypothesis_not_met + k.non_finite > 0).then(|| {
+        format!(
+            "[{}] not judged (--strict fails): {} undecided, {} hypothesis not met, {} non-finite",
+            b.label, k.undecided, k.hypothesis_not_met, k.non_finite
+        )
+    })
 }
 
 /// The report as JUnit XML.
@@ -130,13 +148,26 @@ pub fn to_junit(report: &AuditReport) -> String {
                         xml(&b.hypothesis_reasons.join("; "))
                     );
                 }
+                // No rigorous pass at all (every exact result non-finite):
+                // nothing was checked, so not a pass (review of 2026-11-25).
+                Some(b) if b.counts.pass == 0 => {
+                    s += 1;
+                    let _ = writeln!(
+                        cases,
+                        "      <skipped message=\"no rigorous verdict: {} of {} trials had a non-finite exact result\"/>",
+                        b.counts.non_finite, c.trials
+                    );
+                }
                 None => {
                     s += 1;
                     let _ = writeln!(cases, "      <skipped message=\"no rigorous bound\"/>");
                 }
                 _ => {}
             }
-            let notes = findings(&c.bounds);
+            let mut notes = findings(&c.bounds);
+            if let Some(note) = rigorous.and_then(unjudged) {
+                notes.insert(0, note);
+            }
             if !notes.is_empty() {
                 let _ = writeln!(
                     cases,
@@ -205,5 +236,6 @@ mod tests {
             xml("a<b & \"c\" 'd'>\u{1}"),
             "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt; "
         );
+        assert_eq!(xml("a\u{FFFF}b\u{FFFE}"), "a b ");
     }
 }

@@ -9,7 +9,7 @@ pub mod report;
 pub mod runner;
 pub mod shard;
 
-pub use plan::Plan;
+pub use plan::{Plan, Seeds};
 pub use report::AuditReport;
 pub use runner::{RunOptions, run_plan};
 pub use shard::{Shard, merge};

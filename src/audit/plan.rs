@@ -28,6 +28,28 @@ use std::path::{Path, PathBuf};
 /// audit` works from any directory.
 pub const DEFAULT_PLAN: &str = include_str!("../../plans/default.toml");
 
+/// The most values one generated input of a cell may hold: 2^28 (2 GiB of
+/// f64). Every shipped plan stays far below (the largest, a 10^7-element dot
+/// product, is 1/27 of it); a size beyond it aborted the audit on
+/// allocation, or overflowed `size * size`, until 2026-11-25 (review).
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::audit::plan::MAX_INPUT_ELEMENTS, 1 << 28);
+/// ```
+pub const MAX_INPUT_ELEMENTS: usize = 1 << 28;
+
+/// The most trials (seeds) per cell or experiment: 2^20. A cell keeps every
+/// trial's verdicts until it ends, about 2 KB per trial, so a cell at the cap
+/// holds about 2 GB; the shipped plans use at most 20.
+///
+/// # Example
+/// ```
+/// use boundgate::audit::{Seeds, plan::MAX_TRIALS};
+/// assert!(Seeds { first: 1, count: MAX_TRIALS }.last() > 0);
+/// ```
+pub const MAX_TRIALS: u64 = 1 << 20;
+
 /// Seeds of the trials: `first, first + 1, ..., first + count - 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -39,12 +61,29 @@ pub struct Seeds {
 }
 
 impl Seeds {
+    /// The last seed, `first + count - 1` (saturating: a report read from a
+    /// file may hold seeds no plan accepts, and rendering it must not panic).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::Seeds;
+    /// assert_eq!(Seeds { first: 1, count: 10 }.last(), 10);
+    /// ```
+    pub fn last(&self) -> u64 {
+        self.first.saturating_add(self.count.saturating_sub(1))
+    }
+
     /// Why these seeds are not a plan's: none, or a range past `u64::MAX`
     /// (`first + count` overflowed and wrapped to seed 0 in release builds
     /// until 2026-11-25; found by review).
-    fn problem(&self) -> Option<String> {
+    pub(crate) fn problem(&self) -> Option<String> {
         if self.count == 0 {
             Some("must be at least 1".into())
+        } else if self.count > MAX_TRIALS {
+            Some(format!(
+                "{} trials exceed the limit of {MAX_TRIALS} (2^20): a cell keeps about 2 KB per trial",
+                self.count
+            ))
         } else if self.first.checked_add(self.count).is_none() {
             Some(format!(
                 "first + count overflows u64 (first = {}, count = {})",
@@ -114,6 +153,11 @@ pub struct Plan {
     /// own seeds). Resolved by [`Plan::from_file`]; empty afterwards.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub include: Vec<String>,
+    /// The file the plan was read from (set by [`Plan::from_toml`]), named
+    /// in errors raised while it runs. Not part of the plan: the digest and
+    /// the JSON form leave it out, so shards read from different paths merge.
+    #[serde(skip)]
+    pub source: PathBuf,
 }
 
 fn default_confidence() -> f64 {
@@ -194,7 +238,7 @@ impl Plan {
 
     /// Parses and validates a plan; `path` is only used in error messages.
     pub fn from_toml(text: &str, path: &Path) -> Result<Plan> {
-        let plan: Plan = toml::from_str(text).map_err(|e| {
+        let mut plan: Plan = toml::from_str(text).map_err(|e| {
             // 1 + the newlines before the span: `lines().count()` of the text
             // before it is one short when the span starts a line (an unknown
             // key was reported at the line above it until 2026-11-25; review).
@@ -228,6 +272,7 @@ impl Plan {
             },
             other => other,
         })?;
+        plan.source = path.to_path_buf();
         Ok(plan)
     }
 
@@ -242,6 +287,18 @@ impl Plan {
             return Err(err(
                 "confidence".into(),
                 format!("{} is not in (0, 1)", self.confidence),
+            ));
+        }
+        // The checker judges two-sided intervals at (1 + c) / 2, which
+        // rounds to 1 for c within 2^-53 of 1: such a plan ran every cell and
+        // then failed with "confidence = 1" and no file (review, 2026-11-25).
+        if (1.0 + self.confidence) / 2.0 >= 1.0 {
+            return Err(err(
+                "confidence".into(),
+                format!(
+                    "{} is too close to 1: (1 + confidence) / 2 rounds to 1",
+                    self.confidence
+                ),
             ));
         }
         if let Some(reason) = self.seeds.problem() {
@@ -276,6 +333,9 @@ impl Plan {
             if c.sizes.is_empty() || c.sizes.contains(&0) {
                 return Err(err(at("sizes"), "needs at least one size, all > 0".into()));
             }
+            for &size in &c.sizes {
+                input_elements(kernel, size).map_err(|r| err(at("sizes"), r))?;
+            }
             if c.distributions.is_empty() {
                 return Err(err(
                     at("distributions"),
@@ -284,6 +344,7 @@ impl Plan {
             }
             for (j, d) in c.distributions.iter().enumerate() {
                 d.validate()
+                    .and_then(|()| normal_stays_finite(d))
                     .map_err(|r| err(at(&format!("distributions[{j}]")), r))?;
             }
             if let Some(reason) = c.seeds.as_ref().and_then(Seeds::problem) {
@@ -327,6 +388,51 @@ impl Plan {
         }
         Ok(cells)
     }
+}
+
+/// Why a normal distribution can draw infinities: the sampler's draws reach
+/// about 40 standard deviations from the mean at most, and `N(0, 1e308)` gave
+/// infinite inputs that showed up as "non-finite exact result" verdicts
+/// instead of as a plan error (review of 2026-11-25). Uniform distributions
+/// are already refused when their width overflows.
+fn normal_stays_finite(d: &Distribution) -> std::result::Result<(), String> {
+    match *d {
+        Distribution::Normal { mean, std_dev } if !(mean.abs() + 40.0 * std_dev).is_finite() => {
+            Err(format!(
+                "normal ({mean}, {std_dev}) can draw infinite values: |mean| + 40 std_dev must be finite"
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The number of values in the largest input `kernel` generates at `size`,
+/// or why it exceeds [`MAX_INPUT_ELEMENTS`]. Checked before `audit_shapes`,
+/// whose shapes multiply `size` by small constants, and with checked
+/// products (`size * size` overflowed for sizes of 2^32 and more).
+pub(crate) fn input_elements(
+    kernel: &dyn Kernel,
+    size: usize,
+) -> std::result::Result<usize, String> {
+    let too_many = |what: String| {
+        format!(
+            "size {size}: {what} exceeds the limit of {MAX_INPUT_ELEMENTS} (2^28) values per input"
+        )
+    };
+    if size > MAX_INPUT_ELEMENTS {
+        return Err(too_many(format!("{size} values")));
+    }
+    let mut largest = 0;
+    for (name, shape) in kernel.audit_shapes(size) {
+        let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+        let count = shape
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .filter(|&n| n <= MAX_INPUT_ELEMENTS)
+            .ok_or_else(|| too_many(format!("input {name} ({})", dims.join("x"))))?;
+        largest = largest.max(count);
+    }
+    Ok(largest)
 }
 
 /// The 1-based line of a validated field such as `campaign[2].params.format`

@@ -1,8 +1,10 @@
-//! Audit reports: JSON for machines (schema `boundgate.audit/1`), a Markdown
+//! Audit reports: JSON for machines (schema `boundgate.audit/2`), a Markdown
 //! page and a terminal summary table for people.
 //!
 //! The JSON is deterministic for a given plan and build: timings live in their
-//! own section, everything else depends only on the plan and the seeds.
+//! own section, and everything else depends only on the plan and the seeds,
+//! except the results of the units listed in `timings.timed_units`
+//! (experiments that measure wall-clock time).
 
 use super::experiment::ExperimentReport;
 use super::plan::{Plan, Seeds};
@@ -141,6 +143,36 @@ pub struct CellReport {
     pub bounds: Vec<BoundSummary>,
 }
 
+impl CellReport {
+    /// The cell for people: kernel, parameters, size and distribution. The
+    /// parameters tell apart cells that differ only in them (four default-plan
+    /// qdot cells were listed alike until 2026-11-25; review).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::report::CellReport;
+    /// let c = CellReport {
+    ///     unit: 0,
+    ///     kernel: "qdot".into(),
+    ///     params: [("t".to_string(), "9".to_string())].into(),
+    ///     size: 16,
+    ///     distribution: "U(-1,1)".into(),
+    ///     trials: 1,
+    ///     first_seed: 1,
+    ///     bounds: vec![],
+    /// };
+    /// assert_eq!(c.describe(), "qdot t=9 n=16 U(-1,1)");
+    /// ```
+    pub fn describe(&self) -> String {
+        let mut out = self.kernel.clone();
+        for (k, v) in &self.params {
+            let _ = write!(out, " {k}={v}");
+        }
+        let _ = write!(out, " n={} {}", self.size, self.distribution);
+        out
+    }
+}
+
 /// Totals over the whole plan.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Totals {
@@ -251,10 +283,11 @@ pub struct ExperimentEntry {
 
 /// A whole audit.
 ///
-/// Everything except [`AuditReport::timings`] depends only on the plan, the
-/// seeds and the build ([`AuditReport::environment`]): the same plan and
-/// seeds give byte-identical JSON apart from that section, and the merge of
-/// a sharded run ([`super::shard`]) equals the unsharded report.
+/// Everything except [`AuditReport::timings`] and the units it lists as
+/// timed depends only on the plan, the seeds and the build
+/// ([`AuditReport::environment`]): the same plan and seeds give
+/// byte-identical JSON apart from these, and the merge of a sharded run
+/// ([`super::shard`]) equals the unsharded report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AuditReport {
     /// `boundgate.audit/2`.
@@ -341,7 +374,92 @@ impl AuditReport {
             }
             None => return Err(bad("no \"schema\" field: not a boundgate report".into())),
         }
-        serde_json::from_value(value).map_err(|e| bad(format!("malformed report: {e}")))
+        let report: AuditReport =
+            serde_json::from_value(value).map_err(|e| bad(format!("malformed report: {e}")))?;
+        report.check_consistent().map_err(bad)?;
+        Ok(report)
+    }
+
+    /// Why a report read from a file cannot be one boundgate wrote: a file
+    /// may say anything, and `merge` and the renderers trust these fields
+    /// (a shard count of 2^63 aborted `merge` on allocation, a seed count of
+    /// 0 panicked the Markdown page; review of 2026-11-25). The reason names
+    /// the field.
+    fn check_consistent(&self) -> std::result::Result<(), String> {
+        if let Some(reason) = self.seeds.problem() {
+            return Err(format!("seeds: {reason}"));
+        }
+        if let Some(s) = self.shard
+            && (s.count == 0 || s.index == 0 || s.index > s.count)
+        {
+            return Err(format!(
+                "shard: {}/{} is not a shard I/N with I in 1..=N",
+                s.index, s.count
+            ));
+        }
+        let held = self.cells.len() + self.experiments.len();
+        if let Some(s) = self.shard {
+            // Shard I/N runs every N-th unit from I - 1: exactly
+            // ceil((units - I + 1) / N) of them.
+            let owned = self.units.saturating_sub(s.index - 1).div_ceil(s.count);
+            if held != owned {
+                return Err(format!(
+                    "units: {} units in the plan give shard {s} {owned}, but it holds {held}",
+                    self.units
+                ));
+            }
+        } else if held != self.units {
+            return Err(format!(
+                "units: {} units, but the report holds {held} cells and experiments",
+                self.units
+            ));
+        }
+        let units = self
+            .cells
+            .iter()
+            .map(|c| c.unit)
+            .chain(self.experiments.iter().map(|e| e.unit));
+        for (i, unit) in units.enumerate() {
+            if unit >= self.units {
+                return Err(format!(
+                    "unit {unit} (entry {i}) is beyond the plan's {} units",
+                    self.units
+                ));
+            }
+            if let Some(s) = self.shard
+                && !s.owns(unit)
+            {
+                return Err(format!("unit {unit} does not belong to shard {s}"));
+            }
+        }
+        for (i, c) in self.cells.iter().enumerate() {
+            let seeds = Seeds {
+                first: c.first_seed,
+                count: c.trials,
+            };
+            if let Some(reason) = seeds.problem() {
+                return Err(format!("cells[{i}].trials: {reason}"));
+            }
+            for (j, b) in c.bounds.iter().enumerate() {
+                let k = &b.counts;
+                let sum = [
+                    k.pass,
+                    k.violation,
+                    k.undecided,
+                    k.hypothesis_not_met,
+                    k.non_finite,
+                ]
+                .iter()
+                .try_fold(0u64, |a, &x| a.checked_add(x));
+                if sum.is_none_or(|s| s > c.trials) {
+                    return Err(format!(
+                        "cells[{i}].bounds[{j}].counts: the outcomes add up to more than the cell's {} trials",
+                        c.trials
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// 0 when every rigorous bound held, 1 on a violation.
@@ -540,9 +658,12 @@ impl AuditReport {
             .to_string();
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut charts = Vec::new();
-        for e in self.experiments.iter().map(|x| &x.report) {
+        for x in &self.experiments {
+            let e = &x.report;
             for (k, chart) in e.charts.iter().enumerate() {
-                let file = format!("{stem}-{}-{k}.svg", e.name);
+                // The unit keeps two experiments of one name apart (the
+                // second overwrote the first's charts until 2026-11-25).
+                let file = format!("{stem}-{}-{}-{k}.svg", x.unit, e.name);
                 let target = dir.join(&file);
                 std::fs::write(&target, chart.to_svg()?).map_err(|source| Error::Io {
                     path: target,
@@ -583,14 +704,14 @@ impl AuditReport {
             env.device,
             self.schema,
             self.seeds.first,
-            self.seeds.first + self.seeds.count - 1,
+            self.seeds.last(),
             self.confidence
         );
         let (headers, rows) = self.rows();
-        let _ = writeln!(out, "| {} |", headers.join(" | "));
+        let _ = writeln!(out, "{}", super::experiment::markdown_row(&headers));
         let _ = writeln!(out, "|{}|", vec!["---"; headers.len()].join("|"));
         for r in &rows {
-            let _ = writeln!(out, "| {} |", r.join(" | ").replace('\n', " "));
+            let _ = writeln!(out, "{}", super::experiment::markdown_row(r));
         }
         let t = &self.totals;
         let _ = writeln!(
@@ -619,11 +740,7 @@ impl AuditReport {
                 {
                     continue;
                 }
-                let _ = writeln!(
-                    out,
-                    "- {} n={} {} [{}]:",
-                    c.kernel, c.size, c.distribution, b.label
-                );
+                let _ = writeln!(out, "- {} [{}]:", c.describe(), b.label);
                 if let Some(v) = &b.first_violation {
                     let _ = writeln!(
                         out,

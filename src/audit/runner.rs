@@ -61,7 +61,19 @@ pub fn run_plan(plan: &Plan, options: RunOptions) -> Result<AuditReport> {
             cell.size,
             cell.distribution.label()
         ));
-        reports.push(run_cell(unit, cell, plan.confidence, &bar)?);
+        reports.push(
+            run_cell(unit, cell, plan.confidence, &bar).map_err(|(seed, e)| {
+                // One line naming the plan, the cell and the seed: the kernel's
+                // message alone ("x[0] = ... overflows fp32") named none of
+                // them (review of 2026-11-25).
+                Error::usage(format!(
+                    "{}: unit {unit} ({}) seed {seed}: {}",
+                    plan.source.display(),
+                    describe(cell),
+                    e.to_string().replace('\n', " ")
+                ))
+            })?,
+        );
     }
     let mut experiments = Vec::with_capacity(specs.len());
     let mut timed_units = Vec::new();
@@ -96,9 +108,16 @@ pub fn run_plan(plan: &Plan, options: RunOptions) -> Result<AuditReport> {
 
 /// Generates the inputs of one trial.
 pub fn trial_inputs(cell: &Cell, seed: u64) -> Result<Inputs> {
+    // Checked before the shapes are built: a plan validates its sizes
+    // against MAX_INPUT_ELEMENTS, but a `Cell` can be built without one
+    // (`size * size` overflowed for sizes of 2^32 until 2026-11-25; review).
+    super::plan::input_elements(cell.kernel, cell.size).map_err(Error::usage)?;
     let mut inputs = Inputs::new();
     for (stream, (name, shape)) in cell.kernel.audit_shapes(cell.size).into_iter().enumerate() {
-        let len = shape.iter().product();
+        let len = shape
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .ok_or_else(|| Error::usage(format!("input {name}: the element count overflows")))?;
         let values = cell
             .distribution
             .sample(seed, stream as u64, len)
@@ -122,13 +141,37 @@ pub fn trial_inputs(cell: &Cell, seed: u64) -> Result<Inputs> {
 /// One bound's verdicts over a cell's trials (seed, verdict), and the causes of its violations.
 type LabelledTrials = (String, Vec<(u64, Verdict)>, ViolationCauses);
 
-fn run_cell(unit: usize, cell: &Cell, confidence: f64, bar: &ProgressBar) -> Result<CellReport> {
+/// A cell for people: kernel, parameters, size and distribution.
+fn describe(cell: &Cell) -> String {
+    let params: Vec<String> = cell
+        .params
+        .as_map()
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!(
+        "kernel {} {} n={} {}",
+        cell.kernel.name(),
+        params.join(" "),
+        cell.size,
+        cell.distribution.label()
+    )
+}
+
+/// Runs one cell; an error comes with the seed of the trial that raised it.
+fn run_cell(
+    unit: usize,
+    cell: &Cell,
+    confidence: f64,
+    bar: &ProgressBar,
+) -> std::result::Result<CellReport, (u64, Error)> {
     // Per bound label, in the kernel's order (the rigorous bound first).
     let mut by_label: Vec<LabelledTrials> = Vec::new();
     for seed in cell.seeds.first..cell.seeds.first + cell.seeds.count {
-        let inputs = trial_inputs(cell, seed)?;
-        let run = cell.kernel.run(&inputs, &cell.params)?;
-        let verdicts = run.verdicts()?;
+        let at = |e: Error| (seed, e);
+        let inputs = trial_inputs(cell, seed).map_err(at)?;
+        let run = cell.kernel.run(&inputs, &cell.params).map_err(at)?;
+        let verdicts = run.verdicts().map_err(at)?;
         let rigorous_outcome = verdicts[0].verdict.outcome.clone();
         for LabelledVerdict { label, verdict, .. } in verdicts {
             let cause = verdict
@@ -150,13 +193,10 @@ fn run_cell(unit: usize, cell: &Cell, confidence: f64, bar: &ProgressBar) -> Res
     }
     let mut bounds = Vec::with_capacity(by_label.len());
     for (index, (label, verdicts, causes)) in by_label.into_iter().enumerate() {
-        bounds.push(summarize_bound(
-            label,
-            index == 0,
-            &verdicts,
-            causes,
-            confidence,
-        )?);
+        bounds.push(
+            summarize_bound(label, index == 0, &verdicts, causes, confidence)
+                .map_err(|e| (cell.seeds.first, e))?,
+        );
     }
     Ok(CellReport {
         unit,
@@ -310,7 +350,13 @@ mod tests {
             first_seed: 7,
             bounds: vec![summary],
         };
-        let plan = Plan::default_plan().unwrap();
+        // A one-unit plan: a report read back must hold as many units as
+        // its plan has (AuditReport::from_json checks it).
+        let plan = Plan::from_toml(
+            "name = \"u\"\nseeds = { first = 7, count = 3 }\n[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [1]\ndistributions = [{ kind = \"uniform\", low = 0.0, high = 1.0 }]\n",
+            std::path::Path::new("u.toml"),
+        )
+        .unwrap();
         let timings = Timings {
             total_seconds: 0.0,
             timed_units: Vec::new(),

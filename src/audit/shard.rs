@@ -6,7 +6,7 @@
 //! tasks) runs the units `u` with `u mod N = I - 1`. Every unit draws its
 //! inputs from its own seeds, so a unit's result does not depend on the
 //! shard that ran it, and [`merge`] of all `N` shard reports equals the
-//! unsharded report (timings aside). A Slurm example is in docs/sharding.md.
+//! unsharded report (timings, and the timed experiments they list, aside). A Slurm example is in docs/sharding.md.
 
 use super::report::AuditReport;
 use crate::error::{Error, Result};
@@ -90,7 +90,9 @@ pub fn merge(shards: Vec<(PathBuf, AuditReport)>) -> Result<AuditReport> {
     let Some(first_shard) = first.shard else {
         return Err(bad(first_path, "not a shard (no \"shard\" field)".into()));
     };
-    let mut seen = vec![false; first_shard.count];
+    // A set, not a vector of `count` flags: `count` comes from a file
+    // (2^63 aborted on allocation until 2026-11-25; review).
+    let mut seen = std::collections::BTreeSet::new();
     for (path, r) in &shards {
         let shard = r
             .shard
@@ -129,14 +131,26 @@ pub fn merge(shards: Vec<(PathBuf, AuditReport)>) -> Result<AuditReport> {
                 format!("shard {shard} is not one of {} shards", first_shard.count),
             ));
         }
-        if std::mem::replace(&mut seen[shard.index - 1], true) {
+        if r.units != first.units {
+            return Err(bad(
+                path,
+                format!(
+                    "units: {} differs from {}'s {}: shards of different plans",
+                    r.units,
+                    first_path.display(),
+                    first.units
+                ),
+            ));
+        }
+        if !seen.insert(shard.index) {
             return Err(bad(path, format!("shard {shard} given twice")));
         }
     }
-    if let Some(missing) = seen.iter().position(|s| !s) {
+    // The first index not seen: among the first `seen.len() + 1`, so this
+    // ends quickly whatever the count.
+    if let Some(missing) = (1..=first_shard.count).find(|i| !seen.contains(i)) {
         return Err(Error::usage(format!(
-            "merge: shard {}/{} is missing",
-            missing + 1,
+            "merge: shard {missing}/{} is missing",
             first_shard.count
         )));
     }
@@ -160,7 +174,9 @@ pub fn merge(shards: Vec<(PathBuf, AuditReport)>) -> Result<AuditReport> {
         .chain(experiments.iter().map(|e| e.unit))
         .collect();
     units.sort_unstable();
-    if units != (0..template.units).collect::<Vec<_>>() {
+    // Compared lazily: `units` comes from a file (10^15 aborted on
+    // allocation until 2026-11-25; review).
+    if !units.iter().copied().eq(0..template.units) {
         return Err(Error::usage(format!(
             "merge: the shards hold units {:?}..., not each of the plan's {} units once",
             &units[..units.len().min(8)],

@@ -1,0 +1,305 @@
+//! Hostile plans and reports: each is refused with exit code 2 and one line
+//! naming the file and the field, never a panic, an abort or a hang
+//! (review of 2026-11-25, /tmp/review-cli.md items 2, 4, 5, 10-14).
+//! Every plan here is tiny, with fixed seeds.
+
+use std::path::{Path, PathBuf};
+
+mod common;
+use common::cli::{assert_bad_input, boundgate, stderr, workdir};
+
+/// Writes `text` as `dir/name` and returns its path.
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A one-campaign plan: `kernel` at `size`, over `dist`, with extra lines.
+fn plan(kernel: &str, size: &str, dist: &str, extra: &str) -> String {
+    format!(
+        "name = \"t\"\nseeds = {{ first = 1, count = 2 }}\n[[campaign]]\nkernel = \"{kernel}\"\nsizes = [{size}]\ndistributions = [{dist}]\n{extra}\n"
+    )
+}
+
+const UNIFORM: &str = "{ kind = \"uniform\", low = -1.0, high = 1.0 }";
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A shard report of a tiny plan, as JSON to forge.
+fn shard_json(dir: &Path) -> serde_json::Value {
+    let p = write(dir, "p.toml", &plan("dot-recursive", "4", UNIFORM, ""));
+    let json = dir.join("s.json");
+    let o = boundgate(&[
+        "audit",
+        "--plan",
+        s(&p),
+        "--quiet",
+        "--shard",
+        "1/1",
+        "--json",
+        s(&json),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
+/// Writes a forged copy of `base` (changed by `f`) and merges it alone.
+fn merge_forged(
+    dir: &Path,
+    name: &str,
+    base: &serde_json::Value,
+    f: impl FnOnce(&mut serde_json::Value),
+) -> std::process::Output {
+    let mut v = base.clone();
+    f(&mut v);
+    let p = write(dir, name, &v.to_string());
+    let md = dir.join(format!("{name}.md"));
+    boundgate(&["merge", s(&p), "--markdown", s(&md)])
+}
+
+#[test]
+fn merge_refuses_forged_counts_units_and_seeds() {
+    let dir = workdir("merge-forged");
+    let base = shard_json(&dir);
+    // Shard count 2^63: allocated 2^63 flags (capacity overflow panic).
+    let o = merge_forged(&dir, "cnt.json", &base, |v| {
+        v["shard"]["count"] = serde_json::json!(1u64 << 63);
+    });
+    assert_bad_input(&o, "is missing");
+    // Units 10^15: collected 0..10^15 (allocation abort).
+    let o = merge_forged(&dir, "units.json", &base, |v| {
+        v["units"] = serde_json::json!(1_000_000_000_000_000u64);
+    });
+    assert_bad_input(&o, "units.json");
+    assert_bad_input(&o, "units:");
+    // Seed count 0: first + count - 1 underflowed in the Markdown page.
+    let o = merge_forged(&dir, "seeds.json", &base, |v| {
+        v["seeds"] = serde_json::json!({ "first": 0, "count": 0 });
+    });
+    assert_bad_input(&o, "seeds.json");
+    assert_bad_input(&o, "seeds:");
+    // More outcomes than trials: rendered as "5 of 2 trials violate".
+    let o = merge_forged(&dir, "viol.json", &base, |v| {
+        v["cells"][0]["bounds"][0]["counts"]["violation"] = serde_json::json!(5);
+    });
+    assert_bad_input(&o, "cells[0].bounds[0].counts");
+    // A unit beyond the plan's.
+    let o = merge_forged(&dir, "unit.json", &base, |v| {
+        v["cells"][0]["unit"] = serde_json::json!(7);
+    });
+    assert_bad_input(&o, "unit.json");
+}
+
+#[test]
+fn plan_sizes_and_trials_are_capped_with_the_field_named() {
+    let dir = workdir("caps");
+    // 10^12 values: aborted on allocation.
+    let p = write(
+        &dir,
+        "big.toml",
+        &plan("dot-recursive", "1000000000000", UNIFORM, ""),
+    );
+    assert_bad_input(&boundgate(&["audit", "--plan", s(&p)]), "campaign[0].sizes");
+    // 2^32: size * size overflowed in the runner (exit 101).
+    let p = write(
+        &dir,
+        "bigm.toml",
+        &plan("mpfma-gemm", "4294967296", UNIFORM, ""),
+    );
+    assert_bad_input(&boundgate(&["audit", "--plan", s(&p)]), "campaign[0].sizes");
+    // 10^5 x 10^5 = 10^10 values: 80 GB.
+    let p = write(
+        &dir,
+        "bigr.toml",
+        &plan("residual-gemm", "100000", UNIFORM, ""),
+    );
+    let o = boundgate(&["audit", "--plan", s(&p)]);
+    assert_bad_input(&o, "bigr.toml");
+    assert_bad_input(&o, "2^28");
+    // Trials beyond 2^20 per cell.
+    let text = plan("dot-recursive", "4", UNIFORM, "").replace("count = 2", "count = 10000000");
+    let p = write(&dir, "many.toml", &text);
+    assert_bad_input(&boundgate(&["audit", "--plan", s(&p)]), "seeds.count");
+    // An experiment's size of 10^12.
+    let p = write(
+        &dir,
+        "exp.toml",
+        "name = \"e\"\nseeds = { first = 1, count = 1 }\n[[experiment]]\nname = \"dot-tightness\"\nparams = { sizes = [1000000000000] }\n",
+    );
+    assert_bad_input(
+        &boundgate(&["audit", "--plan", s(&p)]),
+        "experiment[0].params.sizes",
+    );
+}
+
+#[test]
+fn a_kernel_refusal_names_plan_cell_and_seed() {
+    let dir = workdir("refusal");
+    let p = write(
+        &dir,
+        "w.toml",
+        &plan(
+            "dot-tree",
+            "8",
+            "{ kind = \"uniform\", low = -1e300, high = 1e300 }",
+            "",
+        ),
+    );
+    let o = boundgate(&["audit", "--plan", s(&p), "--quiet"]);
+    assert_bad_input(&o, "w.toml: unit 0 (kernel dot-tree");
+    assert_bad_input(&o, "n=8 U(");
+    assert_bad_input(&o, "seed 1:");
+    // N(0, 1e308) draws infinities: refused when the plan is read.
+    let p = write(
+        &dir,
+        "q.toml",
+        &plan(
+            "qdot",
+            "8",
+            "{ kind = \"normal\", mean = 0.0, std_dev = 1e308 }",
+            "",
+        ),
+    );
+    assert_bad_input(
+        &boundgate(&["audit", "--plan", s(&p)]),
+        "campaign[0].distributions[0]",
+    );
+}
+
+#[test]
+fn markdown_charts_of_same_named_experiments_do_not_collide() {
+    let dir = workdir("charts");
+    let p = write(
+        &dir,
+        "d.toml",
+        "name = \"d\"\nseeds = { first = 1, count = 1 }\n[[experiment]]\nname = \"dot-tightness\"\nparams = { formats = [\"fp16\"], sizes = [10, 100] }\n[[experiment]]\nname = \"dot-tightness\"\nparams = { formats = [\"fp32\"], sizes = [10, 100] }\n",
+    );
+    let md = dir.join("r.md");
+    let o = boundgate(&["audit", "--plan", s(&p), "--quiet", "--markdown", s(&md)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&md).unwrap();
+    let (a, b) = (
+        dir.join("r-0-dot-tightness-0.svg"),
+        dir.join("r-1-dot-tightness-0.svg"),
+    );
+    assert!(
+        text.contains("r-0-dot-tightness-0.svg") && text.contains("r-1-dot-tightness-0.svg"),
+        "{text}"
+    );
+    assert_ne!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}
+
+#[test]
+fn markdown_table_cells_escape_pipes() {
+    use boundgate::audit::experiment::Table;
+    let mut t = Table::new("acg", &["problem", "true ||b - Ax|| / ||b||"]);
+    t.row(vec!["a|b".into(), "1e-16".into()]);
+    let md = t.to_markdown();
+    let header = md.lines().nth(2).unwrap();
+    assert_eq!(
+        header,
+        "| problem | true \\|\\|b - Ax\\|\\| / \\|\\|b\\|\\| |"
+    );
+    // As many unescaped separators in each row as in the delimiter row.
+    let unescaped = |l: &str| l.replace("\\|", "").matches('|').count();
+    for line in md.lines().skip(2) {
+        assert_eq!(unescaped(line), 3, "{line}");
+    }
+}
+
+/// A report of a tiny plan, run in process.
+fn tiny_report(name: &str) -> boundgate::audit::AuditReport {
+    let text = plan("dot-recursive", "4", UNIFORM, "")
+        .replace("name = \"t\"", &format!("name = \"{name}\""));
+    let plan = boundgate::audit::Plan::from_toml(&text, Path::new("t.toml")).unwrap();
+    boundgate::audit::run_plan(&plan, Default::default()).unwrap()
+}
+
+#[test]
+fn junit_and_html_show_what_strict_fails() {
+    use boundgate::audit::{html, junit};
+    use boundgate::error::ExitCode;
+    // Every trial's exact result non-finite: no rigorous verdict at all.
+    let mut r = tiny_report("t");
+    let b = &mut r.cells[0].bounds[0];
+    assert!(b.gating);
+    b.counts.non_finite = b.counts.pass;
+    b.counts.pass = 0;
+    r.totals = boundgate::audit::report::Totals::of(&r.cells, &r.experiments);
+    assert_eq!(r.strict_exit_code(), ExitCode::Unjudged);
+    let xml = junit::to_junit(&r);
+    assert!(xml.contains("skipped=\"1\""), "{xml}");
+    assert!(
+        xml.contains("2 of 2 trials had a non-finite exact result"),
+        "{xml}"
+    );
+    assert!(xml.contains("not judged (--strict fails)"), "{xml}");
+    let page = html::to_html(&r).unwrap();
+    assert!(!page.contains("every rigorous bound held"));
+    assert!(page.contains("2 verdicts not judged (--strict fails)"));
+
+    // A partial hypothesis failure: still a pass, with a note.
+    let mut r = tiny_report("t");
+    let b = &mut r.cells[0].bounds[0];
+    b.counts.pass = 1;
+    b.counts.hypothesis_not_met = 1;
+    r.totals = boundgate::audit::report::Totals::of(&r.cells, &r.experiments);
+    let xml = junit::to_junit(&r);
+    assert!(xml.contains("skipped=\"0\""), "{xml}");
+    assert!(
+        xml.contains("0 undecided, 1 hypothesis not met, 0 non-finite"),
+        "{xml}"
+    );
+    assert!(html::to_html(&r).unwrap().contains("1 verdicts not judged"));
+}
+
+#[test]
+fn junit_of_a_plan_named_with_noncharacters_is_well_formed() {
+    let r = tiny_report("a\u{FFFF}b\u{FFFE}");
+    let xml = boundgate::audit::junit::to_junit(&r);
+    assert!(!xml.contains('\u{FFFF}') && !xml.contains('\u{FFFE}'));
+    assert!(xml.contains("boundgate audit: a b "), "{xml}");
+}
+
+/// The reproducibility claim names its exception: timed experiments' tables
+/// differ from run to run (review item 14).
+#[test]
+fn docs_state_the_timed_units_exception() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for doc in ["README.md", "docs/sharding.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let claim = flat
+            .find("byte-identical")
+            .unwrap_or_else(|| panic!("{doc}"));
+        let nearby = &flat[claim..(claim + 300).min(flat.len())];
+        assert!(nearby.contains("timings.timed_units"), "{doc}: {nearby}");
+    }
+}
+
+#[test]
+fn confidence_just_below_one_is_refused_when_the_plan_is_read() {
+    let text = plan("dot-recursive", "4", UNIFORM, "").replace(
+        "[[campaign]]",
+        "confidence = 0.9999999999999999\n[[campaign]]",
+    );
+    let e = boundgate::audit::Plan::from_toml(&text, Path::new("c.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("c.toml:3: confidence:"), "{e}");
+}
+
+#[test]
+fn markdown_violation_entries_name_the_cell_parameters() {
+    let mut r = tiny_report("t");
+    r.cells[0].bounds[0].hypothesis_reasons = vec!["forged".into()];
+    let md = r.to_markdown();
+    let line = md
+        .lines()
+        .find(|l| l.starts_with("- dot-recursive"))
+        .unwrap();
+    assert!(line.contains("format=") && line.contains("n=4"), "{line}");
+}
