@@ -99,7 +99,7 @@ impl Params {
     pub fn bool(&self, key: &str) -> Result<bool> {
         self.parsed(key, "true or false")
     }
-    /// A positive integer.
+    /// A non-negative integer (0 included; what 0 means is the kernel's to say).
     pub fn usize(&self, key: &str) -> Result<usize> {
         self.parsed(key, "a non-negative integer")
     }
