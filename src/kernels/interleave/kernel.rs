@@ -36,7 +36,6 @@ use crate::kernels::{
     Reference, Shape, input,
 };
 use boundgate_verify::VerifyError;
-use boundgate_verify::bounds::directed::{add_up, div_up, sub_down};
 use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
 use boundgate_verify::check::ElementBounds;
 use boundgate_verify::oracle::ErrorMeasure;
@@ -122,20 +121,11 @@ fn certified_measure(computed: f64, g: f64, radius: f64) -> ErrorMeasure {
     if !computed.is_finite() || !g.is_finite() {
         return ErrorMeasure::NonFinite { computed, exact: g };
     }
-    let absolute_up = add_up(abs_diff_up(computed, g), radius);
-    // No positive lower bound on |X| when the enclosure reaches zero: no
-    // relative error (ErrorMeasure's contract), not an infinite one.
-    let floor = sub_down(g.abs(), radius);
-    let relative_up = (floor > 0.0).then(|| div_up(absolute_up, floor));
-    // |computed - X| >= |computed - g| - radius; at radius 0, g is X.
-    let absolute_down =
-        (radius > 0.0).then(|| sub_down(abs_diff_down(computed, g), radius).max(0.0));
-    ErrorMeasure::Finite {
-        absolute_up,
-        absolute_down,
-        relative_up,
-        exact: g,
-    }
+    ErrorMeasure::enclosed(
+        (abs_diff_down(computed, g), abs_diff_up(computed, g)),
+        radius,
+        (g, g.abs()),
+    )
 }
 
 /// A binary64 run on given coefficients, powers and start, with its radius.

@@ -1,6 +1,7 @@
 //! [`ErrorMeasure`]: how far a computed value is from an exact one, as
 //! rigorous upper bounds that bound checks can compare with.
 
+use crate::bounds::directed::{add_up, div_up, sub_down};
 use crate::format::{Fixed, Format, RoundingMode};
 use rug::float::Round;
 use rug::{Float, Rational};
@@ -85,6 +86,43 @@ impl ErrorMeasure {
     /// Whether both sides are finite.
     pub fn is_finite(&self) -> bool {
         matches!(self, ErrorMeasure::Finite { .. })
+    }
+
+    /// The error of a computed value against an exact result known only to
+    /// lie within `radius` of a centre (an enclosure oracle's answer), from
+    /// the distance `d` between the computed value and the centre, given as
+    /// `(d rounded down, d rounded up)`, and the centre as `(its nearest f64,
+    /// |centre| rounded down)`. The error then lies in `[d - radius, d +
+    /// radius]` ([`ErrorMeasure::Finite`]'s `absolute_down` and
+    /// `absolute_up`; no lower end at radius 0, where the centre is exact),
+    /// and `|exact| >= |centre| - radius` bounds the relative error when that
+    /// is positive. The TRSV oracle and HotSpot3D's certified run both
+    /// measure through it.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::ErrorMeasure;
+    /// // Computed 1.5; the exact value within 0.25 of 1: the error is in [0.25, 0.75].
+    /// let m = ErrorMeasure::enclosed((0.5, 0.5), 0.25, (1.0, 1.0));
+    /// let ErrorMeasure::Finite { absolute_up, absolute_down, relative_up, .. } = m else { unreachable!() };
+    /// assert_eq!((absolute_down, absolute_up), (Some(0.25), 0.75));
+    /// assert_eq!(relative_up, Some(1.0)); // 0.75 / (1 - 0.25)
+    /// ```
+    pub fn enclosed(distance: (f64, f64), radius: f64, centre: (f64, f64)) -> ErrorMeasure {
+        let (distance_down, distance_up) = distance;
+        let (centre_nearest, centre_abs_down) = centre;
+        let absolute_up = add_up(distance_up, radius);
+        let absolute_down = (radius > 0.0).then(|| sub_down(distance_down, radius).max(0.0));
+        // No positive lower bound on |exact| when the enclosure reaches zero:
+        // no relative error, not an infinite one.
+        let floor = sub_down(centre_abs_down, radius);
+        let relative_up = (floor > 0.0).then(|| div_up(absolute_up, floor));
+        ErrorMeasure::Finite {
+            absolute_up,
+            absolute_down,
+            relative_up,
+            exact: centre_nearest,
+        }
     }
 
     /// The error of `computed` against an exact rational value: `exact` is

@@ -661,33 +661,21 @@ fn enclosure_measure(x_hat: f64, correction: &ExactSum, z: f64) -> ErrorMeasure 
             exact: f64::NAN,
         };
     }
-    let absolute_up = add_up(abs_up(correction), z);
+    // x = (x^ + D) + delta: the error |D + delta| lies within z of |D|.
     let mut mid = correction.clone();
     mid.add(x_hat);
     let exact = mid.to_f64();
-    let lower = sub_down(abs_down(&mid), z);
-    let relative_up = if mid.is_zero() && z == 0.0 {
-        None
-    } else if lower > 0.0 {
-        Some(div_up(absolute_up, lower))
-    } else {
-        None
-    };
     if !exact.is_finite() {
         return ErrorMeasure::NonFinite {
             computed: x_hat,
             exact,
         };
     }
-    // The error |D + delta| is at least |D| - z; with z = 0 it is |D| itself,
-    // known exactly, and `absolute_up` alone decides.
-    let absolute_down = (z > 0.0).then(|| sub_down(abs_down(correction), z).max(0.0));
-    ErrorMeasure::Finite {
-        absolute_up,
-        absolute_down,
-        relative_up,
-        exact,
-    }
+    ErrorMeasure::enclosed(
+        (abs_down(correction), abs_up(correction)),
+        z,
+        (exact, abs_down(&mid)),
+    )
 }
 
 /// The exact solution in rational arithmetic, by substitution: slow (the
