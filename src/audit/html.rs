@@ -150,8 +150,7 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
     // The strict gate decides the wording: "every rigorous bound held" next
     // to 20 non-finite verdicts read as a pass that `--strict` fails
     // (review of 2026-11-25).
-    let r = &t.rigorous;
-    let not_judged = r.undecided + r.hypothesis_not_met + r.non_finite;
+    let not_judged = t.rigorous.not_judged();
     let verdict = match report.strict_exit_code() {
         crate::error::ExitCode::Ok => {
             "<span class=\"pass\">PASS: every rigorous bound held</span>".to_string()

@@ -79,7 +79,7 @@ fn findings(bounds: &[BoundSummary]) -> Vec<String> {
 /// fails on), as a note, or `None` when every trial was judged.
 fn unjudged(b: &BoundSummary) -> Option<String> {
     let k = &b.counts;
-    (k.undecided + k.hypothesis_not_met + k.non_finite > 0).then(|| {
+    (k.not_judged() > 0).then(|| {
         format!(
             "[{}] not judged (--strict fails): {} undecided, {} hypothesis not met, {} non-finite",
             b.label, k.undecided, k.hypothesis_not_met, k.non_finite

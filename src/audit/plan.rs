@@ -289,17 +289,11 @@ impl Plan {
                 format!("{} is not in (0, 1)", self.confidence),
             ));
         }
-        // The checker judges two-sided intervals at (1 + c) / 2, which
-        // rounds to 1 for c within 2^-53 of 1: such a plan ran every cell and
-        // then failed with "confidence = 1" and no file (review, 2026-11-25).
-        if (1.0 + self.confidence) / 2.0 >= 1.0 {
-            return Err(err(
-                "confidence".into(),
-                format!(
-                    "{} is too close to 1: (1 + confidence) / 2 rounds to 1",
-                    self.confidence
-                ),
-            ));
+        // The checker may split the confidence between two tests: a plan
+        // whose split rounds to 1 ran every cell and then failed with no file
+        // named (review, 2026-11-25), so it is refused here, by the same rule.
+        if let Err(e) = boundgate_verify::check::split_confidence(self.confidence) {
+            return Err(err("confidence".into(), e.to_string()));
         }
         if let Some(reason) = self.seeds.problem() {
             return Err(err("seeds.count".into(), reason));

@@ -40,6 +40,12 @@ pub struct OutcomeCounts {
 }
 
 impl OutcomeCounts {
+    /// The rigorous verdicts that were not judged (undecided, hypothesis
+    /// not met, non-finite): what `--strict` fails on.
+    pub fn not_judged(&self) -> u64 {
+        self.undecided + self.hypothesis_not_met + self.non_finite
+    }
+
     fn add(&mut self, o: &OutcomeCounts) {
         self.pass += o.pass;
         self.violation += o.violation;
@@ -164,13 +170,29 @@ impl CellReport {
     /// assert_eq!(c.describe(), "qdot t=9 n=16 U(-1,1)");
     /// ```
     pub fn describe(&self) -> String {
-        let mut out = self.kernel.clone();
-        for (k, v) in &self.params {
-            let _ = write!(out, " {k}={v}");
-        }
-        let _ = write!(out, " n={} {}", self.size, self.distribution);
-        out
+        describe_cell(
+            &self.kernel,
+            self.params.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            self.size,
+            &self.distribution,
+        )
     }
+}
+
+/// `kernel k=v ... n=size distribution`: a cell as [`CellReport::describe`]
+/// and the runner's errors name it.
+pub(crate) fn describe_cell<'a>(
+    kernel: &str,
+    params: impl IntoIterator<Item = (&'a str, &'a str)>,
+    size: usize,
+    distribution: &str,
+) -> String {
+    let mut out = kernel.to_string();
+    for (k, v) in params {
+        let _ = write!(out, " {k}={v}");
+    }
+    let _ = write!(out, " n={size} {distribution}");
+    out
 }
 
 /// Totals over the whole plan.
@@ -477,11 +499,7 @@ impl AuditReport {
     pub fn strict_exit_code(&self) -> ExitCode {
         let rigorous = &self.totals.rigorous;
         match self.exit_code() {
-            ExitCode::Ok
-                if rigorous.undecided + rigorous.hypothesis_not_met + rigorous.non_finite > 0 =>
-            {
-                ExitCode::Unjudged
-            }
+            ExitCode::Ok if rigorous.not_judged() > 0 => ExitCode::Unjudged,
             code => code,
         }
     }

@@ -3,7 +3,8 @@
 use super::experiment::{ExperimentContext, Params as ExperimentParams};
 use super::plan::{Cell, Plan};
 use super::report::{
-    AuditReport, BoundSummary, CellReport, ExperimentEntry, OutcomeCounts, Timings, ViolationCauses,
+    AuditReport, BoundSummary, CellReport, ExperimentEntry, OutcomeCounts, Timings,
+    ViolationCauses, describe_cell,
 };
 use super::shard::Shard;
 use crate::error::{Error, Result};
@@ -143,19 +144,14 @@ type LabelledTrials = (String, Vec<(u64, Verdict)>, ViolationCauses);
 
 /// A cell for people: kernel, parameters, size and distribution.
 fn describe(cell: &Cell) -> String {
-    let params: Vec<String> = cell
-        .params
-        .as_map()
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    format!(
-        "kernel {} {} n={} {}",
+    let params = cell.params.as_map().iter().map(|(k, v)| (*k, v.as_str()));
+    let label = describe_cell(
         cell.kernel.name(),
-        params.join(" "),
+        params,
         cell.size,
-        cell.distribution.label()
-    )
+        &cell.distribution.label(),
+    );
+    format!("kernel {label}")
 }
 
 /// Runs one cell; an error comes with the seed of the trial that raised it.

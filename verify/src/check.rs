@@ -426,6 +426,33 @@ impl TrialsVerdict {
     }
 }
 
+/// The confidence of each of [`judge_trials`]' two tests when both run,
+/// `(1 + confidence) / 2` (Bonferroni).
+///
+/// # Errors
+/// A confidence outside (0, 1), or too close to 1 for its split to stay
+/// below 1: only `1 - 2^-53`, the largest `f64` below 1, splits to 1 itself,
+/// which was reported as "confidence = 1" (review, 2026-11-25).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::check::split_confidence;
+/// assert_eq!(split_confidence(0.99).unwrap(), 0.995);
+/// assert!(split_confidence(1.0 - 2f64.powi(-53)).is_err());
+/// ```
+pub fn split_confidence(confidence: f64) -> Result<f64> {
+    check_confidence(confidence)?;
+    let each = (1.0 + confidence) / 2.0;
+    if each >= 1.0 {
+        return Err(VerifyError::invalid(
+            "confidence",
+            confidence,
+            "too close to 1 to split between the trial and per-element tests; at most 1 - 2^-52",
+        ));
+    }
+    Ok(each)
+}
+
 /// Judges a probabilistic bound over trials: each verdict is one independent
 /// trial.
 ///
@@ -524,19 +551,10 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
     // A vacuous trial claim can never be rejected, so the per-element test
     // then needs no share of the significance (vacuity follows from p and m).
     let each = if several_elements && claimed > 0.0 {
-        (1.0 + confidence) / 2.0
+        split_confidence(confidence)?
     } else {
         confidence
     };
-    // Only 1 - 2^-53, the largest f64 below 1, splits to 1 itself: said
-    // here with the confidence given, not as "confidence = 1" (review).
-    if each >= 1.0 {
-        return Err(VerifyError::invalid(
-            "confidence",
-            confidence,
-            "too close to 1 to split between the trial and per-element tests; at most 1 - 2^-52",
-        ));
-    }
     let statistics = if judged > 0 {
         Some(judge_violations(violations, judged, claimed, each)?)
     } else {

@@ -615,9 +615,10 @@ fn record(node: &mut Node, i: usize, shared: &Shared<'_>) -> Result<()> {
 /// The ending of a run that switches to `version` after `iteration`
 /// iterations, if that version is `half` and a power overflows binary16.
 fn half_power_overflow(app: &HotSpot3D, version: Version, iteration: usize) -> Option<Ending> {
-    let (index, value) = app
-        .half_power_overflow()
-        .filter(|_| version == Version::Half)?;
+    if version != Version::Half {
+        return None;
+    }
+    let (index, value) = app.half_power_overflow()?;
     Some(Ending::PowerOverflow {
         iteration,
         index,
