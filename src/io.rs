@@ -94,8 +94,9 @@ fn npy_error(path: &Path, reason: impl Into<String>) -> Error {
 
 /// Checks the header's shape before npyz parses it: npyz multiplies the
 /// dimensions unchecked, so a hostile header such as `(2^62, 8)` would
-/// overflow inside it.
-fn precheck_shape(path: &Path, file: &mut File) -> Result<()> {
+/// overflow inside it. Returns where the data starts (the header's end),
+/// or None for a file that is not `.npy` (npyz then says why).
+fn precheck_header(path: &Path, file: &mut File) -> Result<Option<u64>> {
     use std::io::{Seek, SeekFrom};
     let io = |source| Error::Io {
         path: path.to_path_buf(),
@@ -106,7 +107,7 @@ fn precheck_shape(path: &Path, file: &mut File) -> Result<()> {
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     if got < 10 || &prefix[..6] != b"\x93NUMPY" {
         // Not .npy at all: npyz gives the precise message.
-        return Ok(());
+        return Ok(None);
     }
     let (len, start) = match prefix[6] {
         1 => (u64::from(u16::from_le_bytes([prefix[8], prefix[9]])), 10u64),
@@ -116,7 +117,7 @@ fn precheck_shape(path: &Path, file: &mut File) -> Result<()> {
             ])),
             12,
         ),
-        _ => return Ok(()),
+        _ => return Ok(None),
     };
     let mut header = Vec::new();
     file.seek(SeekFrom::Start(start)).map_err(io)?;
@@ -150,7 +151,7 @@ fn precheck_shape(path: &Path, file: &mut File) -> Result<()> {
                 .ok_or_else(|| npy_error(path, format!("shape ({tuple}) overflows")))?;
         }
     }
-    Ok(())
+    Ok(Some(start + len))
 }
 
 /// Reads a float64/float32/float16 `.npy` file.
@@ -159,7 +160,7 @@ pub fn read_npy(path: &Path) -> Result<Tensor> {
         path: path.to_path_buf(),
         source,
     })?;
-    precheck_shape(path, &mut file)?;
+    let data_start = precheck_header(path, &mut file)?;
     let file_len = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
     let npy = NpyFile::new(BufReader::new(file))
         .map_err(|e| npy_error(path, format!("not a valid .npy file ({e})")))?;
@@ -230,6 +231,22 @@ pub fn read_npy(path: &Path) -> Result<Tensor> {
         return Err(npy_error(
             path,
             format!("shape {shape:?}: dimension {d} exceeds the file's {file_len} bytes"),
+        ));
+    }
+    // Bytes after the data: a file that is not what its header says (two
+    // arrays concatenated, or a wrong shape written over a larger array);
+    // npyz reads only the header's count and would drop the rest unseen.
+    if let Some(start) = data_start
+        && file_len != u64::MAX
+        && file_len > start.saturating_add(needed)
+    {
+        return Err(npy_error(
+            path,
+            format!(
+                "{} bytes after the {count} values of shape {shape:?} (the file has {file_len} bytes, its header and data {})",
+                file_len - start - needed,
+                start + needed
+            ),
         ));
     }
     let data: Vec<f64> = match item_size {
@@ -390,6 +407,36 @@ mod tests {
         // An ordinary empty vector stays readable.
         std::fs::write(&p, npy_header("<f8", "(0,)")).unwrap();
         assert_eq!(read_npy(&p).unwrap().data(), &[] as &[f64]);
+    }
+
+    #[test]
+    fn bytes_after_the_data_are_refused() {
+        let p = temp("trailing.npy");
+        let mut bytes = npy_header("<f8", "(2,)");
+        bytes.extend_from_slice(&1.0f64.to_le_bytes());
+        bytes.extend_from_slice(&2.0f64.to_le_bytes());
+        std::fs::write(&p, &bytes).unwrap();
+        assert_eq!(read_npy(&p).unwrap().data(), &[1.0, 2.0]);
+        // One more value than the header's shape: npyz read two and dropped
+        // the third unseen.
+        bytes.extend_from_slice(&3.0f64.to_le_bytes());
+        std::fs::write(&p, &bytes).unwrap();
+        let e = read_npy(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("trailing.npy") && e.contains("8 bytes after the 2 values"),
+            "{e}"
+        );
+        // Also for an empty array followed by data, and a float16 one.
+        let mut bytes = npy_header("<f8", "(0,)");
+        bytes.push(0);
+        std::fs::write(&p, &bytes).unwrap();
+        let e = read_npy(&p).unwrap_err().to_string();
+        assert!(e.contains("1 bytes after the 0 values"), "{e}");
+        let mut bytes = npy_header("<f2", "(1,)");
+        bytes.extend_from_slice(&[0, 0x3c, 0]);
+        std::fs::write(&p, &bytes).unwrap();
+        let e = read_npy(&p).unwrap_err().to_string();
+        assert!(e.contains("1 bytes after the 1 values"), "{e}");
     }
 
     #[test]
