@@ -235,6 +235,17 @@ pub fn recursive_higham_mary(
     )?;
     // Per-product probability P such that 1 - n (1 - P) = target.
     let per_term = sub_up(1.0, div_down(sub_down(1.0, target_probability), n as f64));
+    if per_term >= 1.0 {
+        // Named by the probability asked for: the per-term one is ours
+        // (an error saying "probability = 1" for p = 1 - 2^-53 misled).
+        return Err(VerifyError::invalid(
+            "probability",
+            target_probability,
+            format!(
+                "the per-product probability 1 - (1 - p)/{n} it needs rounds to 1 in binary64; take p further from 1"
+            ),
+        ));
+    }
     let lambda = higham_mary_lambda(per_term, u)?;
     let theta = higham_mary_gamma(n, u, lambda)?;
     let p = match theta.kind {
@@ -557,5 +568,21 @@ mod tests {
             "the published model ignores underflow"
         );
         assert!(error <= rigorous.value);
+    }
+
+    #[test]
+    fn a_target_too_close_to_one_is_named_as_given() {
+        let rne = RoundingMode::NearestEven;
+        let p = 1.0 - f64::EPSILON / 2.0; // 0.9999999999999999
+        let e = recursive_higham_mary(Format::FP32, rne, 64, 1.0, p)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("probability = 0.9999999999999999") && e.contains("rounds to 1"),
+            "{e}"
+        );
+        // One element: the per-term probability is the target itself.
+        let b = recursive_higham_mary(Format::FP32, rne, 1, 1.0, 1.0 - f64::EPSILON).unwrap();
+        assert!(matches!(b.kind, crate::bounds::Kind::Probabilistic { .. }));
     }
 }
