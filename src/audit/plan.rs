@@ -430,29 +430,63 @@ pub(crate) fn input_elements(
 }
 
 /// The 1-based line of a validated field such as `campaign[2].params.format`
-/// or `seeds.count`: the `k`-th `[[table]]` header, then the first line in
-/// it that assigns the field's first key (or the header itself).
+/// or `seeds.count`: the `k`-th `[[table]]` header, then the line in it that
+/// assigns the field (`params = {...}`, `params.format = ...`, or `format =`
+/// under a `[campaign.params]` sub-table), or the header itself.
 fn locate_field(text: &str, field: &str) -> Option<usize> {
     let (table, rest) = match field.split_once('.') {
         Some((head, rest)) if head.ends_with(']') => (Some(head), rest),
         None if field.ends_with(']') => (Some(field), ""),
         _ => (None, field),
     };
-    let key = rest.split(['.', '[']).next().unwrap_or("");
-    locate(text, table, if key.is_empty() { "" } else { key })
+    // Key names only: `distributions[1].low` is looked for as `distributions`.
+    let keys: Vec<&str> = rest
+        .split('.')
+        .map(|k| k.split('[').next().unwrap_or(""))
+        .filter(|k| !k.is_empty())
+        .collect();
+    locate_path(text, table, &keys)
 }
 
 /// The line of `key = ...` inside the `index`-th `[[name]]` table given as
 /// `name[index]` (or at top level when `table` is `None`).
 fn locate(text: &str, table: Option<&str>, key: &str) -> Option<usize> {
+    let keys: Vec<&str> = [key].into_iter().filter(|k| !k.is_empty()).collect();
+    locate_path(text, table, &keys)
+}
+
+/// Whether `line` is a table header (`[x]` or `[[x]]`) named `name` or one of
+/// its sub-tables (`name.sub...`).
+fn header_within(line: &str, name: &str) -> bool {
+    let inner = line
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .trim();
+    line.trim_start().starts_with('[') && (inner == name || inner.starts_with(&format!("{name}.")))
+}
+
+/// Whether `line` assigns `key` (`key = ...` or a dotted `key.sub = ...`).
+fn assigns(line: &str, key: &str) -> bool {
+    !line.trim_start().starts_with('[')
+        && line.split_once('=').is_some_and(|(k, _)| {
+            let k = k.trim();
+            k == key || k.starts_with(&format!("{key}."))
+        })
+}
+
+/// The line assigning the dotted `keys` inside the `index`-th `[[name]]`
+/// table given as `name[index]` (or at top level when `table` is `None`).
+/// A table's lines run to the next header that is not one of its own
+/// sub-tables, so a key under `[campaign.params]` is found (it was reported
+/// at the `[[campaign]]` header before; left alone 2026-11-25).
+fn locate_path(text: &str, table: Option<&str>, keys: &[&str]) -> Option<usize> {
     let lines: Vec<&str> = text.lines().collect();
-    let (start, end) = match table {
+    let is_header = |l: &&str| l.trim_start().starts_with('[');
+    let (name, start, end) = match table {
         None => {
-            let end = lines
-                .iter()
-                .position(|l| l.trim_start().starts_with('['))
-                .unwrap_or(lines.len());
-            (0, end)
+            let end = lines.iter().position(is_header).unwrap_or(lines.len());
+            (String::new(), 0, end)
         }
         Some(t) => {
             let (name, index) = t.trim_end_matches(']').split_once('[')?;
@@ -466,23 +500,55 @@ fn locate(text: &str, table: Option<&str>, key: &str) -> Option<usize> {
                 .0;
             let end = lines[start + 1..]
                 .iter()
-                .position(|l| l.trim_start().starts_with('['))
+                .position(|l| is_header(l) && !header_within(l, name))
                 .map_or(lines.len(), |p| start + 1 + p);
-            if key.is_empty() {
-                return Some(start + 1);
-            }
-            (start, end)
+            (name.to_string(), start, end)
         }
     };
-    let found = lines[start..end].iter().position(|l| {
-        l.split_once('=')
-            .is_some_and(|(k, _)| k.trim() == key || k.trim().starts_with(&format!("{key}.")))
-    });
-    match (found, table) {
-        (Some(p), _) => Some(start + p + 1),
-        (None, Some(_)) => Some(start + 1),
-        (None, None) => None,
+    let fallback = table.map(|_| start + 1);
+    let Some(&first) = keys.first() else {
+        return fallback;
+    };
+    // Lines before the table's first sub-table header assign its own keys.
+    let own_start = if table.is_some() { start + 1 } else { start };
+    let own_end = lines[own_start..end]
+        .iter()
+        .position(is_header)
+        .map_or(end, |p| own_start + p);
+    if let Some(p) = lines[own_start..own_end]
+        .iter()
+        .position(|l| assigns(l, first))
+    {
+        return Some(own_start + p + 1);
     }
+    // A sub-table `[name.first]` (or `[[name.first]]`): the next key in it.
+    // Top-level tables such as `[seeds]` may be anywhere in the file.
+    let (sub, end) = if name.is_empty() {
+        (first.to_string(), lines.len())
+    } else {
+        (format!("{name}.{first}"), end)
+    };
+    let Some(h) = (start..end).find(|&i| {
+        let inner = lines[i]
+            .trim()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .trim();
+        is_header(&lines[i]) && inner == sub
+    }) else {
+        return fallback;
+    };
+    let sub_end = lines[h + 1..end]
+        .iter()
+        .position(is_header)
+        .map_or(end, |p| h + 1 + p);
+    let found = keys.get(1).and_then(|&next| {
+        lines[h + 1..sub_end]
+            .iter()
+            .position(|l| assigns(l, next))
+            .map(|p| h + 1 + p + 1)
+    });
+    Some(found.unwrap_or(h + 1))
 }
 
 /// The cartesian product of parameter lists, over the kernel's defaults.
@@ -553,5 +619,44 @@ mod tests {
             e.contains("campaign[0].params.format") && e.contains("fp12"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn fields_in_sub_tables_are_located_at_their_own_line() {
+        let p = Path::new("bad.toml");
+        let head = "name = \"x\"\nconfidence = 0.99\n";
+        let campaign = "[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [4]\ndistributions = [{ kind = \"uniform\", low = 0.0, high = 1.0 }]\n";
+        // `format` under [campaign.params], line 12 (it was reported at the
+        // [[campaign]] header, line 6).
+        let text = format!(
+            "{head}[seeds]\nfirst = 1\ncount = 2\n{campaign}[campaign.params]\nmode = [\"rne\"]\nformat = [\"fp12\"]\n"
+        );
+        let e = Plan::from_toml(&text, p).unwrap_err().to_string();
+        assert!(
+            e.starts_with("bad.toml:12: campaign[0].params.format"),
+            "{e}"
+        );
+        // The second campaign's sub-table, not the first's.
+        let text = format!(
+            "{head}seeds = {{ first = 1, count = 2 }}\n{campaign}[campaign.params]\nformat = [\"fp32\"]\n{campaign}[campaign.params]\nformat = [\"fp13\"]\n"
+        );
+        let e = Plan::from_toml(&text, p).unwrap_err().to_string();
+        assert!(
+            e.starts_with("bad.toml:15: campaign[1].params.format"),
+            "{e}"
+        );
+        // A dotted key in the table itself.
+        let text = format!(
+            "{head}seeds = {{ first = 1, count = 2 }}\n{campaign}params.format = [\"fp14\"]\n"
+        );
+        let e = Plan::from_toml(&text, p).unwrap_err().to_string();
+        assert!(
+            e.starts_with("bad.toml:8: campaign[0].params.format"),
+            "{e}"
+        );
+        // A top-level table after the campaigns.
+        let text = format!("{head}{campaign}[seeds]\nfirst = 1\ncount = 0\n");
+        let e = Plan::from_toml(&text, p).unwrap_err().to_string();
+        assert!(e.starts_with("bad.toml:9: seeds.count"), "{e}");
     }
 }
