@@ -498,6 +498,37 @@ fn inconsistent_profiles_are_refused_naming_the_file() {
 }
 
 #[test]
+fn sampling_another_problem_than_the_profiles_is_refused() {
+    // Profiles of 8x8x2, seed 3: sampled with another seed or grid, the
+    // forks' shared prefixes do not reproduce the profile's losses; the
+    // measurements would have mixed two problems without a sign.
+    let dir = sampled("mismatch");
+    let d = dir.as_path();
+    let approx = d.join("approx.csv");
+    for (k, problem) in [["8x8x2", "4"], ["8x9x2", "3"]].iter().enumerate() {
+        let o = boundgate(&[
+            "interleave",
+            "sample",
+            "--grid",
+            problem[0],
+            "--seed",
+            problem[1],
+            "--no-ground-truth",
+            "--approx-profile",
+            p(&approx),
+            "--sections",
+            "2",
+            "--out",
+            p(&d.join(format!("other{k}"))),
+        ]);
+        assert_bad_input(
+            &o,
+            "approx.csv: accuracy_loss: the approximate profile does not come from this problem",
+        );
+    }
+}
+
+#[test]
 fn input_files_of_the_wrong_length_or_shape_are_refused() {
     let dir = scratch("inputs");
     let d = dir.as_path();

@@ -356,7 +356,13 @@ fn run_sample(a: SampleArgs) -> Result<ExitCode> {
         &[a.sections],
         a.problem.clock()?,
         !a.problem.no_ground_truth,
-    )?;
+    )
+    .map_err(|e| match e {
+        InterleaveError::ProfileMismatch { .. } => {
+            InterleaveError::file(&a.approx_profile, None, "accuracy_loss", e.to_string())
+        }
+        other => other,
+    })?;
     let s = samplings.pop().expect("one configuration");
     create_dir(&a.out)?;
     write(&a.out.join("sections.csv"), &s.grid.to_csv())?;

@@ -106,6 +106,22 @@ pub enum InterleaveError {
         kernel: String,
     },
 
+    /// A step-1 profile that this problem does not reproduce: a fork's shared
+    /// prefix (the approximate run up to its fork point) has another loss than
+    /// the profile at the same iteration, so the profile was made on another
+    /// grid, seed, input files or approximate kernel.
+    #[error(
+        "the approximate profile does not come from this problem: its loss at iteration {iteration} is {in_profile:e}, this problem's is {on_problem:e} (use the grid, seed or input files and --approx of the run that wrote it)"
+    )]
+    ProfileMismatch {
+        /// The first iteration where they differ.
+        iteration: usize,
+        /// The profile's loss there.
+        in_profile: f64,
+        /// The loss this problem's approximate run has there.
+        on_problem: f64,
+    },
+
     /// A checker error (format conversion, bound hypothesis).
     #[error(transparent)]
     Verify(#[from] VerifyError),

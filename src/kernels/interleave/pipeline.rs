@@ -106,10 +106,37 @@ impl Sampling {
     }
 }
 
+/// Checks that phase 1's forks reproduce the step-1 approximate profile up
+/// to their fork points: the runs are deterministic, so a different loss
+/// means the profile came from another problem, and measurements forked from
+/// it would mix two problems without a sign (profiles do not record their
+/// grid or seed; left alone 2026-11-25). Losses are compared exactly: the
+/// CSV writes them in shortest round-trip form.
+fn require_reproduced(approx: &Profile, branches: &[super::runner::BranchRun]) -> Result<()> {
+    for branch in branches {
+        let t = branch.spec.fork_point();
+        for row in branch.path.iter().take_while(|r| r.iteration <= t) {
+            let Some(given) = approx.row(row.iteration) else {
+                continue;
+            };
+            if given.accuracy_loss.to_bits() != row.accuracy_loss.to_bits() {
+                return Err(InterleaveError::ProfileMismatch {
+                    iteration: row.iteration,
+                    in_profile: given.accuracy_loss,
+                    on_problem: row.accuracy_loss,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Steps 2 and 3 for several subsection counts `n` (2..6 in the thesis).
 ///
 /// # Errors
-/// As [`SectionGrid::from_profile`] and the runs.
+/// As [`SectionGrid::from_profile`] and the runs;
+/// [`InterleaveError::ProfileMismatch`] when this problem does not reproduce
+/// the approximate profile.
 pub fn sample(
     app: &HotSpot3D,
     profiles: &Profiles,
@@ -164,6 +191,9 @@ pub fn sample(
         } else {
             run_lockstep(app, &specs, &options)?
         };
+        if phase == 0 {
+            require_reproduced(&profiles.approx, &lock.branches)?;
+        }
         let by_spec: BTreeMap<&BranchSpec, &super::runner::BranchRun> =
             lock.branches.iter().map(|b| (&b.spec, b)).collect();
         for g in 0..grids.len() {
