@@ -94,6 +94,32 @@ fn merge_refuses_forged_counts_units_and_seeds() {
 }
 
 #[test]
+fn a_report_that_cannot_be_written_does_not_hide_a_violation() {
+    // /dev/full passes the path check (its folder exists) and fails the
+    // write with ENOSPC, as a disk filling up mid-write would.
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let dir = workdir("write-after-violation");
+    let base = shard_json(&dir);
+    let mut forged = base.clone();
+    let counts = &mut forged["cells"][0]["bounds"][0]["counts"];
+    assert_eq!(counts["pass"], 2, "{counts}");
+    counts["pass"] = serde_json::json!(1);
+    counts["violation"] = serde_json::json!(1);
+    forged["cells"][0]["bounds"][0]["first_violation"] =
+        serde_json::json!("seed 2: element 0: error 1e0 > bound 1e-1");
+    let violated = write(&dir, "violated.json", &forged.to_string());
+    let o = boundgate(&["merge", s(&violated), "--json", "/dev/full"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("/dev/full"), "{}", stderr(&o));
+    // Without a violation the write error is the exit code.
+    let clean = write(&dir, "clean.json", &base.to_string());
+    let o = boundgate(&["merge", s(&clean), "--json", "/dev/full"]);
+    assert_bad_input(&o, "/dev/full");
+}
+
+#[test]
 fn plan_sizes_and_trials_are_capped_with_the_field_named() {
     let dir = workdir("caps");
     // 10^12 values: aborted on allocation.

@@ -136,14 +136,15 @@ pub fn execute(args: AuditArgs) -> Result<ExitCode> {
 }
 
 fn finish(report: &AuditReport, outputs: &ReportOutputs, gate: &Gate) -> Result<ExitCode> {
-    outputs.write(report)?;
+    let written = outputs.write(report);
     print!("{}", report.summary_table());
     println!("Finished in {:.1} s.", report.timings.total_seconds);
-    Ok(if gate.strict {
+    let verdict = if gate.strict {
         report.strict_exit_code()
     } else {
         report.exit_code()
-    })
+    };
+    super::verdict_despite_write(verdict, written)
 }
 
 #[derive(Debug, Args)]

@@ -143,9 +143,52 @@ fn one_line(e: &Error) -> String {
     e.to_string().replace('\n', " ")
 }
 
+/// The exit code of a command whose verdict is known when an output could
+/// not be written: a proven violation keeps its exit 1, the write error
+/// printed on its own line (a kernel or bound bug outranks a lost report,
+/// and the summary on stdout names it); any other verdict gives way to the
+/// write error, exit 2. (A disk that filled up mid-write turned a
+/// violation's exit 1 into 2; left alone 2026-11-25.)
+fn verdict_despite_write(
+    verdict: ExitCode,
+    written: crate::error::Result<()>,
+) -> crate::error::Result<ExitCode> {
+    match written {
+        Ok(()) => Ok(verdict),
+        Err(e) if verdict == ExitCode::Violation => {
+            eprintln!("error: {}", one_line(&e));
+            Ok(verdict)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{usage_command, usage_line};
+    use super::{usage_command, usage_line, verdict_despite_write};
+    use crate::error::{Error, ExitCode};
+
+    #[test]
+    fn a_write_error_does_not_hide_a_violation() {
+        let failed = || {
+            Err(Error::Io {
+                path: "/full/report.json".into(),
+                source: std::io::Error::other("No space left on device"),
+            })
+        };
+        assert_eq!(
+            verdict_despite_write(ExitCode::Violation, failed()).unwrap(),
+            ExitCode::Violation
+        );
+        for verdict in [ExitCode::Ok, ExitCode::Unjudged] {
+            let e = verdict_despite_write(verdict, failed()).unwrap_err();
+            assert!(e.to_string().contains("report.json"), "{e}");
+        }
+        assert_eq!(
+            verdict_despite_write(ExitCode::Unjudged, Ok(())).unwrap(),
+            ExitCode::Unjudged
+        );
+    }
 
     #[test]
     fn a_missing_subcommand_names_the_command_to_ask_for_help() {

@@ -60,15 +60,10 @@ pub fn execute(args: RunArgs) -> Result<ExitCode> {
         .output
         .as_ref()
         .expect("clap requires --output without --list");
-    write_npy(output_path, &run.output)?;
     let bounds = run.rigorous_values();
-    if let Some(path) = &args.bound_output {
-        let tensor = reshape_like(&run.output, bounds.clone())?;
-        write_npy(path, &tensor)?;
-    }
     let verdicts = run.verdicts()?;
-    if let Some(path) = &args.json {
-        let report = json!({
+    let report = args.json.as_ref().map(|_| {
+        json!({
             "schema": "boundgate.run/1",
             "version": env!("CARGO_PKG_VERSION"),
             "kernel": kernel.name(),
@@ -78,28 +73,49 @@ pub fn execute(args: RunArgs) -> Result<ExitCode> {
             "details": run.details,
             "rigorous_bound_max": bounds.iter().copied().fold(0.0, f64::max),
             "verdicts": verdicts,
-        });
+        })
+    });
+    let written = write_outputs(&args, output_path, &run.output, &bounds, report.as_ref());
+    let rigorous = &verdicts[0];
+    println!("{}", describe(kernel.name(), rigorous));
+    for v in &verdicts[1..] {
+        println!("  {}", describe(&v.label, v));
+    }
+    let verdict = if rigorous.verdict.is_violation() {
+        ExitCode::Violation
+    } else if args.strict && !rigorous.verdict.is_pass() {
+        ExitCode::Unjudged
+    } else {
+        ExitCode::Ok
+    };
+    super::verdict_despite_write(verdict, written)
+}
+
+/// Writes the output, the per-element bounds and the JSON report asked for
+/// (after the verdict is known, so that a failed write cannot hide a
+/// violation); stops at the first that fails.
+fn write_outputs(
+    args: &RunArgs,
+    output_path: &std::path::Path,
+    output: &Tensor,
+    bounds: &[f64],
+    report: Option<&serde_json::Value>,
+) -> Result<()> {
+    write_npy(output_path, output)?;
+    if let Some(path) = &args.bound_output {
+        write_npy(path, &reshape_like(output, bounds.to_vec())?)?;
+    }
+    if let (Some(path), Some(report)) = (&args.json, report) {
         std::fs::write(
             path,
-            serde_json::to_string_pretty(&report).expect("serializable"),
+            serde_json::to_string_pretty(report).expect("serializable"),
         )
         .map_err(|source| Error::Io {
             path: path.clone(),
             source,
         })?;
     }
-    let rigorous = &verdicts[0];
-    println!("{}", describe(kernel.name(), rigorous));
-    for v in &verdicts[1..] {
-        println!("  {}", describe(&v.label, v));
-    }
-    Ok(if rigorous.verdict.is_violation() {
-        ExitCode::Violation
-    } else if args.strict && !rigorous.verdict.is_pass() {
-        ExitCode::Unjudged
-    } else {
-        ExitCode::Ok
-    })
+    Ok(())
 }
 
 fn describe(name: &str, v: &LabelledVerdict) -> String {
