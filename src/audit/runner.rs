@@ -482,7 +482,7 @@ mod tests {
             let up = 0.01 * t as f64;
             let (p, r) = match t % 12 {
                 // Passes, with growing ratios.
-                0 | 1 | 2 => (
+                0..=2 => (
                     judged(&published, errors(&[up, 0.5], None)),
                     judged(&rigorous, errors(&[up, 0.5], None)),
                 ),
