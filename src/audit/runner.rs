@@ -206,8 +206,8 @@ fn run_cell(
 
 /// One bound's results over a cell's trials, summarized as the trials come
 /// (in seed order): what its [`BoundSummary`] needs and nothing per trial.
-/// Until 2026-11-25 a cell kept every trial's verdict (about 2 KB per trial
-/// and bound) until it ended.
+/// Until 2026-11-25 a cell kept every trial's verdicts until it ended (about
+/// 2 KB per trial over its bounds).
 struct BoundAccumulator {
     label: String,
     counts: OutcomeCounts,
