@@ -145,10 +145,31 @@ fn plan_sizes_and_trials_are_capped_with_the_field_named() {
     let o = boundgate(&["audit", "--plan", s(&p)]);
     assert_bad_input(&o, "bigr.toml");
     assert_bad_input(&o, "2^28");
-    // Trials beyond 2^20 per cell.
-    let text = plan("dot-recursive", "4", UNIFORM, "").replace("count = 2", "count = 10000000");
+    // Trials beyond 2^24 per cell.
+    let text = plan("dot-recursive", "4", UNIFORM, "").replace("count = 2", "count = 100000000");
     let p = write(&dir, "many.toml", &text);
-    assert_bad_input(&boundgate(&["audit", "--plan", s(&p)]), "seeds.count");
+    let o = boundgate(&["audit", "--plan", s(&p)]);
+    assert_bad_input(&o, "seeds.count");
+    assert_bad_input(&o, "2^24");
+    // Seeds beyond 2^20 for an experiment, which keeps a sample per seed:
+    // the plan's seeds it runs, or its own.
+    let p = write(
+        &dir,
+        "manyexp.toml",
+        "name = \"e\"\nseeds = { first = 1, count = 2000000 }\n[[experiment]]\nname = \"dot-tightness\"\n",
+    );
+    let o = boundgate(&["audit", "--plan", s(&p)]);
+    assert_bad_input(&o, "seeds.count");
+    assert_bad_input(&o, "2^20");
+    let p = write(
+        &dir,
+        "manyown.toml",
+        "name = \"e\"\nseeds = { first = 1, count = 1 }\n[[experiment]]\nname = \"dot-tightness\"\nseeds = { first = 1, count = 2000000 }\n",
+    );
+    assert_bad_input(
+        &boundgate(&["audit", "--plan", s(&p)]),
+        "experiment[0].seeds.count",
+    );
     // An experiment's size of 10^12.
     let p = write(
         &dir,

@@ -39,16 +39,36 @@ pub const DEFAULT_PLAN: &str = include_str!("../../plans/default.toml");
 /// ```
 pub const MAX_INPUT_ELEMENTS: usize = 1 << 28;
 
-/// The most trials (seeds) per cell or experiment: 2^20. A cell keeps every
-/// trial's verdicts until it ends, about 2 KB per trial, so a cell at the cap
-/// holds about 2 GB; the shipped plans use at most 20.
+/// The most trials (seeds) per cell: 2^24, about 1.7e7. A cell keeps
+/// nothing per trial (the runner summarizes each verdict as it comes; until
+/// 2026-11-25 it kept them all, about 2 KB per trial, and the cap was 2^20),
+/// so the cap no longer bounds memory: it refuses a mistyped count before a
+/// run that would not end. Even at a millisecond per trial a cell at the cap
+/// runs for 4.7 hours; the shipped plans use at most 20 trials per cell.
+/// Experiments keep samples per seed and have their own cap,
+/// [`MAX_EXPERIMENT_SEEDS`].
 ///
 /// # Example
 /// ```
 /// use boundgate::audit::{Seeds, plan::MAX_TRIALS};
+/// assert_eq!(MAX_TRIALS, 1 << 24);
 /// assert!(Seeds { first: 1, count: MAX_TRIALS }.last() > 0);
 /// ```
-pub const MAX_TRIALS: u64 = 1 << 20;
+pub const MAX_TRIALS: u64 = 1 << 24;
+
+/// The most seeds per experiment: 2^20. Unlike cells, experiments keep a
+/// sample of every seed until they end, for their medians, quantiles and
+/// tables (8 bytes per seed for `dot-tightness`, dozens of result rows per
+/// seed for `residual-accuracy`), so at this cap one may hold gigabytes: the
+/// cap cells had before they streamed, kept for experiments.
+///
+/// # Example
+/// ```
+/// use boundgate::audit::plan::{MAX_EXPERIMENT_SEEDS, MAX_TRIALS};
+/// assert_eq!(MAX_EXPERIMENT_SEEDS, 1 << 20);
+/// assert!(MAX_EXPERIMENT_SEEDS < MAX_TRIALS);
+/// ```
+pub const MAX_EXPERIMENT_SEEDS: u64 = 1 << 20;
 
 /// Seeds of the trials: `first, first + 1, ..., first + count - 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,17 +93,37 @@ impl Seeds {
         self.first.saturating_add(self.count.saturating_sub(1))
     }
 
-    /// Why these seeds are not a plan's: none, or a range past `u64::MAX`
-    /// (`first + count` overflowed and wrapped to seed 0 in release builds
-    /// until 2026-11-25; found by review).
+    /// Why these seeds are not a cell's: none, more than [`MAX_TRIALS`], or
+    /// a range past `u64::MAX` (`first + count` overflowed and wrapped to
+    /// seed 0 in release builds until 2026-11-25; found by review).
     pub(crate) fn problem(&self) -> Option<String> {
+        if self.count > MAX_TRIALS {
+            return Some(format!(
+                "{} trials exceed the limit of {MAX_TRIALS} (2^24) per cell: a cap against mistyped counts \
+                 (a cell keeps nothing per trial, but runs every one)",
+                self.count
+            ));
+        }
+        self.range_problem()
+    }
+
+    /// Why these seeds are not an experiment's: as [`Seeds::problem`], with
+    /// the lower cap [`MAX_EXPERIMENT_SEEDS`].
+    pub(crate) fn experiment_problem(&self) -> Option<String> {
+        if self.count > MAX_EXPERIMENT_SEEDS {
+            return Some(format!(
+                "{} seeds exceed the limit of {MAX_EXPERIMENT_SEEDS} (2^20) per experiment: an experiment \
+                 keeps a sample of every seed until it ends",
+                self.count
+            ));
+        }
+        self.range_problem()
+    }
+
+    /// No seeds, or a range past `u64::MAX`.
+    fn range_problem(&self) -> Option<String> {
         if self.count == 0 {
             Some("must be at least 1".into())
-        } else if self.count > MAX_TRIALS {
-            Some(format!(
-                "{} trials exceed the limit of {MAX_TRIALS} (2^20): a cell keeps about 2 KB per trial",
-                self.count
-            ))
         } else if self.first.checked_add(self.count).is_none() {
             Some(format!(
                 "first + count overflows u64 (first = {}, count = {})",
@@ -308,8 +348,18 @@ impl Plan {
             let at = |f: &str| format!("experiment[{i}].{f}");
             let experiment =
                 registry::find_experiment(&e.name).map_err(|x| err(at("name"), x.to_string()))?;
-            if let Some(reason) = e.seeds.as_ref().and_then(Seeds::problem) {
-                return Err(err(at("seeds.count"), reason));
+            // An experiment without seeds of its own runs the plan's, which
+            // may suit cells and still be too many for it.
+            let (seeds, field) = match e.seeds {
+                Some(s) => (s, at("seeds.count")),
+                None => (self.seeds, "seeds.count".to_string()),
+            };
+            if let Some(reason) = seeds.experiment_problem() {
+                let reason = match e.seeds {
+                    Some(_) => reason,
+                    None => format!("experiment[{i}] ({}) runs these seeds: {reason}", e.name),
+                };
+                return Err(err(field, reason));
             }
             // The experiment names the parameter ("params.eps: ..."): keep it in the field.
             experiment
@@ -658,5 +708,49 @@ mod tests {
         let text = format!("{head}{campaign}[seeds]\nfirst = 1\ncount = 0\n");
         let e = Plan::from_toml(&text, p).unwrap_err().to_string();
         assert!(e.starts_with("bad.toml:9: seeds.count"), "{e}");
+    }
+
+    /// Cells may run up to MAX_TRIALS trials, experiments up to
+    /// MAX_EXPERIMENT_SEEDS seeds, whether their own or the plan's.
+    #[test]
+    fn trials_and_experiment_seeds_have_their_own_caps() {
+        let p = Path::new("caps.toml");
+        let campaign = "[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [1]\ndistributions = [{ kind = \"uniform\", low = 0.0, high = 1.0 }]\n";
+        let experiment = "[[experiment]]\nname = \"dot-tightness\"\n";
+        let with = |count: u64, body: &str| {
+            Plan::from_toml(
+                &format!("name = \"x\"\nseeds = {{ first = 1, count = {count} }}\n{body}"),
+                p,
+            )
+        };
+        assert!(with(MAX_TRIALS, campaign).is_ok());
+        let e = with(MAX_TRIALS + 1, campaign).unwrap_err().to_string();
+        assert!(
+            e.starts_with("caps.toml:2: seeds.count:") && e.contains("(2^24) per cell"),
+            "{e}"
+        );
+        assert!(with(MAX_EXPERIMENT_SEEDS, experiment).is_ok());
+        // The plan's seeds suit its cells, not the experiment that runs them.
+        let e = with(MAX_EXPERIMENT_SEEDS + 1, &format!("{campaign}{experiment}"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "caps.toml:2: seeds.count: experiment[0] (dot-tightness) runs these seeds:"
+            ) && e.contains("(2^20) per experiment"),
+            "{e}"
+        );
+        // Its own seeds: named in its table.
+        let own = format!(
+            "{experiment}seeds = {{ first = 1, count = {} }}\n",
+            MAX_EXPERIMENT_SEEDS + 1
+        );
+        let e = with(2, &own).unwrap_err().to_string();
+        assert!(
+            e.starts_with("caps.toml:5: experiment[0].seeds.count:") && e.contains("(2^20)"),
+            "{e}"
+        );
+        let own = own.replace(&(MAX_EXPERIMENT_SEEDS + 1).to_string(), "20");
+        assert!(with(MAX_TRIALS, &format!("{campaign}{own}")).is_ok());
     }
 }

@@ -16,7 +16,7 @@ use crate::bounds::{Bound, Kind};
 use crate::error::{Result, VerifyError, require_same_len};
 use crate::oracle::ErrorMeasure;
 use crate::stats::{
-    ElementCounts, ElementRateVerdict, StatVerdict, check_confidence, judge_element_rate,
+    ElementCounts, ElementRateSums, ElementRateVerdict, StatVerdict, check_confidence,
     judge_violations,
 };
 use serde::Serialize;
@@ -464,7 +464,7 @@ pub fn split_confidence(confidence: f64) -> Result<f64> {
 ///   violates with probability at most `1 - p`, whatever the dependence inside
 ///   an output; the mean fraction of violating elements (over the whole
 ///   output: an element that cannot be judged counts as holding) must be
-///   consistent with that ([`judge_element_rate`]). This test still has power when
+///   consistent with that ([`judge_element_rate`](crate::stats::judge_element_rate)). This test still has power when
 ///   `m (1 - p) >= 1` makes the trial claim vacuous (a GEMM of thousands of
 ///   elements).
 ///
@@ -500,30 +500,122 @@ pub fn split_confidence(confidence: f64) -> Result<f64> {
 /// assert!(!v.consistent());
 /// ```
 pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdict> {
-    let mut judged = 0u64;
-    let mut skipped = 0u64;
-    let mut violations = 0u64;
-    let mut undecided = 0u64;
-    let mut claimed = 1.0f64;
-    let mut claimed_per_element = 1.0f64;
-    let mut counts = Vec::new();
+    let mut judge = TrialsJudge::new();
     for v in verdicts {
+        judge.add(v);
+    }
+    judge.finish(confidence)
+}
+
+/// [`judge_trials`], one trial at a time: [`add`](TrialsJudge::add) each
+/// verdict as it comes, then [`finish`](TrialsJudge::finish). It keeps the
+/// counts, the claimed probabilities and the per-element sums
+/// ([`ElementRateSums`]), a few words whatever the number of trials, and
+/// gives the same [`TrialsVerdict`] (to the bit) as [`judge_trials`] on the
+/// same verdicts in the same order; [`judge_trials`] is this loop.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+/// use boundgate_verify::check::{check, judge_trials, ElementBounds, TrialsJudge};
+/// use boundgate_verify::oracle::ErrorMeasure;
+/// let b = Bound::probabilistic(1e-3, 0.99, Quantity::AbsoluteError, Source::new("ex", "Thm", None), Rigor::Published);
+/// let trial = |error: f64| {
+///     let e = ErrorMeasure::Finite { absolute_up: error, absolute_down: None, relative_up: None, exact: 0.0 };
+///     check(&[e], Ok(ElementBounds::uniform(b.clone(), 1))).unwrap()
+/// };
+/// let mut judge = TrialsJudge::new();
+/// let mut kept = Vec::new(); // only to compare: the judge needs no list
+/// for t in 0..1000 {
+///     let v = trial(if t % 100 == 0 { 2e-3 } else { 1e-4 });
+///     judge.add(&v);
+///     kept.push(v);
+/// }
+/// let streamed = judge.finish(0.999).unwrap();
+/// assert_eq!(streamed, judge_trials(&kept, 0.999).unwrap());
+/// assert_eq!((streamed.judged, streamed.statistics.as_ref().unwrap().violations), (1000, 10));
+/// assert!(streamed.consistent());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrialsJudge {
+    judged: u64,
+    skipped: u64,
+    violations: u64,
+    undecided: u64,
+    /// The trial claim `1 - m (1 - p)`, minimised over the judged trials.
+    claimed: f64,
+    /// The per-element claim `p`, minimised over the judged trials.
+    claimed_per_element: f64,
+    /// Some judged trial's output has more than one element: the
+    /// per-element test runs.
+    several_elements: bool,
+    element_rate: ElementRateSums,
+}
+
+impl Default for TrialsJudge {
+    fn default() -> TrialsJudge {
+        TrialsJudge::new()
+    }
+}
+
+impl TrialsJudge {
+    /// No trials yet.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::check::TrialsJudge;
+    /// let v = TrialsJudge::new().finish(0.99).unwrap();
+    /// assert_eq!((v.judged, v.skipped), (0, 0));
+    /// assert!(v.statistics.is_none() && v.consistent());
+    /// ```
+    pub fn new() -> TrialsJudge {
+        TrialsJudge {
+            judged: 0,
+            skipped: 0,
+            violations: 0,
+            undecided: 0,
+            claimed: 1.0,
+            claimed_per_element: 1.0,
+            several_elements: false,
+            element_rate: ElementRateSums::new(),
+        }
+    }
+
+    /// Adds one trial's verdict (the next in trial order).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::{check, ElementBounds, TrialsJudge};
+    /// use boundgate_verify::error::VerifyError;
+    /// use boundgate_verify::oracle::ErrorMeasure;
+    /// let b = Bound::probabilistic(1e-3, 0.99, Quantity::AbsoluteError, Source::new("ex", "Thm", None), Rigor::Published);
+    /// let e = ErrorMeasure::Finite { absolute_up: 1e-4, absolute_down: None, relative_up: None, exact: 0.0 };
+    /// let mut judge = TrialsJudge::new();
+    /// judge.add(&check(&[e], Ok(ElementBounds::uniform(b, 1))).unwrap());
+    /// // A bound without a value on its input (a hypothesis failed): skipped.
+    /// let refused = Err(VerifyError::HypothesisNotMet { source_ref: "ex".into(), hypothesis: "n u < 1".into(), detail: "n u = 2".into() });
+    /// judge.add(&check(&[e], refused).unwrap());
+    /// let v = judge.finish(0.99).unwrap();
+    /// assert_eq!((v.judged, v.skipped), (1, 1));
+    /// ```
+    pub fn add(&mut self, v: &Verdict) {
         let probability = match v.bound.as_ref().map(|b| b.kind) {
             Some(Kind::Probabilistic { probability }) => probability,
             Some(Kind::Deterministic) => 1.0,
             None => {
-                skipped += 1;
-                continue;
+                self.skipped += 1;
+                return;
             }
         };
         match v.outcome {
             Outcome::Pass => {}
-            Outcome::Violation { .. } => violations += 1,
+            Outcome::Violation { .. } => self.violations += 1,
             // Counted against the claim: `consistent` stays a proof; an
             // `inconsistent` verdict with `undecided > 0` is not one.
             Outcome::Undecided { .. } => {
-                violations += 1;
-                undecided += 1;
+                self.violations += 1;
+                self.undecided += 1;
             }
             // Some exact values are not finite, and every element that could
             // be judged held. Skipping the trial would drop only trials
@@ -531,54 +623,77 @@ pub fn judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdi
             // else it holds) and bias the count against the claim.
             Outcome::NonFinite { .. } if v.judged_elements > 0 => {}
             Outcome::HypothesisNotMet { .. } | Outcome::NonFinite { .. } => {
-                skipped += 1;
-                continue;
+                self.skipped += 1;
+                return;
             }
         }
-        judged += 1;
+        self.judged += 1;
         let m = v.errors.elements.max(1) as f64;
-        claimed = claimed.min(1.0 - m * (1.0 - probability));
-        claimed_per_element = claimed_per_element.min(probability);
+        self.claimed = self.claimed.min(1.0 - m * (1.0 - probability));
+        self.claimed_per_element = self.claimed_per_element.min(probability);
         if v.errors.elements > 0 {
-            counts.push(ElementCounts {
+            self.several_elements |= v.errors.elements > 1;
+            self.element_rate.add(ElementCounts {
                 elements: v.errors.elements as u64,
                 violating: (v.violated_elements + v.undecided_elements) as u64,
             });
         }
     }
-    check_confidence(confidence)?;
-    let several_elements = counts.iter().any(|c| c.elements > 1);
-    // A vacuous trial claim can never be rejected, so the per-element test
-    // then needs no share of the significance (vacuity follows from p and m).
-    let each = if several_elements && claimed > 0.0 {
-        split_confidence(confidence)?
-    } else {
-        confidence
-    };
-    let statistics = if judged > 0 {
-        Some(judge_violations(violations, judged, claimed, each)?)
-    } else {
-        None
-    };
-    let per_element = if several_elements {
-        Some(judge_element_rate(&counts, claimed_per_element, each)?)
-    } else {
-        None
-    };
-    Ok(TrialsVerdict {
-        judged,
-        skipped,
-        claimed_probability: claimed,
-        undecided,
-        statistics,
-        per_element,
-    })
+
+    /// The judgement of the trials added so far at `confidence`
+    /// ([`judge_trials`] describes the two tests).
+    ///
+    /// # Errors
+    /// As [`judge_trials`]: a confidence outside (0, 1), or one too close to
+    /// 1 to split ([`split_confidence`]) when both tests run.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::check::TrialsJudge;
+    /// assert!(TrialsJudge::new().finish(1.0).is_err());
+    /// ```
+    pub fn finish(&self, confidence: f64) -> Result<TrialsVerdict> {
+        check_confidence(confidence)?;
+        let several_elements = self.several_elements;
+        let claimed = self.claimed;
+        // A vacuous trial claim can never be rejected, so the per-element test
+        // then needs no share of the significance (vacuity follows from p and m).
+        let each = if several_elements && claimed > 0.0 {
+            split_confidence(confidence)?
+        } else {
+            confidence
+        };
+        let statistics = if self.judged > 0 {
+            Some(judge_violations(
+                self.violations,
+                self.judged,
+                claimed,
+                each,
+            )?)
+        } else {
+            None
+        };
+        let per_element = if several_elements {
+            Some(self.element_rate.judge(self.claimed_per_element, each)?)
+        } else {
+            None
+        };
+        Ok(TrialsVerdict {
+            judged: self.judged,
+            skipped: self.skipped,
+            claimed_probability: claimed,
+            undecided: self.undecided,
+            statistics,
+            per_element,
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bounds::{Quantity, Rigor, Source};
+    use crate::stats::judge_element_rate;
 
     fn bound(value: f64) -> Bound {
         Bound::deterministic(
@@ -856,6 +971,186 @@ mod tests {
         assert_eq!(e.confidence, 0.995);
         assert_eq!(e.mean_fraction, 0.1);
         assert!(e.consistent, "{e}");
+    }
+
+    /// `judge_trials` as it was before it streamed (it collected every
+    /// trial's `ElementCounts`, then judged the list): the reference the
+    /// streamed form must match to the bit.
+    fn collected_judge_trials(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdict> {
+        let mut judged = 0u64;
+        let mut skipped = 0u64;
+        let mut violations = 0u64;
+        let mut undecided = 0u64;
+        let mut claimed = 1.0f64;
+        let mut claimed_per_element = 1.0f64;
+        let mut counts = Vec::new();
+        for v in verdicts {
+            let probability = match v.bound.as_ref().map(|b| b.kind) {
+                Some(Kind::Probabilistic { probability }) => probability,
+                Some(Kind::Deterministic) => 1.0,
+                None => {
+                    skipped += 1;
+                    continue;
+                }
+            };
+            match v.outcome {
+                Outcome::Pass => {}
+                Outcome::Violation { .. } => violations += 1,
+                Outcome::Undecided { .. } => {
+                    violations += 1;
+                    undecided += 1;
+                }
+                Outcome::NonFinite { .. } if v.judged_elements > 0 => {}
+                Outcome::HypothesisNotMet { .. } | Outcome::NonFinite { .. } => {
+                    skipped += 1;
+                    continue;
+                }
+            }
+            judged += 1;
+            let m = v.errors.elements.max(1) as f64;
+            claimed = claimed.min(1.0 - m * (1.0 - probability));
+            claimed_per_element = claimed_per_element.min(probability);
+            if v.errors.elements > 0 {
+                counts.push(ElementCounts {
+                    elements: v.errors.elements as u64,
+                    violating: (v.violated_elements + v.undecided_elements) as u64,
+                });
+            }
+        }
+        check_confidence(confidence)?;
+        let several_elements = counts.iter().any(|c| c.elements > 1);
+        let each = if several_elements && claimed > 0.0 {
+            split_confidence(confidence)?
+        } else {
+            confidence
+        };
+        let statistics = if judged > 0 {
+            Some(judge_violations(violations, judged, claimed, each)?)
+        } else {
+            None
+        };
+        let per_element = if several_elements {
+            Some(judge_element_rate(&counts, claimed_per_element, each)?)
+        } else {
+            None
+        };
+        Ok(TrialsVerdict {
+            judged,
+            skipped,
+            claimed_probability: claimed,
+            undecided,
+            statistics,
+            per_element,
+        })
+    }
+
+    /// The streamed judgement, `judge_trials` and the collected reference
+    /// agree to the bit (Debug prints every f64 exactly), errors included;
+    /// returns the streamed one.
+    fn judged_three_ways(verdicts: &[Verdict], confidence: f64) -> Result<TrialsVerdict> {
+        let mut judge = TrialsJudge::new();
+        for v in verdicts {
+            judge.add(v);
+        }
+        let streamed = judge.finish(confidence);
+        let show = |r: &Result<TrialsVerdict>| format!("{r:?}");
+        assert_eq!(show(&streamed), show(&judge_trials(verdicts, confidence)));
+        assert_eq!(
+            show(&streamed),
+            show(&collected_judge_trials(verdicts, confidence))
+        );
+        streamed
+    }
+
+    #[test]
+    fn streamed_trials_are_judged_as_the_slice_is() {
+        let inf = ErrorMeasure::NonFinite {
+            computed: f64::INFINITY,
+            exact: f64::INFINITY,
+        };
+        let refused = || {
+            Err(VerifyError::HypothesisNotMet {
+                source_ref: "t".into(),
+                hypothesis: "h".into(),
+                detail: "d".into(),
+            })
+        };
+        let p = probabilistic(1.0, 0.9);
+        let one = |e: ErrorMeasure| check(&[e], Ok(ElementBounds::uniform(p.clone(), 1))).unwrap();
+        let two = |a: ErrorMeasure, b: ErrorMeasure| {
+            check(&[a, b], Ok(ElementBounds::uniform(p.clone(), 2))).unwrap()
+        };
+        // Undecided, violating and passing one-element trials.
+        let undecided: Vec<Verdict> = (0..100)
+            .map(|t| match t % 10 {
+                0..=2 => one(enclosed(0.5, 1.5)),
+                3 => one(finite(2.0, 1.0)),
+                _ => one(finite(0.5, 1.0)),
+            })
+            .collect();
+        let v = judged_three_ways(&undecided, 0.99).unwrap();
+        assert_eq!((v.judged, v.undecided), (100, 30));
+        // Skipped trials: a hypothesis failed, nothing finite; a non-finite
+        // element beside a judged one still counts.
+        let skipped = vec![
+            one(finite(0.5, 1.0)),
+            check(&[finite(0.5, 1.0)], refused()).unwrap(),
+            two(inf, inf),
+            two(finite(0.5, 1.0), inf),
+            two(finite(5.0, 1.0), enclosed(0.5, 1.5)),
+            check(&[finite(0.5, 1.0), inf], refused()).unwrap(),
+        ];
+        let v = judged_three_ways(&skipped, 0.99).unwrap();
+        assert_eq!((v.judged, v.skipped), (3, 3));
+        assert!(v.per_element.is_some());
+        // Nothing judged at all.
+        let v = judged_three_ways(&skipped[1..3], 0.99).unwrap();
+        assert!(v.statistics.is_none() && v.per_element.is_none());
+        assert!(judged_three_ways(&[], 0.99).unwrap().statistics.is_none());
+        // A vacuous trial claim (100 elements at p = 0.99), per-element test
+        // at the whole confidence; deterministic trials mixed in.
+        let wide = probabilistic(1e-3, 0.99);
+        let hundred = |violating: usize| {
+            let errors: Vec<ErrorMeasure> = (0..100)
+                .map(|i| finite(if i < violating { 2e-3 } else { 0.0 }, 1.0))
+                .collect();
+            check(&errors, Ok(ElementBounds::uniform(wide.clone(), 100))).unwrap()
+        };
+        let vacuous: Vec<Verdict> = (0..40)
+            .map(|t| match t % 4 {
+                0 => hundred(50),
+                1 => check(
+                    &[finite(0.5, 1.0)],
+                    Ok(ElementBounds::uniform(bound(1.0), 1)),
+                )
+                .unwrap(),
+                _ => hundred(t % 7),
+            })
+            .collect();
+        let v = judged_three_ways(&vacuous, 0.999).unwrap();
+        assert!(v.statistics.as_ref().unwrap().vacuous);
+        assert_eq!(v.per_element.as_ref().unwrap().confidence, 0.999);
+        // Per-element judgement with Bonferroni, rejected and not.
+        let pair: Vec<Verdict> = (0..20)
+            .map(|t| {
+                if t % 3 == 0 {
+                    two(finite(0.0, 1.0), finite(2.0, 1.0))
+                } else {
+                    two(finite(0.0, 1.0), finite(0.5, 1.0))
+                }
+            })
+            .collect();
+        let v = judged_three_ways(&pair, 0.99).unwrap();
+        assert_eq!(v.per_element.as_ref().unwrap().confidence, 0.995);
+        // Errors: a confidence of 1, and one too close to 1 to split.
+        assert!(judged_three_ways(&pair, 1.0).is_err());
+        assert!(judged_three_ways(&pair, 1.0 - 2f64.powi(-53)).is_err());
+        // (No split for one-element trials: whatever it gives, both agree.)
+        let _ = judged_three_ways(&undecided, 1.0 - 2f64.powi(-53));
+        // The order of the trials is kept (the per-element sum is in trial order).
+        let mut reversed = vacuous.clone();
+        reversed.reverse();
+        judged_three_ways(&reversed, 0.999).unwrap();
     }
 
     #[test]

@@ -113,6 +113,7 @@ fn bernoulli_kl(x: f64, q: f64) -> f64 {
 /// Hoeffding's inequality on the mean fraction of violating elements (module
 /// documentation). A claim with `claimed_probability <= 0` is vacuous and
 /// always consistent; with `claimed_probability = 1` any violation rejects it.
+/// [`ElementRateSums`] judges the same counts given one trial at a time.
 ///
 /// # Errors
 /// [`VerifyError::InvalidParameter`] for no trials, a trial with no elements
@@ -138,61 +139,164 @@ pub fn judge_element_rate(
     claimed_probability: f64,
     confidence: f64,
 ) -> Result<ElementRateVerdict> {
-    check_confidence(confidence)?;
-    if counts.is_empty() {
-        return Err(VerifyError::invalid(
-            "trials",
-            0,
-            "at least one trial is needed",
-        ));
+    let mut sums = ElementRateSums::new();
+    for &c in counts {
+        sums.add(c);
     }
-    if let Some(c) = counts
-        .iter()
-        .find(|c| c.elements == 0 || c.violating > c.elements)
-    {
-        return Err(VerifyError::invalid(
-            "element counts",
-            format!("{} of {}", c.violating, c.elements),
-            "a trial needs elements, and no more violating than it has",
-        ));
+    sums.judge(claimed_probability, confidence)
+}
+
+/// What [`judge_element_rate`] needs of a sequence of [`ElementCounts`],
+/// accumulated one trial at a time: the number of trials, the total elements
+/// and violating elements, and the sum of the per-trial fractions, added in
+/// trial order as the slice form adds them, so both give the same verdict to
+/// the bit. It holds a few words whatever the number of trials (the audit
+/// runner streams a cell's trials through it).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::stats::{ElementCounts, ElementRateSums, judge_element_rate};
+/// let counts = [
+///     ElementCounts { elements: 8192, violating: 9 },
+///     ElementCounts { elements: 8192, violating: 820 },
+/// ];
+/// let mut sums = ElementRateSums::new();
+/// for &c in &counts {
+///     sums.add(c);
+/// }
+/// assert_eq!(sums.trials(), 2);
+/// assert_eq!(
+///     sums.judge(0.999, 0.999).unwrap(),
+///     judge_element_rate(&counts, 0.999, 0.999).unwrap()
+/// );
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ElementRateSums {
+    trials: u64,
+    elements: u64,
+    violating: u64,
+    /// `sum violating / elements` over the trials, in their order, as the
+    /// slice form sums them. It starts at +0 (`Iterator::sum` of `f64` may
+    /// start at -0): the fractions are never negative, so the sums agree to
+    /// the bit either way.
+    fraction_sum: f64,
+    /// The first count with no elements or more violating than elements: the
+    /// error [`ElementRateSums::judge`] reports (such counts are not summed).
+    first_invalid: Option<ElementCounts>,
+}
+
+impl ElementRateSums {
+    /// No trials yet.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::stats::ElementRateSums;
+    /// let sums = ElementRateSums::new();
+    /// assert_eq!(sums.trials(), 0);
+    /// assert!(sums.judge(0.9, 0.99).is_err()); // no trials to judge
+    /// ```
+    pub fn new() -> ElementRateSums {
+        ElementRateSums::default()
     }
-    if claimed_probability.is_nan() || claimed_probability > 1.0 {
-        return Err(VerifyError::invalid(
-            "claimed_probability",
+
+    /// Adds one trial's counts.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::stats::{ElementCounts, ElementRateSums};
+    /// let mut sums = ElementRateSums::new();
+    /// sums.add(ElementCounts { elements: 10, violating: 1 });
+    /// assert_eq!(sums.trials(), 1);
+    /// ```
+    pub fn add(&mut self, counts: ElementCounts) {
+        self.trials += 1;
+        if counts.elements == 0 || counts.violating > counts.elements {
+            self.first_invalid.get_or_insert(counts);
+            return;
+        }
+        self.elements += counts.elements;
+        self.violating += counts.violating;
+        self.fraction_sum += counts.violating as f64 / counts.elements as f64;
+    }
+
+    /// The trials added so far.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::stats::{ElementCounts, ElementRateSums};
+    /// let mut sums = ElementRateSums::new();
+    /// sums.add(ElementCounts { elements: 3, violating: 0 });
+    /// sums.add(ElementCounts { elements: 3, violating: 3 });
+    /// assert_eq!(sums.trials(), 2);
+    /// ```
+    pub fn trials(&self) -> u64 {
+        self.trials
+    }
+
+    /// Judges the trials added so far, as [`judge_element_rate`] judges them
+    /// given as a slice (same verdict, same errors).
+    ///
+    /// # Errors
+    /// As [`judge_element_rate`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::stats::{ElementCounts, ElementRateSums};
+    /// let mut sums = ElementRateSums::new();
+    /// for _ in 0..20 {
+    ///     sums.add(ElementCounts { elements: 8192, violating: 820 });
+    /// }
+    /// assert!(!sums.judge(0.999, 0.999).unwrap().consistent);
+    /// ```
+    pub fn judge(&self, claimed_probability: f64, confidence: f64) -> Result<ElementRateVerdict> {
+        check_confidence(confidence)?;
+        if self.trials == 0 {
+            return Err(VerifyError::invalid(
+                "trials",
+                0,
+                "at least one trial is needed",
+            ));
+        }
+        if let Some(c) = self.first_invalid {
+            return Err(VerifyError::invalid(
+                "element counts",
+                format!("{} of {}", c.violating, c.elements),
+                "a trial needs elements, and no more violating than it has",
+            ));
+        }
+        if claimed_probability.is_nan() || claimed_probability > 1.0 {
+            return Err(VerifyError::invalid(
+                "claimed_probability",
+                claimed_probability,
+                "a probability must not be NaN or above 1",
+            ));
+        }
+        let trials = self.trials;
+        let (elements, violating) = (self.elements, self.violating);
+        let mean_fraction = self.fraction_sum / trials as f64;
+        let vacuous = claimed_probability <= 0.0;
+        // Rounded up: the claim gets the benefit of the last bit.
+        let allowed_rate = crate::bounds::directed::sub_up(1.0, claimed_probability).min(1.0);
+        let p_value_bound = if mean_fraction <= allowed_rate || vacuous {
+            1.0
+        } else if allowed_rate == 0.0 {
+            0.0 // a deterministic claim and a violation
+        } else {
+            (-(trials as f64) * bernoulli_kl(mean_fraction.min(1.0), allowed_rate)).exp()
+        };
+        Ok(ElementRateVerdict {
+            trials,
+            elements,
+            violating,
             claimed_probability,
-            "a probability must not be NaN or above 1",
-        ));
+            allowed_rate,
+            confidence,
+            mean_fraction,
+            p_value_bound,
+            vacuous,
+            consistent: vacuous || p_value_bound * (1.0 + TAIL_RELATIVE_ERROR) >= 1.0 - confidence,
+        })
     }
-    let trials = counts.len() as u64;
-    let elements = counts.iter().map(|c| c.elements).sum();
-    let violating = counts.iter().map(|c| c.violating).sum();
-    let mean_fraction = counts
-        .iter()
-        .map(|c| c.violating as f64 / c.elements as f64)
-        .sum::<f64>()
-        / trials as f64;
-    let vacuous = claimed_probability <= 0.0;
-    // Rounded up: the claim gets the benefit of the last bit.
-    let allowed_rate = crate::bounds::directed::sub_up(1.0, claimed_probability).min(1.0);
-    let p_value_bound = if mean_fraction <= allowed_rate || vacuous {
-        1.0
-    } else if allowed_rate == 0.0 {
-        0.0 // a deterministic claim and a violation
-    } else {
-        (-(trials as f64) * bernoulli_kl(mean_fraction.min(1.0), allowed_rate)).exp()
-    };
-    Ok(ElementRateVerdict {
-        trials,
-        elements,
-        violating,
-        claimed_probability,
-        allowed_rate,
-        confidence,
-        mean_fraction,
-        p_value_bound,
-        vacuous,
-        consistent: vacuous || p_value_bound * (1.0 + TAIL_RELATIVE_ERROR) >= 1.0 - confidence,
-    })
 }
 
 #[cfg(test)]
@@ -248,6 +352,84 @@ mod tests {
         assert!(!one.consistent && one.p_value_bound == 0.0);
         let none = judge_element_rate(&counts(10, &[10, 10]), -3.0, 0.999).unwrap();
         assert!(none.vacuous && none.consistent);
+    }
+
+    /// Both forms, verdicts and errors alike.
+    fn both_ways(counts: &[ElementCounts], claimed: f64, confidence: f64) -> (String, String) {
+        let mut sums = ElementRateSums::new();
+        for &c in counts {
+            sums.add(c);
+        }
+        let show = |r: Result<ElementRateVerdict>| match r {
+            // Debug prints every f64 to the bit (shortest round-trip form).
+            Ok(v) => format!("{v:?}"),
+            Err(e) => format!("error: {e}"),
+        };
+        (
+            show(judge_element_rate(counts, claimed, confidence)),
+            show(sums.judge(claimed, confidence)),
+        )
+    }
+
+    #[test]
+    fn streamed_sums_judge_as_the_slice_does() {
+        let mixed = [
+            ElementCounts {
+                elements: 7,
+                violating: 3,
+            },
+            ElementCounts {
+                elements: 1,
+                violating: 0,
+            },
+            ElementCounts {
+                elements: 1000,
+                violating: 999,
+            },
+            ElementCounts {
+                elements: 3,
+                violating: 1,
+            },
+        ];
+        let cases: [(&[ElementCounts], f64, f64); 12] = [
+            (&mixed, 0.9, 0.99),
+            (&mixed, 0.999, 0.999),
+            (&mixed, 1.0, 0.999),
+            (&mixed, -2.0, 0.999),
+            (&mixed, f64::NAN, 0.99),
+            (&mixed, 0.9, 1.0),
+            (&counts(1000, &[0; 5]), 0.999, 0.99),
+            (&counts(50, &[50; 4]), 0.9, 0.999),
+            (&counts(8192, &[820; 20]), 0.999, 0.999),
+            (&[], 0.9, 0.99),
+            (&counts(3, &[1, 4, 5]), 0.9, 0.99),
+            (&counts(0, &[0]), 0.9, 0.99),
+        ];
+        for (counts, claimed, confidence) in cases {
+            let (slice, streamed) = both_ways(counts, claimed, confidence);
+            assert_eq!(slice, streamed, "{counts:?} p = {claimed} c = {confidence}");
+        }
+        // Thirty inexact fractions: the same additions in the same order.
+        let thirds: Vec<_> = (1..=30)
+            .map(|v| ElementCounts {
+                elements: 31,
+                violating: v,
+            })
+            .collect();
+        let (slice, streamed) = both_ways(&thirds, 0.5, 0.99);
+        assert_eq!(slice, streamed);
+        let mut sums = ElementRateSums::new();
+        for &c in &thirds {
+            sums.add(c);
+        }
+        let v = sums.judge(0.5, 0.99).unwrap();
+        assert_eq!(
+            v.mean_fraction.to_bits(),
+            judge_element_rate(&thirds, 0.5, 0.99)
+                .unwrap()
+                .mean_fraction
+                .to_bits()
+        );
     }
 
     #[test]

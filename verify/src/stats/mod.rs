@@ -36,7 +36,7 @@ use crate::error::{Result, VerifyError};
 use rug::Float;
 
 mod element_rate;
-pub use element_rate::{ElementCounts, ElementRateVerdict, judge_element_rate};
+pub use element_rate::{ElementCounts, ElementRateSums, ElementRateVerdict, judge_element_rate};
 use serde::Serialize;
 use std::fmt;
 
