@@ -6,7 +6,7 @@
 //! [`GpuError::NotBuilt`], without a device the probe's reason (no driver,
 //! no NVRTC), for a configuration no kernel covers [`GpuError::Unsupported`],
 //! for bad operands [`GpuError::Input`]. The device is opened through
-//! [`KernelModule`](crate::gpu::KernelModule), which probes it first (so
+//! `KernelModule` (`crate::gpu`, feature `cuda`), which probes it first (so
 //! cudarc cannot panic on a missing driver), and every cudarc call runs
 //! under `crate::gpu::guard::catch` as a last resort.
 //!
