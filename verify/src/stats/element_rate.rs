@@ -26,10 +26,13 @@
 //! trials it rejects once about one element in ten violates, both for
 //! `q = 1e-3` at 99.9% confidence and for `q = 1e-2` at 95%. These are statistics, not bounds: no directed rounding,
 //! and the same [`TAIL_RELATIVE_ERROR`](super::TAIL_RELATIVE_ERROR) margin
-//! before a claim is rejected.
+//! before a claim is rejected. For that margin to cover the arithmetic, the
+//! mean fraction is the exact mean of the (once-rounded) fractions, rounded
+//! once: a running sum's error grows with the number of trials.
 
 use super::{TAIL_RELATIVE_ERROR, check_confidence};
 use crate::error::{Result, VerifyError};
+use crate::oracle::ExactSum;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -148,10 +151,13 @@ pub fn judge_element_rate(
 
 /// What [`judge_element_rate`] needs of a sequence of [`ElementCounts`],
 /// accumulated one trial at a time: the number of trials, the total elements
-/// and violating elements, and the sum of the per-trial fractions, added in
-/// trial order as the slice form adds them, so both give the same verdict to
-/// the bit. It holds a few words whatever the number of trials (the audit
-/// runner streams a cell's trials through it).
+/// and violating elements, and the exact sum of the per-trial fractions (each
+/// rounded to nearest once), so the mean fraction is rounded once whatever
+/// the number and order of the trials. (A running `f64` sum drifted by up to
+/// `T u` relative: 2^24 trials moved a boundary p-value by about 5e-7
+/// relative, far beyond the [`TAIL_RELATIVE_ERROR`] margin.) It holds a fixed
+/// size whatever the number of trials (the audit runner streams a cell's
+/// trials through it); [`judge_element_rate`] is a loop over it.
 ///
 /// # Example
 /// ```
@@ -170,19 +176,25 @@ pub fn judge_element_rate(
 ///     judge_element_rate(&counts, 0.999, 0.999).unwrap()
 /// );
 /// ```
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct ElementRateSums {
     trials: u64,
     elements: u64,
     violating: u64,
-    /// `sum violating / elements` over the trials, in their order, as the
-    /// slice form sums them. It starts at +0 (`Iterator::sum` of `f64` may
-    /// start at -0): the fractions are never negative, so the sums agree to
-    /// the bit either way.
-    fraction_sum: f64,
+    /// `sum fl(violating / elements)` over the trials, exactly.
+    fraction_sum: ExactSum,
     /// The first count with no elements or more violating than elements: the
     /// error [`ElementRateSums::judge`] reports (such counts are not summed).
     first_invalid: Option<ElementCounts>,
+}
+
+/// Equal counts and exactly equal fraction sums.
+impl PartialEq for ElementRateSums {
+    fn eq(&self, other: &ElementRateSums) -> bool {
+        (self.trials, self.elements, self.violating, self.first_invalid)
+            == (other.trials, other.elements, other.violating, other.first_invalid)
+            && self.fraction_sum.to_float() == other.fraction_sum.to_float()
+    }
 }
 
 impl ElementRateSums {
@@ -214,9 +226,24 @@ impl ElementRateSums {
             self.first_invalid.get_or_insert(counts);
             return;
         }
-        self.elements += counts.elements;
-        self.violating += counts.violating;
-        self.fraction_sum += counts.violating as f64 / counts.elements as f64;
+        // Totals only reported; saturating rather than wrapping for counts
+        // beyond 2^64 (the audit's are below 2^52).
+        self.elements = self.elements.saturating_add(counts.elements);
+        self.violating = self.violating.saturating_add(counts.violating);
+        self.fraction_sum
+            .add(counts.violating as f64 / counts.elements as f64);
+    }
+
+    /// The exact sum of the fractions over the trials, rounded once to
+    /// nearest (`0` before any trial).
+    fn mean_fraction(&self) -> f64 {
+        match self.fraction_sum.to_float() {
+            // The exact quotient rounded once to 53 bits (the sum's MPFR
+            // number is exact; a mean of fractions in [2^-64, 1] over fewer
+            // than 2^64 trials is a normal f64, so the conversion is exact).
+            Some(sum) if self.trials > 0 => rug::Float::with_val(53, &sum / self.trials).to_f64(),
+            _ => 0.0,
+        }
     }
 
     /// The trials added so far.
@@ -273,7 +300,7 @@ impl ElementRateSums {
         }
         let trials = self.trials;
         let (elements, violating) = (self.elements, self.violating);
-        let mean_fraction = self.fraction_sum / trials as f64;
+        let mean_fraction = self.mean_fraction();
         let vacuous = claimed_probability <= 0.0;
         // Rounded up: the claim gets the benefit of the last bit.
         let allowed_rate = crate::bounds::directed::sub_up(1.0, claimed_probability).min(1.0);
@@ -409,7 +436,7 @@ mod tests {
             let (slice, streamed) = both_ways(counts, claimed, confidence);
             assert_eq!(slice, streamed, "{counts:?} p = {claimed} c = {confidence}");
         }
-        // Thirty inexact fractions: the same additions in the same order.
+        // Thirty inexact fractions: both sum them exactly.
         let thirds: Vec<_> = (1..=30)
             .map(|v| ElementCounts {
                 elements: 31,
@@ -430,6 +457,37 @@ mod tests {
                 .mean_fraction
                 .to_bits()
         );
+    }
+
+    #[test]
+    fn the_mean_fraction_is_rounded_once_whatever_the_number_of_trials() {
+        // 10^6 trials of 1 in 3: the exact mean of fl(1/3) is fl(1/3). A
+        // running f64 sum drifts (the test shows it does), and the drift
+        // grows with the trials.
+        let third = ElementCounts {
+            elements: 3,
+            violating: 1,
+        };
+        let trials = 1_000_000u32;
+        let naive = (0..trials).fold(0.0f64, |s, _| s + 1.0 / 3.0) / f64::from(trials);
+        assert_ne!(naive, 1.0 / 3.0);
+        let mut sums = ElementRateSums::new();
+        for _ in 0..trials {
+            sums.add(third);
+        }
+        let v = sums.judge(0.5, 0.99).unwrap();
+        assert_eq!(v.mean_fraction.to_bits(), (1.0f64 / 3.0).to_bits());
+        // Order does not matter either: 1/7 and 6/7 alternately average 1/2
+        // only up to the two roundings of the fractions, exactly once summed.
+        let mut sums = ElementRateSums::new();
+        for k in 0..1000u64 {
+            sums.add(ElementCounts {
+                elements: 7,
+                violating: if k % 2 == 0 { 1 } else { 6 },
+            });
+        }
+        let exact = (1.0f64 / 7.0 + 6.0 / 7.0) / 2.0;
+        assert_eq!(sums.judge(0.5, 0.99).unwrap().mean_fraction, exact);
     }
 
     #[test]
