@@ -19,7 +19,7 @@ use super::bounds::evaluate;
 use super::compute::{compute, original_dot};
 use super::config::{HalfMode, QdotConfig, Tolerance};
 use super::select::select;
-use crate::audit::experiment::Params;
+use crate::audit::experiment::{Params, product_within};
 use crate::error::Result;
 use boundgate_verify::bounds::qdot::{Binning, Fexp, TileOrder};
 use boundgate_verify::format::Format;
@@ -89,6 +89,56 @@ pub fn trial(x: &[f64], y: &[f64], config: &QdotConfig, eps: Tolerance) -> Resul
         rigorous_violated,
         components,
     })
+}
+
+/// The most iterations of one ACG or APM solve (`max_iter`): 100000, 100
+/// times the larger default (1000 for ACG, 300 for APM). A solve that never
+/// converges (a loose tolerance can prevent it) runs them all and keeps
+/// statistics of both dot products of each (64 bytes apiece), so
+/// `max_iter = 2^28` could have filled 32 GB with them in one solve.
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::kernels::qdot::experiments::MAX_ITER, 100_000);
+/// ```
+pub const MAX_ITER: usize = 100_000;
+
+/// The most matrix entries one solve may read, `max_iter x` the matrix's
+/// entries (one product per iteration, beside two checked dot products): 2^40.
+/// The largest problem of the paper, HPCCG 1000x1000x10 (2.5 x 10^8 entries),
+/// at the default 1000 iterations reads 2^37.9.
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::kernels::qdot::experiments::MAX_SOLVE_READS_LOG2, 40);
+/// ```
+pub const MAX_SOLVE_READS_LOG2: u32 = 40;
+
+/// `max_iter` for a solve on a matrix of `entries` entries: at most
+/// [`MAX_ITER`], and `max_iter x entries` at most 2^[`MAX_SOLVE_READS_LOG2`].
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::Params;
+/// use boundgate::kernels::qdot::experiments::max_iter;
+/// let p = Params::new(toml::from_str("max_iter = 300").unwrap());
+/// assert_eq!(max_iter(&p, 1000, 50_000).unwrap(), 300);
+/// assert!(max_iter(&p, 1000, 1 << 33).unwrap_err().starts_with("params.max_iter: "));
+/// ```
+pub fn max_iter(p: &Params, default: usize, entries: usize) -> std::result::Result<usize, String> {
+    let max_iter = p.usize_or("max_iter", default)?;
+    if max_iter == 0 || max_iter > MAX_ITER {
+        return Err(format!(
+            "params.max_iter: {max_iter} is not in 1..={MAX_ITER}"
+        ));
+    }
+    product_within(
+        "max_iter",
+        &[max_iter, entries],
+        MAX_SOLVE_READS_LOG2,
+        "matrix entries read by a solve",
+    )?;
+    Ok(max_iter)
 }
 
 /// The qdot options every experiment accepts: `fexp`, `binning`, `half`, `tile`.
