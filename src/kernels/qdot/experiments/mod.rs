@@ -19,7 +19,7 @@ use super::bounds::evaluate;
 use super::compute::{compute, original_dot};
 use super::config::{HalfMode, QdotConfig, Tolerance};
 use super::select::select;
-use crate::audit::experiment::{Params, product_within};
+use crate::audit::experiment::{Params, list_within, non_empty, product_within};
 use crate::error::Result;
 use boundgate_verify::bounds::qdot::{Binning, Fexp, TileOrder};
 use boundgate_verify::format::Format;
@@ -139,6 +139,79 @@ pub fn max_iter(p: &Params, default: usize, entries: usize) -> std::result::Resu
         "matrix entries read by a solve",
     )?;
     Ok(max_iter)
+}
+
+/// The sizes `n` of an experiment's dot products: `sizes` (at least one),
+/// extended by `heavy_sizes` when `heavy`; both lists are checked either way
+/// (a zero among the heavy sizes passed the plan and failed the heavy run),
+/// every size at least 1 (each is a vector length, at most 2^28 as read).
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::Params;
+/// use boundgate::kernels::qdot::experiments::dot_sizes;
+/// let p = Params::new(toml::from_str("sizes = [100]\nheavy_sizes = [0]").unwrap());
+/// assert!(dot_sizes(&p, false, &[10], &[]).unwrap_err().starts_with("params.heavy_sizes: "));
+/// let p = Params::new(toml::from_str("heavy_sizes = [1000]").unwrap());
+/// assert_eq!(dot_sizes(&p, true, &[10], &[]).unwrap(), vec![10, 1000]);
+/// ```
+pub fn dot_sizes(
+    p: &Params,
+    heavy: bool,
+    default: &[usize],
+    heavy_default: &[usize],
+) -> std::result::Result<Vec<usize>, String> {
+    let mut sizes = non_empty("sizes", p.usize_list_or("sizes", default)?)?;
+    // Empty is meaningful here: nothing more under BOUNDGATE_HEAVY.
+    let heavy_sizes = list_within(
+        "heavy_sizes",
+        p.usize_list_or("heavy_sizes", heavy_default)?,
+    )?;
+    for (key, list) in [("sizes", &sizes), ("heavy_sizes", &heavy_sizes)] {
+        if list.contains(&0) {
+            return Err(format!("params.{key}: needs sizes > 0"));
+        }
+    }
+    if heavy {
+        sizes.extend(heavy_sizes);
+    }
+    Ok(sizes)
+}
+
+/// The largest distribution parameter `t`: 200 (the paper's go up to 100
+/// for A and 30 for B). With A the exponents stay within +-100, so products
+/// and sums of up to 2^28 of them are finite and normal; with B a product's
+/// exponent is 7 standard deviations from overflow. At `t = 3000`, A drew
+/// infinite inputs (the run failed after the plan was accepted) and B's rows
+/// had an infinite maximum error.
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::kernels::qdot::experiments::MAX_T, 200);
+/// ```
+pub const MAX_T: usize = 200;
+
+/// A list of distribution parameters `t` (`key`): at least one, each at most
+/// [`MAX_T`].
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::Params;
+/// use boundgate::kernels::qdot::experiments::t_values;
+/// let p = Params::new(toml::from_str("t = [5, 3000]").unwrap());
+/// assert!(t_values(&p, "t", &[5]).unwrap_err().starts_with("params.t: 3000"));
+/// assert!(t_values(&Params::default(), "t", &[5, 9]).is_ok());
+/// ```
+pub fn t_values(
+    p: &Params,
+    key: &str,
+    default: &[usize],
+) -> std::result::Result<Vec<usize>, String> {
+    let ts = non_empty(key, p.usize_list_or(key, default)?)?;
+    match ts.iter().find(|&&t| t > MAX_T) {
+        Some(t) => Err(format!("params.{key}: {t} exceeds the limit of {MAX_T}")),
+        None => Ok(ts),
+    }
 }
 
 /// The qdot options every experiment accepts: `fexp`, `binning`, `half`, `tile`.
