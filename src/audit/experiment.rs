@@ -262,6 +262,135 @@ impl Params {
     }
 }
 
+/// The most entries a list parameter may hold: 256. Every list an
+/// experiment takes is a sweep that multiplies its work (each threshold,
+/// tolerance or size is one more run over everything else); the longest a
+/// shipped plan or a default uses is 20 (`qdot-acg`'s tolerances 1e-16 to
+/// 1e3), and 256 points are finer than a chart can show. Without a cap only
+/// the plan file's length bounded the work.
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::audit::experiment::MAX_LIST_LEN, 256);
+/// ```
+pub const MAX_LIST_LEN: usize = 256;
+
+/// A list parameter that the run iterates: refused when empty (the run would
+/// report nothing, which reads as a pass: `formats = []` gave an empty
+/// table until 2026-11-26) or longer than [`MAX_LIST_LEN`].
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::{Params, non_empty};
+/// let p = Params::new(toml::from_str("formats = []").unwrap());
+/// let formats = p.str_list_or("formats", &["fp16"]).unwrap();
+/// assert_eq!(non_empty("formats", formats).unwrap_err(), "params.formats: must not be empty");
+/// assert_eq!(non_empty("sizes", vec![1, 2]).unwrap(), vec![1, 2]);
+/// assert!(non_empty("sizes", vec![1; 257]).unwrap_err().contains("257 entries"));
+/// ```
+pub fn non_empty<T>(key: &str, values: Vec<T>) -> std::result::Result<Vec<T>, String> {
+    if values.is_empty() {
+        Err(format!("params.{key}: must not be empty"))
+    } else {
+        list_within(key, values)
+    }
+}
+
+/// A list parameter that may be empty (nothing more to do, such as heavy
+/// sizes or the sizes of a kernel the plan does not select), refused when
+/// longer than [`MAX_LIST_LEN`].
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::list_within;
+/// assert!(list_within::<usize>("heavy_sizes", vec![]).unwrap().is_empty());
+/// assert_eq!(
+///     list_within("heavy_sizes", vec![1; 300]).unwrap_err(),
+///     "params.heavy_sizes: 300 entries exceed the limit of 256"
+/// );
+/// ```
+pub fn list_within<T>(key: &str, values: Vec<T>) -> std::result::Result<Vec<T>, String> {
+    if values.len() > MAX_LIST_LEN {
+        Err(format!(
+            "params.{key}: {} entries exceed the limit of {MAX_LIST_LEN}",
+            values.len()
+        ))
+    } else {
+        Ok(values)
+    }
+}
+
+/// The number of values in the largest matrix, vector or grid that parameter
+/// `key` makes the run build, the product of `dims`, if it is at most
+/// [`MAX_INPUT_ELEMENTS`](super::plan::MAX_INPUT_ELEMENTS) (2^28); else the
+/// error naming the parameter, the dimensions and the limit. Each integer
+/// parameter is capped at 2^28 on its own, but a matrix dimension is squared:
+/// `residual-accuracy` with `size = 1048576` asked for 2^40 elements.
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::elements_within;
+/// assert_eq!(elements_within("size", &[1024, 1024]).unwrap(), 1 << 20);
+/// assert_eq!(
+///     elements_within("size", &[20000, 20000]).unwrap_err(),
+///     "params.size: 20000 x 20000 = 400000000 elements exceed the limit of 2^28"
+/// );
+/// // No overflow, whatever the dimensions.
+/// assert!(elements_within("problems", &[usize::MAX; 3]).is_err());
+/// ```
+pub fn elements_within(key: &str, dims: &[usize]) -> std::result::Result<usize, String> {
+    let limit = super::plan::MAX_INPUT_ELEMENTS;
+    debug_assert_eq!(limit, 1 << 28);
+    let n = product_within(key, dims, 28, "elements")?;
+    // At most 2^28, so it fits.
+    Ok(usize::try_from(n).unwrap_or(limit))
+}
+
+/// The product of `factors` if it is at most `2^limit_log2`, else the error
+/// `params.<key>: a x b = p <unit> exceed the limit of 2^<limit_log2>`: how
+/// an experiment bounds the work that several parameters multiply (values
+/// timed, multiply-adds, stencil updates), with checked arithmetic.
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::product_within;
+/// assert_eq!(product_within("repeats", &[5, 1000], 32, "values timed").unwrap(), 5000);
+/// assert_eq!(
+///     product_within("repeats", &[1 << 20, 1 << 20], 32, "values timed").unwrap_err(),
+///     "params.repeats: 1048576 x 1048576 = 1099511627776 values timed exceed the limit of 2^32"
+/// );
+/// ```
+pub fn product_within(
+    key: &str,
+    factors: &[usize],
+    limit_log2: u32,
+    unit: &str,
+) -> std::result::Result<u64, String> {
+    debug_assert!(
+        limit_log2 < 64,
+        "a limit of 2^{limit_log2} does not fit u64"
+    );
+    let limit = 1u128 << limit_log2.min(63);
+    let shown: Vec<String> = factors.iter().map(usize::to_string).collect();
+    let product = factors
+        .iter()
+        .try_fold(1u128, |p, &f| p.checked_mul(f as u128));
+    match product {
+        Some(p) if p <= limit => Ok(p as u64),
+        Some(p) if factors.len() == 1 => Err(format!(
+            "params.{key}: {p} {unit} exceed the limit of 2^{limit_log2}"
+        )),
+        Some(p) => Err(format!(
+            "params.{key}: {} = {p} {unit} exceed the limit of 2^{limit_log2}",
+            shown.join(" x ")
+        )),
+        None => Err(format!(
+            "params.{key}: {} {unit} exceed the limit of 2^{limit_log2}",
+            shown.join(" x ")
+        )),
+    }
+}
+
 fn as_f64(v: &toml::Value) -> Option<f64> {
     v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
 }
@@ -280,4 +409,103 @@ fn as_usize(v: &toml::Value) -> Option<usize> {
 
 fn list<T>(v: &toml::Value, item: impl Fn(&toml::Value) -> Option<T>) -> Option<Vec<T>> {
     v.as_array()?.iter().map(item).collect()
+}
+
+/// Helpers for the experiments' tests of their parameter checks.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Experiment, Params};
+    use std::path::Path;
+
+    /// Parameters from TOML text.
+    pub(crate) fn params(text: &str) -> Params {
+        Params::new(toml::from_str(text).expect("TOML"))
+    }
+
+    /// Asserts that `text` is refused with an error about `params.<key>`, and
+    /// returns the error.
+    pub(crate) fn refused(e: &dyn Experiment, text: &str, key: &str) -> String {
+        let err = e
+            .check_params(&params(text))
+            .expect_err(&format!("{}: `{text}` was accepted", e.name()));
+        assert!(
+            err.starts_with(&format!("params.{key}:")),
+            "{}: `{text}` refused without naming params.{key}: {err}",
+            e.name()
+        );
+        err
+    }
+
+    /// Asserts that the defaults (no parameters) and the parameters of every
+    /// `[[experiment]]` entry of `e` in the shipped plans (`plans/*.toml`,
+    /// `tests/plans/*.toml`) are accepted; returns how many entries there were.
+    pub(crate) fn accepts_defaults_and_shipped(e: &dyn Experiment) -> usize {
+        e.check_params(&Params::default())
+            .unwrap_or_else(|err| panic!("{}: defaults refused: {err}", e.name()));
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut entries = 0;
+        for dir in ["plans", "tests/plans"] {
+            for file in std::fs::read_dir(root.join(dir)).expect("plan directory") {
+                let path = file.expect("directory entry").path();
+                if path.extension().is_none_or(|x| x != "toml") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).expect("plan");
+                let plan: toml::Table = toml::from_str(&text).expect("plan TOML");
+                let Some(list) = plan.get("experiment").and_then(|v| v.as_array()) else {
+                    continue;
+                };
+                for entry in list {
+                    if entry.get("name").and_then(|n| n.as_str()) != Some(e.name()) {
+                        continue;
+                    }
+                    let table = entry
+                        .get("params")
+                        .and_then(|p| p.as_table())
+                        .cloned()
+                        .unwrap_or_default();
+                    e.check_params(&Params::new(table)).unwrap_or_else(|err| {
+                        panic!("{}: refused in {}: {err}", e.name(), path.display())
+                    });
+                    entries += 1;
+                }
+            }
+        }
+        entries
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_counts_at_the_limit_pass_and_one_more_is_refused() {
+        assert_eq!(elements_within("n", &[1 << 14, 1 << 14]).unwrap(), 1 << 28);
+        assert_eq!(
+            elements_within("n", &[(1 << 28) + 1]).unwrap_err(),
+            "params.n: 268435457 elements exceed the limit of 2^28"
+        );
+        assert_eq!(elements_within("n", &[]).unwrap(), 1);
+        // A product past u128 is refused, not wrapped.
+        let e = product_within("problems", &[usize::MAX; 3], 28, "elements").unwrap_err();
+        assert!(e.starts_with("params.problems: "), "{e}");
+        assert!(e.contains("exceed the limit of 2^28"), "{e}");
+        assert!(product_within("k", &[usize::MAX, 0], 28, "elements").is_ok());
+    }
+
+    #[test]
+    fn lists_must_hold_one_to_max_entries() {
+        assert_eq!(
+            non_empty::<f64>("thresholds", vec![]).unwrap_err(),
+            "params.thresholds: must not be empty"
+        );
+        assert_eq!(
+            non_empty("t", vec![0; MAX_LIST_LEN]).unwrap().len(),
+            MAX_LIST_LEN
+        );
+        assert!(non_empty("t", vec![0; MAX_LIST_LEN + 1]).is_err());
+        assert!(list_within("t", vec![0; MAX_LIST_LEN + 1]).is_err());
+        assert!(list_within::<u8>("t", vec![]).is_ok());
+    }
 }

@@ -30,7 +30,10 @@ use super::sparse::CsrMatrix;
 use super::spmv::{SparseFormat, accessor_spmv, spmv_errors};
 use super::storage::{AccessorSpec, StorageKind};
 use super::trsv::{accessor_trsv, trsv_errors};
-use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use crate::audit::experiment::{
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, elements_within, list_within,
+    non_empty,
+};
 use crate::error::{Error, Result};
 use crate::generate::{Distribution, round_all};
 use crate::plot::{Chart, Series};
@@ -67,14 +70,28 @@ struct Config {
     distributions: Vec<(String, Distribution)>,
 }
 
+/// A list of sizes, each positive; at least one when `needed` (its kernel is
+/// selected: `kernels = ["dot"]` with `dot_sizes = []` reported nothing), and
+/// each within the element limit once made into the run's largest array by
+/// `elements` (`n -> [n, n]` for a square matrix).
 fn positive_sizes(
     p: &Params,
     key: &str,
     default: &[usize],
+    needed: bool,
+    elements: impl Fn(usize) -> Vec<usize>,
 ) -> std::result::Result<Vec<usize>, String> {
     let sizes = p.usize_list_or(key, default)?;
+    let sizes = if needed {
+        non_empty(key, sizes)?
+    } else {
+        list_within(key, sizes)?
+    };
     if sizes.contains(&0) {
         return Err(format!("params.{key}: sizes must be positive"));
+    }
+    for &n in &sizes {
+        elements_within(key, &elements(n))?;
     }
     Ok(sizes)
 }
@@ -91,15 +108,15 @@ fn config(p: &Params) -> std::result::Result<Config, String> {
         "matrices",
         "distributions",
     ])?;
-    let kernels = p.str_list_or("kernels", KERNELS)?;
+    let kernels = non_empty("kernels", p.str_list_or("kernels", KERNELS)?)?;
     if let Some(k) = kernels.iter().find(|k| !KERNELS.contains(&k.as_str())) {
         return Err(format!(
             "params.kernels: unknown kernel `{k}` (known: {})",
             KERNELS.join(", ")
         ));
     }
-    let distributions = p
-        .str_list_or("distributions", &["uniform", "normal"])?
+    let distributions = p.str_list_or("distributions", &["uniform", "normal"])?;
+    let distributions = non_empty("distributions", distributions)?
         .into_iter()
         .map(|d| match d.as_str() {
             "uniform" => Ok((
@@ -125,19 +142,45 @@ fn config(p: &Params) -> std::result::Result<Config, String> {
     if random_nnz == 0 {
         return Err("params.random_nnz: must be positive".into());
     }
+    let uses = |k: &str| kernels.iter().any(|x| x == k);
+    let spmv = uses("spmv");
+    // Largest arrays: a vector; an n x n matrix (TRSV: its LU factors too);
+    // the Laplacian's 5 k^2 entries; up to 2 random_nnz per random row (in
+    // CSR and as the width of ELL).
+    let dot_sizes = positive_sizes(
+        p,
+        "dot_sizes",
+        &[1000, 10_000, 100_000, 1_000_000],
+        uses("dot"),
+        |n| vec![n],
+    )?;
+    let gemv_sizes = positive_sizes(p, "gemv_sizes", &[100, 200, 500, 1000], uses("gemv"), |n| {
+        vec![n, n]
+    })?;
+    let trsv_sizes = positive_sizes(p, "trsv_sizes", &[64, 128, 256, 512], uses("trsv"), |n| {
+        vec![n, n]
+    })?;
+    let laplacian_grids =
+        positive_sizes(p, "laplacian_grids", &[32, 100], false, |k| vec![k, k, 5])?;
+    let random_rows = positive_sizes(p, "random_rows", &[1000, 10_000], false, |rows| {
+        vec![rows, 2 * random_nnz]
+    })?;
+    let matrices = list_within("matrices", p.str_list_or("matrices", &[])?)?;
+    if spmv && laplacian_grids.is_empty() && random_rows.is_empty() && matrices.is_empty() {
+        return Err(
+            "params.laplacian_grids: spmv needs a matrix, but laplacian_grids, random_rows and matrices are all empty"
+                .into(),
+        );
+    }
     Ok(Config {
         kernels,
-        dot_sizes: positive_sizes(p, "dot_sizes", &[1000, 10_000, 100_000, 1_000_000])?,
-        gemv_sizes: positive_sizes(p, "gemv_sizes", &[100, 200, 500, 1000])?,
-        trsv_sizes: positive_sizes(p, "trsv_sizes", &[64, 128, 256, 512])?,
-        laplacian_grids: positive_sizes(p, "laplacian_grids", &[32, 100])?,
-        random_rows: positive_sizes(p, "random_rows", &[1000, 10_000])?,
+        dot_sizes,
+        gemv_sizes,
+        trsv_sizes,
+        laplacian_grids,
+        random_rows,
         random_nnz,
-        matrices: p
-            .str_list_or("matrices", &[])?
-            .into_iter()
-            .map(PathBuf::from)
-            .collect(),
+        matrices: matrices.into_iter().map(PathBuf::from).collect(),
         distributions,
     })
 }
@@ -740,5 +783,47 @@ mod tests {
         assert!(config(&p).unwrap_err().contains("params.distributions"));
         let p = Params::new(toml::from_str("dot_sizes = [0]").unwrap());
         assert!(config(&p).unwrap_err().contains("params.dot_sizes"));
+    }
+
+    #[test]
+    fn params_that_would_exhaust_memory_or_report_nothing_are_refused() {
+        use crate::audit::experiment::testing::{accepts_defaults_and_shipped, params, refused};
+        let e = &AccessorAccuracy;
+        assert!(accepts_defaults_and_shipped(e) >= 3);
+        assert_eq!(
+            refused(e, "gemv_sizes = [100, 20000]", "gemv_sizes"),
+            "params.gemv_sizes: 20000 x 20000 = 400000000 elements exceed the limit of 2^28"
+        );
+        refused(e, "trsv_sizes = [16385]", "trsv_sizes");
+        e.check_params(&params("trsv_sizes = [16384]")).unwrap();
+        refused(e, "laplacian_grids = [8000]", "laplacian_grids");
+        refused(e, "random_rows = [100000000]", "random_rows");
+        refused(
+            e,
+            "random_rows = [1000]\nrandom_nnz = 268435456",
+            "random_rows",
+        );
+        for key in [
+            "kernels",
+            "distributions",
+            "dot_sizes",
+            "gemv_sizes",
+            "trsv_sizes",
+        ] {
+            let err = refused(e, &format!("{key} = []"), key);
+            assert!(err.ends_with("must not be empty"), "{err}");
+        }
+        // A size list of a kernel that does not run may be empty.
+        e.check_params(&params("kernels = [\"dot\"]\ngemv_sizes = []"))
+            .unwrap();
+        refused(e, "kernels = [\"gemv\"]\ngemv_sizes = []", "gemv_sizes");
+        // SpMV needs one matrix from somewhere.
+        e.check_params(&params("laplacian_grids = []")).unwrap();
+        let none = "laplacian_grids = []\nrandom_rows = []";
+        refused(e, none, "laplacian_grids");
+        e.check_params(&params(&format!("{none}\nkernels = [\"dot\"]")))
+            .unwrap();
+        e.check_params(&params(&format!("{none}\nmatrices = [\"m.mtx\"]")))
+            .unwrap();
     }
 }

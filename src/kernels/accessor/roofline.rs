@@ -18,7 +18,9 @@
 
 use super::arith::Arith;
 use super::native::{Accessor, StorageType};
-use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use crate::audit::experiment::{
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, non_empty, product_within,
+};
 use crate::error::{Error, Result};
 use crate::plot::{Chart, Series};
 use serde::Serialize;
@@ -214,9 +216,23 @@ struct Config {
     configs: Vec<String>,
 }
 
+/// The most multiply-adds of one measured point, `repeats x n x max(1,
+/// flops / 2)`: 2^36, a minute or so of one thread, where the shipped sweep's
+/// largest point is about 2^32.3 (5 x 2^23 values x 128 steps) and `flops`
+/// and `n` at 2^28 each would have been 2^55 per repeat (months).
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::kernels::accessor::roofline::MAX_POINT_STEPS_LOG2, 36);
+/// ```
+pub const MAX_POINT_STEPS_LOG2: u32 = 36;
+
 fn config(p: &Params) -> std::result::Result<Config, String> {
     p.only(&["flops", "n", "repeats", "configs"])?;
-    let flops = p.usize_list_or("flops", &[0, 2, 4, 8, 16, 32, 64, 128])?;
+    let flops = non_empty(
+        "flops",
+        p.usize_list_or("flops", &[0, 2, 4, 8, 16, 32, 64, 128])?,
+    )?;
     if let Some(f) = flops.iter().find(|f| !f.is_multiple_of(2)) {
         return Err(format!("params.flops: {f} is odd (each step is 2 FLOPs)"));
     }
@@ -224,17 +240,32 @@ fn config(p: &Params) -> std::result::Result<Config, String> {
     if n < LANES {
         return Err(format!("params.n: needs at least {LANES} values"));
     }
-    let configs = p.str_list_or("configs", CONFIGS)?;
+    let configs = non_empty("configs", p.str_list_or("configs", CONFIGS)?)?;
     if let Some(c) = configs.iter().find(|c| !CONFIGS.contains(&c.as_str())) {
         return Err(format!(
             "params.configs: unknown configuration `{c}` (known: {})",
             CONFIGS.join(", ")
         ));
     }
+    // 0 runs once, as 1 (best of one).
+    let repeats = p.usize_or("repeats", 3)?.max(1);
+    let steps = flops.iter().map(|f| (f / 2).max(1)).max().unwrap_or(1);
+    // Named after the parameter that tips it: per run, then over the repeats.
+    for (key, factors) in [
+        ("flops", vec![n, steps]),
+        ("repeats", vec![repeats, n, steps]),
+    ] {
+        product_within(
+            key,
+            &factors,
+            MAX_POINT_STEPS_LOG2,
+            "multiply-adds per point",
+        )?;
+    }
     Ok(Config {
         flops,
         n,
-        repeats: p.usize_or("repeats", 3)?.max(1),
+        repeats,
         configs,
     })
 }
@@ -340,5 +371,21 @@ mod tests {
         assert!(config(&bad).unwrap_err().contains("params.configs"));
         let bad = Params::new(toml::from_str("colour = 1").unwrap());
         assert!(config(&bad).unwrap_err().contains("params.colour"));
+    }
+
+    #[test]
+    fn params_that_would_measure_nothing_or_for_months_are_refused() {
+        use crate::audit::experiment::testing::{accepts_defaults_and_shipped, refused};
+        let e = &AccessorRoofline;
+        assert!(accepts_defaults_and_shipped(e) >= 1);
+        for key in ["flops", "configs"] {
+            let err = refused(e, &format!("{key} = []"), key);
+            assert!(err.ends_with("must not be empty"), "{err}");
+        }
+        assert_eq!(
+            refused(e, "flops = [0, 268435456]\nn = 268435456", "flops"),
+            "params.flops: 268435456 x 134217728 = 36028797018963968 multiply-adds per point exceed the limit of 2^36"
+        );
+        refused(e, "n = 8388608\nrepeats = 10000", "repeats");
     }
 }

@@ -11,7 +11,9 @@
 
 use super::recursive::recursive_dot;
 use super::{DotOperands, rigorous_as_given};
-use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use crate::audit::experiment::{
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, non_empty,
+};
 use crate::error::{Error, Result};
 use crate::generate::Distribution;
 use crate::plot::{Chart, Series};
@@ -36,13 +38,13 @@ struct Config {
 
 fn config(p: &Params) -> std::result::Result<Config, String> {
     p.only(&["formats", "sizes", "fma", "low", "high"])?;
-    let formats = p
-        .str_list_or("formats", &["fp16", "bf16", "fp32"])?
+    let formats = p.str_list_or("formats", &["fp16", "bf16", "fp32"])?;
+    let formats = non_empty("formats", formats)?
         .iter()
         .map(|f| Format::by_name(f).map_err(|e| format!("params.formats: {e}")))
         .collect::<std::result::Result<Vec<_>, _>>()?;
-    let sizes = p.usize_list_or("sizes", &[10, 100, 1000, 10_000])?;
-    if sizes.is_empty() || sizes.contains(&0) {
+    let sizes = non_empty("sizes", p.usize_list_or("sizes", &[10, 100, 1000, 10_000])?)?;
+    if sizes.contains(&0) {
         return Err("params.sizes: needs sizes > 0".into());
     }
     let (low, high) = (p.f64_or("low", 0.0)?, p.f64_or("high", 1.0)?);
@@ -196,5 +198,25 @@ impl Experiment for DotTightness {
         report.tables.push(table);
         report.data = json!({ "fma": cfg.fma, "distribution": dist.label(), "rows": data });
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::experiment::testing::{accepts_defaults_and_shipped, refused};
+
+    #[test]
+    fn params_that_would_report_nothing_are_refused() {
+        assert!(accepts_defaults_and_shipped(&DotTightness) >= 2);
+        assert_eq!(
+            refused(&DotTightness, "formats = []", "formats"),
+            "params.formats: must not be empty"
+        );
+        refused(&DotTightness, "sizes = []", "sizes");
+        refused(&DotTightness, "sizes = [10, 0]", "sizes");
+        refused(&DotTightness, "formats = [\"fp7\"]", "formats");
+        let long = format!("sizes = [{}]", vec!["1"; 300].join(", "));
+        refused(&DotTightness, &long, "sizes");
     }
 }

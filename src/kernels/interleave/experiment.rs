@@ -9,6 +9,12 @@
 //! with its loss checked after every iteration; runtime and speedup per
 //! schedule; plots. Overshoots of the executed trajectory are findings about
 //! the method (it has no guarantee, §7), not failures of the audit.
+//!
+//! Limits checked when the plan is read: a grid of at most 2^28 cells
+//! ([`MAX_INPUT_ELEMENTS`](crate::audit::plan::MAX_INPUT_ELEMENTS)), at most
+//! [`MAX_ITERATIONS`] iterations and [`MAX_CELL_UPDATES_LOG2`] for their
+//! product, subsection counts that [`SectionGrid::new`] accepts for those
+//! iterations, and at most [`MAX_REFINE_ROUNDS`] refinement rounds.
 
 use super::ceiling::{Ceiling, ceilings};
 use super::clock::Clock;
@@ -17,15 +23,45 @@ use super::grid::Grid3;
 use super::hotspot::HotSpot3D;
 use super::pipeline::{PipelineConfig, PipelineReport, run_all};
 use super::refine::Fallback;
+use super::schedule::MAX_ITERATIONS;
+use super::sections::SectionGrid;
 use super::simulate::Policy;
 use super::version::Version;
-use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use crate::audit::experiment::{
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, elements_within, non_empty,
+    product_within,
+};
 use crate::error::{Error, Result};
 use crate::plot::{Chart, Series};
 use serde_json::json;
 
 /// The `interleave-hotspot3d` experiment.
 pub struct InterleaveHotSpot3D;
+
+/// The most cell updates of one run, `cells x iterations`: 2^36. Every
+/// profile, sampling fork, executed schedule and refinement round is such a
+/// run (dozens per experiment, each in binary32 or binary16 beside a binary64
+/// ground truth); the heaviest shipped run, 1024x1024x8 for 1000 iterations,
+/// is about 2^33, and a 512x512x8 grid at the 2^24 iterations allowed on
+/// their own would be 2^45 updates per run (days).
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::kernels::interleave::experiment::MAX_CELL_UPDATES_LOG2, 36);
+/// ```
+pub const MAX_CELL_UPDATES_LOG2: u32 = 36;
+
+/// The most simulate-and-execute rounds per refined schedule: 64. Each round
+/// executes the whole run once more, and the rounds are reserved up front
+/// (`refine_rounds = 2^28` asked for gigabytes before the first); the
+/// overshoot ratio shrinks the simulated limit geometrically, so the default
+/// of 8 rarely runs out.
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::kernels::interleave::experiment::MAX_REFINE_ROUNDS, 64);
+/// ```
+pub const MAX_REFINE_ROUNDS: usize = 64;
 
 struct Config {
     grid: Grid3,
@@ -63,34 +99,55 @@ fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
         .str_or(grid_key, default_grid)?
         .parse()
         .map_err(|e| format!("params.{grid_key}: {e}"))?;
+    elements_within(grid_key, &[grid.nx(), grid.ny(), grid.nz()])?;
     let iterations = p.usize_or(it_key, if heavy { 1000 } else { 500 })?;
-    if iterations == 0 {
-        return Err(format!("params.{it_key}: needs at least 1 iteration"));
+    if iterations == 0 || iterations > MAX_ITERATIONS {
+        return Err(format!(
+            "params.{it_key}: {iterations} is not in 1..={MAX_ITERATIONS}"
+        ));
     }
+    product_within(
+        it_key,
+        &[grid.cells(), iterations],
+        MAX_CELL_UPDATES_LOG2,
+        "cell updates per run",
+    )?;
     let approx = Version::APPROXIMATE
         .into_iter()
         .find(|v| Ok(v.name()) == p.str_or("approx", "half"))
         .ok_or("params.approx: expected half or looperf")?;
-    let sections = p.usize_list_or("sections", &[2, 3, 4, 5, 6])?;
-    if sections.is_empty() || sections.contains(&0) {
+    let sections = non_empty("sections", p.usize_list_or("sections", &[2, 3, 4, 5, 6])?)?;
+    if sections.contains(&0) {
         return Err("params.sections: needs counts >= 1".into());
     }
-    let fractions = p.f64_list_or("fractions", &[0.25, 0.5, 0.75])?;
-    if fractions.is_empty() || fractions.iter().any(|f| !(*f > 0.0 && *f <= 1.0)) {
+    for &n in &sections {
+        // The run's own rule (n <= iterations, n^2 <= MAX_CELLS), before it runs.
+        SectionGrid::new(n, iterations, 1.0).map_err(|e| format!("params.sections: {e}"))?;
+    }
+    let fractions = non_empty("fractions", p.f64_list_or("fractions", &[0.25, 0.5, 0.75])?)?;
+    if fractions.iter().any(|f| !(*f > 0.0 && *f <= 1.0)) {
         return Err(
             "params.fractions: needs fractions in (0, 1] (thresholds <= 0 are refused)".into(),
         );
     }
-    let policies = p
-        .str_list_or("policies", &["thesis", "predictive"])?
-        .iter()
-        .map(|s| {
-            s.parse::<Policy>()
-                .map_err(|e| format!("params.policies: {e}"))
-        })
-        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let policies = non_empty(
+        "policies",
+        p.str_list_or("policies", &["thesis", "predictive"])?,
+    )?
+    .iter()
+    .map(|s| {
+        s.parse::<Policy>()
+            .map_err(|e| format!("params.policies: {e}"))
+    })
+    .collect::<std::result::Result<Vec<_>, _>>()?;
     let clock = Clock::by_name(p.str_or("clock", "model")?)
         .ok_or("params.clock: expected model or wall")?;
+    let refine_rounds = p.usize_or("refine_rounds", 8)?;
+    if refine_rounds > MAX_REFINE_ROUNDS {
+        return Err(format!(
+            "params.refine_rounds: {refine_rounds} exceeds the limit of {MAX_REFINE_ROUNDS}"
+        ));
+    }
     let seed = match p.usize_or("seed", usize::MAX)? {
         usize::MAX => None,
         s => Some(s as u64),
@@ -106,7 +163,7 @@ fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
             policies,
             clock,
             ground_truth: p.bool_or("ground_truth", true)?,
-            refine_rounds: p.usize_or("refine_rounds", 8)?,
+            refine_rounds,
         },
         ceiling: p.bool_or("ceiling", false)?,
     })
@@ -645,4 +702,42 @@ fn build_report(
         "schedules": data,
     });
     rep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::experiment::testing::{accepts_defaults_and_shipped, params, refused};
+
+    #[test]
+    fn params_that_would_exhaust_memory_or_run_for_days_are_refused() {
+        let e = &InterleaveHotSpot3D;
+        assert!(accepts_defaults_and_shipped(e) >= 4);
+        assert_eq!(
+            refused(e, "grid = \"20000x20000x1\"", "grid"),
+            "params.grid: 20000 x 20000 x 1 = 400000000 elements exceed the limit of 2^28"
+        );
+        // The heavy grid is checked even when the run would not use it.
+        refused(e, "heavy_grid = \"16384x16385x1\"", "heavy_grid");
+        refused(e, "iterations = 16777217", "iterations");
+        refused(e, "heavy_iterations = 0", "heavy_iterations");
+        let err = refused(e, "iterations = 100000", "iterations");
+        assert!(
+            err.contains("cell updates per run exceed the limit of 2^36"),
+            "{err}"
+        );
+        // A small grid may run many iterations.
+        e.check_params(&params(
+            "grid = \"8x8x1\"\niterations = 1000000\nheavy_grid = \"8x8x1\"",
+        ))
+        .unwrap();
+        refused(e, "sections = [300]", "sections");
+        refused(e, "iterations = 4\nsections = [5]", "sections");
+        refused(e, "refine_rounds = 65", "refine_rounds");
+        e.check_params(&params("refine_rounds = 0")).unwrap(); // no refinement: meaningful
+        for key in ["sections", "fractions", "policies"] {
+            let err = refused(e, &format!("{key} = []"), key);
+            assert!(err.ends_with("must not be empty"), "{err}");
+        }
+    }
 }

@@ -32,6 +32,18 @@ use serde_json::json;
 /// The `mpfma-fig5` experiment.
 pub struct Fig5;
 
+/// The most trials (MACs per operation): 2^22. The run keeps about forty
+/// `f64` per trial: three operands, an error and three bounds for each of the
+/// three operations, and the same again as points of the empirical-CDF charts.
+/// 2^22 trials are about 1.3 GB (four times the heavy default of 10^6); the
+/// 2^28 that an integer parameter allows on its own were over 80 GB.
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::kernels::mpfma::fig5::MAX_TRIALS, 1 << 22);
+/// ```
+pub const MAX_TRIALS: usize = 1 << 22;
+
 struct Config {
     trials: usize,
     probability: f64,
@@ -41,13 +53,10 @@ struct Config {
 
 fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
     p.only(&["trials", "heavy_trials", "probability", "low", "high"])?;
-    let trials = if heavy {
-        p.usize_or("heavy_trials", 1_000_000)?
-    } else {
-        p.usize_or("trials", 20_000)?
-    };
-    if trials == 0 {
-        return Err("params.trials: needs at least one trial".into());
+    let key = if heavy { "heavy_trials" } else { "trials" };
+    let trials = p.usize_or(key, if heavy { 1_000_000 } else { 20_000 })?;
+    if trials == 0 || trials > MAX_TRIALS {
+        return Err(format!("params.{key}: {trials} is not in 1..={MAX_TRIALS}"));
     }
     let probability = p.f64_or("probability", 0.99)?;
     if !(probability > 0.0 && probability < 1.0) {
@@ -100,7 +109,7 @@ impl Experiment for Fig5 {
         "Bhola-Duraisamy Fig. 5: forward error of a MAC without FMA, with FMA and with MPFMA, against DBEA and VIBEA bounds"
     }
     fn check_params(&self, params: &Params) -> std::result::Result<(), String> {
-        config(params, false).map(|_| ())
+        config(params, false).and(config(params, true)).map(|_| ())
     }
 
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
@@ -348,5 +357,24 @@ impl Experiment for Fig5 {
             "lambda_u32": lambda32, "lambda_u16": lambda16, "rows": data,
         });
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::experiment::testing::{accepts_defaults_and_shipped, refused};
+
+    #[test]
+    fn trial_counts_that_would_exhaust_memory_are_refused() {
+        assert!(accepts_defaults_and_shipped(&Fig5) >= 1);
+        refused(&Fig5, "trials = 0", "trials");
+        assert_eq!(
+            refused(&Fig5, "trials = 4194305", "trials"),
+            "params.trials: 4194305 is not in 1..=4194304"
+        );
+        // Checked although only BOUNDGATE_HEAVY=1 runs them.
+        refused(&Fig5, "heavy_trials = 0", "heavy_trials");
+        refused(&Fig5, "heavy_trials = 268435456", "heavy_trials");
     }
 }

@@ -32,7 +32,10 @@
 use super::common::transpose;
 use super::gemm::{GemmConfig, GemmOperands, run_model};
 use super::record::{Arch, TcInput, TcOutput, TcRecord};
-use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use crate::audit::experiment::{
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, elements_within, non_empty,
+    product_within,
+};
 use crate::error::{Error, Result};
 use crate::generate::Distribution;
 use crate::plot::{Chart, Series, ecdf};
@@ -46,6 +49,17 @@ use serde_json::json;
 
 /// The `mpfma-fig6` experiment.
 pub struct Fig6;
+
+/// The most terms of the exact product, `m x inner x t`: 2^32, 16 times the
+/// paper's full size (2^10 x 2^15 x 2^3). The exact oracle and the a-priori
+/// bound each visit every term; dimensions of 2^14 each, within the element
+/// limit pairwise, would have been 2^42 of them.
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::kernels::mpfma::fig6::MAX_TERMS_LOG2, 32);
+/// ```
+pub const MAX_TERMS_LOG2: u32 = 32;
 
 struct Config {
     m: usize,
@@ -79,14 +93,21 @@ fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
             p.usize_or("t", 1 << 3)?,
         )
     };
-    if m == 0 || inner == 0 || t == 0 {
-        return Err("params.m: every dimension must be at least 1".into());
+    for (key, d) in [("m", m), ("inner", inner), ("t", t)] {
+        if d == 0 {
+            return Err(format!("params.{key}: every dimension must be at least 1"));
+        }
     }
+    // A (m x inner), B (inner x t) and the m x t results and bounds.
+    elements_within("inner", &[m, inner])?;
+    elements_within("inner", &[inner, t])?;
+    elements_within("t", &[m, t])?;
+    product_within("inner", &[m, inner, t], MAX_TERMS_LOG2, "exact products")?;
     let arch: Arch = p
         .str_or("arch", "sm90")?
         .parse()
         .map_err(|e: Error| format!("params.arch: {e}"))?;
-    let outputs = p.str_list_or("outputs", &["fp32-fp16", "fp32"])?;
+    let outputs = non_empty("outputs", p.str_list_or("outputs", &["fp32-fp16", "fp32"])?)?;
     if let Some(o) = outputs
         .iter()
         .find(|o| !["fp32", "fp32-fp16"].contains(&o.as_str()))
@@ -130,7 +151,7 @@ impl Experiment for Fig6 {
         "Bhola-Duraisamy Fig. 6: tensor-core GEMM (sm90 model, fp16 in, fp32 compute) against DBEA, VIBEA and rigorous bounds"
     }
     fn check_params(&self, params: &Params) -> std::result::Result<(), String> {
-        config(params, false).map(|_| ())
+        config(params, false).and(config(params, true)).map(|_| ())
     }
 
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
@@ -408,5 +429,31 @@ impl Experiment for Fig6 {
             "rows": data,
         });
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::experiment::testing::{accepts_defaults_and_shipped, params, refused};
+
+    #[test]
+    fn dimensions_that_would_exhaust_memory_or_run_for_days_are_refused() {
+        assert!(accepts_defaults_and_shipped(&Fig6) >= 2);
+        refused(&Fig6, "m = 0", "m");
+        refused(&Fig6, "inner = 0", "inner");
+        refused(&Fig6, "t = 0", "t");
+        assert_eq!(
+            refused(&Fig6, "m = 65536\ninner = 65536", "inner"),
+            "params.inner: 65536 x 65536 = 4294967296 elements exceed the limit of 2^28"
+        );
+        refused(&Fig6, "t = 268435456", "inner");
+        refused(&Fig6, "m = 268435456\ninner = 1\nt = 2", "t");
+        let e = refused(&Fig6, "m = 16384\ninner = 16384\nt = 16384", "inner");
+        assert!(e.contains("exact products exceed the limit of 2^32"), "{e}");
+        // The paper's full size passes.
+        Fig6.check_params(&params("m = 1024\ninner = 32768\nt = 8"))
+            .unwrap();
+        refused(&Fig6, "outputs = []", "outputs");
     }
 }

@@ -23,7 +23,10 @@ use super::blockfma::BlockFma;
 use super::common::U_GIVEN_F64;
 use super::gemm::GemmConfig;
 use super::record::TcRecord;
-use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use crate::audit::experiment::{
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, elements_within, non_empty,
+    product_within,
+};
 use crate::error::{Error, Result};
 use boundgate_verify::bounds::tc::{
     GemmShape, block_fma_a_posteriori, block_fma_a_priori, thm_3_7, thm_3_8,
@@ -176,16 +179,41 @@ struct Config {
     lengths: Vec<usize>,
 }
 
+/// The most operand values drawn per record, `trials x` the longest length
+/// `x` the largest block (32): 2^28, one input's limit
+/// ([`MAX_INPUT_ELEMENTS`](crate::audit::plan::MAX_INPUT_ELEMENTS)). Every
+/// value goes through the block FMA, Algorithm 1, the exact oracle and two
+/// rigorous bounds, for each of the records; the shipped plans draw at most
+/// 300 x 8 x 32 (about 2^16.5) and a length of 2^28 blocks alone asked
+/// for 2^33 values in one case.
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::kernels::mpfma::validity::MAX_VALUES_LOG2, 28);
+/// ```
+pub const MAX_VALUES_LOG2: u32 = 28;
+
 fn config(p: &Params) -> std::result::Result<Config, String> {
     p.only(&["trials", "lengths"])?;
-    let lengths = p.usize_list_or("lengths", &[1, 2, 8])?;
-    if lengths.is_empty() || lengths.contains(&0) {
+    let lengths = non_empty("lengths", p.usize_list_or("lengths", &[1, 2, 8])?)?;
+    if lengths.contains(&0) {
         return Err("params.lengths: multiples of the block, each >= 1".into());
     }
-    Ok(Config {
-        trials: p.usize_or("trials", 300)?,
-        lengths,
-    })
+    let block = TcRecord::all().iter().map(|r| r.block).max().unwrap_or(1);
+    let longest = lengths.iter().copied().max().unwrap_or(1);
+    elements_within("lengths", &[longest, block])?;
+    // Without random cases the table showed a maximum ratio of 0 over none.
+    let trials = p.usize_or("trials", 300)?;
+    if trials == 0 {
+        return Err("params.trials: needs at least one trial".into());
+    }
+    product_within(
+        "trials",
+        &[trials, longest, block],
+        MAX_VALUES_LOG2,
+        "operand values per record",
+    )?;
+    Ok(Config { trials, lengths })
 }
 
 /// Random operands: uniform `(-1, 1)` or wide exponents reaching the subnormals.
@@ -339,5 +367,30 @@ impl Experiment for BlockFmaVsThm37 {
         report.tables.push(table);
         report.data = json!({ "trials": cfg.trials, "lengths": cfg.lengths, "rows": data });
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::experiment::testing::{accepts_defaults_and_shipped, params, refused};
+
+    #[test]
+    fn params_that_would_exhaust_memory_or_test_nothing_are_refused() {
+        assert!(accepts_defaults_and_shipped(&BlockFmaVsThm37) >= 2);
+        let e = &BlockFmaVsThm37;
+        refused(e, "lengths = []", "lengths");
+        refused(e, "lengths = [1, 0]", "lengths");
+        assert_eq!(
+            refused(e, "lengths = [268435456]", "lengths"),
+            "params.lengths: 268435456 x 32 = 8589934592 elements exceed the limit of 2^28"
+        );
+        refused(e, "trials = 0", "trials");
+        let err = refused(e, "trials = 268435456", "trials");
+        assert!(err.contains("operand values per record"), "{err}");
+        e.check_params(&params("trials = 1000000\nlengths = [8]"))
+            .unwrap();
+        // The largest block is what the limit assumes.
+        assert_eq!(TcRecord::all().iter().map(|r| r.block).max(), Some(32));
     }
 }

@@ -26,7 +26,9 @@ use super::dist::PaperDistribution;
 use super::method::{Method, Output, Prepared, Reduction};
 use super::quant::{Bits, Granularity, Quantizer, Rounding, ScaleRule, Working};
 use super::reduce::ReduceRule;
-use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use crate::audit::experiment::{
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, elements_within, non_empty,
+};
 use crate::error::{Error, Result};
 use crate::plot::{Chart, Series};
 use boundgate_verify::bounds::directed::{add_up, sub_down, sub_up};
@@ -81,20 +83,23 @@ fn config(p: &Params) -> std::result::Result<Config, String> {
     if size == 0 {
         return Err("params.size: must be at least 1".into());
     }
-    let bits = p
-        .usize_list_or("bits", &[8, 4])?
+    // A, B, their exact product and every method's result are size x size.
+    elements_within("size", &[size, size])?;
+    let bits = non_empty("bits", p.usize_list_or("bits", &[8, 4])?)?
         .into_iter()
         .map(|b| Bits::from_bits(b as u32).ok_or_else(|| format!("params.bits: {b} is not 8 or 4")))
         .collect::<std::result::Result<Vec<_>, _>>()?;
-    let thresholds = p.f64_list_or("thresholds", &[0.2, 0.4, 0.6, 0.8, 1.0])?;
+    let thresholds = non_empty(
+        "thresholds",
+        p.f64_list_or("thresholds", &[0.2, 0.4, 0.6, 0.8, 1.0])?,
+    )?;
     if let Some(t) = thresholds.iter().find(|t| !(t.is_finite() && **t > 0.0)) {
         return Err(format!(
             "params.thresholds: {t} is not a finite positive threshold"
         ));
     }
     let all: Vec<&str> = PaperDistribution::ALL.iter().map(|d| d.name()).collect();
-    let distributions = p
-        .str_list_or("distributions", &all)?
+    let distributions = non_empty("distributions", p.str_list_or("distributions", &all)?)?
         .iter()
         .map(|d| {
             PaperDistribution::by_name(d).ok_or_else(|| {
@@ -519,4 +524,31 @@ fn summarize(report: &mut ExperimentReport, cfg: &Config, rows: &[Row]) {
         report.charts.push(density_chart);
     }
     report.data = json!({ "config": cfg, "rows": rows });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::experiment::testing::{accepts_defaults_and_shipped, refused};
+
+    #[test]
+    fn params_that_would_exhaust_memory_or_report_nothing_are_refused() {
+        assert!(accepts_defaults_and_shipped(&ResidualAccuracy) >= 3);
+        // The largest square matrix within 2^28 elements, and one more row.
+        assert!(
+            ResidualAccuracy
+                .check_params(&crate::audit::experiment::testing::params("size = 16384"))
+                .is_ok()
+        );
+        assert_eq!(
+            refused(&ResidualAccuracy, "size = 16385", "size"),
+            "params.size: 16385 x 16385 = 268468225 elements exceed the limit of 2^28"
+        );
+        refused(&ResidualAccuracy, "size = 268435456", "size");
+        refused(&ResidualAccuracy, "size = 0", "size");
+        for key in ["bits", "thresholds", "distributions"] {
+            let e = refused(&ResidualAccuracy, &format!("{key} = []"), key);
+            assert!(e.ends_with("must not be empty"), "{e}");
+        }
+    }
 }

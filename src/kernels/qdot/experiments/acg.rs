@@ -6,8 +6,10 @@
 //! 1e0 for 100x100x1 and 1e2 for 100x100x10 (and 1e3, 1e2 for the 1000x1000
 //! problems, opt-in here through `problems`).
 
-use super::{CONFIG_KEYS, config_of, decades, sci};
-use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use super::{CONFIG_KEYS, config_of, decades, max_iter, sci};
+use crate::audit::experiment::{
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, elements_within, non_empty,
+};
 use crate::error::{Error, Result};
 use crate::kernels::qdot::apps::acg::cg;
 use crate::kernels::qdot::apps::dots::{CLASSES, CallStats, PlainDot, QdotDot};
@@ -45,6 +47,55 @@ pub fn breakdown_chart(title: String, calls: &[&CallStats]) -> Chart {
     chart
 }
 
+struct Config {
+    /// Names and dimensions.
+    problems: Vec<(String, (usize, usize, usize))>,
+    eps: Vec<f64>,
+    tol: f64,
+    max_iter: usize,
+    check: bool,
+    qdot: crate::kernels::qdot::config::QdotConfig,
+}
+
+/// The parameters, checked: what `check_params` accepts is what `run` uses.
+fn config(p: &Params) -> std::result::Result<Config, String> {
+    let mut known = vec!["problems", "eps", "tol", "max_iter", "check_bounds"];
+    known.extend(CONFIG_KEYS);
+    p.only(&known)?;
+    let mut problems = Vec::new();
+    let mut largest = 0;
+    for name in non_empty(
+        "problems",
+        p.str_list_or("problems", &["100x100x1", "100x100x10"])?,
+    )? {
+        let (nx, ny, nz) = parse_dims(&name).map_err(|e| format!("params.problems: {e}"))?;
+        // The matrix's entries, the largest array of the run: 3 d - 2 per
+        // axis (`hpccg::nonzeros`); 100000x100000x100000 asked for 2^64.
+        let axis = |d: usize| d.saturating_mul(3) - 2;
+        let entries = elements_within("problems", &[axis(nx), axis(ny), axis(nz)])
+            .map_err(|e| format!("{e} (`{name}`: the 27-point matrix's entries)"))?;
+        largest = largest.max(entries);
+        problems.push((name, (nx, ny, nz)));
+    }
+    // Empty would leave the charts without an eps range.
+    let eps = non_empty("eps", p.f64_list_or("eps", &decades(-16, 3))?)?;
+    for &e in &eps {
+        Tolerance::loose(e).map_err(|err| format!("params.eps: {err}"))?;
+    }
+    let tol = p.f64_or("tol", 1e-8)?;
+    if !tol.is_finite() || tol <= 0.0 {
+        return Err("params.tol: must be positive".into());
+    }
+    Ok(Config {
+        problems,
+        eps,
+        tol,
+        max_iter: max_iter(p, 1000, largest)?,
+        check: p.bool_or("check_bounds", true)?,
+        qdot: config_of(p)?,
+    })
+}
+
 impl Experiment for Acg {
     fn name(&self) -> &'static str {
         "qdot-acg"
@@ -53,40 +104,19 @@ impl Experiment for Acg {
         "qdot in CG (Alg. 4.1) on HPCCG 27-point problems: iterations and precisions against the tolerance"
     }
     fn check_params(&self, params: &Params) -> std::result::Result<(), String> {
-        let mut known = vec!["problems", "eps", "tol", "max_iter", "check_bounds"];
-        known.extend(CONFIG_KEYS);
-        params.only(&known)?;
-        for p in params.str_list_or("problems", &[])? {
-            parse_dims(&p).map_err(|e| format!("params.problems: {e}"))?;
-        }
-        // Present but empty would leave the charts without an eps range.
-        let eps = params.f64_list_or("eps", &[1.0])?;
-        if eps.is_empty() {
-            return Err("params.eps: must not be empty".into());
-        }
-        for e in eps {
-            Tolerance::loose(e).map_err(|err| format!("params.eps: {err}"))?;
-        }
-        let tol = params.f64_or("tol", 1e-8)?;
-        if !tol.is_finite() || tol <= 0.0 {
-            return Err("params.tol: must be positive".into());
-        }
-        params.usize_or("max_iter", 1000)?;
-        params.bool_or("check_bounds", true)?;
-        config_of(params).map(|_| ())
+        config(params).map(|_| ())
     }
 
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
-        self.check_params(params).map_err(Error::usage)?;
         let u = Error::usage;
-        let problems = params
-            .str_list_or("problems", &["100x100x1", "100x100x10"])
-            .map_err(u)?;
-        let eps_list = params.f64_list_or("eps", &decades(-16, 3)).map_err(u)?;
-        let tol = params.f64_or("tol", 1e-8).map_err(u)?;
-        let max_iter = params.usize_or("max_iter", 1000).map_err(u)?;
-        let check = params.bool_or("check_bounds", true).map_err(u)?;
-        let qdot = config_of(params).map_err(u)?;
+        let Config {
+            problems,
+            eps: eps_list,
+            tol,
+            max_iter,
+            check,
+            qdot,
+        } = config(params).map_err(u)?;
         let mut report = ExperimentReport::new(
             self.name(),
             "ACG: CG with qdot dot products on HPCCG problems (Alg. 4.1, Fig. 4)",
@@ -117,8 +147,8 @@ impl Experiment for Acg {
             &["problem", "CG iterations", "largest eps (ours)", "paper"],
         );
         let mut data = Vec::new();
-        for name in &problems {
-            let dims = parse_dims(name).map_err(u)?;
+        for (name, dims) in &problems {
+            let dims = *dims;
             let p = generate(dims.0, dims.1, dims.2)?;
             ctx.progress.set_message(format!("qdot-acg {name} CG"));
             let base = cg(&p.a, &p.b, tol, max_iter, &mut PlainDot { tile: qdot.tile })?;
@@ -192,5 +222,47 @@ impl Experiment for Acg {
         report.tables.push(table);
         report.data = json!({ "tol": tol, "rows": data });
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::experiment::testing::{accepts_defaults_and_shipped, params, refused};
+
+    #[test]
+    fn params_that_would_exhaust_memory_or_report_nothing_are_refused() {
+        assert!(accepts_defaults_and_shipped(&Acg) >= 2);
+        // The paper's largest problem fits (2.5 x 10^8 entries), 9 times more does not.
+        Acg.check_params(&params("problems = [\"1000x1000x10\"]"))
+            .unwrap();
+        let e = refused(&Acg, "problems = [\"100000x100000x100000\"]", "problems");
+        assert!(
+            e.contains(
+                "299998 x 299998 x 299998 = 26999460003599992 elements exceed the limit of 2^28"
+            ),
+            "{e}"
+        );
+        refused(
+            &Acg,
+            "problems = [\"10x10x10\", \"3000x3000x10\"]",
+            "problems",
+        );
+        for key in ["problems", "eps"] {
+            let e = refused(&Acg, &format!("{key} = []"), key);
+            assert!(e.ends_with("must not be empty"), "{e}");
+        }
+        refused(&Acg, "max_iter = 0", "max_iter");
+        refused(&Acg, "max_iter = 100001", "max_iter");
+        let e = refused(
+            &Acg,
+            "problems = [\"1000x1000x10\"]\nmax_iter = 10000",
+            "max_iter",
+        );
+        assert!(e.contains("matrix entries read by a solve"), "{e}");
+        // The run reads the same defaults the check accepted.
+        let c = config(&params("")).unwrap();
+        assert_eq!(c.problems.len(), 2);
+        assert_eq!(c.eps.len(), 20);
     }
 }

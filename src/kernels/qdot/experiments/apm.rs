@@ -6,8 +6,10 @@
 //! paper's value for n = 1e4: 1e-7.
 
 use super::acg::breakdown_chart;
-use super::{CONFIG_KEYS, config_of, decades, sci, seed_for};
-use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use super::{CONFIG_KEYS, config_of, decades, max_iter, sci, seed_for};
+use crate::audit::experiment::{
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, elements_within, non_empty,
+};
 use crate::error::{Error, Result};
 use crate::kernels::qdot::apps::apm::{power, start_vector};
 use crate::kernels::qdot::apps::dots::{CallStats, PlainDot, QdotDot};
@@ -19,6 +21,53 @@ use serde_json::json;
 /// The `qdot-apm` experiment.
 pub struct Apm;
 
+struct Config {
+    n: usize,
+    degree: usize,
+    eps: Vec<f64>,
+    tol: f64,
+    max_iter: usize,
+    check: bool,
+    qdot: crate::kernels::qdot::config::QdotConfig,
+}
+
+/// The parameters, checked: what `check_params` accepts is what `run` uses.
+fn config(p: &Params) -> std::result::Result<Config, String> {
+    let mut known = vec!["n", "degree", "eps", "tol", "max_iter", "check_bounds"];
+    known.extend(CONFIG_KEYS);
+    p.only(&known)?;
+    let n = p.usize_or("n", 10_000)?;
+    if n < 2 {
+        return Err(format!("params.n: {n} vertices; needs at least 2"));
+    }
+    let degree = p.usize_or("degree", 5)?;
+    if degree == 0 || degree >= n {
+        return Err(format!("params.degree: {degree} is not in 1..n = {n}"));
+    }
+    // Each vertex joins `degree` others and is joined back: up to
+    // n (2 degree + 1) Laplacian entries (n = 2^20, degree = 2^20 asked for 2^41).
+    let entries = elements_within("degree", &[n, 2 * degree + 1])
+        .map_err(|e| format!("{e} (n x (2 degree + 1) Laplacian entries)"))?;
+    // Empty would leave the charts without an eps range.
+    let eps = non_empty("eps", p.f64_list_or("eps", &decades(-16, 0))?)?;
+    for &e in &eps {
+        Tolerance::loose(e).map_err(|err| format!("params.eps: {err}"))?;
+    }
+    let tol = p.f64_or("tol", 1e-6)?;
+    if !tol.is_finite() || tol <= 0.0 {
+        return Err("params.tol: must be positive".into());
+    }
+    Ok(Config {
+        n,
+        degree,
+        eps,
+        tol,
+        max_iter: max_iter(p, 300, entries)?,
+        check: p.bool_or("check_bounds", true)?,
+        qdot: config_of(p)?,
+    })
+}
+
 impl Experiment for Apm {
     fn name(&self) -> &'static str {
         "qdot-apm"
@@ -27,41 +76,19 @@ impl Experiment for Apm {
         "qdot in the power method (Alg. 4.2) on a random graph Laplacian: iterations and eigenvalue error against the tolerance"
     }
     fn check_params(&self, params: &Params) -> std::result::Result<(), String> {
-        let mut known = vec!["n", "degree", "eps", "tol", "max_iter", "check_bounds"];
-        known.extend(CONFIG_KEYS);
-        params.only(&known)?;
-        let n = params.usize_or("n", 10_000)?;
-        let k = params.usize_or("degree", 5)?;
-        if n < 2 || k == 0 || k >= n {
-            return Err("params.degree: needs n >= 2 and 1 <= degree < n".into());
-        }
-        // Present but empty would leave the charts without an eps range.
-        let eps = params.f64_list_or("eps", &[1.0])?;
-        if eps.is_empty() {
-            return Err("params.eps: must not be empty".into());
-        }
-        for e in eps {
-            Tolerance::loose(e).map_err(|err| format!("params.eps: {err}"))?;
-        }
-        let tol = params.f64_or("tol", 1e-6)?;
-        if !tol.is_finite() || tol <= 0.0 {
-            return Err("params.tol: must be positive".into());
-        }
-        params.usize_or("max_iter", 300)?;
-        params.bool_or("check_bounds", true)?;
-        config_of(params).map(|_| ())
+        config(params).map(|_| ())
     }
 
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
-        self.check_params(params).map_err(Error::usage)?;
-        let u = Error::usage;
-        let n = params.usize_or("n", 10_000).map_err(u)?;
-        let degree = params.usize_or("degree", 5).map_err(u)?;
-        let eps_list = params.f64_list_or("eps", &decades(-16, 0)).map_err(u)?;
-        let tol = params.f64_or("tol", 1e-6).map_err(u)?;
-        let max_iter = params.usize_or("max_iter", 300).map_err(u)?;
-        let check = params.bool_or("check_bounds", true).map_err(u)?;
-        let qdot = config_of(params).map_err(u)?;
+        let Config {
+            n,
+            degree,
+            eps: eps_list,
+            tol,
+            max_iter,
+            check,
+            qdot,
+        } = config(params).map_err(Error::usage)?;
         let l = random_laplacian(
             n,
             degree,
@@ -175,5 +202,35 @@ impl Experiment for Apm {
         report.tables.push(table);
         report.data = json!({ "n": n, "degree": degree, "tol": tol, "pm_iterations": base.iterations, "pm_eigenvalue": base.eigenvalue, "rows": data });
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::experiment::testing::{accepts_defaults_and_shipped, params, refused};
+
+    #[test]
+    fn params_that_would_exhaust_memory_or_report_nothing_are_refused() {
+        assert!(accepts_defaults_and_shipped(&Apm) >= 1);
+        refused(&Apm, "n = 1", "n");
+        refused(&Apm, "degree = 0", "degree");
+        refused(&Apm, "n = 10\ndegree = 10", "degree");
+        let e = refused(&Apm, "n = 1048576\ndegree = 1048575", "degree");
+        assert!(e.contains("exceed the limit of 2^28"), "{e}");
+        refused(&Apm, "eps = []", "eps");
+        refused(&Apm, "max_iter = 0", "max_iter");
+        refused(&Apm, "max_iter = 100001", "max_iter");
+        let e = refused(
+            &Apm,
+            "n = 10000000\ndegree = 10\nmax_iter = 10000",
+            "max_iter",
+        );
+        assert!(e.contains("matrix entries read by a solve"), "{e}");
+        let c = config(&params("")).unwrap();
+        assert_eq!(
+            (c.n, c.degree, c.max_iter, c.eps.len()),
+            (10_000, 5, 300, 17)
+        );
     }
 }

@@ -10,8 +10,10 @@
 //! measured an efficiency of about 1/40 = 0.025 on a GPU (sort-bound); its
 //! Fig. 3 shows speedups above 1 for the GPU computation phase.
 
-use super::{CONFIG_KEYS, config_of, seed_for};
-use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use super::{CONFIG_KEYS, MAX_T, config_of, seed_for};
+use crate::audit::experiment::{
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, non_empty, product_within,
+};
 use crate::error::{Error, Result};
 use crate::kernels::qdot::compute::{compute, original_dot};
 use crate::kernels::qdot::config::Tolerance;
@@ -36,6 +38,59 @@ fn best_of<T>(repeats: usize, mut f: impl FnMut() -> T) -> Duration {
         .unwrap_or_default()
 }
 
+/// The most values one timing may process, `repeats x n`: 2^32. The shipped
+/// plan times 5 x 10^6 (about 2^22); at a few nanoseconds per value 2^32 is
+/// tens of seconds per timing, of which there are three per size and
+/// tolerance, where `repeats = 2^28` at `n = 2^28` would have been years.
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::kernels::qdot::experiments::efficiency::MAX_TIMED_VALUES_LOG2, 32);
+/// ```
+pub const MAX_TIMED_VALUES_LOG2: u32 = 32;
+
+struct Config {
+    sizes: Vec<usize>,
+    eps: Vec<f64>,
+    t: u32,
+    repeats: usize,
+    qdot: crate::kernels::qdot::config::QdotConfig,
+}
+
+fn config(p: &Params) -> std::result::Result<Config, String> {
+    let mut known = vec!["sizes", "eps", "t", "repeats"];
+    known.extend(CONFIG_KEYS);
+    p.only(&known)?;
+    let sizes = non_empty("sizes", p.usize_list_or("sizes", &[100_000, 1_000_000])?)?;
+    if sizes.contains(&0) {
+        return Err("params.sizes: needs sizes > 0".into());
+    }
+    let eps = non_empty("eps", p.f64_list_or("eps", &[1e-15, 1e-8, 1e-3])?)?;
+    for &e in &eps {
+        Tolerance::new(e).map_err(|err| format!("params.eps: {err}"))?;
+    }
+    let t = p.usize_or("t", 9)?;
+    if t > MAX_T {
+        return Err(format!("params.t: {t} exceeds the limit of {MAX_T}"));
+    }
+    // 0 runs once, as 1 (best of one).
+    let repeats = p.usize_or("repeats", 5)?.max(1);
+    let largest = sizes.iter().copied().max().unwrap_or(1);
+    product_within(
+        "repeats",
+        &[repeats, largest],
+        MAX_TIMED_VALUES_LOG2,
+        "values per timing",
+    )?;
+    Ok(Config {
+        sizes,
+        eps,
+        t: t as u32, // at most MAX_T
+        repeats,
+        qdot: config_of(p)?,
+    })
+}
+
 impl Experiment for Efficiency {
     fn measures_time(&self) -> bool {
         true
@@ -47,29 +102,17 @@ impl Experiment for Efficiency {
         "qdot efficiency (2.5) and speedup (2.6) of the CPU model, timed (not deterministic)"
     }
     fn check_params(&self, params: &Params) -> std::result::Result<(), String> {
-        let mut known = vec!["sizes", "eps", "t", "repeats"];
-        known.extend(CONFIG_KEYS);
-        params.only(&known)?;
-        params.usize_list_or("sizes", &[])?;
-        for e in params.f64_list_or("eps", &[])? {
-            Tolerance::new(e).map_err(|err| format!("params.eps: {err}"))?;
-        }
-        params.usize_or("t", 9)?;
-        params.usize_or("repeats", 5)?;
-        config_of(params).map(|_| ())
+        config(params).map(|_| ())
     }
 
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
-        self.check_params(params).map_err(Error::usage)?;
-        let sizes = params
-            .usize_list_or("sizes", &[100_000, 1_000_000])
-            .map_err(Error::usage)?;
-        let eps_list = params
-            .f64_list_or("eps", &[1e-15, 1e-8, 1e-3])
-            .map_err(Error::usage)?;
-        let t = params.usize_or("t", 9).map_err(Error::usage)? as u32;
-        let repeats = params.usize_or("repeats", 5).map_err(Error::usage)?;
-        let qdot = config_of(params).map_err(Error::usage)?;
+        let Config {
+            sizes,
+            eps: eps_list,
+            t,
+            repeats,
+            qdot,
+        } = config(params).map_err(Error::usage)?;
         let mut report = ExperimentReport::new(
             self.name(),
             "qdot efficiency and speedup on the CPU (eqs. 2.5, 2.6)",
@@ -131,5 +174,28 @@ impl Experiment for Efficiency {
         report.tables.push(table);
         report.data = json!({ "timings_are_nondeterministic": true, "rows": data });
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::experiment::testing::{accepts_defaults_and_shipped, params, refused};
+
+    #[test]
+    fn params_that_would_time_nothing_or_for_years_are_refused() {
+        assert!(accepts_defaults_and_shipped(&Efficiency) >= 1);
+        for key in ["sizes", "eps"] {
+            let e = refused(&Efficiency, &format!("{key} = []"), key);
+            assert!(e.ends_with("must not be empty"), "{e}");
+        }
+        refused(&Efficiency, "sizes = [0]", "sizes");
+        refused(&Efficiency, "t = 201", "t");
+        assert_eq!(
+            refused(&Efficiency, "sizes = [1000000]\nrepeats = 5000", "repeats"),
+            "params.repeats: 5000 x 1000000 = 5000000000 values per timing exceed the limit of 2^32"
+        );
+        let p = params("sizes = [1000]\nrepeats = 0");
+        assert_eq!(config(&p).unwrap().repeats, 1);
     }
 }

@@ -10,7 +10,7 @@
 //! fp64 unit roundoff, the true error exceeds the bound more often as n grows).
 //! Pairs per `t` come from the plan's seeds (`count`); the paper used 100.
 
-use super::{CONFIG_KEYS, config_of, five_numbers, sci, seed_for, trial};
+use super::{CONFIG_KEYS, config_of, dot_sizes, five_numbers, sci, seed_for, t_values, trial};
 use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
 use crate::error::{Error, Result};
 use crate::kernels::qdot::config::Tolerance;
@@ -33,19 +33,17 @@ fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
     let mut known = vec!["sizes", "heavy_sizes", "eps", "t_a", "t_b"];
     known.extend(CONFIG_KEYS);
     p.only(&known)?;
-    let mut sizes = p.usize_list_or("sizes", &[100, 1000, 10_000, 100_000, 1_000_000])?;
-    if heavy {
-        sizes.extend(p.usize_list_or("heavy_sizes", &[10_000_000])?);
-    } else {
-        p.usize_list_or("heavy_sizes", &[])?;
-    }
-    if sizes.is_empty() || sizes.contains(&0) {
-        return Err("params.sizes: needs sizes > 0".into());
-    }
+    let sizes = dot_sizes(
+        p,
+        heavy,
+        &[100, 1000, 10_000, 100_000, 1_000_000],
+        &[10_000_000],
+    )?;
     let eps = p.f64_or("eps", 1e-16)?;
     Tolerance::new(eps).map_err(|e| format!("params.eps: {e}"))?;
-    let t_a = p.usize_list_or("t_a", &(2..=20).map(|i| 5 * i).collect::<Vec<_>>())?;
-    let t_b = p.usize_list_or("t_b", &(1..=15).map(|i| 2 * i).collect::<Vec<_>>())?;
+    // An empty list left its distribution's rows at 0 of 0 pairs.
+    let t_a = t_values(p, "t_a", &(2..=20).map(|i| 5 * i).collect::<Vec<_>>())?;
+    let t_b = t_values(p, "t_b", &(1..=15).map(|i| 2 * i).collect::<Vec<_>>())?;
     Ok(Config {
         sizes,
         eps,
@@ -63,7 +61,7 @@ impl Experiment for Fig1 {
         "qdot Fig. 1: Theorem 3.5's bound minus the relative error over distributions A and B, by n"
     }
     fn check_params(&self, params: &Params) -> std::result::Result<(), String> {
-        config(params, false).map(|_| ())
+        config(params, false).and(config(params, true)).map(|_| ())
     }
 
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
@@ -211,5 +209,27 @@ impl Experiment for Fig1 {
         }
         report.data = json!({ "eps": cfg.eps, "pairs_per_t": pairs, "rows": data });
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::experiment::testing::{accepts_defaults_and_shipped, refused};
+
+    #[test]
+    fn params_that_would_report_nothing_are_refused() {
+        assert!(accepts_defaults_and_shipped(&Fig1) >= 2);
+        for key in ["sizes", "t_a", "t_b"] {
+            let e = refused(&Fig1, &format!("{key} = []"), key);
+            assert!(e.ends_with("must not be empty"), "{e}");
+        }
+        refused(&Fig1, "sizes = [100, 0]", "sizes");
+        // Checked although only BOUNDGATE_HEAVY=1 runs them.
+        refused(&Fig1, "heavy_sizes = [0]", "heavy_sizes");
+        refused(&Fig1, "heavy_sizes = [268435457]", "heavy_sizes");
+        // Beyond it the inputs overflow (A) or the errors are infinite (B).
+        refused(&Fig1, "t_a = [10, 3000]", "t_a");
+        refused(&Fig1, "t_b = [201]", "t_b");
     }
 }

@@ -4,8 +4,10 @@
 //! share of components per precision. Pairs per point come from the plan's
 //! seeds (`count`; the paper used 50).
 
-use super::{CONFIG_KEYS, config_of, decades, sci, seed_for, trial};
-use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use super::{CONFIG_KEYS, config_of, decades, dot_sizes, sci, seed_for, t_values, trial};
+use crate::audit::experiment::{
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, non_empty,
+};
 use crate::error::{Error, Result};
 use crate::kernels::qdot::apps::dots::CLASSES;
 use crate::kernels::qdot::config::Tolerance;
@@ -28,26 +30,22 @@ fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
     let mut known = vec!["sizes", "heavy_sizes", "eps", "t", "distributions"];
     known.extend(CONFIG_KEYS);
     p.only(&known)?;
-    let mut sizes = p.usize_list_or("sizes", &[100_000, 1_000_000])?;
-    let heavy_sizes = p.usize_list_or("heavy_sizes", &[10_000_000])?;
-    if heavy {
-        sizes.extend(heavy_sizes);
-    }
-    if sizes.is_empty() || sizes.contains(&0) {
-        return Err("params.sizes: needs sizes > 0".into());
-    }
-    let eps = p.f64_list_or("eps", &decades(-15, -1))?;
+    let sizes = dot_sizes(p, heavy, &[100_000, 1_000_000], &[10_000_000])?;
+    let eps = non_empty("eps", p.f64_list_or("eps", &decades(-15, -1))?)?;
     for &e in &eps {
         Tolerance::new(e).map_err(|err| format!("params.eps: {err}"))?;
     }
-    let dists = p.str_list_or("distributions", &["A", "B"])?;
+    let dists = non_empty(
+        "distributions",
+        p.str_list_or("distributions", &["A", "B"])?,
+    )?;
     if let Some(d) = dists.iter().find(|d| *d != "A" && *d != "B") {
         return Err(format!("params.distributions: `{d}` is not A or B"));
     }
     Ok(Config {
         sizes,
         eps,
-        ts: p.usize_list_or("t", &[5, 9, 13])?,
+        ts: t_values(p, "t", &[5, 9, 13])?,
         dists,
         qdot: config_of(p)?,
     })
@@ -61,7 +59,7 @@ impl Experiment for Fig2 {
         "qdot Fig. 2: relative error and effectiveness (2.4) against the tolerance, t in {5, 9, 13}"
     }
     fn check_params(&self, params: &Params) -> std::result::Result<(), String> {
-        config(params, false).map(|_| ())
+        config(params, false).and(config(params, true)).map(|_| ())
     }
 
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
@@ -209,5 +207,24 @@ impl Experiment for Fig2 {
         report.tables.push(table);
         report.data = json!({ "pairs": pairs, "rows": data });
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::experiment::testing::{accepts_defaults_and_shipped, refused};
+
+    #[test]
+    fn params_that_would_report_nothing_are_refused() {
+        assert!(accepts_defaults_and_shipped(&Fig2) >= 1);
+        for key in ["sizes", "eps", "t", "distributions"] {
+            let e = refused(&Fig2, &format!("{key} = []"), key);
+            assert!(e.ends_with("must not be empty"), "{e}");
+        }
+        refused(&Fig2, "sizes = [0]", "sizes");
+        refused(&Fig2, "heavy_sizes = [0]", "heavy_sizes");
+        refused(&Fig2, "distributions = [\"C\"]", "distributions");
+        refused(&Fig2, "t = [5, 3000]", "t");
     }
 }

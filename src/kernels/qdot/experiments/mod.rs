@@ -19,7 +19,7 @@ use super::bounds::evaluate;
 use super::compute::{compute, original_dot};
 use super::config::{HalfMode, QdotConfig, Tolerance};
 use super::select::select;
-use crate::audit::experiment::Params;
+use crate::audit::experiment::{Params, list_within, non_empty, product_within};
 use crate::error::Result;
 use boundgate_verify::bounds::qdot::{Binning, Fexp, TileOrder};
 use boundgate_verify::format::Format;
@@ -89,6 +89,129 @@ pub fn trial(x: &[f64], y: &[f64], config: &QdotConfig, eps: Tolerance) -> Resul
         rigorous_violated,
         components,
     })
+}
+
+/// The most iterations of one ACG or APM solve (`max_iter`): 100000, 100
+/// times the larger default (1000 for ACG, 300 for APM). A solve that never
+/// converges (a loose tolerance can prevent it) runs them all and keeps
+/// statistics of both dot products of each (64 bytes apiece), so
+/// `max_iter = 2^28` could have filled 32 GB with them in one solve.
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::kernels::qdot::experiments::MAX_ITER, 100_000);
+/// ```
+pub const MAX_ITER: usize = 100_000;
+
+/// The most matrix entries one solve may read, `max_iter x` the matrix's
+/// entries (one product per iteration, beside two checked dot products): 2^40.
+/// The largest problem of the paper, HPCCG 1000x1000x10 (2.5 x 10^8 entries),
+/// at the default 1000 iterations reads 2^37.9.
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::kernels::qdot::experiments::MAX_SOLVE_READS_LOG2, 40);
+/// ```
+pub const MAX_SOLVE_READS_LOG2: u32 = 40;
+
+/// `max_iter` for a solve on a matrix of `entries` entries: at most
+/// [`MAX_ITER`], and `max_iter x entries` at most 2^[`MAX_SOLVE_READS_LOG2`].
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::Params;
+/// use boundgate::kernels::qdot::experiments::max_iter;
+/// let p = Params::new(toml::from_str("max_iter = 300").unwrap());
+/// assert_eq!(max_iter(&p, 1000, 50_000).unwrap(), 300);
+/// assert!(max_iter(&p, 1000, 1 << 33).unwrap_err().starts_with("params.max_iter: "));
+/// ```
+pub fn max_iter(p: &Params, default: usize, entries: usize) -> std::result::Result<usize, String> {
+    let max_iter = p.usize_or("max_iter", default)?;
+    if max_iter == 0 || max_iter > MAX_ITER {
+        return Err(format!(
+            "params.max_iter: {max_iter} is not in 1..={MAX_ITER}"
+        ));
+    }
+    product_within(
+        "max_iter",
+        &[max_iter, entries],
+        MAX_SOLVE_READS_LOG2,
+        "matrix entries read by a solve",
+    )?;
+    Ok(max_iter)
+}
+
+/// The sizes `n` of an experiment's dot products: `sizes` (at least one),
+/// extended by `heavy_sizes` when `heavy`; both lists are checked either way
+/// (a zero among the heavy sizes passed the plan and failed the heavy run),
+/// every size at least 1 (each is a vector length, at most 2^28 as read).
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::Params;
+/// use boundgate::kernels::qdot::experiments::dot_sizes;
+/// let p = Params::new(toml::from_str("sizes = [100]\nheavy_sizes = [0]").unwrap());
+/// assert!(dot_sizes(&p, false, &[10], &[]).unwrap_err().starts_with("params.heavy_sizes: "));
+/// let p = Params::new(toml::from_str("heavy_sizes = [1000]").unwrap());
+/// assert_eq!(dot_sizes(&p, true, &[10], &[]).unwrap(), vec![10, 1000]);
+/// ```
+pub fn dot_sizes(
+    p: &Params,
+    heavy: bool,
+    default: &[usize],
+    heavy_default: &[usize],
+) -> std::result::Result<Vec<usize>, String> {
+    let mut sizes = non_empty("sizes", p.usize_list_or("sizes", default)?)?;
+    // Empty is meaningful here: nothing more under BOUNDGATE_HEAVY.
+    let heavy_sizes = list_within(
+        "heavy_sizes",
+        p.usize_list_or("heavy_sizes", heavy_default)?,
+    )?;
+    for (key, list) in [("sizes", &sizes), ("heavy_sizes", &heavy_sizes)] {
+        if list.contains(&0) {
+            return Err(format!("params.{key}: needs sizes > 0"));
+        }
+    }
+    if heavy {
+        sizes.extend(heavy_sizes);
+    }
+    Ok(sizes)
+}
+
+/// The largest distribution parameter `t`: 200 (the paper's go up to 100
+/// for A and 30 for B). With A the exponents stay within +-100, so products
+/// and sums of up to 2^28 of them are finite and normal; with B a product's
+/// exponent is 7 standard deviations from overflow. At `t = 3000`, A drew
+/// infinite inputs (the run failed after the plan was accepted) and B's rows
+/// had an infinite maximum error.
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::kernels::qdot::experiments::MAX_T, 200);
+/// ```
+pub const MAX_T: usize = 200;
+
+/// A list of distribution parameters `t` (`key`): at least one, each at most
+/// [`MAX_T`].
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::Params;
+/// use boundgate::kernels::qdot::experiments::t_values;
+/// let p = Params::new(toml::from_str("t = [5, 3000]").unwrap());
+/// assert!(t_values(&p, "t", &[5]).unwrap_err().starts_with("params.t: 3000"));
+/// assert!(t_values(&Params::default(), "t", &[5, 9]).is_ok());
+/// ```
+pub fn t_values(
+    p: &Params,
+    key: &str,
+    default: &[usize],
+) -> std::result::Result<Vec<usize>, String> {
+    let ts = non_empty(key, p.usize_list_or(key, default)?)?;
+    match ts.iter().find(|&&t| t > MAX_T) {
+        Some(t) => Err(format!("params.{key}: {t} exceeds the limit of {MAX_T}")),
+        None => Ok(ts),
+    }
 }
 
 /// The qdot options every experiment accepts: `fexp`, `binning`, `half`, `tile`.
