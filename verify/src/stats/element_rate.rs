@@ -191,9 +191,17 @@ pub struct ElementRateSums {
 /// Equal counts and exactly equal fraction sums.
 impl PartialEq for ElementRateSums {
     fn eq(&self, other: &ElementRateSums) -> bool {
-        (self.trials, self.elements, self.violating, self.first_invalid)
-            == (other.trials, other.elements, other.violating, other.first_invalid)
-            && self.fraction_sum.to_float() == other.fraction_sum.to_float()
+        (
+            self.trials,
+            self.elements,
+            self.violating,
+            self.first_invalid,
+        ) == (
+            other.trials,
+            other.elements,
+            other.violating,
+            other.first_invalid,
+        ) && self.fraction_sum.to_float() == other.fraction_sum.to_float()
     }
 }
 
