@@ -48,9 +48,12 @@ fn config(p: &Params) -> std::result::Result<Config, String> {
         return Err("params.sizes: needs sizes > 0".into());
     }
     let (low, high) = (p.f64_or("low", 0.0)?, p.f64_or("high", 1.0)?);
+    // Named by the end at fault: `low` when it is not finite, else `high`
+    // (not above a finite `low`, or too far from it).
+    let culprit = if low.is_finite() { "high" } else { "low" };
     Distribution::Uniform { low, high }
         .validate()
-        .map_err(|e| format!("params.low: {e}"))?;
+        .map_err(|e| format!("params.{culprit}: {e}"))?;
     Ok(Config {
         formats,
         sizes,
@@ -218,5 +221,10 @@ mod tests {
         refused(&DotTightness, "formats = [\"fp7\"]", "formats");
         let long = format!("sizes = [{}]", vec!["1"; 300].join(", "));
         refused(&DotTightness, &long, "sizes");
+        // The end at fault is named (both were reported as `low`).
+        refused(&DotTightness, "low = 2.0", "high");
+        refused(&DotTightness, "high = -1.0", "high");
+        refused(&DotTightness, "low = -1e308\nhigh = 1e308", "high");
+        refused(&DotTightness, "low = -inf", "low");
     }
 }
