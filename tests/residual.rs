@@ -704,6 +704,10 @@ fn the_accuracy_experiment_runs_small_and_gates_nothing() {
         "distributions = [\"cauchy\"]",
         "eta = 2.0",
         "colour = 1",
+        // size^2 values per matrix: 16385^2 > 2^28 (found by review: size =
+        // 2^28 passed the check and aborted on allocating 2^59 bytes).
+        "size = 16385",
+        "size = 268435456",
     ] {
         let p = EParams::new(toml::from_str(bad).unwrap());
         assert!(

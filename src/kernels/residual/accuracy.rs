@@ -81,6 +81,17 @@ fn config(p: &Params) -> std::result::Result<Config, String> {
     if size == 0 {
         return Err("params.size: must be at least 1".into());
     }
+    // Each matrix holds size^2 values (the generic integer check caps size
+    // itself at 2^28, whose square aborted on allocation: found by review).
+    if size
+        .checked_mul(size)
+        .is_none_or(|len| len > crate::audit::plan::MAX_INPUT_ELEMENTS)
+    {
+        return Err(format!(
+            "params.size: {size} x {size} exceeds the limit of {} (2^28) values per matrix (size at most 16384)",
+            crate::audit::plan::MAX_INPUT_ELEMENTS
+        ));
+    }
     let bits = p
         .usize_list_or("bits", &[8, 4])?
         .into_iter()
