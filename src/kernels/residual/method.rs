@@ -40,7 +40,7 @@ use super::reduce::{ReduceRule, abs_means, reduce_mask};
 use crate::audit::plan::MAX_INPUT_ELEMENTS;
 use crate::error::Result;
 use boundgate_verify::VerifyError;
-use boundgate_verify::bounds::residual::Operands;
+use boundgate_verify::bounds::residual::{Operands, QuantizedView, ScaleAxis};
 use boundgate_verify::oracle::Matrix;
 use serde::Serialize;
 use std::sync::OnceLock;
@@ -257,6 +257,35 @@ impl Prepared {
         boundgate_verify::error::require_same_len("B_int and k * n", bq.ints.len(), k * n)?;
         require_output_fits(m, n)?;
         let w = quantizer.working;
+        // Given integers are validated as the checker will see them (shape,
+        // one finite positive scale per line), and their scales must be values
+        // of the working format: the dequantization divides by the scale
+        // rounded to it, the bound by the scale as given. An empty or short
+        // scale vector indexed out of bounds (panic) until found by review.
+        for (what, q, rows, cols, bad) in [
+            ("A_int", &aq, m, k, ScaleAxis::Columns),
+            ("B_int", &bq, k, n, ScaleAxis::Rows),
+        ] {
+            boundgate_verify::error::require_same_len(&format!("rows of {what}"), q.rows, rows)?;
+            boundgate_verify::error::require_same_len(&format!("columns of {what}"), q.cols, cols)?;
+            if q.axis == bad {
+                return Err(VerifyError::invalid(
+                    &format!("{what} scales"),
+                    format!("{bad:?}"),
+                    "A is scaled per row or per tensor, B per column or per tensor",
+                )
+                .into());
+            }
+            QuantizedView::new(q.rows, q.cols, &q.ints, &q.scales, q.axis)?;
+            if let Some(s) = q.scales.iter().find(|s| w.round(**s) != **s) {
+                return Err(VerifyError::invalid(
+                    &format!("{what} scale"),
+                    s,
+                    format!("is not a value of the working format {}", w.name()),
+                )
+                .into());
+            }
+        }
         let a_stored = store("A", a, w)?;
         let b_stored = store("B", b, w)?;
         let (axis_a, axis_b) = (aq.axis, bq.axis);
