@@ -704,6 +704,10 @@ fn the_accuracy_experiment_runs_small_and_gates_nothing() {
         "distributions = [\"cauchy\"]",
         "eta = 2.0",
         "colour = 1",
+        // size^2 values per matrix: 16385^2 > 2^28 (found by review: size =
+        // 2^28 passed the check and aborted on allocating 2^59 bytes).
+        "size = 16385",
+        "size = 268435456",
     ] {
         let p = EParams::new(toml::from_str(bad).unwrap());
         assert!(
@@ -765,5 +769,57 @@ fn floor_at_minus_amax_clamps_only_a_rounding_excursion() {
     assert_eq!(m.saturated, 2);
     for &v in &x {
         assert!((v - (-7.0) / lambda).abs() <= 1.0 / lambda);
+    }
+}
+
+/// Integers given to `Prepared::with_quantized` are validated: a scale vector
+/// that does not fit its axis indexed out of bounds (panic), and a scale that
+/// is not a value of the working format made the bound describe a division
+/// the kernel did not do (found by review).
+#[test]
+fn given_integers_with_bad_scales_are_typed_errors() {
+    use boundgate::kernels::residual::quant::QuantizedMatrix;
+    let given = |scales: Vec<f64>, axis: ScaleAxis| QuantizedMatrix {
+        rows: 1,
+        cols: 2,
+        ints: vec![127, 64],
+        scales,
+        axis,
+        saturated: 0,
+    };
+    let col = |scales: Vec<f64>| QuantizedMatrix {
+        rows: 2,
+        cols: 1,
+        ints: vec![127, 64],
+        scales,
+        axis: ScaleAxis::Tensor,
+        saturated: 0,
+    };
+    let run = |aq: QuantizedMatrix, bq: QuantizedMatrix| {
+        Prepared::with_quantized(
+            &[1.0, 0.5],
+            &[1.0, 0.5],
+            (1, 2, 1),
+            Q8,
+            Granularity::Tensor,
+            aq,
+            bq,
+        )
+    };
+    // The valid case runs.
+    assert!(run(given(vec![127.0], ScaleAxis::Tensor), col(vec![127.0])).is_ok());
+    for (aq, bq) in [
+        (given(vec![], ScaleAxis::Tensor), col(vec![127.0])),
+        (given(vec![127.0], ScaleAxis::Rows), col(vec![])),
+        (
+            given(vec![127.0, 1.0], ScaleAxis::Columns),
+            col(vec![127.0]),
+        ),
+        (given(vec![0.0], ScaleAxis::Tensor), col(vec![127.0])),
+        (given(vec![f64::NAN], ScaleAxis::Tensor), col(vec![127.0])),
+        // 0.1 is not a binary32 value.
+        (given(vec![0.1], ScaleAxis::Tensor), col(vec![127.0])),
+    ] {
+        assert!(run(aq, bq).is_err());
     }
 }

@@ -128,3 +128,29 @@ fn bad_input_is_exit_code_2_with_one_line() {
         assert_eq!(o.status.code(), Some(0), "{p}: {}", text(&o.stderr));
     }
 }
+
+/// An outer product of two small inputs can ask for an output far beyond
+/// memory: `A` (2^20 x 1) and `B` (1 x 2^20), 8 MiB each, make a 2^40-element
+/// `D`. It is refused (one line, exit 2) before anything is allocated; the
+/// kernel aborted on allocation ("memory allocation of 4398046511104 bytes
+/// failed", exit 134) until found by review.
+#[test]
+fn an_output_too_large_to_hold_is_refused_before_allocating() {
+    let dir = workdir("huge-output");
+    let side = 1usize << 20;
+    let a = matrix(&dir, "a.npy", side, 1, vec![1.0; side]);
+    let b = matrix(&dir, "b.npy", 1, side, vec![1.0; side]);
+    let out = dir.join("d.npy");
+    let o = boundgate(&[
+        "run",
+        "residual-gemm",
+        "--input",
+        &format!("a={a}"),
+        "--input",
+        &format!("b={b}"),
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert_bad_input(&o, "output");
+    assert!(!out.exists());
+}
