@@ -136,21 +136,28 @@ fn bad_input_is_exit_code_2_with_one_line() {
 /// failed", exit 134) until found by review.
 #[test]
 fn an_output_too_large_to_hold_is_refused_before_allocating() {
+    // Both matrix products: 8 MiB inputs whose outer product is 2^40
+    // elements (each aborted allocating 4 TB; mpfma-gemm shares the check).
     let dir = workdir("huge-output");
     let side = 1usize << 20;
     let a = matrix(&dir, "a.npy", side, 1, vec![1.0; side]);
     let b = matrix(&dir, "b.npy", 1, side, vec![1.0; side]);
-    let out = dir.join("d.npy");
-    let o = boundgate(&[
-        "run",
-        "residual-gemm",
-        "--input",
-        &format!("a={a}"),
-        "--input",
-        &format!("b={b}"),
-        "--output",
-        out.to_str().unwrap(),
-    ]);
-    assert_bad_input(&o, "output");
-    assert!(!out.exists());
+    for kernel in ["residual-gemm", "mpfma-gemm"] {
+        let out = dir.join(format!("{kernel}.npy"));
+        let o = boundgate(&[
+            "run",
+            kernel,
+            "--input",
+            &format!("a={a}"),
+            "--input",
+            &format!("b={b}"),
+            "--output",
+            out.to_str().unwrap(),
+        ]);
+        assert_bad_input(
+            &o,
+            "output D (rows of A x columns of B) = 1048576 x 1048576",
+        );
+        assert!(!out.exists(), "{kernel}");
+    }
 }

@@ -300,6 +300,36 @@ pub trait Kernel: Sync {
     }
 }
 
+/// The most elements of a matrix product's output (`m * n`):
+/// [`MAX_INPUT_ELEMENTS`](crate::audit::plan::MAX_INPUT_ELEMENTS) (2^28), the
+/// audit's cap on one input. A product holds several `m x n` arrays and the
+/// oracle one exact value per element, so an outer product of two small
+/// inputs (`A` of 2^20 x 1 and `B` of 1 x 2^20, 8 MiB each) asked for 2^40
+/// elements and aborted on allocation (`residual-gemm` and `mpfma-gemm`;
+/// found by review).
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] naming the shape.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::require_output_fits;
+/// assert!(require_output_fits(1 << 14, 1 << 14).is_ok());
+/// assert!(require_output_fits(1 << 14, (1 << 14) + 1).is_err());
+/// assert!(require_output_fits(usize::MAX, 2).is_err());
+/// ```
+pub fn require_output_fits(m: usize, n: usize) -> std::result::Result<(), VerifyError> {
+    let max = crate::audit::plan::MAX_INPUT_ELEMENTS;
+    match m.checked_mul(n) {
+        Some(len) if len <= max => Ok(()),
+        _ => Err(VerifyError::invalid(
+            "output D (rows of A x columns of B)",
+            format!("{m} x {n}"),
+            format!("more than {max} (2^28) elements"),
+        )),
+    }
+}
+
 /// Fetches a named input and checks its shape.
 pub fn input<'a>(inputs: &'a Inputs, spec: &InputSpec) -> Result<&'a Tensor> {
     let t = inputs

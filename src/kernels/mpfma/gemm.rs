@@ -190,7 +190,8 @@ impl GemmOperands {
     ///
     /// # Errors
     /// [`VerifyError::Empty`] for an empty dimension, [`VerifyError::LengthMismatch`]
-    /// if the inner dimensions differ.
+    /// if the inner dimensions differ, [`VerifyError::InvalidParameter`] for an
+    /// output of more than 2^28 elements ([`crate::kernels::require_output_fits`]).
     pub fn new(
         record: &TcRecord,
         a: Vec<f64>,
@@ -204,6 +205,7 @@ impl GemmOperands {
             }
         }
         boundgate_verify::error::require_same_len("columns of A and rows of B", k, k_b)?;
+        crate::kernels::require_output_fits(m, t)?;
         let read = |v: &[f64]| -> Vec<f64> {
             let storage = record.input.storage();
             v.iter()

@@ -37,7 +37,6 @@ use super::csr::CsrI8;
 use super::intgemm::{int_gemm, spmm_csr_dense, spmm_dense_csr};
 use super::quant::{Granularity, QuantizedMatrix, Quantizer, residual, store};
 use super::reduce::{ReduceRule, abs_means, reduce_mask};
-use crate::audit::plan::MAX_INPUT_ELEMENTS;
 use crate::error::Result;
 use boundgate_verify::VerifyError;
 use boundgate_verify::bounds::residual::{Operands, QuantizedView, ScaleAxis};
@@ -255,7 +254,7 @@ impl Prepared {
         boundgate_verify::error::require_same_len("B and k * n", b.len(), k * n)?;
         boundgate_verify::error::require_same_len("A_int and m * k", aq.ints.len(), m * k)?;
         boundgate_verify::error::require_same_len("B_int and k * n", bq.ints.len(), k * n)?;
-        require_output_fits(m, n)?;
+        crate::kernels::require_output_fits(m, n)?;
         let w = quantizer.working;
         // Given integers are validated as the checker will see them (shape,
         // one finite positive scale per line), and their scales must be values
@@ -474,35 +473,6 @@ impl Prepared {
     pub fn stored_exactly(&self) -> bool {
         let same = |x: &[f64], y: &[f64]| x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits());
         same(&self.a, &self.a_stored) && same(&self.b, &self.b_stored)
-    }
-}
-
-/// The most elements of `D` (`m * n`): [`MAX_INPUT_ELEMENTS`] (2^28), the
-/// audit's cap on one input. The method holds about ten `m x n` arrays (the
-/// three integer products, `D_F`, the dequantized terms, `D`) and the oracle
-/// one exact value per element, so an outer product of two small inputs
-/// (`A` of 2^20 x 1 and `B` of 1 x 2^20, 8 MiB each) asked for 2^40 elements
-/// and aborted on allocation (found by review).
-///
-/// # Errors
-/// [`VerifyError::InvalidParameter`] naming the shape.
-///
-/// # Example
-/// ```
-/// use boundgate::kernels::residual::method::require_output_fits;
-/// assert!(require_output_fits(1 << 14, 1 << 14).is_ok());
-/// assert!(require_output_fits(1 << 14, (1 << 14) + 1).is_err());
-/// assert!(require_output_fits(usize::MAX, 2).is_err());
-/// ```
-pub fn require_output_fits(m: usize, n: usize) -> Result<()> {
-    match m.checked_mul(n) {
-        Some(len) if len <= MAX_INPUT_ELEMENTS => Ok(()),
-        _ => Err(VerifyError::invalid(
-            "output D (rows of A x columns of B)",
-            format!("{m} x {n}"),
-            format!("more than {MAX_INPUT_ELEMENTS} (2^28) elements"),
-        )
-        .into()),
     }
 }
 
