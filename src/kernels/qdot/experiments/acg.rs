@@ -6,7 +6,7 @@
 //! 1e0 for 100x100x1 and 1e2 for 100x100x10 (and 1e3, 1e2 for the 1000x1000
 //! problems, opt-in here through `problems`).
 
-use super::{CONFIG_KEYS, config_of, decades, max_iter, sci};
+use super::{CONFIG_KEYS, config_of, decades, eps_and_tol, max_iter, sci};
 use crate::audit::experiment::{
     Experiment, ExperimentContext, ExperimentReport, Params, Table, elements_within, non_empty,
 };
@@ -77,15 +77,7 @@ fn config(p: &Params) -> std::result::Result<Config, String> {
         largest = largest.max(entries);
         problems.push((name, (nx, ny, nz)));
     }
-    // Empty would leave the charts without an eps range.
-    let eps = non_empty("eps", p.f64_list_or("eps", &decades(-16, 3))?)?;
-    for &e in &eps {
-        Tolerance::loose(e).map_err(|err| format!("params.eps: {err}"))?;
-    }
-    let tol = p.f64_or("tol", 1e-8)?;
-    if !tol.is_finite() || tol <= 0.0 {
-        return Err("params.tol: must be positive".into());
-    }
+    let (eps, tol) = eps_and_tol(p, &decades(-16, 3), 1e-8)?;
     Ok(Config {
         problems,
         eps,

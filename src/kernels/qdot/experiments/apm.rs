@@ -6,9 +6,9 @@
 //! paper's value for n = 1e4: 1e-7.
 
 use super::acg::breakdown_chart;
-use super::{CONFIG_KEYS, config_of, decades, max_iter, sci, seed_for};
+use super::{CONFIG_KEYS, config_of, decades, eps_and_tol, max_iter, sci, seed_for};
 use crate::audit::experiment::{
-    Experiment, ExperimentContext, ExperimentReport, Params, Table, elements_within, non_empty,
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, elements_within,
 };
 use crate::error::{Error, Result};
 use crate::kernels::qdot::apps::apm::{power, start_vector};
@@ -48,15 +48,7 @@ fn config(p: &Params) -> std::result::Result<Config, String> {
     // n (2 degree + 1) Laplacian entries (n = 2^20, degree = 2^20 asked for 2^41).
     let entries = elements_within("degree", &[n, 2 * degree + 1])
         .map_err(|e| format!("{e} (n x (2 degree + 1) Laplacian entries)"))?;
-    // Empty would leave the charts without an eps range.
-    let eps = non_empty("eps", p.f64_list_or("eps", &decades(-16, 0))?)?;
-    for &e in &eps {
-        Tolerance::loose(e).map_err(|err| format!("params.eps: {err}"))?;
-    }
-    let tol = p.f64_or("tol", 1e-6)?;
-    if !tol.is_finite() || tol <= 0.0 {
-        return Err("params.tol: must be positive".into());
-    }
+    let (eps, tol) = eps_and_tol(p, &decades(-16, 0), 1e-6)?;
     Ok(Config {
         n,
         degree,

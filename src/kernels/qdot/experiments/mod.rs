@@ -114,6 +114,35 @@ pub const MAX_ITER: usize = 100_000;
 /// ```
 pub const MAX_SOLVE_READS_LOG2: u32 = 40;
 
+/// The applications' tolerance sweep and solver tolerance: `eps` (a
+/// non-empty list, each a valid loose qdot tolerance; empty would leave the
+/// charts without an eps range) and `tol` (positive and finite).
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::Params;
+/// use boundgate::kernels::qdot::experiments::eps_and_tol;
+/// let p = Params::new(toml::from_str("eps = [1e-8, 1e-4]").unwrap());
+/// assert_eq!(eps_and_tol(&p, &[1.0], 1e-6).unwrap(), (vec![1e-8, 1e-4], 1e-6));
+/// let p = Params::new(toml::from_str("tol = 0.0").unwrap());
+/// assert!(eps_and_tol(&p, &[1.0], 1e-6).unwrap_err().starts_with("params.tol"));
+/// ```
+pub fn eps_and_tol(
+    p: &Params,
+    eps_default: &[f64],
+    tol_default: f64,
+) -> std::result::Result<(Vec<f64>, f64), String> {
+    let eps = non_empty("eps", p.f64_list_or("eps", eps_default)?)?;
+    for &e in &eps {
+        Tolerance::loose(e).map_err(|err| format!("params.eps: {err}"))?;
+    }
+    let tol = p.f64_or("tol", tol_default)?;
+    if !tol.is_finite() || tol <= 0.0 {
+        return Err("params.tol: must be positive".into());
+    }
+    Ok((eps, tol))
+}
+
 /// `max_iter` for a solve on a matrix of `entries` entries: at most
 /// [`MAX_ITER`], and `max_iter x entries` at most 2^[`MAX_SOLVE_READS_LOG2`].
 ///
