@@ -23,7 +23,7 @@
 //   residual_gemm_dp4a    P = Aq Bq (int32), 32x32 tiles, dp4a.s32.s32; or
 //   residual_gemm_imma    the same P on the int8 tensor cores (mma.sync m16n8k32), 128x128
 //                         tiles, cp.async double buffering, ldmatrix fragments
-//   residual_dequantize   D_F = fl(fl(fl(P) / lambda_row) / lambda_col)
+//   residual_dequantize   D_F = fl(fl(fl(P) / lambda_hi) / lambda_lo), the larger scale first
 //   residual_row_means, residual_col_means     sum_j |D_F| in binary64, sequential, / count
 //                         (rules 1 and 2 only: rule 0 compares with its global limit)
 //   residual_abs_bins_f32 rule 0's mean_nnz|X|, exactly: the 24-bit significands of the
@@ -401,9 +401,14 @@ residual_gemm_imma(const signed char* __restrict__ a, const signed char* __restr
     }
 }
 
-// fl(fl(fl(P) / lambda_row) / lambda_col) (method.rs: dequantize).
+// fl(fl(fl(P) / lambda_hi) / lambda_lo), lambda_hi the larger of the two scales (method.rs:
+// dequantize; equal scales give the same result in either order). Dividing by the larger
+// first keeps the intermediate at most max(|P|, |result|): row first overflowed fp32 for
+// A = [[1e38]], B = [[1e-30]] (P / lambda_A = 1.3e40) although the result is 1e8.
 __device__ __forceinline__ float dequant(int p, float row_scale, float col_scale) {
-    return __fdiv_rn(__fdiv_rn(__int2float_rn(p), row_scale), col_scale);
+    const float hi = fmaxf(row_scale, col_scale);
+    const float lo = fminf(row_scale, col_scale);
+    return __fdiv_rn(__fdiv_rn(__int2float_rn(p), hi), lo);
 }
 
 // D_F = dequantized P; scales per row (row_axis) / column (col_axis) or per tensor.

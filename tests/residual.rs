@@ -559,6 +559,66 @@ fn an_extreme_outlier_switches_the_compensation_off_with_an_explicit_verdict() {
     );
 }
 
+#[test]
+fn dequantization_divides_by_the_larger_scale_first() {
+    // Found by review (2026-11-25): in fp32, A = [[1e38]], B = [[1e-30]] give
+    // P0 = 127^2 with lambda_A = 1.27e-36 and lambda_B = 1.27e32; dividing by
+    // the row scale first overflowed (1.3e40) and the output was inf against
+    // an exact 1e8, with "no bound". The larger scale first keeps the quotient
+    // at 1.3e-28.
+    let run = |a: f64, b: f64| {
+        ResidualGemm
+            .run(&inputs(vec![a], 1, 1, vec![b], 1), &params(&[]))
+            .unwrap()
+    };
+    let given = run(1e38, 1e-30);
+    let d = given.output.data()[0];
+    assert!((d / 1e8 - 1.0).abs() < 1e-6, "D = {d:e}");
+    assert_eq!(outcome(&given, "rigorous"), Outcome::Pass);
+    // The transposed problem has the same scales swapped: the order does not
+    // depend on which side is which, so the output is the same bit for bit.
+    let swapped = run(1e-30, 1e38);
+    assert_eq!(swapped.output.data()[0].to_bits(), d.to_bits());
+    assert_eq!(outcome(&swapped, "rigorous"), Outcome::Pass);
+}
+
+#[test]
+fn the_bound_takes_the_integer_products_exactly_not_from_row_sums() {
+    // fp32, A = [[1e38, 1e38]], B = [[1e10], [-1e10]]: Aq = [127, 127],
+    // Bq = [127, -127], so P0 = 0, and the residuals cancel the same way
+    // (P1 = P2 = 0); the exact product is 0. The bound estimated |P0| by
+    // sum|Aq| max|Bq| = 254 * 127, which divided by the scales is 2e48, and
+    // reported a possible overflow of fp32 ("no bound"; found by review,
+    // 2026-11-25). The exact integer products give a bound for every method.
+    for method in ["direct", "full", "sparse"] {
+        let run = ResidualGemm
+            .run(
+                &inputs(vec![1e38, 1e38], 1, 2, vec![1e10, -1e10], 1),
+                &params(&[&format!("method={method}")]),
+            )
+            .unwrap();
+        assert_eq!(run.output.data(), &[0.0], "{method}");
+        assert_eq!(outcome(&run, "rigorous"), Outcome::Pass, "{method}");
+    }
+    // In binary64, A = [[1e308, 1e-308]], B = [[1e-308], [1e308]]: P0 = 0 too,
+    // so no intermediate overflows now; but the residual-quantization term
+    // pairs row 0's integer sum (127, from 1e308) with column 0's largest
+    // residual gap (2e292, from the other entry, 1e308): the bound overflows
+    // binary64 and says so, rather than passing every error under +inf.
+    let run = ResidualGemm
+        .run(
+            &inputs(vec![1e308, 1e-308], 1, 2, vec![1e-308, 1e308], 1),
+            &params(&["format=fp64"]),
+        )
+        .unwrap();
+    match outcome(&run, "rigorous") {
+        Outcome::HypothesisNotMet { reason } => {
+            assert!(reason.contains("finite in binary64"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 // ---------------------------------------------------------------- findings (regressions)
 
 #[test]

@@ -118,7 +118,11 @@ fn fl(x: f64, fp64: bool) -> f64 {
     if fp64 { x } else { f64::from(x as f32) }
 }
 
-/// The documented sequence: y_t = fl(fl(fl(P_t) / l_row) / l_col), D = fl(fl(y0 + y1) + y2).
+/// The documented sequence: y_t = fl(fl(fl(P_t) / l_hi) / l_lo) with l_hi the
+/// larger of the row and column scales, D = fl(fl(y0 + y1) + y2). (The bound
+/// is for this order: with the row scale first, a trace whose row-first
+/// quotient overflows while the larger-first one does not is an infinite
+/// output under a finite bound.)
 fn compute(t: &Trace) -> Vec<f64> {
     let (m, k, n) = (t.m, t.k, t.n);
     let masked = |ints: &[i8], keep: &[bool]| -> Vec<i8> {
@@ -132,7 +136,7 @@ fn compute(t: &Trace) -> Vec<f64> {
     let p2 = int_gemm_i64(&t.ints[2], &masked(&t.ints[1], &t.keep_b), m, k, n).unwrap();
     let scale = |s: &[f64], l: usize| if t.per_line { s[l] } else { s[0] };
     let f = |x: f64| fl(x, t.fp64);
-    let deq = |p: i64, row: f64, col: f64| f(f(f(p as f64) / row) / col);
+    let deq = |p: i64, row: f64, col: f64| f(f(f(p as f64) / row.max(col)) / row.min(col));
     let mut d = Vec::with_capacity(m * n);
     for i in 0..m {
         for j in 0..n {

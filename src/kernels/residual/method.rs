@@ -14,13 +14,17 @@
 //! Aq = clamp(Q(fl(lambda a~)))    (quant.rs)
 //! RA = fl(a~ - fl(Aq / lambda))   ;  RAq, lambda_RA likewise from RA
 //! P0 = Aq Bq                      (exact, int32)
-//! y0 = fl(fl(fl(P0) / lambda_A_i) / lambda_B_j)     = D_F
+//! y0 = dq(P0; lambda_A_i, lambda_B_j)               = D_F
 //! keep = reduce(a~, b~, D_F, M)   (reduce.rs)
 //! P1 = (keep_A o Aq) RBq by CSR SpMM if density(A^r) < eta, else Aq RBq (dense)
 //! P2 = RAq (keep_B o Bq) by SpMM if density(B^r) < eta, else RAq Bq   (exact)
-//! y1 = fl(fl(fl(P1) / lambda_A_i) / lambda_RB_j), y2 = fl(fl(fl(P2) / lambda_RA_i) / lambda_B_j)
+//! y1 = dq(P1; lambda_A_i, lambda_RB_j), y2 = dq(P2; lambda_RA_i, lambda_B_j)
 //! D = fl(fl(y0 + y1) + y2)
+//!
+//! dq(P; l1, l2) = fl(fl(fl(P) / max(l1, l2)) / min(l1, l2))
 //! ```
+//!
+//! The dequantization divides by the larger scale first ([`dequantize`]).
 //!
 //! The density switch is per product, as in the authors' code (rxigemm,
 //! `rcxigemm`: `if (sp2 <= SPARSITY)` for `A`, `if (sp <= SPARSITY)` for `B`);
@@ -476,8 +480,30 @@ impl Prepared {
     }
 }
 
-/// `fl(fl(fl(P) / lambda_row_i) / lambda_col_j)` for every element (Gu §3.2:
-/// `C_fp = C_int / (lambda_a_i lambda_b_j)`, one scale at a time).
+/// `fl(fl(fl(P) / lambda_hi) / lambda_lo)` for every element, with
+/// `lambda_hi = max(lambda_row_i, lambda_col_j)` and `lambda_lo` the other
+/// (Gu §3.2: `C_fp = C_int / (lambda_a_i lambda_b_j)`, one scale at a time, so
+/// that the product of the scales, which can overflow or underflow, is never
+/// formed). The larger scale goes first: then the intermediate is at most
+/// `max(|P|, |P| / (lambda_row lambda_col))` (if `lambda_hi >= 1` it is at most
+/// `|P|`, else both scales are below 1 and it is at most the result), so it
+/// cannot overflow where neither the integer nor the result does. Dividing by
+/// the row scale first overflowed fp32 for `A = [[1e38]]`, `B = [[1e-30]]`
+/// (`P0 / lambda_A = 1.3e40`, output `inf` against an exact `1e8`; found by
+/// review, 2026-11-25). Equal scales give the same result in either order.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::residual::method::dequantize;
+/// use boundgate::kernels::residual::quant::*;
+/// use boundgate_verify::bounds::residual::ScaleAxis;
+/// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+/// let a = q.quantize("A", &[1e38], 1, 1, ScaleAxis::Rows).unwrap();
+/// let b = q.quantize("B", &[1e-30], 1, 1, ScaleAxis::Columns).unwrap();
+/// // P0 = 127 * 127: 16129 / 1.27e-36 would overflow fp32; 16129 / 1.27e32 first does not.
+/// let d = dequantize(&[127 * 127], 1, 1, &a, &b, q);
+/// assert!((d[0] / 1e8 - 1.0).abs() < 1e-6, "{d:?}");
+/// ```
 pub fn dequantize(
     p: &[i32],
     m: usize,
@@ -491,8 +517,9 @@ pub fn dequantize(
     for i in 0..m {
         let row_scale = left.scale(i, 0);
         for j in 0..n {
-            let v = w.div(w.from_int(p[i * n + j]), row_scale);
-            out.push(w.div(v, right.scale(0, j)));
+            let col_scale = right.scale(0, j);
+            let (hi, lo) = (row_scale.max(col_scale), row_scale.min(col_scale));
+            out.push(w.div(w.div(w.from_int(p[i * n + j]), hi), lo));
         }
     }
     out

@@ -97,6 +97,32 @@ pub fn mul_up(a: f64, b: f64) -> f64 {
     up_if(p, a.mul_add(b, -p) > 0.0)
 }
 
+/// `a b c` for non-negative factors, rounded toward +infinity, multiplied
+/// in an order whose intermediate does not overflow unless the product does
+/// (smallest times largest first: if the middle factor is below 1 so is the
+/// smallest, and the first product is at most the largest factor; otherwise
+/// it is at most the product). An exact zero factor gives 0 even beside an
+/// infinity: callers pass `+inf` only as an upward rounding of a finite real
+/// (a reciprocal of a tiny scale), whose product with 0 is 0.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::{mul_up, product3_up};
+/// // (1e300 * 1e300) * 1e-300 overflows; 1e-300 * 1e300 first does not.
+/// assert!(mul_up(mul_up(1e300, 1e300), 1e-300).is_infinite());
+/// assert!(product3_up(1e300, 1e300, 1e-300) >= 1e300);
+/// assert!(product3_up(1e300, 1e300, 1e-300) <= 1e300f64.next_up().next_up());
+/// assert_eq!(product3_up(0.0, f64::INFINITY, 2.0), 0.0);
+/// ```
+pub fn product3_up(a: f64, b: f64, c: f64) -> f64 {
+    if a == 0.0 || b == 0.0 || c == 0.0 {
+        return 0.0;
+    }
+    let mut f = [a, b, c];
+    f.sort_by(f64::total_cmp);
+    mul_up(mul_up(f[0], f[2]), f[1])
+}
+
 /// `a * b` rounded toward -infinity.
 pub fn mul_down(a: f64, b: f64) -> f64 {
     let p = a * b;

@@ -20,12 +20,15 @@
 //! and, in a floating-point format `F` with round to nearest even,
 //!
 //! ```text
-//! y_t = fl(fl(fl(P_t) / lambda_row) / lambda_col),   D = fl(fl(y0 + y1) + y2)
+//! y_t = fl(fl(fl(P_t) / lambda_hi) / lambda_lo),   D = fl(fl(y0 + y1) + y2)
 //! ```
 //!
+//! with `lambda_hi = max(lambda_row, lambda_col)` and `lambda_lo` the other
 //! (dequantization, Gu §3.2 `C_fp = C_int / (lambda_a_i lambda_b_j)`, divided
-//! one scale at a time so that no product of scales can overflow; then
-//! Algorithm 1, line 17). Direct quantization is `KA = KB = 0`, the full
+//! one scale at a time so that no product of scales can overflow or
+//! underflow, the larger scale first so that the intermediate is at most
+//! `max(|P_t|, |P_t| / (lambda_row lambda_col))` and cannot overflow where
+//! neither the integer nor the result does; then Algorithm 1, line 17). Direct quantization is `KA = KB = 0`, the full
 //! residual (the first three terms of Gu eq. (7)) is `KA = KB = 1`.
 //!
 //! # The rigorous bound ([`rigorous`])
@@ -58,11 +61,15 @@
 //!   or `k eA_i eB_j` with `eA_i >= max_k |EA_ik|`, whichever is smaller;
 //! - floating point: `fl(P)` is `P (1 + d)`; each division is `z (1 + d) + e`
 //!   with `|d| <= u`, `|e| <= eta` (Higham 2002, §2.1, eq. (2.8), gradual
-//!   underflow), so `|y_t - T_t| <= gamma_3 X_t + eta (1 + u)/lambda_col + eta`
+//!   underflow), so `|y_t - T_t| <= gamma_3 X_t + eta (1 + u)/lambda_lo + eta`
 //!   with `X_t >= |T_t|`; additions are exact when subnormal (Higham 2002, §2.1)
 //!   and otherwise `|fl(z) - z| <= u |z|`, so the two additions add
 //!   `u (Y0 + Y1) + u ((1 + u)(Y0 + Y1) + Y2)` with `Y_t = X_t + |y_t - T_t|`
-//!   (an addition of an exact zero is exact and adds nothing).
+//!   (an addition of an exact zero is exact and adds nothing). For `t = 0`
+//!   the magnitude `X_0` is the exact `|P_0|` (an integer GEMM), not an
+//!   estimate from row sums and column maxima, which can be larger by any
+//!   factor (`A = [[1e308, 1e-308]]`, `B = [[1e-308], [1e308]]` in binary64:
+//!   `P_0 = 0`, the estimate `127^2` times the scales' `1e616` overflows).
 //!
 //! Hypotheses checked: finite inputs and scales, `F` has subnormals, and no
 //! intermediate of the dequantize-and-add can overflow `F`. Every number is
@@ -82,7 +89,7 @@
 //!   2M" with `M` the threshold (and §5.2: the threshold serves "as an upper
 //!   limit for residual correction errors"), i.e. `|d_ij - c_ij| <= 2 M |c_ij|`.
 
-use super::directed::{add_up, div_down, div_up, mul_up, sub_down, sub_up};
+use super::directed::{add_up, div_down, div_up, mul_up, product3_up, sub_down, sub_up};
 use super::gamma::gamma_value;
 use super::{Bound, Quantity, Rigor, Source, require};
 use crate::check::ElementBounds;
@@ -349,24 +356,22 @@ pub fn int32_max_k(qa: u32, qb: u32) -> u64 {
         .unwrap_or(u64::MAX)
 }
 
-/// `sum_k |x_ik| |y_kj|` for all `(i, j)`, exactly: the absolute-value integer
-/// GEMM the bound is built on (`i32` accumulation when it provably cannot
-/// overflow, else `i64`).
-fn abs_gemm(x: &[i8], y: &[i8], m: usize, k: usize, n: usize) -> Vec<i64> {
-    let xa: Vec<u8> = x.iter().map(|v| v.unsigned_abs()).collect();
-    let ya: Vec<u8> = y.iter().map(|v| v.unsigned_abs()).collect();
+/// `sum_k x_ik y_kj` for all `(i, j)`, exactly, for integers of magnitude at
+/// most 128 (`i8`, or the `u8` magnitudes of `i8`s): `i32` accumulation when
+/// it provably cannot overflow (`k 128^2 <= 2^31 - 1`), else `i64`.
+fn exact_gemm<T: Copy + Into<i32>>(x: &[T], y: &[T], m: usize, k: usize, n: usize) -> Vec<i64> {
     let mut out = vec![0i64; m * n];
     if (k as u64) * 128 * 128 <= i32::MAX as u64 {
         let mut acc = vec![0i32; n];
         for i in 0..m {
             acc.iter_mut().for_each(|v| *v = 0);
-            for (kk, &v) in xa[i * k..(i + 1) * k].iter().enumerate() {
+            for (kk, &v) in x[i * k..(i + 1) * k].iter().enumerate() {
+                let v: i32 = v.into();
                 if v == 0 {
                     continue;
                 }
-                let v = i32::from(v);
-                for (a, &w) in acc.iter_mut().zip(&ya[kk * n..(kk + 1) * n]) {
-                    *a += v * i32::from(w);
+                for (a, &w) in acc.iter_mut().zip(&y[kk * n..(kk + 1) * n]) {
+                    *a += v * Into::<i32>::into(w);
                 }
             }
             for (o, a) in out[i * n..(i + 1) * n].iter_mut().zip(&acc) {
@@ -376,10 +381,10 @@ fn abs_gemm(x: &[i8], y: &[i8], m: usize, k: usize, n: usize) -> Vec<i64> {
     } else {
         for i in 0..m {
             let row = &mut out[i * n..(i + 1) * n];
-            for (kk, &v) in xa[i * k..(i + 1) * k].iter().enumerate() {
-                let v = i64::from(v);
-                for (a, &w) in row.iter_mut().zip(&ya[kk * n..(kk + 1) * n]) {
-                    *a += v * i64::from(w);
+            for (kk, &v) in x[i * k..(i + 1) * k].iter().enumerate() {
+                let v = i64::from(Into::<i32>::into(v));
+                for (a, &w) in row.iter_mut().zip(&y[kk * n..(kk + 1) * n]) {
+                    *a += v * i64::from(Into::<i32>::into(w));
                 }
             }
         }
@@ -387,44 +392,90 @@ fn abs_gemm(x: &[i8], y: &[i8], m: usize, k: usize, n: usize) -> Vec<i64> {
     out
 }
 
+/// `sum_k |x_ik| |y_kj|` for all `(i, j)`, exactly: the absolute-value integer
+/// GEMM the bound is built on.
+fn abs_gemm(x: &[i8], y: &[i8], m: usize, k: usize, n: usize) -> Vec<i64> {
+    let xa: Vec<u8> = x.iter().map(|v| v.unsigned_abs()).collect();
+    let ya: Vec<u8> = y.iter().map(|v| v.unsigned_abs()).collect();
+    exact_gemm(&xa, &ya, m, k, n)
+}
+
 /// `sum_k mask_ik |x_ik| |y_kj|` (`mask_on_left`) or `sum_k |x_ik| mask_kj |y_kj|`,
-/// visiting only the entries where `mask == select`.
-fn masked_abs_gemm(
+/// and the same sums of the signed products `x_ik y_kj`, visiting only the
+/// entries where `mask == select`.
+fn masked_gemms(
     x: &[i8],
     y: &[i8],
     dims: (usize, usize, usize),
     mask: &[bool],
     mask_on_left: bool,
     select: bool,
-) -> Vec<i64> {
+) -> Products {
     let (m, k, n) = dims;
-    let mut out = vec![0i64; m * n];
+    let mut abs = vec![0i64; m * n];
+    let mut signed = vec![0i64; m * n];
     for i in 0..m {
-        let row = &mut out[i * n..(i + 1) * n];
+        let row = i * n..(i + 1) * n;
+        let (abs_row, signed_row) = (&mut abs[row.clone()], &mut signed[row]);
         for kk in 0..k {
-            let v = i64::from(x[i * k + kk].unsigned_abs());
-            if v == 0 {
+            let v = i64::from(x[i * k + kk]);
+            if v == 0 || (mask_on_left && mask[i * k + kk] != select) {
                 continue;
             }
             let ys = &y[kk * n..(kk + 1) * n];
-            if mask_on_left {
-                if mask[i * k + kk] != select {
-                    continue;
-                }
-                for (a, &w) in row.iter_mut().zip(ys) {
-                    *a += v * i64::from(w.unsigned_abs());
-                }
-            } else {
-                let ms = &mask[kk * n..(kk + 1) * n];
-                for ((a, &w), &keep) in row.iter_mut().zip(ys).zip(ms) {
-                    if keep == select {
-                        *a += v * i64::from(w.unsigned_abs());
-                    }
+            // A mask on the right is k x n: row kk selects the columns.
+            let ms = (!mask_on_left).then(|| &mask[kk * n..(kk + 1) * n]);
+            for (j, &w) in ys.iter().enumerate() {
+                if ms.is_none_or(|ms| ms[j] == select) {
+                    let p = v * i64::from(w);
+                    abs_row[j] += p.abs();
+                    signed_row[j] += p;
                 }
             }
         }
     }
-    out
+    Products { abs, signed }
+}
+
+/// An integer GEMM's exact products, summed in magnitude and with signs.
+struct Products {
+    /// `sum_k |x_ik y_kj|`.
+    abs: Vec<i64>,
+    /// `sum_k x_ik y_kj`.
+    signed: Vec<i64>,
+}
+
+impl Products {
+    fn of(x: &[i8], y: &[i8], m: usize, k: usize, n: usize) -> Products {
+        Products {
+            abs: abs_gemm(x, y, m, k, n),
+            signed: exact_gemm(x, y, m, k, n),
+        }
+    }
+
+    /// The kept and the dropped part of the full products `self`, from the
+    /// part `visited` (the kept one if `kept_visited`, else the dropped one).
+    fn split(&self, visited: Products, kept_visited: bool) -> (Products, Products) {
+        let rest = Products {
+            abs: self
+                .abs
+                .iter()
+                .zip(&visited.abs)
+                .map(|(f, s)| f - s)
+                .collect(),
+            signed: self
+                .signed
+                .iter()
+                .zip(&visited.signed)
+                .map(|(f, s)| f - s)
+                .collect(),
+        };
+        if kept_visited {
+            (visited, rest)
+        } else {
+            (rest, visited)
+        }
+    }
 }
 
 /// An upper bound on `|x - sum_t q_t / lambda_t|`, evaluated by interval
@@ -470,19 +521,17 @@ fn gaps(x: &Matrix<'_>, q: &QuantizedView<'_>, r: &QuantizedView<'_>, by_rows: b
     g
 }
 
-/// Sums and maxima of `|q|` along rows or columns.
-fn line_abs(q: &QuantizedView<'_>, by_rows: bool) -> (Vec<i64>, Vec<i64>) {
+/// Sums of `|q|` along rows or columns.
+fn line_abs(q: &QuantizedView<'_>, by_rows: bool) -> Vec<i64> {
     let lines = if by_rows { q.rows() } else { q.cols() };
-    let (mut sum, mut max) = (vec![0i64; lines], vec![0i64; lines]);
+    let mut sum = vec![0i64; lines];
     for i in 0..q.rows() {
         for j in 0..q.cols() {
-            let v = i64::from(q.ints()[i * q.cols() + j].unsigned_abs());
             let line = if by_rows { i } else { j };
-            sum[line] += v;
-            max[line] = max[line].max(v);
+            sum[line] += i64::from(q.ints()[i * q.cols() + j].unsigned_abs());
         }
     }
-    (sum, max)
+    sum
 }
 
 /// Upward `1 / lambda` along the rows (of an `A`-side view) or columns (`B` side).
@@ -501,8 +550,9 @@ fn inverse_scales(q: &QuantizedView<'_>, by_rows: bool) -> Vec<f64> {
 }
 
 /// The mask-independent part of the rigorous bound, computed once for a set of
-/// operands and reused for every mask (threshold) evaluated on them: three
-/// exact absolute-value integer GEMMs and the a-posteriori residual gaps.
+/// operands and reused for every mask (threshold) evaluated on them: exact
+/// integer GEMMs (`P0`, `Aq RBq` and `RAq Bq` signed and in magnitudes,
+/// `|RAq| |RBq|`) and the a-posteriori residual gaps.
 ///
 /// # Example
 /// ```
@@ -524,16 +574,18 @@ fn inverse_scales(q: &QuantizedView<'_>, by_rows: bool) -> Vec<f64> {
 /// ```
 pub struct Prepared<'a> {
     ops: Operands<'a>,
-    /// `sum_k |Aq_ik| |RBq_kj|`.
-    g_a_rb: Vec<i64>,
-    /// `sum_k |RAq_ik| |Bq_kj|`.
-    g_ra_b: Vec<i64>,
+    /// `Aq RBq`, in magnitudes and signed.
+    g_a_rb: Products,
+    /// `RAq Bq`, in magnitudes and signed.
+    g_ra_b: Products,
     /// `sum_k |RAq_ik| |RBq_kj|`.
     g_ra_rb: Vec<i64>,
     gaps_a: Gaps,
     gaps_b: Gaps,
-    abs_a: (Vec<i64>, Vec<i64>),
-    abs_b: (Vec<i64>, Vec<i64>),
+    /// `P0 = Aq Bq`.
+    p0: Vec<i64>,
+    abs_a: Vec<i64>,
+    abs_b: Vec<i64>,
     abs_ra: Vec<i64>,
     abs_rb: Vec<i64>,
     inv: [Vec<f64>; 4],
@@ -553,16 +605,17 @@ impl<'a> Prepared<'a> {
             || format!("{} flushes subnormals", ops.format),
         )?;
         let (m, k, n) = ops.dims();
-        let g_a_rb = abs_gemm(ops.aq.ints(), ops.rbq.ints(), m, k, n);
-        let g_ra_b = abs_gemm(ops.raq.ints(), ops.bq.ints(), m, k, n);
+        let g_a_rb = Products::of(ops.aq.ints(), ops.rbq.ints(), m, k, n);
+        let g_ra_b = Products::of(ops.raq.ints(), ops.bq.ints(), m, k, n);
         let g_ra_rb = abs_gemm(ops.raq.ints(), ops.rbq.ints(), m, k, n);
         Ok(Prepared {
             gaps_a: gaps(&ops.a, &ops.aq, &ops.raq, true),
             gaps_b: gaps(&ops.b, &ops.bq, &ops.rbq, false),
+            p0: exact_gemm(ops.aq.ints(), ops.bq.ints(), m, k, n),
             abs_a: line_abs(&ops.aq, true),
             abs_b: line_abs(&ops.bq, false),
-            abs_ra: line_abs(&ops.raq, true).0,
-            abs_rb: line_abs(&ops.rbq, false).0,
+            abs_ra: line_abs(&ops.raq, true),
+            abs_rb: line_abs(&ops.rbq, false),
             inv: [
                 inverse_scales(&ops.aq, true),
                 inverse_scales(&ops.bq, false),
@@ -591,43 +644,30 @@ impl<'a> Prepared<'a> {
         require_same_len("keep_b and k * n", keep_b.len(), k * n)?;
         let kept_a = keep_a.iter().filter(|&&x| x).count();
         let kept_b = keep_b.iter().filter(|&&x| x).count();
-        // Kept and dropped parts of |Aq||RBq|: visit the smaller set, subtract
-        // from the full product (exact integers).
-        let split =
-            |full: &[i64], kept_is_smaller: bool, sparse: Vec<i64>| -> (Vec<i64>, Vec<i64>) {
-                let other: Vec<i64> = full.iter().zip(&sparse).map(|(f, s)| f - s).collect();
-                if kept_is_smaller {
-                    (sparse, other)
-                } else {
-                    (other, sparse)
-                }
-            };
+        // Kept and dropped parts of Aq RBq (P1 is the kept one) and RAq Bq
+        // (P2): visit the smaller set, subtract from the full products (exact
+        // integers).
         let small_a = kept_a <= m * k / 2;
-        let (k1, d1) = split(
-            &self.g_a_rb,
+        let visited_a = masked_gemms(
+            ops.aq.ints(),
+            ops.rbq.ints(),
+            (m, k, n),
+            keep_a,
+            true,
             small_a,
-            masked_abs_gemm(
-                ops.aq.ints(),
-                ops.rbq.ints(),
-                (m, k, n),
-                keep_a,
-                true,
-                small_a,
-            ),
         );
+        let (p1, dropped_a) = self.g_a_rb.split(visited_a, small_a);
         let small_b = kept_b <= k * n / 2;
-        let (k2, d2) = split(
-            &self.g_ra_b,
+        let visited_b = masked_gemms(
+            ops.raq.ints(),
+            ops.bq.ints(),
+            (m, k, n),
+            keep_b,
+            false,
             small_b,
-            masked_abs_gemm(
-                ops.raq.ints(),
-                ops.bq.ints(),
-                (m, k, n),
-                keep_b,
-                false,
-                small_b,
-            ),
         );
+        let (p2, dropped_b) = self.g_ra_b.split(visited_b, small_b);
+        let (d1, d2) = (&dropped_a.abs, &dropped_b.abs);
 
         let f = ops.format;
         let u = f.unit_roundoff(RoundingMode::NearestEven);
@@ -635,8 +675,7 @@ impl<'a> Prepared<'a> {
         let gamma3 = gamma_value(3, u)?;
         let one_u = add_up(1.0, u);
         let [ia, ib, ira, irb] = &self.inv;
-        let (sum_a, max_a) = &self.abs_a;
-        let (sum_b, max_b) = &self.abs_b;
+        let (sum_a, sum_b) = (&self.abs_a, &self.abs_b);
         let kf = up(k as i64);
         let mut values = Vec::with_capacity(m * n);
         let mut largest: f64 = 0.0;
@@ -645,36 +684,39 @@ impl<'a> Prepared<'a> {
             for j in 0..n {
                 let at = i * n + j;
                 let (bb, eb) = (self.gaps_b.after_residual[j], self.gaps_b.total[j]);
-                let scale2 = |x: f64, y: f64, s: i64| mul_up(mul_up(x, y), up(s));
+                // Every term is a product of three factors, some of them
+                // reciprocals of scales that may be huge while the integer
+                // beside them is small or 0: product3_up multiplies them
+                // without a spurious overflow (binary64, A = [[1e308,
+                // 1e-308]], B = [[1e-308], [1e308]] gave an infinite bound
+                // from 1/lambda_A times 1/lambda_RB times a zero sum).
+                let scale2 = |x: f64, y: f64, s: i64| product3_up(x, y, up(s));
                 // Entries left out of the compensation.
                 let dropped = add_up(scale2(ia[i], irb[j], d1[at]), scale2(ira[i], ib[j], d2[at]));
                 // The quantized residuals miss qA, qB.
                 let quant = add_up(
-                    mul_up(mul_up(ia[i], up(sum_a[i])), bb),
-                    mul_up(mul_up(ba, ib[j]), up(sum_b[j])),
+                    product3_up(ia[i], up(sum_a[i]), bb),
+                    product3_up(ba, ib[j], up(sum_b[j])),
                 );
                 // EA EB, two ways.
                 let expanded = add_up(
                     add_up(
                         scale2(ira[i], irb[j], self.g_ra_rb[at]),
-                        mul_up(mul_up(ira[i], up(self.abs_ra[i])), bb),
+                        product3_up(ira[i], up(self.abs_ra[i]), bb),
                     ),
                     add_up(
-                        mul_up(mul_up(ba, irb[j]), up(self.abs_rb[j])),
-                        mul_up(mul_up(kf, ba), bb),
+                        product3_up(ba, irb[j], up(self.abs_rb[j])),
+                        product3_up(kf, ba, bb),
                     ),
                 );
-                let crude = mul_up(mul_up(kf, ea), eb);
+                let crude = product3_up(kf, ea, eb);
                 let second = expanded.min(crude);
-                // Magnitudes of the three exact terms: |P_t| <= these integer
-                // sums, divided by the row scale, then by the column scale.
-                let p_abs = [
-                    (sum_a[i] * max_b[j]).min(max_a[i] * sum_b[j]),
-                    k1[at],
-                    k2[at],
-                ];
-                let row_inv = [ia[i], ia[i], ira[i]];
-                let col_inv = [ib[j], irb[j], ib[j]];
+                // The three exact integer products' magnitudes.
+                let p_abs = [self.p0[at].abs(), p1.signed[at].abs(), p2.signed[at].abs()];
+                // Divided by the larger scale first (the smaller upward
+                // inverse: div_up(1, .) is monotone, and equal scales give
+                // equal inverses), then by the other.
+                let inverses = [(ia[i], ib[j]), (ia[i], irb[j]), (ira[i], ib[j])];
                 let mut y = [0.0; 3];
                 let mut x = [0.0; 3];
                 let mut rounding = 0.0;
@@ -685,15 +727,17 @@ impl<'a> Prepared<'a> {
                     // fl(P_t) itself: a narrow working format (fp16: max
                     // 65504) overflows on the integer product already.
                     largest = largest.max(mul_up(one_u, up(p_abs[t])));
-                    let first = mul_up(up(p_abs[t]), row_inv[t]);
-                    x[t] = mul_up(first, col_inv[t]);
+                    let (row_inv, col_inv) = inverses[t];
+                    let (hi_inv, lo_inv) = (row_inv.min(col_inv), row_inv.max(col_inv));
+                    let first = mul_up(up(p_abs[t]), hi_inv);
+                    x[t] = product3_up(up(p_abs[t]), hi_inv, lo_inv);
                     let e = add_up(
                         mul_up(gamma3, x[t]),
-                        add_up(mul_up(mul_up(eta, one_u), col_inv[t]), eta),
+                        add_up(mul_up(mul_up(eta, one_u), lo_inv), eta),
                     );
                     rounding = add_up(rounding, e);
                     y[t] = add_up(x[t], e);
-                    // fl(fl(P) / lambda_row), before the second division.
+                    // fl(fl(P) / lambda_hi), before the second division.
                     largest = largest.max(add_up(mul_up(mul_up(one_u, one_u), first), eta));
                 }
                 let s1 = add_up(y[0], y[1]);
@@ -716,6 +760,26 @@ impl<'a> Prepared<'a> {
                 format!(
                     "an intermediate may reach {largest:e} > {:e} ({f})",
                     f.max_finite()
+                )
+            },
+        )?;
+        // A term can overflow binary64 although no intermediate of the kernel
+        // does: the residual-quantization and residual-x-residual terms pair
+        // each line's sum with the other side's largest gap (module docs), so
+        // one huge entry beside a tiny one can push them past f64::MAX. An
+        // infinite value would pass every error; it is no bound.
+        let overflowed = values.iter().position(|v| !v.is_finite());
+        require(
+            overflowed.is_none(),
+            &RIGOROUS,
+            "the bound is finite in binary64",
+            || {
+                let at = overflowed.unwrap_or_default();
+                format!(
+                    "element ({}, {}): a term overflows binary64 (it pairs a line's integer sum \
+                     with the other side's largest residual gap)",
+                    at / n,
+                    at % n
                 )
             },
         )?;
@@ -903,5 +967,37 @@ mod tests {
         let xa: Vec<i8> = x.iter().map(|v| v.saturating_abs()).collect();
         let ya: Vec<i8> = y.iter().map(|v| v.saturating_abs()).collect();
         assert_eq!(exact, int_gemm_i64(&xa, &ya, 3, 4, 3).unwrap());
+    }
+
+    #[test]
+    fn exact_gemm_agrees_with_the_i64_oracle_on_both_paths() {
+        // k = 4 takes the i32 accumulator; k = 2^17 + 1 (k 128^2 > 2^31 - 1)
+        // the i64 one, and there column 0 (x and y all -128) sums to
+        // 2^31 + 2^14, past i32::MAX.
+        for (m, k, n, every) in [(3, 4, 3, 3), (1, (1 << 17) + 1, 2, 1)] {
+            let x: Vec<i8> = (0..m * k)
+                .map(|v| {
+                    if v % every == 0 {
+                        -128
+                    } else {
+                        (v * 37 % 255) as u8 as i8
+                    }
+                })
+                .collect();
+            let y: Vec<i8> = (0..k * n)
+                .map(|v| {
+                    if v % 2 == 0 {
+                        -128
+                    } else {
+                        (v * 91 % 255) as u8 as i8
+                    }
+                })
+                .collect();
+            let want = int_gemm_i64(&x, &y, m, k, n).unwrap();
+            assert_eq!(exact_gemm(&x, &y, m, k, n), want, "{m}x{k}x{n}");
+            if k > 4 {
+                assert_eq!(want[0], (1i64 << 31) + (1 << 14));
+            }
+        }
     }
 }
