@@ -11,10 +11,9 @@ use boundgate::kernels::interleave::clock::Clock;
 use boundgate::kernels::interleave::error::InterleaveError;
 use boundgate::kernels::interleave::grid::Grid3;
 use boundgate::kernels::interleave::hotspot::HotSpot3D;
-use boundgate::kernels::interleave::pipeline::{profiles, sample};
-use boundgate::kernels::interleave::refine::{Fallback, RefineInputs, refine};
+use boundgate::kernels::interleave::pipeline::Prepared;
+use boundgate::kernels::interleave::refine::{Fallback, refine};
 use boundgate::kernels::interleave::simulate::Policy;
-use boundgate::kernels::interleave::stats::{Statistics, Targets};
 use boundgate::kernels::interleave::version::Version;
 use proptest::prelude::*;
 
@@ -29,20 +28,15 @@ fn refined(
     max_rounds: usize,
 ) -> boundgate::kernels::interleave::refine::Refined {
     let app = HotSpot3D::synthetic(Grid3::new(16, 12, 2).unwrap(), seed).unwrap();
-    let p = profiles(&app, approx, 36, Clock::DEFAULT, false).unwrap();
-    let s = &sample(&app, &p, &[sections], Clock::DEFAULT, false).unwrap()[0];
-    let stats = Statistics::new(&s.grid, &p.approx, &s.measurements()).unwrap();
-    let targets = Targets::new(&p.approx, &p.exact).unwrap();
-    let start = p.approx.start();
-    let inputs = RefineInputs {
-        app: &app,
-        stats: &stats,
-        targets: &targets,
-        start: (start.accuracy_loss, start.runtime_ms),
-        clock: Clock::DEFAULT,
-        ground_truth: false,
-    };
-    refine(&inputs, p.approx.max_loss() * fraction, policy, max_rounds).unwrap()
+    let p = Prepared::new(&app, approx, 36, sections, Clock::DEFAULT).unwrap();
+    let inputs = p.refine_inputs(&app, Clock::DEFAULT, false);
+    refine(
+        &inputs,
+        p.profiles.approx.max_loss() * fraction,
+        policy,
+        max_rounds,
+    )
+    .unwrap()
 }
 
 proptest! {
@@ -92,18 +86,8 @@ proptest! {
 #[test]
 fn bad_limits_and_zero_rounds_are_typed_errors() {
     let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
-    let p = profiles(&app, Version::Half, 12, Clock::DEFAULT, false).unwrap();
-    let s = &sample(&app, &p, &[2], Clock::DEFAULT, false).unwrap()[0];
-    let stats = Statistics::new(&s.grid, &p.approx, &s.measurements()).unwrap();
-    let targets = Targets::new(&p.approx, &p.exact).unwrap();
-    let inputs = RefineInputs {
-        app: &app,
-        stats: &stats,
-        targets: &targets,
-        start: (p.approx.start().accuracy_loss, p.approx.start().runtime_ms),
-        clock: Clock::DEFAULT,
-        ground_truth: false,
-    };
+    let p = Prepared::new(&app, Version::Half, 12, 2, Clock::DEFAULT).unwrap();
+    let inputs = p.refine_inputs(&app, Clock::DEFAULT, false);
     for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         assert!(matches!(
             refine(&inputs, bad, Policy::Thesis, 4),

@@ -238,6 +238,79 @@ pub struct Scheduled {
     pub execution: Execution,
 }
 
+/// Steps 1 to 5 on one problem for one section count, without the ground
+/// truth: the profiles, the sampling, its statistics and the targets, which
+/// [`simulate`] and [`refine`](super::refine::refine) start from.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{clock::Clock, grid::Grid3, hotspot::HotSpot3D,
+///     pipeline::Prepared, version::Version};
+/// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+/// let p = Prepared::new(&app, Version::Half, 12, 2, Clock::DEFAULT).unwrap();
+/// assert_eq!((p.sampling.grid.n(), p.stats.grid.iterations()), (2, 12));
+/// let inputs = p.refine_inputs(&app, Clock::DEFAULT, false);
+/// assert_eq!(inputs.start.0, p.profiles.approx.start().accuracy_loss);
+/// ```
+pub struct Prepared {
+    /// Step 1.
+    pub profiles: Profiles,
+    /// Steps 2 and 3.
+    pub sampling: Sampling,
+    /// Step 4.
+    pub stats: Statistics,
+    /// Step 5.
+    pub targets: Targets,
+}
+
+impl Prepared {
+    /// Runs steps 1 to 5 (`iterations` of `approx` beside `float`,
+    /// `sections` x `sections` subsections).
+    ///
+    /// # Errors
+    /// As [`profiles`], [`sample`], [`Statistics::new`], [`Targets::new`].
+    pub fn new(
+        app: &HotSpot3D,
+        approx: Version,
+        iterations: usize,
+        sections: usize,
+        clock: Clock,
+    ) -> Result<Prepared> {
+        let profiles = profiles(app, approx, iterations, clock, false)?;
+        let sampling = sample(app, &profiles, &[sections], clock, false)?
+            .pop()
+            .expect("one sampling per section count");
+        let stats = Statistics::new(&sampling.grid, &profiles.approx, &sampling.measurements())?;
+        let targets = Targets::new(&profiles.approx, &profiles.exact)?;
+        Ok(Prepared {
+            profiles,
+            sampling,
+            stats,
+            targets,
+        })
+    }
+
+    /// The inputs of [`refine`](super::refine::refine) for `app` (the
+    /// problem these steps ran on), starting from the approximate profile's
+    /// row 0.
+    pub fn refine_inputs<'a>(
+        &'a self,
+        app: &'a HotSpot3D,
+        clock: Clock,
+        ground_truth: bool,
+    ) -> RefineInputs<'a> {
+        let start = self.profiles.approx.start();
+        RefineInputs {
+            app,
+            stats: &self.stats,
+            targets: &self.targets,
+            start: (start.accuracy_loss, start.runtime_ms),
+            clock,
+            ground_truth,
+        }
+    }
+}
+
 /// Steps 4 to 6 for one sampling and limit, then the execution.
 ///
 /// # Errors

@@ -112,18 +112,11 @@ pub struct RefineInputs<'a> {
 /// # Example
 /// ```
 /// use boundgate::kernels::interleave::{clock::Clock, grid::Grid3, hotspot::HotSpot3D,
-///     pipeline::{profiles, sample}, refine::{RefineInputs, refine},
-///     simulate::Policy, stats::{Statistics, Targets}, version::Version};
+///     pipeline::Prepared, refine::refine, simulate::Policy, version::Version};
 /// let app = HotSpot3D::synthetic(Grid3::new(16, 16, 2).unwrap(), 1).unwrap();
-/// let p = profiles(&app, Version::Half, 30, Clock::DEFAULT, false).unwrap();
-/// let s = &sample(&app, &p, &[2], Clock::DEFAULT, false).unwrap()[0];
-/// let stats = Statistics::new(&s.grid, &p.approx, &s.measurements()).unwrap();
-/// let targets = Targets::new(&p.approx, &p.exact).unwrap();
-/// let start = p.approx.start();
-/// let inputs = RefineInputs { app: &app, stats: &stats, targets: &targets,
-///     start: (start.accuracy_loss, start.runtime_ms), clock: Clock::DEFAULT,
-///     ground_truth: false };
-/// let limit = p.approx.max_loss() / 4.0;
+/// let p = Prepared::new(&app, Version::Half, 30, 2, Clock::DEFAULT).unwrap();
+/// let inputs = p.refine_inputs(&app, Clock::DEFAULT, false);
+/// let limit = p.profiles.approx.max_loss() / 4.0;
 /// let r = refine(&inputs, limit, Policy::Thesis, 6).unwrap();
 /// assert!(r.execution.respects_limit());
 /// ```
@@ -281,29 +274,18 @@ fn float_only(
 mod tests {
     use super::*;
     use crate::kernels::interleave::grid::Grid3;
-    use crate::kernels::interleave::pipeline::{profiles, sample};
+    use crate::kernels::interleave::pipeline::Prepared;
 
     #[test]
     fn the_search_stops_at_the_first_step_that_changes_the_schedule() {
         let app = HotSpot3D::synthetic(Grid3::new(16, 16, 2).unwrap(), 2).unwrap();
-        let p = profiles(&app, Version::Half, 36, Clock::DEFAULT, false).unwrap();
-        let s = &sample(&app, &p, &[2], Clock::DEFAULT, false).unwrap()[0];
-        let stats = Statistics::new(&s.grid, &p.approx, &s.measurements()).unwrap();
-        let targets = Targets::new(&p.approx, &p.exact).unwrap();
-        let start = p.approx.start();
-        let inputs = RefineInputs {
-            app: &app,
-            stats: &stats,
-            targets: &targets,
-            start: (start.accuracy_loss, start.runtime_ms),
-            clock: Clock::DEFAULT,
-            ground_truth: false,
-        };
-        let limit = p.approx.max_loss() / 4.0;
+        let p = Prepared::new(&app, Version::Half, 36, 2, Clock::DEFAULT).unwrap();
+        let inputs = p.refine_inputs(&app, Clock::DEFAULT, false);
+        let limit = p.profiles.approx.max_loss() / 4.0;
         let simulated = |l: f64| {
             simulate(
-                &stats,
-                &targets,
+                &p.stats,
+                &p.targets,
                 l,
                 Policy::Thesis,
                 inputs.start.0,
