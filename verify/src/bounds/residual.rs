@@ -65,11 +65,12 @@
 //!   with `X_t >= |T_t|`; additions are exact when subnormal (Higham 2002, §2.1)
 //!   and otherwise `|fl(z) - z| <= u |z|`, so the two additions add
 //!   `u (Y0 + Y1) + u ((1 + u)(Y0 + Y1) + Y2)` with `Y_t = X_t + |y_t - T_t|`
-//!   (an addition of an exact zero is exact and adds nothing). For `t = 0`
-//!   the magnitude `X_0` is the exact `|P_0|` (an integer GEMM), not an
-//!   estimate from row sums and column maxima, which can be larger by any
-//!   factor (`A = [[1e308, 1e-308]]`, `B = [[1e-308], [1e308]]` in binary64:
-//!   `P_0 = 0`, the estimate `127^2` times the scales' `1e616` overflows).
+//!   (an addition of an exact zero is exact and adds nothing). The
+//!   magnitudes are `X_t = |P_t| / (lambda_row lambda_col)` with `P_t` the
+//!   exact (signed) integer products, not estimates from row sums and column
+//!   maxima or from absolute products, which can be larger by any factor
+//!   (fp32, `A = [[1e38, 1e38]]`, `B = [[1e10], [-1e10]]`: every `P_t` is 0,
+//!   the row-sum estimate of `X_0` is 2e48 and reported a possible overflow).
 //!
 //! Hypotheses checked: finite inputs and scales, `F` has subnormals, and no
 //! intermediate of the dequantize-and-add can overflow `F`. Every number is
