@@ -2,8 +2,10 @@
 //! the public adversarial strategies of `boundgate::gen`.
 //!
 //! Properties:
-//! 1. the rigorous bound is never violated (it may refuse an input whose
-//!    hypotheses fail: possible overflow, or depth * u >= 1);
+//! 1. the rigorous bounds are never violated: the depth form for every order,
+//!    and for left-to-right orders also `recursive_rigorous` (Rump's
+//!    summation bound in round to nearest); they may refuse an input whose
+//!    intermediates could overflow, and nothing else (no `n u < 1`);
 //! 2. the published DBEA bounds (Higham 2002 (3.5); pairwise form) are
 //!    violated only where an operation's exact result fell in the underflow
 //!    range, or where an intermediate could overflow (in a mode rounding
@@ -19,8 +21,8 @@ use boundgate::kernels::baseline::pairwise::pairwise_dot;
 use boundgate::kernels::baseline::recursive::recursive_dot;
 use boundgate_verify::VerifyError;
 use boundgate_verify::bounds::dot::{
-    abs_dot_up, pairwise_depth, pairwise_published, recursive_depth, recursive_published, rigorous,
-    underflow_ops,
+    abs_dot_up, pairwise_depth, pairwise_published, recursive_depth, recursive_published,
+    recursive_rigorous, rigorous, underflow_ops,
 };
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::oracle::{self, ErrorMeasure, ExactSum};
@@ -114,6 +116,32 @@ fn check_case(
             }
         },
     }
+    // Left to right: Rump's summation bound in round to nearest (any n), else
+    // the depth form again.
+    let left_to_right = match order {
+        Order::Recursive => Some(false),
+        Order::RecursiveFma => Some(true),
+        Order::Pairwise => None,
+    };
+    if let Some(fma) = left_to_right {
+        match (recursive_rigorous(f, mode, n, fma, sum_abs), error) {
+            (Err(VerifyError::HypothesisNotMet { hypothesis, .. }), _) => prop_assert!(
+                hypothesis.contains("overflow"),
+                "unexpected hypothesis failure: {hypothesis}"
+            ),
+            (Err(other), _) => return Err(TestCaseError::fail(format!("bound error: {other}"))),
+            (Ok(bound), ErrorMeasure::Finite { absolute_up, .. }) => prop_assert!(
+                absolute_up <= bound.value,
+                "{order:?} {f} {mode}: error {absolute_up:e} > left-to-right rigorous bound {:e}\nx = {x:?}\ny = {y:?}\ncomputed = {computed:e}",
+                bound.value
+            ),
+            (Ok(_), ErrorMeasure::NonFinite { computed, exact }) => {
+                return Err(TestCaseError::fail(format!(
+                    "{order:?} {f} {mode}: non-finite result {computed} (exact {exact}) under a left-to-right bound\nx = {x:?}\ny = {y:?}"
+                )));
+            }
+        }
+    }
     let published = match order {
         Order::Pairwise => pairwise_published(f, mode, n, sum_abs),
         _ => recursive_published(f, mode, n, sum_abs),
@@ -161,8 +189,52 @@ dot_property!(recursive_fp32, Format::FP32, Order::Recursive);
 dot_property!(recursive_fma_fp32, Format::FP32, Order::RecursiveFma);
 dot_property!(pairwise_fp32, Format::FP32, Order::Pairwise);
 dot_property!(recursive_fp64, Format::FP64, Order::Recursive);
+// Formats of 3 and 4 significant bits: n u passes 1 from n = 8 (e5m2) and 16
+// (e4m3) on, where only the bounds without `n u < 1` apply.
+dot_property!(recursive_e5m2, Format::E5M2, Order::Recursive);
+dot_property!(recursive_fma_e5m2, Format::E5M2, Order::RecursiveFma);
+dot_property!(recursive_e4m3, Format::E4M3, Order::Recursive);
 dot_property!(recursive_fma_fp64, Format::FP64, Order::RecursiveFma);
 dot_property!(pairwise_fp64, Format::FP64, Order::Pairwise);
+
+/// Rump's summation bound near its worst case, far beyond `n u < 1`: in fp16,
+/// `1 + u + u + ...` (10 000 terms) stays 1 (every `+ u` is a tie to even), an
+/// error of `(n - 1) u = 4.88` with `S = 1 + (n - 1) u`. The bound
+/// `(n - 1) u (S + E) + E` holds and is `S + E` times the error (about 5.9:
+/// the bound multiplies by `sum |p_i|`, which the stagnation leaves out); the
+/// depth form needs `(1 + u)^n - 1 = 130`.
+#[test]
+fn rumps_summation_bound_holds_where_n_u_exceeds_1() {
+    let rne = RoundingMode::NearestEven;
+    let u = Format::FP16.unit_roundoff(rne);
+    let n = 10_000;
+    let mut x = vec![u; n];
+    x[0] = 1.0;
+    let y = vec![1.0; n];
+    assert_eq!(recursive_dot(&x, &y, Format::FP16, rne, false), 1.0);
+    let ErrorMeasure::Finite { absolute_up, .. } = oracle::dot(&x, &y).unwrap().error_of(1.0)
+    else {
+        panic!("finite")
+    };
+    assert_eq!(absolute_up, (n - 1) as f64 * u);
+    let s = abs_dot_up(&x, &y).unwrap();
+    let bound = recursive_rigorous(Format::FP16, rne, n, false, s).unwrap();
+    assert!(absolute_up <= bound.value);
+    assert!(
+        bound.value < 6.0 * absolute_up,
+        "{} vs {absolute_up}",
+        bound.value
+    );
+    let depth = rigorous(
+        Format::FP16,
+        rne,
+        recursive_depth(n),
+        underflow_ops(Format::FP16, n),
+        s,
+    )
+    .unwrap();
+    assert!(depth.value > 25.0 * bound.value);
+}
 
 /// The minimal counterexample to the published bound (docs/findings/dot.md):
 /// in fp16, 2^-13 * 2^-13 = 2^-26 is below half the smallest subnormal and
@@ -236,7 +308,7 @@ fn a_saturated_input_is_an_unmet_hypothesis() {
     let ops = DotOperands::new(x.clone(), y.clone(), e4m3).unwrap();
     for arithmetic in [e4m3, Format::FP32] {
         assert!(matches!(
-            rigorous_as_given(&ops, arithmetic, rne, 1, 1),
+            rigorous_as_given(&ops, |s| rigorous(arithmetic, rne, 1, 1, s)),
             Err(VerifyError::HypothesisNotMet { .. })
         ));
     }

@@ -4,7 +4,7 @@
 
 use boundgate::kernels::baseline::recursive::recursive_dot;
 use boundgate::kernels::baseline::{DotOperands, dot_run, rigorous_as_given};
-use boundgate_verify::bounds::dot::{recursive_depth, underflow_ops};
+use boundgate_verify::bounds::dot::recursive_rigorous;
 use boundgate_verify::check::Outcome;
 use boundgate_verify::format::{Format, RoundingMode};
 
@@ -22,13 +22,7 @@ fn operands(n: usize, storage: Format) -> DotOperands {
 fn rigorous_verdict(ops: &DotOperands, arithmetic: Format, computed: f64) -> Outcome {
     let n = ops.x.len();
     let rne = RoundingMode::NearestEven;
-    let bound = rigorous_as_given(
-        ops,
-        arithmetic,
-        rne,
-        recursive_depth(n),
-        underflow_ops(arithmetic, n),
-    );
+    let bound = rigorous_as_given(ops, |s| recursive_rigorous(arithmetic, rne, n, false, s));
     let run = dot_run(ops, computed, bound, Vec::new(), serde_json::Value::Null).unwrap();
     run.verdicts().unwrap().remove(0).verdict.outcome
 }

@@ -163,7 +163,14 @@ pub fn dot_inputs(
                     // The second half cancels the first, except some entries nudged by one ulp.
                     y.extend(b.iter().enumerate().map(|(i, &v)| {
                         let nudged = if (perturb >> (i % 64)) & 1 == 1 {
-                            format.round(v + format.ulp(v), RoundingMode::NearestEven)
+                            // One ulp up, or down from the largest value (up
+                            // would leave the format: e4m3's 448 + 32 is NaN).
+                            let up = format.round(v + format.ulp(v), RoundingMode::NearestEven);
+                            if up.abs() <= format.max_finite() {
+                                up
+                            } else {
+                                format.round(v - format.ulp(v), RoundingMode::NearestEven)
+                            }
                         } else {
                             v
                         };

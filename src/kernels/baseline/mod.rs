@@ -19,8 +19,9 @@ use super::{BoundCheck, InputSpec, Inputs, Kernel, KernelRun, ParamKind, ParamSp
 use crate::audit::experiment::Experiment;
 use crate::error::Result;
 use crate::io::Tensor;
+use boundgate_verify::bounds::Bound;
 use boundgate_verify::bounds::directed::add_up;
-use boundgate_verify::bounds::dot::{abs_dot_up, representation_error_up, rigorous};
+use boundgate_verify::bounds::dot::{abs_dot_up, representation_error_up};
 use boundgate_verify::check::ElementBounds;
 use boundgate_verify::error::{require_nonempty, require_same_len};
 use boundgate_verify::format::{Format, RoundingMode};
@@ -152,15 +153,15 @@ pub fn stored_sum_abs(ops: &DotOperands) -> VResult<f64> {
 }
 
 /// The rigorous bound, with respect to the exact dot product of the inputs as
-/// given, of a dot kernel of the given depth computing in `arithmetic` with
-/// rounding `mode` on the stored values: the arithmetic bound of [`rigorous`]
-/// plus, if storage changed the inputs, the representation error bound.
+/// given, of a dot kernel computing on the stored values: the arithmetic
+/// bound `arithmetic` gives for `S = sum |x~_i y~_i|` (of the stored values;
+/// [`rigorous`](boundgate_verify::bounds::dot::rigorous) for an order of known depth,
+/// [`recursive_rigorous`](boundgate_verify::bounds::dot::recursive_rigorous)
+/// left to right) plus, if storage changed the inputs, the representation
+/// error bound.
 pub fn rigorous_as_given(
     ops: &DotOperands,
-    arithmetic: Format,
-    mode: RoundingMode,
-    depth: u64,
-    underflow_ops: u64,
+    arithmetic: impl FnOnce(f64) -> VResult<Bound>,
 ) -> VResult<ElementBounds> {
     if let Some((name, index, value)) = ops.first_storage_overflow() {
         return Err(VerifyError::HypothesisNotMet {
@@ -169,8 +170,7 @@ pub fn rigorous_as_given(
             detail: format!("{name}[{index}] = {value:e} overflows it"),
         });
     }
-    let sum_abs = stored_sum_abs(ops)?;
-    let mut bound = rigorous(arithmetic, mode, depth, underflow_ops, sum_abs)?;
+    let mut bound = arithmetic(stored_sum_abs(ops)?)?;
     if !ops.stored_exactly() {
         let representation =
             representation_error_up(ops.storage, RoundingMode::NearestEven, &ops.x, &ops.y)?;

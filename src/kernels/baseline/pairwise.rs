@@ -10,7 +10,7 @@ use super::{
 };
 use crate::error::Result;
 use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, ParamSpec, Params};
-use boundgate_verify::bounds::dot::{pairwise_depth, pairwise_published, underflow_ops};
+use boundgate_verify::bounds::dot::{pairwise_depth, pairwise_published, rigorous, underflow_ops};
 use boundgate_verify::format::{Format, RoundingMode};
 use serde_json::json;
 
@@ -74,7 +74,9 @@ impl Kernel for PairwiseDot {
         let n = ops.x.len();
         let computed = pairwise_dot(&ops.x_stored, &ops.y_stored, format, mode);
         let depth = pairwise_depth(n);
-        let rigorous = rigorous_as_given(&ops, format, mode, depth, underflow_ops(format, n));
+        let rigorous = rigorous_as_given(&ops, |s| {
+            rigorous(format, mode, depth, underflow_ops(format, n), s)
+        });
         let sum_abs = stored_sum_abs(&ops);
         let others = vec![published_check(
             "published: Higham 2002 §3.1/§4.2 (pairwise)",

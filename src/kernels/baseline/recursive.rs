@@ -12,7 +12,7 @@ use super::{
 use crate::error::Result;
 use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, Params};
 use boundgate_verify::bounds::dot::{
-    recursive_depth, recursive_higham_mary, recursive_published, underflow_ops,
+    recursive_depth, recursive_higham_mary, recursive_published, recursive_rigorous,
 };
 use boundgate_verify::format::{Format, RoundingMode};
 use serde_json::json;
@@ -85,7 +85,7 @@ impl Kernel for RecursiveDot {
         let n = ops.x.len();
         let computed = recursive_dot(&ops.x_stored, &ops.y_stored, format, mode, fma);
         let depth = recursive_depth(n);
-        let rigorous = rigorous_as_given(&ops, format, mode, depth, underflow_ops(format, n));
+        let rigorous = rigorous_as_given(&ops, |s| recursive_rigorous(format, mode, n, fma, s));
         let sum_abs = stored_sum_abs(&ops);
         let others = vec![
             published_check(

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::generate::Distribution;
 use crate::plot::{Chart, Series};
 use boundgate_verify::bounds::dot::{
-    abs_dot_up, recursive_depth, recursive_higham_mary, underflow_ops,
+    abs_dot_up, recursive_depth, recursive_higham_mary, recursive_rigorous,
 };
 use boundgate_verify::bounds::gamma::gamma_value;
 use boundgate_verify::format::{Format, RoundingMode};
@@ -126,13 +126,8 @@ impl Experiment for DotTightness {
                         recursive_dot(&ops.x_stored, &ops.y_stored, format, rne, cfg.fma);
                     let s = abs_dot_up(&ops.x_stored, &ops.y_stored)?;
                     let error = oracle::dot(&ops.x_stored, &ops.y_stored)?.error_of(computed);
-                    let rigorous = rigorous_as_given(
-                        &ops,
-                        format,
-                        rne,
-                        recursive_depth(n),
-                        underflow_ops(format, n),
-                    );
+                    let rigorous =
+                        rigorous_as_given(&ops, |s| recursive_rigorous(format, rne, n, cfg.fma, s));
                     let given = oracle::dot(&ops.x, &ops.y)?.error_of(computed);
                     if let (Ok(b), ErrorMeasure::Finite { absolute_up, .. }) = (&rigorous, given)
                         && absolute_up > b.values()[0]

@@ -7,7 +7,7 @@ use super::{DOT_INPUTS, DotOperands, dot_run, rigorous_as_given};
 use crate::error::{Error, Result};
 use crate::gpu::{Backend, DotPrecision, RanOn, run_dot};
 use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, Params};
-use boundgate_verify::bounds::dot::underflow_ops;
+use boundgate_verify::bounds::dot::{rigorous, underflow_ops};
 use boundgate_verify::format::RoundingMode;
 use serde_json::json;
 
@@ -87,13 +87,15 @@ impl Kernel for TreeDot {
         }
         let arithmetic = precision.accumulator();
         let n = ops.x.len();
-        let rigorous = rigorous_as_given(
-            &ops,
-            arithmetic,
-            RoundingMode::NearestEven,
-            run.depth,
-            underflow_ops(arithmetic, n),
-        );
+        let rigorous = rigorous_as_given(&ops, |s| {
+            rigorous(
+                arithmetic,
+                RoundingMode::NearestEven,
+                run.depth,
+                underflow_ops(arithmetic, n),
+                s,
+            )
+        });
         let details = json!({
             "order": "tree (strided FMA chains, block tree, final tree)",
             "precision": precision.name(),

@@ -24,14 +24,32 @@
 //!   citing Hauser 1996), so with subnormals only multiplications and FMAs have
 //!   an `eta`. Unrolling the order gives
 //!   `s^ - s = sum_i x_i y_i theta_i + sum_k eta_k prod_{j after k} (1 + delta_j)`
-//!   with `|theta_i| <= gamma_depth` (Lemma 3.1 of Higham 2002) and at most
-//!   `depth - 1` factors after any `eta_k`, hence
-//!   `|s^ - s| <= gamma_depth S + m (1 + gamma_depth) eta_min`,
+//!   with `|theta_i| <= g_depth` and at most `depth - 1` factors after any
+//!   `eta_k`, hence
+//!   `|s^ - s| <= g_depth S + m (1 + g_depth) eta_min`,
 //!   `m` = number of operations that can underflow (`n` products or FMAs with
-//!   subnormals; every operation without them). This needs no overflow: if
-//!   `(1 + gamma_depth) S + m (1 + gamma_depth) eta_min <= max_finite`, every
-//!   exact intermediate value is at most that in magnitude, so no rounding
-//!   overflows (this is checked as a hypothesis).
+//!   subnormals; every operation without them). Here `g_d` is the smaller of
+//!   `gamma_d` (Lemma 3.1 of Higham 2002, where `d u < 1`) and
+//!   `(1 + u)^d - 1`, the quantity Lemma 3.1's proof bounds, which holds for
+//!   every `d` ([`super::gamma::theta_bound`]). This needs no overflow: if
+//!   `(1 + u)^depth (S + m eta_min) <= max_finite`, every exact intermediate
+//!   value is at most that in magnitude, so no rounding overflows (checked as
+//!   a hypothesis).
+//! - **Rigorous, left to right in round to nearest** ([`recursive_rigorous`]):
+//!   rounded products `p_i = fl(x_i y_i)` summed left to right. Rump (2012,
+//!   BIT 52, "Error estimation of floating-point summation and dot product")
+//!   proved `|fl(sum p_i) - sum p_i| <= (n - 1) u sum |p_i|` for recursive
+//!   summation of floating-point numbers in round to nearest, with no
+//!   restriction on `n` (its abstract: "for summation there is no restriction
+//!   on the number of summands"; Jeannerod and Rump 2013, SIMAX 34(2),
+//!   extend it to `n u |x|^T |y|` for inner products without underflow).
+//!   Its proof uses only that a rounded sum is the nearest number of the
+//!   format, so sums landing in the subnormal range (exact) keep it. The
+//!   products are rounded once each: `|p_i - x_i y_i| <= u |x_i y_i| + eta_min`
+//!   (`u` above the underflow threshold, `eta_min` below), so with
+//!   `E = u S + n eta_min >= sum |p_i - x_i y_i|` and `sum |p_i| <= S + E`,
+//!   `|s^ - s| <= (n - 1) u (S + E) + E`, for every `n`. It is below the
+//!   depth-`n` bound above (`n u S` to first order against `gamma_n S`).
 //!
 //! Representation error. When the kernel rounds its inputs to a storage format
 //! first (`x~ = fl(x)`, `y~ = fl(y)`), the error with respect to the inputs as
@@ -43,7 +61,7 @@
 //! All numbers are evaluated with upward rounding ([`super::directed`]).
 
 use super::directed::{add_up, div_down, exp_up, ln1p_up, mul_up, sub_down, sub_up};
-use super::gamma::gamma_value;
+use super::gamma::{gamma_value, theta_bound};
 use super::probabilistic::{higham_mary_gamma, higham_mary_lambda};
 use super::{Bound, Quantity, Rigor, Source, require};
 use crate::error::{Result, VerifyError, require_same_len};
@@ -67,6 +85,11 @@ const HIGHAM_MARY_DOT: Source = Source::new(
 const RIGOROUS_DOT: Source = Source::new(
     "boundgate (Higham 2002 eq. (2.8) model with underflow; derivation in bounds::dot)",
     "rigorous dot-product bound",
+    None,
+);
+const RIGOROUS_RECURSIVE_NEAREST: Source = Source::new(
+    "boundgate (Rump 2012, BIT 52, recursive summation in round to nearest, on the rounded products with their underflow; derivation in bounds::dot)",
+    "rigorous left-to-right dot-product bound, any n",
     None,
 );
 
@@ -286,9 +309,10 @@ fn retag(err: VerifyError, source: &Source) -> VerifyError {
 
 /// The rigorous bound for any summation order of depth `depth` in which at
 /// most `underflow_ops` operations can have an absolute underflow error:
-/// `|s^ - s| <= gamma_depth S + underflow_ops (1 + gamma_depth) eta_min`
-/// (derivation in the module documentation). Hypotheses checked: `depth u < 1`
-/// and no overflow. `sum_abs` must be an upper bound on `S`.
+/// `|s^ - s| <= g_depth S + underflow_ops (1 + g_depth) eta_min` with
+/// `g_depth = min(gamma_depth, (1 + u)^depth - 1)` (derivation in the module
+/// documentation; no `depth u < 1` needed). Hypothesis checked: no overflow.
+/// `sum_abs` must be an upper bound on `S`.
 ///
 /// # Example
 /// ```
@@ -312,7 +336,7 @@ pub fn rigorous(
 ) -> Result<Bound> {
     check_sum_abs(sum_abs)?;
     let u = format.unit_roundoff(mode);
-    let gamma = gamma_value(depth, u).map_err(|e| retag(e, &RIGOROUS_DOT))?;
+    let gamma = theta_bound(depth, u)?;
     let one_plus_gamma = add_up(1.0, gamma);
     let eta = format.underflow_abs_error(mode);
     let underflow = mul_up(mul_up(underflow_ops as f64, one_plus_gamma), eta);
@@ -325,7 +349,18 @@ pub fn rigorous(
         RIGOROUS_DOT,
         Rigor::Rigorous,
     )
-    .with_hypothesis("depth u < 1", format!("depth {depth}, u = 2^{}", u.log2()))
+    .with_hypothesis(
+        "|theta_depth| <= min(gamma_depth, (1 + u)^depth - 1)",
+        format!(
+            "depth {depth}, u = 2^{}: {gamma:e}{}",
+            u.log2(),
+            if mul_up(depth as f64, u) < 1.0 {
+                ""
+            } else {
+                " (depth u >= 1: no gamma_depth)"
+            }
+        ),
+    )
     .with_hypothesis(
         "no overflow",
         format!(
@@ -342,6 +377,86 @@ pub fn rigorous(
             } else {
                 "without"
             }
+        ),
+    ))
+}
+
+/// The rigorous bound of a LEFT-TO-RIGHT dot product of `n` terms
+/// (`s_k = fl(s_{k-1} + fl(x_k y_k))`, or FMAs with `fma`) computed in
+/// `format` with rounding `mode`. With rounded products, round to nearest and
+/// gradual underflow it is Rump's summation bound on the rounded products,
+/// `(n - 1) u (S + E) + E` with `E = u S + n eta_min` (module documentation),
+/// valid for every `n` and below the depth-`n` form; otherwise (FMA, a
+/// directed mode, or a format that flushes subnormals, where a sum can lose
+/// up to the underflow threshold) it is [`rigorous`] with depth `n`.
+/// Hypotheses checked: no overflow (for round to nearest by
+/// [`require_no_overflow_recursive_nearest`], valid for every `n`).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::dot::{recursive_depth, recursive_rigorous, rigorous, underflow_ops};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let rne = RoundingMode::NearestEven;
+/// // fp16, n = 10 000, n u = 4.9: gamma_n does not exist, Rump's bound does:
+/// // 9 999 u (S + E) + E with S = 1 is about 4.9 (S + E).
+/// let b = recursive_rigorous(Format::FP16, rne, 10_000, false, 1.0).unwrap();
+/// assert!(b.value > 4.88 && b.value < 4.9 * 1.01);
+/// // The depth form with (1 + u)^n - 1 = 130 is far looser.
+/// let depth = rigorous(Format::FP16, rne, recursive_depth(10_000), underflow_ops(Format::FP16, 10_000), 1.0).unwrap();
+/// assert!(depth.value > 130.0);
+/// // With FMA it is the depth form.
+/// assert_eq!(recursive_rigorous(Format::FP16, rne, 10_000, true, 1.0).unwrap().value, depth.value);
+/// ```
+pub fn recursive_rigorous(
+    format: Format,
+    mode: RoundingMode,
+    n: usize,
+    fma: bool,
+    sum_abs: f64,
+) -> Result<Bound> {
+    if fma || mode != RoundingMode::NearestEven || !format.has_subnormals() {
+        return rigorous(
+            format,
+            mode,
+            recursive_depth(n),
+            underflow_ops(format, n),
+            sum_abs,
+        );
+    }
+    check_sum_abs(sum_abs)?;
+    let u = format.unit_roundoff(mode);
+    let eta = format.underflow_abs_error(mode);
+    let terms = n.max(1) as u64;
+    let largest = require_no_overflow_recursive_nearest(
+        format,
+        terms,
+        terms,
+        sum_abs,
+        &RIGOROUS_RECURSIVE_NEAREST,
+    )?;
+    // E >= sum |fl(x_i y_i) - x_i y_i|: u |x_i y_i| above the underflow
+    // threshold, eta_min below it.
+    let products = add_up(mul_up(u, sum_abs), mul_up(terms as f64, eta));
+    let additions = mul_up(mul_up((terms - 1) as f64, u), add_up(sum_abs, products));
+    Ok(Bound::deterministic(
+        add_up(additions, products),
+        Quantity::AbsoluteError,
+        RIGOROUS_RECURSIVE_NEAREST,
+        Rigor::Rigorous,
+    )
+    .with_hypothesis(
+        "recursive summation of the rounded products in round to nearest: |s^ - sum p_i| <= (n - 1) u sum |p_i| (Rump 2012), any n",
+        format!("n = {n}, u = 2^{}", u.log2()),
+    )
+    .with_hypothesis(
+        "products rounded once: |p_i - x_i y_i| <= u |x_i y_i| + eta_min; sums in the subnormal range exact",
+        format!("{format} with subnormals, eta_min = {eta:e}"),
+    )
+    .with_hypothesis(
+        "no overflow",
+        format!(
+            "every partial sum <= {largest:e} <= {:e}",
+            format.max_finite()
         ),
     ))
 }

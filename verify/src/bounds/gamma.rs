@@ -12,7 +12,7 @@
 //! that is only just below 1 in real arithmetic but not provably so in
 //! floating point is refused rather than given a huge or wrong value.
 
-use super::directed::{div_up, mul_up, sub_down};
+use super::directed::{div_up, expm1_up, ln1p_up, mul_up, sub_down};
 use super::{Bound, Quantity, Rigor, Source, require};
 use crate::error::{Result, VerifyError};
 use crate::format::{Format, RoundingMode};
@@ -115,6 +115,55 @@ pub fn gamma_value(n: u64, u: f64) -> Result<f64> {
         format!("n = {n}, u = {u:e}: n u = {nu:e} (rounded up) is not below 1")
     })?;
     Ok(div_up(nu, sub_down(1.0, nu)))
+}
+
+/// `(1 + u)^n - 1`, rounded up: a bound on `|prod_{i=1}^n (1 + delta_i) - 1|`
+/// for `|delta_i| <= u` (products only, `rho_i = +1`), valid for every `n`.
+/// It is the quantity Higham 2002's proof of Lemma 3.1 bounds by `gamma_n`
+/// (`(1 + u)^n - 1 <= n u / (1 - n u)` when `n u < 1`), so it is never larger
+/// than `gamma_n` in real arithmetic and needs no `n u < 1`; the rigorous
+/// bounds take the smaller of the two evaluated values ([`theta_bound`]).
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] if `u` is not in (0, 1).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::gamma::{gamma_value, product_growth};
+/// let u = 2f64.powi(-11);
+/// assert!(product_growth(1000, u).unwrap() < gamma_value(1000, u).unwrap());
+/// // n u = 4.9: no gamma_n, but (1 + u)^n - 1 = e^4.88 - 1 = 130.6 bounds theta.
+/// assert!(gamma_value(10_000, u).is_err());
+/// let g = product_growth(10_000, u).unwrap();
+/// assert!(g > 130.0 && g < 131.0);
+/// assert_eq!(product_growth(0, u).unwrap(), 0.0);
+/// ```
+pub fn product_growth(n: u64, u: f64) -> Result<f64> {
+    check_unit_roundoff(u)?;
+    Ok(expm1_up(mul_up(u64_up(n), ln1p_up(u))))
+}
+
+/// A bound on `|theta_n|` for a product of `n` factors `1 + delta_i`,
+/// `|delta_i| <= u`: the smaller of [`gamma_value`] (where `n u < 1`) and
+/// [`product_growth`], so it exists for every `n`.
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] if `u` is not in (0, 1).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::gamma::{product_growth, theta_bound};
+/// let u = 2f64.powi(-11);
+/// assert_eq!(theta_bound(10_000, u).unwrap(), product_growth(10_000, u).unwrap());
+/// assert!(theta_bound(1, u).unwrap() >= u);
+/// ```
+pub fn theta_bound(n: u64, u: f64) -> Result<f64> {
+    let growth = product_growth(n, u)?;
+    Ok(match gamma_value(n, u) {
+        Ok(gamma) => gamma.min(growth),
+        Err(VerifyError::HypothesisNotMet { .. }) => growth,
+        Err(other) => return Err(other),
+    })
 }
 
 /// `gamma_n` for a format and rounding mode: `u = 2^-p` for round to nearest,
