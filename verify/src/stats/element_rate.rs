@@ -24,15 +24,22 @@
 //! Its power grows with the number of trials, not of elements, and must: if
 //! the elements may fail all together, `T` trials are only `T` draws. With 20
 //! trials it rejects once about one element in ten violates, both for
-//! `q = 1e-3` at 99.9% confidence and for `q = 1e-2` at 95%. These are statistics, not bounds: no directed rounding,
-//! and the same [`TAIL_RELATIVE_ERROR`](super::TAIL_RELATIVE_ERROR) margin
-//! before a claim is rejected. For that margin to cover the arithmetic, the
-//! mean fraction is the exact mean of the (once-rounded) fractions, rounded
-//! once: a running sum's error grows with the number of trials.
+//! `q = 1e-3` at 99.9% confidence and for `q = 1e-2` at 95%. A claim is
+//! rejected only when the p-value bound is below `1 - c` by more than the
+//! [`TAIL_RELATIVE_ERROR`](super::TAIL_RELATIVE_ERROR) margin. For that
+//! margin to cover the arithmetic, the bound is evaluated in MPFR
+//! ([`P_VALUE_PREC`] bits) at the exact mean of the (once-rounded) fractions
+//! and rounded up: near the boundary the two terms of `KL` cancel to about
+//! `(x - q)^2 / (2 q (1 - q))`, which in binary64 amplified the rounding of
+//! `ln(x / q)` to a relative error of 9e-11 in the p-value at `2^22` trials
+//! and rejected a true claim on the boundary (review, 2026-11-26; a running
+//! f64 sum of the fractions had the same effect before, 2026-11-25).
 
 use super::{TAIL_RELATIVE_ERROR, check_confidence};
 use crate::error::{Result, VerifyError};
 use crate::oracle::ExactSum;
+use rug::Float;
+use rug::float::Round;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -99,16 +106,35 @@ pub struct ElementCounts {
     pub violating: u64,
 }
 
+/// Precision of the Hoeffding p-value's evaluation: the cancellation in `KL`
+/// near the boundary costs at most about `-log2((x - q)^2)` bits, under 130
+/// for means and rates that are `f64` fractions of counts below 2^64.
+pub const P_VALUE_PREC: u32 = 256;
+
 /// `KL(x || q)` between Bernoulli distributions, for `0 <= x <= 1`,
-/// `0 < q < 1` (`0 ln 0 = 0`).
-fn bernoulli_kl(x: f64, q: f64) -> f64 {
-    let up = if x > 0.0 { x * (x / q).ln() } else { 0.0 };
-    let down = if x < 1.0 {
-        (1.0 - x) * ((-x).ln_1p() - (-q).ln_1p())
-    } else {
-        0.0
-    };
-    up + down
+/// `0 < q < 1` (`0 ln 0 = 0`), in MPFR at the precision of `x`.
+fn bernoulli_kl(x: &Float, q: f64) -> Float {
+    let prec = x.prec();
+    let mut kl = Float::with_val(prec, 0);
+    if *x > 0 {
+        let ratio = Float::with_val(prec, x / q);
+        kl += Float::with_val(prec, x * ratio.ln());
+    }
+    if *x < 1 {
+        let ln1p_x = Float::with_val(prec, -x).ln_1p();
+        let ln1p_q = Float::with_val(prec, -q).ln_1p();
+        let one_minus_x = Float::with_val(prec, 1 - x);
+        kl += one_minus_x * (ln1p_x - ln1p_q);
+    }
+    kl
+}
+
+/// Hoeffding's `exp(-T KL(x || q))` for the exact mean `x` (at most 1),
+/// evaluated at [`P_VALUE_PREC`] bits and rounded up to `f64`.
+fn hoeffding_p_value(mean: &Float, q: f64, trials: u64) -> f64 {
+    let x = Float::with_val(P_VALUE_PREC, mean).min(&Float::with_val(P_VALUE_PREC, 1));
+    let exponent = -(bernoulli_kl(&x, q) * trials);
+    Float::with_val(P_VALUE_PREC, exponent.exp()).to_f64_round(Round::Up)
 }
 
 /// Judges "each element violates with probability at most
@@ -245,12 +271,21 @@ impl ElementRateSums {
     /// The exact sum of the fractions over the trials, rounded once to
     /// nearest (`0` before any trial).
     fn mean_fraction(&self) -> f64 {
+        // A mean of fractions in [2^-64, 1] over fewer than 2^64 trials is a
+        // normal f64, so the conversion of the 53-bit quotient is exact.
+        self.exact_mean_over(53).to_f64()
+    }
+
+    /// The mean of the fractions at [`P_VALUE_PREC`] bits: the exact sum
+    /// (an MPFR number) over the trials, rounded once to that precision.
+    fn exact_mean(&self) -> Float {
+        self.exact_mean_over(P_VALUE_PREC)
+    }
+
+    fn exact_mean_over(&self, prec: u32) -> Float {
         match self.fraction_sum.to_float() {
-            // The exact quotient rounded once to 53 bits (the sum's MPFR
-            // number is exact; a mean of fractions in [2^-64, 1] over fewer
-            // than 2^64 trials is a normal f64, so the conversion is exact).
-            Some(sum) if self.trials > 0 => rug::Float::with_val(53, &sum / self.trials).to_f64(),
-            _ => 0.0,
+            Some(sum) if self.trials > 0 => Float::with_val(prec, &sum / self.trials),
+            _ => Float::with_val(prec, 0),
         }
     }
 
@@ -317,7 +352,7 @@ impl ElementRateSums {
         } else if allowed_rate == 0.0 {
             0.0 // a deterministic claim and a violation
         } else {
-            (-(trials as f64) * bernoulli_kl(mean_fraction.min(1.0), allowed_rate)).exp()
+            hoeffding_p_value(&self.exact_mean(), allowed_rate, trials)
         };
         Ok(ElementRateVerdict {
             trials,
@@ -350,13 +385,48 @@ mod tests {
 
     #[test]
     fn kl_matches_its_definition() {
+        let kl = |x: f64, q: f64| bernoulli_kl(&Float::with_val(P_VALUE_PREC, x), q).to_f64();
         let (x, q) = (0.3f64, 0.1f64);
         let want = x * (x / q).ln() + (1.0 - x) * ((1.0 - x) / (1.0 - q)).ln();
-        assert!((bernoulli_kl(x, q) - want).abs() < 1e-15);
-        assert_eq!(bernoulli_kl(0.1, 0.1), 0.0);
+        assert!((kl(x, q) - want).abs() < 1e-15);
+        assert_eq!(kl(0.1, 0.1), 0.0);
         // Endpoints: KL(0 || q) = -ln(1 - q), KL(1 || q) = -ln q.
-        assert!((bernoulli_kl(0.0, 0.25) + 0.75f64.ln()).abs() < 1e-15);
-        assert!((bernoulli_kl(1.0, 0.25) + 0.25f64.ln()).abs() < 1e-15);
+        assert!((kl(0.0, 0.25) + 0.75f64.ln()).abs() < 1e-15);
+        assert!((kl(1.0, 0.25) + 0.25f64.ln()).abs() < 1e-15);
+    }
+
+    /// Found by review (2026-11-26): 2^24 trials of 2^28 elements, a claim
+    /// of 0.9 at confidence 0.999, whose p-value at the exact mean is
+    /// 1.00000000005435e-3 (256-bit MPFR, the reviewer's): consistent. The
+    /// binary64 KL gave 9.999999999035e-4, 1e-10 low, beyond the 1e-12
+    /// margin, and rejected it. The same at 2^22 trials (exact
+    /// 1.00000000003186e-3, binary64 9.9999999999037e-4).
+    #[test]
+    fn a_claim_on_the_boundary_is_not_rejected_by_cancellation_in_kl() {
+        for (trials_log2, usual, last, exact) in [
+            (24, 26_916_651, 55_872_574, 1.00000000005435e-3),
+            (22, 26_989_817, 34_255_744, 1.00000000003186e-3),
+        ] {
+            let mut sums = ElementRateSums::new();
+            for _ in 1..(1u64 << trials_log2) {
+                sums.add(ElementCounts {
+                    elements: 1 << 28,
+                    violating: usual,
+                });
+            }
+            sums.add(ElementCounts {
+                elements: 1 << 28,
+                violating: last,
+            });
+            let v = sums.judge(0.9, 0.999).unwrap();
+            assert!(v.consistent, "2^{trials_log2} trials: {v}");
+            // The bound is the exact one rounded up (to the digits given).
+            assert!(
+                (v.p_value_bound / exact - 1.0).abs() < 1e-13,
+                "{:e}",
+                v.p_value_bound
+            );
+        }
     }
 
     #[test]
