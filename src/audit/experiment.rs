@@ -143,6 +143,15 @@ pub trait Experiment: Sync {
     fn check_params(&self, params: &Params) -> std::result::Result<(), String>;
     /// Runs it.
     fn run(&self, params: &Params, context: &ExperimentContext<'_>) -> Result<ExperimentReport>;
+    /// How many results it keeps for every seed it runs, with these
+    /// parameters (already checked): the plan refuses more than
+    /// [`MAX_EXPERIMENT_RESULTS`](crate::audit::plan::MAX_EXPERIMENT_RESULTS)
+    /// in all. 0 for an experiment that runs only the first seed, whatever
+    /// `seeds.count` says; 1 unless an experiment says otherwise.
+    fn results_per_seed(&self, params: &Params) -> std::result::Result<u64, String> {
+        let _ = params;
+        Ok(1)
+    }
     /// Whether its results depend on wall-clock measurements (throughput,
     /// speedups): such units are listed in the report's timings section and
     /// are exempt from the byte-identical-JSON guarantee.
@@ -274,6 +283,25 @@ impl Params {
 /// assert_eq!(boundgate::audit::experiment::MAX_LIST_LEN, 256);
 /// ```
 pub const MAX_LIST_LEN: usize = 256;
+
+/// Checks a uniform range given as `params.low` and `params.high`, naming the
+/// end at fault: `low` when it is not finite, else `high` (not above a
+/// finite `low`, or too far from it). Both ends were once reported as `low`
+/// (dot-tightness, fixed 2026-11-25; mpfma-fig5, found by review 2026-11-26).
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::uniform_range;
+/// assert!(uniform_range(1.0, 2.0).is_ok());
+/// assert!(uniform_range(1.0, 0.5).unwrap_err().starts_with("params.high: "));
+/// assert!(uniform_range(f64::NAN, 2.0).unwrap_err().starts_with("params.low: "));
+/// ```
+pub fn uniform_range(low: f64, high: f64) -> std::result::Result<(), String> {
+    let culprit = if low.is_finite() { "high" } else { "low" };
+    crate::generate::Distribution::Uniform { low, high }
+        .validate()
+        .map_err(|e| format!("params.{culprit}: {e}"))
+}
 
 /// A list parameter that the run iterates: refused when empty (the run would
 /// report nothing, which reads as a pass: `formats = []` gave an empty

@@ -287,6 +287,11 @@ impl Experiment for AccessorRoofline {
         config(params).map(|_| ())
     }
 
+    fn results_per_seed(&self, _: &Params) -> std::result::Result<u64, String> {
+        // Draws nothing from the seeds.
+        Ok(0)
+    }
+
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
         let cfg = config(params).map_err(Error::usage)?;
         let mut report = ExperimentReport::new(

@@ -12,7 +12,7 @@
 use super::recursive::recursive_dot;
 use super::{DotOperands, rigorous_as_given};
 use crate::audit::experiment::{
-    Experiment, ExperimentContext, ExperimentReport, Params, Table, non_empty,
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, non_empty, uniform_range,
 };
 use crate::error::{Error, Result};
 use crate::generate::Distribution;
@@ -48,12 +48,7 @@ fn config(p: &Params) -> std::result::Result<Config, String> {
         return Err("params.sizes: needs sizes > 0".into());
     }
     let (low, high) = (p.f64_or("low", 0.0)?, p.f64_or("high", 1.0)?);
-    // Named by the end at fault: `low` when it is not finite, else `high`
-    // (not above a finite `low`, or too far from it).
-    let culprit = if low.is_finite() { "high" } else { "low" };
-    Distribution::Uniform { low, high }
-        .validate()
-        .map_err(|e| format!("params.{culprit}: {e}"))?;
+    uniform_range(low, high)?;
     Ok(Config {
         formats,
         sizes,

@@ -87,6 +87,10 @@ const KNOWN: &[&str] = &[
     "ceiling",
 ];
 
+/// The fewest iterations the six steps can schedule: with 2, step 3 has no
+/// fork before the last iteration (module `phases`: forks at `N` are dropped).
+pub const MIN_ITERATIONS: usize = 3;
+
 fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
     p.only(KNOWN)?;
     let (grid_key, it_key) = if heavy {
@@ -101,9 +105,12 @@ fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
         .map_err(|e| format!("params.{grid_key}: {e}"))?;
     elements_within(grid_key, &[grid.nx(), grid.ny(), grid.nz()])?;
     let iterations = p.usize_or(it_key, if heavy { 1000 } else { 500 })?;
-    if iterations == 0 || iterations > MAX_ITERATIONS {
+    // At 2 iterations or fewer every fork of step 3 falls on the last
+    // iteration and is dropped, so no subsection measures float and the run
+    // failed after the plan was accepted (found by review, 2026-11-26).
+    if !(MIN_ITERATIONS..=MAX_ITERATIONS).contains(&iterations) {
         return Err(format!(
-            "params.{it_key}: {iterations} is not in 1..={MAX_ITERATIONS}"
+            "params.{it_key}: {iterations} is not in {MIN_ITERATIONS}..={MAX_ITERATIONS}"
         ));
     }
     product_within(
@@ -121,8 +128,16 @@ fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
         return Err("params.sections: needs counts >= 1".into());
     }
     for &n in &sections {
-        // The run's own rule (n <= iterations, n^2 <= MAX_CELLS), before it runs.
-        SectionGrid::new(n, iterations, 1.0).map_err(|e| format!("params.sections: {e}"))?;
+        // The run's own rule (n <= iterations, n^2 <= MAX_CELLS), before it
+        // runs. Under the heavy settings the culprit is their iteration count
+        // (the sections may be the defaults, fine for `iterations`).
+        SectionGrid::new(n, iterations, 1.0).map_err(|e| {
+            if heavy {
+                format!("params.{it_key}: too few for params.sections: {e}")
+            } else {
+                format!("params.sections: {e}")
+            }
+        })?;
     }
     let fractions = non_empty("fractions", p.f64_list_or("fractions", &[0.25, 0.5, 0.75])?)?;
     if fractions.iter().any(|f| !(*f > 0.0 && *f <= 1.0)) {
@@ -266,6 +281,11 @@ impl Experiment for InterleaveHotSpot3D {
     }
     fn check_params(&self, params: &Params) -> std::result::Result<(), String> {
         config(params, false).and(config(params, true)).map(|_| ())
+    }
+
+    fn results_per_seed(&self, _: &Params) -> std::result::Result<u64, String> {
+        // Runs the first seed only (seeds.count does not matter to it).
+        Ok(0)
     }
 
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
@@ -733,6 +753,20 @@ mod tests {
         .unwrap();
         refused(e, "sections = [300]", "sections");
         refused(e, "iterations = 4\nsections = [5]", "sections");
+        // 2 iterations ran into "no statistics for kernel float" after the
+        // plan was accepted (review, 2026-11-26); 3 run (module docs).
+        refused(e, "iterations = 2\nsections = [1]", "iterations");
+        e.check_params(&params(
+            "grid = \"8x8x2\"\niterations = 3\nsections = [1, 2, 3]",
+        ))
+        .unwrap();
+        // Heavy iterations too few for the (default) sections name themselves.
+        let err = refused(
+            e,
+            "grid = \"8x8x1\"\niterations = 20\nheavy_iterations = 4",
+            "heavy_iterations",
+        );
+        assert!(err.contains("too few for params.sections"), "{err}");
         refused(e, "refine_rounds = 65", "refine_rounds");
         e.check_params(&params("refine_rounds = 0")).unwrap(); // no refinement: meaningful
         for key in ["sections", "fractions", "policies"] {

@@ -14,7 +14,9 @@
 
 use super::common::U_GIVEN_F64;
 use super::unit::{MacOp, MacUnit};
-use crate::audit::experiment::{Experiment, ExperimentContext, ExperimentReport, Params, Table};
+use crate::audit::experiment::{
+    Experiment, ExperimentContext, ExperimentReport, Params, Table, uniform_range,
+};
 use crate::error::{Error, Result};
 use crate::generate::Distribution;
 use crate::plot::{Chart, Series, ecdf};
@@ -63,9 +65,7 @@ fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
         return Err("params.probability: expected a probability in (0, 1)".into());
     }
     let (low, high) = (p.f64_or("low", 1.0)?, p.f64_or("high", 2.0)?);
-    Distribution::Uniform { low, high }
-        .validate()
-        .map_err(|e| format!("params.low: {e}"))?;
+    uniform_range(low, high)?;
     Ok(Config {
         trials,
         probability,
@@ -110,6 +110,11 @@ impl Experiment for Fig5 {
     }
     fn check_params(&self, params: &Params) -> std::result::Result<(), String> {
         config(params, false).and(config(params, true)).map(|_| ())
+    }
+
+    fn results_per_seed(&self, _: &Params) -> std::result::Result<u64, String> {
+        // Runs the first seed only (seeds.count does not matter to it).
+        Ok(0)
     }
 
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
@@ -376,5 +381,9 @@ mod tests {
         // Checked although only BOUNDGATE_HEAVY=1 runs them.
         refused(&Fig5, "heavy_trials = 0", "heavy_trials");
         refused(&Fig5, "heavy_trials = 268435456", "heavy_trials");
+        // A range whose high end is at fault names params.high (it named
+        // params.low until 2026-11-26; found by review).
+        refused(&Fig5, "high = 0.5", "high");
+        refused(&Fig5, "low = nan", "low");
     }
 }

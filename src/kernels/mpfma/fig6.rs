@@ -154,6 +154,11 @@ impl Experiment for Fig6 {
         config(params, false).and(config(params, true)).map(|_| ())
     }
 
+    fn results_per_seed(&self, _: &Params) -> std::result::Result<u64, String> {
+        // Runs the first seed only (seeds.count does not matter to it).
+        Ok(0)
+    }
+
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
         let mut cfg = config(params, ctx.heavy).map_err(Error::usage)?;
         if cfg.gpu {

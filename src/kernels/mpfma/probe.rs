@@ -395,6 +395,11 @@ impl Experiment for ProbeExperiment {
         params.only(&[])
     }
 
+    fn results_per_seed(&self, _: &Params) -> std::result::Result<u64, String> {
+        // Draws nothing from the seeds.
+        Ok(0)
+    }
+
     fn run(&self, _params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
         let mut report = ExperimentReport::new(
             self.name(),

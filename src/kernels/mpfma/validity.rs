@@ -247,6 +247,11 @@ impl Experiment for BlockFmaVsThm37 {
         config(params).map(|_| ())
     }
 
+    fn results_per_seed(&self, _: &Params) -> std::result::Result<u64, String> {
+        // Runs the first seed only (seeds.count does not matter to it).
+        Ok(0)
+    }
+
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
         let cfg = config(params).map_err(Error::usage)?;
         let mut report = ExperimentReport::new(

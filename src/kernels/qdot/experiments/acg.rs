@@ -99,6 +99,11 @@ impl Experiment for Acg {
         config(params).map(|_| ())
     }
 
+    fn results_per_seed(&self, _: &Params) -> std::result::Result<u64, String> {
+        // Draws nothing from the seeds.
+        Ok(0)
+    }
+
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
         let u = Error::usage;
         let Config {

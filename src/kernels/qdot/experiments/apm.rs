@@ -71,6 +71,11 @@ impl Experiment for Apm {
         config(params).map(|_| ())
     }
 
+    fn results_per_seed(&self, _: &Params) -> std::result::Result<u64, String> {
+        // Runs the first seed only (seeds.count does not matter to it).
+        Ok(0)
+    }
+
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
         let Config {
             n,
