@@ -197,7 +197,8 @@ dot_property!(recursive_e4m3, Format::E4M3, Order::Recursive);
 dot_property!(recursive_fma_fp64, Format::FP64, Order::RecursiveFma);
 dot_property!(pairwise_fp64, Format::FP64, Order::Pairwise);
 
-/// Rump's summation bound near its worst case, far beyond `n u < 1`: in fp16,
+/// Rump's summation bound near its worst case, far beyond `n u < 1` (and its
+/// FMA-chain form, `n u S`): in fp16,
 /// `1 + u + u + ...` (10 000 terms) stays 1 (every `+ u` is a tie to even), an
 /// error of `(n - 1) u = 4.88` with `S = 1 + (n - 1) u`. The bound
 /// `(n - 1) u (S + E) + E` holds and is `S + E` times the error (about 5.9:
@@ -212,6 +213,8 @@ fn rumps_summation_bound_holds_where_n_u_exceeds_1() {
     x[0] = 1.0;
     let y = vec![1.0; n];
     assert_eq!(recursive_dot(&x, &y, Format::FP16, rne, false), 1.0);
+    // An FMA chain stagnates the same way; its bound is n u S (+ underflow).
+    assert_eq!(recursive_dot(&x, &y, Format::FP16, rne, true), 1.0);
     let ErrorMeasure::Finite { absolute_up, .. } = oracle::dot(&x, &y).unwrap().error_of(1.0)
     else {
         panic!("finite")
@@ -225,6 +228,8 @@ fn rumps_summation_bound_holds_where_n_u_exceeds_1() {
         "{} vs {absolute_up}",
         bound.value
     );
+    let fma = recursive_rigorous(Format::FP16, rne, n, true, s).unwrap();
+    assert!(absolute_up <= fma.value && fma.value < 6.0 * absolute_up);
     let depth = rigorous(
         Format::FP16,
         rne,
