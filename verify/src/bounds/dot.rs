@@ -54,14 +54,15 @@
 //!   Rump's induction needs only two facts about a step
 //!   `s_k = fl(s_{k-1} + p_k)` with error `e_k`: `|e_k| <= |p_k|` (round to
 //!   nearest, and `s_{k-1}` is a number of the format) and
-//!   `|e_k| <= u |s_{k-1} + p_k|`. If `|p_k| <= u S_{k-1}` the first gives
-//!   `|e_k| <= u S_{k-1}`; otherwise the second and the induction hypothesis
-//!   `|s_{k-1}| <= (1 + (k - 1) u) S_{k-1}` give
-//!   `|e_k| < u S_{k-1} + k u |p_k|`; either way the error grows by at most
-//!   `u S_{k-1} + k u |p_k|` (`(k - 1) u |p_k|` when `p_k` is a number of
-//!   the format, as Rump's summands are, since `s_1 = p_1` is exact). The
-//!   same steps therefore bound an FMA chain, whose `p_k = x_k y_k` are
-//!   exact products: `|s^ - s| <= n u S` for every `n`. With gradual
+//!   `|e_k| <= u |s_{k-1} + p_k|`. Let `S_k = sum_{j <= k} |p_j|` and suppose
+//!   `|s_{k-1} - sum_{j < k} p_j| <= c u S_{k-1}`. If `|p_k| <= u S_{k-1}`,
+//!   the first fact gives `|e_k| <= u S_{k-1}`; otherwise the second gives
+//!   `|e_k| <= u (1 + c u) S_{k-1} + u |p_k| < u S_{k-1} + (c + 1) u |p_k|`.
+//!   Either way the error after step `k` is at most `(c + 1) u S_k`. Summing
+//!   numbers of the format, `s_1 = p_1` is exact (`c = 0` after step 1),
+//!   hence `(n - 1) u`; an FMA chain, whose `p_k = x_k y_k` are exact
+//!   products, rounds already at step 1 (`c = 1`), hence
+//!   `|s^ - s| <= n u S`, for every `n`. With gradual
 //!   underflow the first fact still holds; the second fails only for a
 //!   result in the subnormal range, where `|e_k| <= eta_min` instead, so
 //!   with `A_k` the added terms, `A_k <= (1 + u) A_{k-1} + eta_min` and
