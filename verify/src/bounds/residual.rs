@@ -637,7 +637,8 @@ impl<'a> Prepared<'a> {
     /// # Errors
     /// [`VerifyError::LengthMismatch`] for masks of the wrong size;
     /// [`VerifyError::HypothesisNotMet`] if an intermediate of the
-    /// dequantize-and-add could overflow the format.
+    /// dequantize-and-add could overflow the format, or the bound itself
+    /// overflows binary64.
     pub fn rigorous(&self, keep_a: &[bool], keep_b: &[bool]) -> Result<ElementBounds> {
         let ops = &self.ops;
         let (m, k, n) = ops.dims();
@@ -685,12 +686,13 @@ impl<'a> Prepared<'a> {
             for j in 0..n {
                 let at = i * n + j;
                 let (bb, eb) = (self.gaps_b.after_residual[j], self.gaps_b.total[j]);
-                // Every term is a product of three factors, some of them
-                // reciprocals of scales that may be huge while the integer
-                // beside them is small or 0: product3_up multiplies them
-                // without a spurious overflow (binary64, A = [[1e308,
-                // 1e-308]], B = [[1e-308], [1e308]] gave an infinite bound
-                // from 1/lambda_A times 1/lambda_RB times a zero sum).
+                // Every term is a product of three factors, two of them may
+                // be reciprocals of tiny scales (entries near the top of the
+                // format give 1/lambda near 1e306 in binary64) beside a small
+                // or zero integer sum: multiplied left to right, two such
+                // reciprocals overflow to +inf, and inf * 0 is NaN.
+                // product3_up multiplies smallest times largest first and
+                // gives 0 for a zero factor.
                 let scale2 = |x: f64, y: f64, s: i64| product3_up(x, y, up(s));
                 // Entries left out of the compensation.
                 let dropped = add_up(scale2(ia[i], irb[j], d1[at]), scale2(ira[i], ib[j], d2[at]));
@@ -777,8 +779,8 @@ impl<'a> Prepared<'a> {
             || {
                 let at = overflowed.unwrap_or_default();
                 format!(
-                    "element ({}, {}): a term overflows binary64 (it pairs a line's integer sum \
-                     with the other side's largest residual gap)",
+                    "element ({}, {}): a term of the bound overflows binary64 (a line's integer \
+                     sum times the other side's largest residual gap, or a reciprocal scale)",
                     at / n,
                     at % n
                 )
