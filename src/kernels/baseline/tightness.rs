@@ -87,8 +87,10 @@ impl Experiment for DotTightness {
             format!(
                 "Recursive dot products{} of x, y ~ {} rounded to each format, {} seeds from {}. \
                  Relative to S = sum |x_i y_i|: the largest and the median observed error, gamma_n \
-                 (deterministic, Higham 2002 (3.5)) and gamma~_n(lambda) (Higham & Mary 2019, Thm 3.1, \
-                 probability 0.99). Each trial is also checked against the rigorous bound.",
+                 (deterministic, Higham 2002 (3.5), only where n u < 1), the rigorous left-to-right \
+                 bound at S = 1 ((n - 1) u (S + E) + E after Rump 2012, or n u S with FMA, plus \
+                 underflow terms: it exists for every n) and gamma~_n(lambda) (Higham & Mary 2019, \
+                 Thm 3.1, probability 0.99). Each trial is also checked against the rigorous bound.",
                 if cfg.fma { " with FMA" } else { "" },
                 dist.label(),
                 ctx.seeds.count,
@@ -103,6 +105,7 @@ impl Experiment for DotTightness {
                 "max error/S",
                 "median error/S",
                 "gamma_n",
+                "rigorous left to right (S = 1)",
                 "gamma~_n (p=0.99)",
                 "gamma_n / max",
             ],
@@ -110,7 +113,8 @@ impl Experiment for DotTightness {
         let mut data = Vec::new();
         for &format in &cfg.formats {
             ctx.progress.set_message(format!("dot-tightness {format}"));
-            let (mut max_s, mut med_s, mut gamma_s, mut hm_s) = (vec![], vec![], vec![], vec![]);
+            let (mut max_s, mut med_s, mut gamma_s, mut hm_s, mut rigorous_s) =
+                (vec![], vec![], vec![], vec![], vec![]);
             for &n in &cfg.sizes {
                 let mut ratios = Vec::with_capacity(ctx.seeds.count as usize);
                 for seed in ctx.seeds.first..ctx.seeds.first + ctx.seeds.count {
@@ -137,6 +141,11 @@ impl Experiment for DotTightness {
                 }
                 let u = format.unit_roundoff(rne);
                 let gamma = gamma_value(recursive_depth(n), u).ok();
+                // Its coefficient: the bound for S = 1 (the underflow terms
+                // make it slightly more than linear in S).
+                let left_to_right = recursive_rigorous(format, rne, n, cfg.fma, 1.0)
+                    .ok()
+                    .map(|b| b.value);
                 let hm = recursive_higham_mary(format, rne, n, 1.0, 0.99)
                     .ok()
                     .map(|b| b.value);
@@ -155,6 +164,7 @@ impl Experiment for DotTightness {
                     format!("{max:.3e}"),
                     format!("{med:.3e}"),
                     fmt(gamma),
+                    left_to_right.map_or("-".into(), |b| format!("{b:.3e}")),
                     fmt(hm),
                     gamma.map_or("-".into(), |g| {
                         if max > 0.0 {
@@ -164,11 +174,14 @@ impl Experiment for DotTightness {
                         }
                     }),
                 ]);
-                data.push(json!({ "format": format.to_string(), "n": n, "max": max, "median": med, "gamma": gamma, "higham_mary": hm }));
+                data.push(json!({ "format": format.to_string(), "n": n, "max": max, "median": med, "gamma": gamma, "rigorous_left_to_right": left_to_right, "higham_mary": hm }));
                 max_s.push((n as f64, max));
                 med_s.push((n as f64, med));
                 if let Some(g) = gamma {
                     gamma_s.push((n as f64, g));
+                }
+                if let Some(b) = left_to_right {
+                    rigorous_s.push((n as f64, b));
                 }
                 if let Some(h) = hm {
                     hm_s.push((n as f64, h));
@@ -183,6 +196,7 @@ impl Experiment for DotTightness {
                 .log_x()
                 .log_y()
                 .with(Series::line("gamma_n (deterministic)", gamma_s))
+                .with(Series::line("rigorous left to right (S = 1)", rigorous_s))
                 .with(Series::line("gamma~_n (Higham-Mary, p=0.99)", hm_s))
                 .with(Series::points("max observed", max_s))
                 .with(Series::points("median observed", med_s)),
