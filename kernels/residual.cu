@@ -716,7 +716,8 @@ extern "C" __global__ void residual_spmm_cols(const signed char* __restrict__ ra
 }
 
 // D = fl(fl(D_F + dq(P1)) + dq(P2)) (method.rs: combine), with
-// dq(P1) = fl(fl(fl(P1) / lambda_A_i) / lambda_RB_j), dq(P2) = fl(fl(fl(P2) / lambda_RA_i) / lambda_B_j).
+// dq(P1; lambda_A_i, lambda_RB_j), dq(P2; lambda_RA_i, lambda_B_j), with
+// dq(P; l1, l2) = fl(fl(fl(P) / max(l1, l2)) / min(l1, l2)) (dequant).
 extern "C" __global__ void residual_combine(const float* __restrict__ d_f, const int* __restrict__ p1,
                                             const int* __restrict__ p2, index_t m, index_t n,
                                             const float* __restrict__ la, const float* __restrict__ lrb,

@@ -780,6 +780,12 @@ mod tests {
             e.contains("12484 seeds x 84 results per seed = 1048656 results exceed"),
             "{e}"
         );
+        // accessor-accuracy keeps 48 cases per seed by default (2
+        // distributions x (4 DOT + 4 GEMV + 8 TRSV + 8 SpMV)): 21 845 seeds.
+        let accessor = "[[experiment]]\nname = \"accessor-accuracy\"\n";
+        assert!(with(21_845, accessor).is_ok());
+        let e = with(21_846, accessor).unwrap_err().to_string();
+        assert!(e.contains("x 48 results per seed"), "{e}");
         // mpfma-fig5 runs only the first seed: the plan's 2^24 cell seeds
         // are not its concern (refused for it until 2026-11-26).
         let fig5 = "[[experiment]]\nname = \"mpfma-fig5\"\n";

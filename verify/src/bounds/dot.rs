@@ -276,7 +276,7 @@ pub fn recursive_higham_mary(
         &HIGHAM_MARY_DOT,
     )?;
     // Per-product probability P such that 1 - n (1 - P) = target.
-    let per_term = sub_up(1.0, div_down(sub_down(1.0, target_probability), n as f64));
+    let per_term = sub_up(1.0, div_down(sub_down(1.0, target_probability), u64_up(n)));
     if per_term >= 1.0 {
         // Named by the probability asked for: the per-term one is ours
         // (an error saying "probability = 1" for p = 1 - 2^-53 misled).
@@ -294,7 +294,7 @@ pub fn recursive_higham_mary(
         super::Kind::Probabilistic { probability } => probability,
         super::Kind::Deterministic => 1.0,
     };
-    let q = sub_down(1.0, mul_up(n as f64, sub_up(1.0, p)));
+    let q = sub_down(1.0, mul_up(u64_up(n), sub_up(1.0, p)));
     Ok(Bound::probabilistic(
         mul_up(theta.value, sum_abs),
         q,
@@ -358,7 +358,7 @@ pub fn rigorous(
     let gamma = theta_bound(depth, u)?;
     let one_plus_gamma = add_up(1.0, gamma);
     let eta = format.underflow_abs_error(mode);
-    let underflow = mul_up(mul_up(underflow_ops as f64, one_plus_gamma), eta);
+    let underflow = mul_up(mul_up(u64_up(underflow_ops), one_plus_gamma), eta);
     let value = add_up(mul_up(gamma, sum_abs), underflow);
     let largest_intermediate =
         require_no_overflow(format, mode, depth, underflow_ops, sum_abs, &RIGOROUS_DOT)?;
@@ -541,9 +541,9 @@ fn depth_growth_bound(
     sum_abs: f64,
 ) -> f64 {
     let u = format.unit_roundoff(mode);
-    let growth = exp_up(mul_up(depth as f64, ln1p_up(u)));
+    let growth = exp_up(mul_up(u64_up(depth), ln1p_up(u)));
     let eta = format.underflow_abs_error(mode);
-    mul_up(growth, add_up(sum_abs, mul_up(underflow_ops as f64, eta)))
+    mul_up(growth, add_up(sum_abs, mul_up(u64_up(underflow_ops), eta)))
 }
 
 /// `largest` if it is at most the format's largest finite value, else the
@@ -607,7 +607,7 @@ pub fn require_no_overflow_recursive_nearest(
     let depth_bound = depth_growth_bound(format, mode, n, underflow_ops, sum_abs);
     let products = mul_up(2.0, sum_abs).min(add_up(
         mul_up(add_up(1.0, u), sum_abs),
-        mul_up(underflow_ops as f64, eta),
+        mul_up(u64_up(underflow_ops), eta),
     ));
     require_at_most_max(
         format,

@@ -347,12 +347,16 @@ impl ElementRateSums {
         let vacuous = claimed_probability <= 0.0;
         // Rounded up: the claim gets the benefit of the last bit.
         let allowed_rate = crate::bounds::directed::sub_up(1.0, claimed_probability).min(1.0);
-        let p_value_bound = if mean_fraction <= allowed_rate || vacuous {
+        // Compared at the precision the p-value is computed at: a mean just
+        // below q that rounds above it in 53 bits would give Hoeffding an
+        // x < q, outside its range (review, 2026-11-26).
+        let mean = self.exact_mean();
+        let p_value_bound = if mean <= allowed_rate || vacuous {
             1.0
         } else if allowed_rate == 0.0 {
             0.0 // a deterministic claim and a violation
         } else {
-            hoeffding_p_value(&self.exact_mean(), allowed_rate, trials)
+            hoeffding_p_value(&mean, allowed_rate, trials)
         };
         Ok(ElementRateVerdict {
             trials,

@@ -64,6 +64,12 @@ impl Experiment for Fig1 {
         config(params, false).and(config(params, true)).map(|_| ())
     }
 
+    fn results_per_seed(&self, params: &Params) -> std::result::Result<u64, String> {
+        // One pair per seed and t, its two gaps kept until its n is done.
+        let c = config(params, false)?;
+        Ok(c.t_a.len().max(c.t_b.len()) as u64)
+    }
+
     fn run(&self, params: &Params, ctx: &ExperimentContext<'_>) -> Result<ExperimentReport> {
         let cfg = config(params, ctx.heavy).map_err(Error::usage)?;
         let eps = Tolerance::new(cfg.eps)?;
