@@ -6,30 +6,9 @@
 from fractions import Fraction as F
 import random, math, sys
 
-def rn(x, p, emin):
-    if x == 0: return F(0)
-    s = -1 if x < 0 else 1
-    a = abs(x)
-    e = math.floor(math.log2(a.numerator) - math.log2(a.denominator))
-    # fix e exactly
-    while F(2)**e > a: e -= 1
-    while F(2)**(e+1) <= a: e += 1
-    e = max(e, emin)
-    q = F(2)**(e - p + 1)       # spacing
-    m = a / q
-    fl = math.floor(m); r = m - fl
-    if r > F(1,2) or (r == F(1,2) and fl % 2 == 1): fl += 1
-    return s * fl * q
-
-def floats(p, emin, emax):
-    out = [F(0)]
-    for e in range(emin, emax+1):
-        for m in range(2**(p-1), 2**p):
-            out.append(F(m) * F(2)**(e-p+1))
-    for m in range(1, 2**(p-1)):
-        out.append(F(m) * F(2)**(emin-p+1))
-    return sorted(set(out + [-v for v in out]))
-
+import os
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rump_summation import rn, floats  # noqa: E402
 
 random.seed(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
 worst = {'prod': (0, None), 'fma': (0, None)}

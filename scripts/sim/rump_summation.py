@@ -38,26 +38,31 @@ def trial(vals, p, emin):
     if S == 0 or n < 2: return 0
     return abs(s - exact) / ((n-1) * u * S)
 
-random.seed(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
-worst = 0
-for p in (2, 3, 4):
-    emin, emax = -4, 6
-    fs = floats(p, emin, emax)
-    small = [v for v in fs if abs(v) <= 4]
-    for it in range(20000):
-        n = random.randint(2, 40)
-        kind = random.random()
-        if kind < 0.3:
-            vals = [random.choice(fs) for _ in range(n)]
-        elif kind < 0.6:
-            vals = [random.choice(small) for _ in range(n)]
-        else:
-            # one big, many tiny of one sign (stagnation)
-            big = random.choice([v for v in fs if v > 0])
-            tiny = [v for v in fs if 0 < v <= big * F(1, 2**p)] or [big]
-            vals = [big] + [random.choice(tiny) * random.choice([1, 1, -1]) for _ in range(n-1)]
-        r = trial(vals, p, emin)
-        if r > worst:
-            worst = r
-            print(p, n, float(r), [str(v) for v in vals][:12], flush=True)
-print("worst", float(worst))
+def main():
+    random.seed(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
+    worst = 0
+    for p in (2, 3, 4):
+        emin, emax = -4, 6
+        fs = floats(p, emin, emax)
+        small = [v for v in fs if abs(v) <= 4]
+        for it in range(20000):
+            n = random.randint(2, 40)
+            kind = random.random()
+            if kind < 0.3:
+                vals = [random.choice(fs) for _ in range(n)]
+            elif kind < 0.6:
+                vals = [random.choice(small) for _ in range(n)]
+            else:
+                # one big, many tiny of one sign (stagnation)
+                big = random.choice([v for v in fs if v > 0])
+                tiny = [v for v in fs if 0 < v <= big * F(1, 2**p)] or [big]
+                vals = [big] + [random.choice(tiny) * random.choice([1, 1, -1]) for _ in range(n-1)]
+            r = trial(vals, p, emin)
+            if r > worst:
+                worst = r
+                print(p, n, float(r), [str(v) for v in vals][:12], flush=True)
+    print("worst", float(worst))
+
+
+if __name__ == '__main__':
+    main()
