@@ -12,8 +12,8 @@
 
 use boundgate_verify::VerifyError;
 use boundgate_verify::bounds::residual::{
-    Operands, QuantizedView, ScaleAxis, eq8_first_order, int_gemm_i64, int32_max_k, rigorous,
-    threshold_claim,
+    Operands, Prepared, QuantizedView, ScaleAxis, eq8_first_order, int_gemm_i64, int32_max_k,
+    rigorous, threshold_claim,
 };
 use boundgate_verify::format::Format;
 use boundgate_verify::oracle::{ErrorMeasure, Matrix, gemm_errors};
@@ -180,7 +180,23 @@ proptest! {
         let a = Matrix::new(t.m, t.k, &t.a).unwrap();
         let b = Matrix::new(t.k, t.n, &t.b).unwrap();
         let errors = gemm_errors(&a, &b, &d).unwrap();
-        match rigorous(&operands(&t), &t.keep_a, &t.keep_b) {
+        // The entry-by-entry form first: never violated, and never refused
+        // where the per-line form is not.
+        let entrywise = Prepared::new(&operands(&t))
+            .and_then(|p| p.rigorous_entrywise(&t.keep_a, &t.keep_b));
+        if let Ok(bound) = &entrywise {
+            for (i, (e, &limit)) in errors.iter().zip(bound.values()).enumerate() {
+                if let ErrorMeasure::Finite { absolute_up, .. } = *e {
+                    prop_assert!(
+                        absolute_up <= limit,
+                        "element {}: error {:e} > entrywise bound {:e}", i, absolute_up, limit
+                    );
+                }
+            }
+        }
+        let line = rigorous(&operands(&t), &t.keep_a, &t.keep_b);
+        prop_assert!(entrywise.is_ok() || line.is_err(), "entrywise refused, per line accepted");
+        match line {
             Ok(bound) => {
                 for (i, (e, &limit)) in errors.iter().zip(bound.values()).enumerate() {
                     match *e {
