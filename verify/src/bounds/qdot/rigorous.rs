@@ -3,6 +3,7 @@
 //! rigorous in its own terms ([`corrected_thm_3_2`]).
 
 use super::*;
+use crate::bounds::gamma::product_growth;
 
 /// The fixed evaluation order of the kernel: the vector is cut into tiles of
 /// `tile` consecutive indices; within a tile each bin is a recursive chain
@@ -159,7 +160,7 @@ fn evaluate(
         deepest = deepest.max(depth);
         let one_plus_uf = add_up(1.0, u_f);
         let a_hat = mul_up(mul_up(one_plus_uf, one_plus_uf), a);
-        let gamma = theta_up(depth, u_c);
+        let gamma = product_growth(depth, u_c)?;
         // No overflow inside the bin: every partial sum is at most (1 + u_C)^depth A^.
         let growth = exp_up(mul_up(depth as f64, ln1p_up(u_c)));
         let largest = mul_up(growth, a_hat);
@@ -206,7 +207,7 @@ fn evaluate(
         computed += 1;
     }
     let cross_depth = computed.saturating_sub(1);
-    let gamma_cross = theta_up(cross_depth, u_i);
+    let gamma_cross = product_growth(cross_depth, u_i)?;
     let growth = exp_up(mul_up(cross_depth as f64, ln1p_up(u_i)));
     let largest = mul_up(growth, z_sum);
     require(
@@ -284,7 +285,7 @@ pub fn rigorous_plain(
     let u_c = c.unit_roundoff(RNE);
     let eta = c.underflow_abs_error(RNE);
     // Higham 2002 (2.8) with (1 + u)^d - 1 for gamma_d: see bounds::dot.
-    let theta = theta_up(depth, u_c);
+    let theta = product_growth(depth, u_c)?;
     let w = crate::bounds::dot::require_no_overflow(c, RNE, depth, ops, sum_abs, &RIGOROUS)?;
     let value = add_up(
         mul_up(theta, sum_abs),
@@ -324,18 +325,6 @@ pub fn rigorous_plain(
         "Theorem 3.6 early exit: the original kernel on the unscaled inputs",
         format!("n = {n}, T = {}, depth {depth}", order.tile_len()),
     ))
-}
-
-/// `(1 + u)^d - 1`, rounded up: the bound on `|theta|` for a product of `d`
-/// factors `(1 + delta_i)`, `|delta_i| <= u` (Higham 2002, §3.1, before
-/// Lemma 3.1 turns it into `gamma_d`); unlike `gamma_d` it exists for every
-/// `d` (a recursive fp16 sum of 4096 terms has one).
-fn theta_up(d: u64, u: f64) -> f64 {
-    if d == 0 {
-        0.0
-    } else {
-        expm1_up(mul_up(d as f64, ln1p_up(u)))
-    }
 }
 
 /// The kernel's scaled values of a bin (module documentation): the binades
