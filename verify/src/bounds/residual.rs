@@ -457,19 +457,11 @@ impl Products {
     /// The kept and the dropped part of the full products `self`, from the
     /// part `visited` (the kept one if `kept_visited`, else the dropped one).
     fn split(&self, visited: Products, kept_visited: bool) -> (Products, Products) {
+        let minus =
+            |full: &[i64], part: &[i64]| full.iter().zip(part).map(|(f, p)| f - p).collect();
         let rest = Products {
-            abs: self
-                .abs
-                .iter()
-                .zip(&visited.abs)
-                .map(|(f, s)| f - s)
-                .collect(),
-            signed: self
-                .signed
-                .iter()
-                .zip(&visited.signed)
-                .map(|(f, s)| f - s)
-                .collect(),
+            abs: minus(&self.abs, &visited.abs),
+            signed: minus(&self.signed, &visited.signed),
         };
         if kept_visited {
             (visited, rest)
@@ -509,17 +501,31 @@ fn gaps(x: &Matrix<'_>, q: &QuantizedView<'_>, r: &QuantizedView<'_>, by_rows: b
     };
     for i in 0..x.rows() {
         for j in 0..x.cols() {
-            let at = i * x.cols() + j;
-            let v = x.data()[at];
             let line = if by_rows { i } else { j };
-            let (lq, lr) = (q.scale(i, j), r.scale(i, j));
-            let total = gap_up(v, &[(q.ints()[at], lq)]);
-            let after = gap_up(v, &[(q.ints()[at], lq), (r.ints()[at], lr)]);
+            let (total, after) = entry_gaps(x, q, r, i, j);
             g.total[line] = g.total[line].max(total);
             g.after_residual[line] = g.after_residual[line].max(after);
         }
     }
     g
+}
+
+/// The gaps of entry `(i, j)`: upper bounds on `|x - q / lambda|` and on
+/// `|x - q / lambda - rq / rlambda|`.
+fn entry_gaps(
+    x: &Matrix<'_>,
+    q: &QuantizedView<'_>,
+    r: &QuantizedView<'_>,
+    i: usize,
+    j: usize,
+) -> (f64, f64) {
+    let at = i * x.cols() + j;
+    let v = x.data()[at];
+    let (lq, lr) = (q.scale(i, j), r.scale(i, j));
+    (
+        gap_up(v, &[(q.ints()[at], lq)]),
+        gap_up(v, &[(q.ints()[at], lq), (r.ints()[at], lr)]),
+    )
 }
 
 /// Sums of `|q|` along rows or columns.
@@ -854,16 +860,16 @@ impl Prepared<'_> {
         let (_, k, n) = ops.dims();
         let (mut quant, mut second) = (0.0, 0.0);
         for kk in 0..k {
-            let (at_a, at_b) = (i * k + kk, kk * n + j);
-            let (a, b) = (ops.a.get(i, kk), ops.b.get(kk, j));
-            let (qa, la) = (ops.aq.ints()[at_a], ops.aq.scale(i, kk));
-            let (qb, lb) = (ops.bq.ints()[at_b], ops.bq.scale(kk, j));
-            let (ra, lra) = (ops.raq.ints()[at_a], ops.raq.scale(i, kk));
-            let (rb, lrb) = (ops.rbq.ints()[at_b], ops.rbq.scale(kk, j));
-            let after_a = gap_up(a, &[(qa, la), (ra, lra)]);
-            let after_b = gap_up(b, &[(qb, lb), (rb, lrb)]);
-            let a_hat = div_up(f64::from(qa.unsigned_abs()), la);
-            let b_hat = div_up(f64::from(qb.unsigned_abs()), lb);
+            let (total_a, after_a) = entry_gaps(&ops.a, &ops.aq, &ops.raq, i, kk);
+            let (total_b, after_b) = entry_gaps(&ops.b, &ops.bq, &ops.rbq, kk, j);
+            let a_hat = div_up(
+                f64::from(ops.aq.ints()[i * k + kk].unsigned_abs()),
+                ops.aq.scale(i, kk),
+            );
+            let b_hat = div_up(
+                f64::from(ops.bq.ints()[kk * n + j].unsigned_abs()),
+                ops.bq.scale(kk, j),
+            );
             quant = add_up(
                 quant,
                 add_up(
@@ -871,7 +877,6 @@ impl Prepared<'_> {
                     product3_up(after_a, b_hat, 1.0),
                 ),
             );
-            let (total_a, total_b) = (gap_up(a, &[(qa, la)]), gap_up(b, &[(qb, lb)]));
             second = add_up(second, product3_up(total_a, total_b, 1.0));
         }
         (quant, second)
