@@ -12,7 +12,7 @@ use boundgate_verify::bounds::dot::abs_dot_up;
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::oracle::trsv::{
     Diag, InverseBound, Triangular, Uplo, backward_error, residual, solution_errors,
-    solve_exact_rational,
+    solution_errors_within, solve_exact, solve_exact_rational,
 };
 use boundgate_verify::oracle::{Matrix, mpfr};
 use rand::{RngExt, SeedableRng};
@@ -465,18 +465,19 @@ fn an_exact_solution_in_the_subnormal_range_is_rounded_once() {
     assert!(exact[1] > Rational::from_f64(2f64.powi(-1075)).unwrap());
 }
 
-/// Above the exact-solve order, a component whose correction overflows f64
-/// (x_0 = 1e600 here) no longer stops the others from refining: the
-/// substitution zeroes it as it is solved, so the components solved after it
-/// stay finite. Every other component's error is then tight (against the
+/// Without the exact solve (a budget of 0), a component whose correction
+/// overflows f64 (x_0 = 1e600 here) no longer stops the others from refining:
+/// the substitution zeroes it as it is solved, so the components solved after
+/// it stay finite. Every other component's error is then tight (against the
 /// exact rational solution), and component 0, whose enclosure has no finite
 /// radius, is left unjudged (exact NaN) instead of getting an infinite error.
 /// The reviewer's case, 2026-11-25 (before: enclosures up to 3.5e6 times the
-/// error).
+/// error). Within the default budget the same system is solved exactly, and
+/// component 0's error is judged too: non-finite, as its exact value is beyond
+/// f64.
 #[test]
 fn an_overflowing_correction_leaves_the_other_components_tight() {
-    use boundgate_verify::oracle::trsv::EXACT_FALLBACK_ORDER;
-    let n = EXACT_FALLBACK_ORDER + 2;
+    let n = 130;
     let mut rng = ChaCha8Rng::seed_from_u64(0x7e_5001);
     let mut a = vec![0.0; n * n];
     for i in 0..n {
@@ -506,8 +507,10 @@ fn an_overflowing_correction_leaves_the_other_components_tight() {
             if v.is_finite() { v } else { 0.0 }
         })
         .collect();
-    let e = solution_errors(&t, &b, &x_hat).unwrap();
+    let e = solution_errors_within(&t, &b, &x_hat, 0.0).unwrap();
     assert!(e[0].exact().is_nan(), "{:?}", e[0]);
+    let solved = solution_errors(&t, &b, &x_hat).unwrap();
+    assert_eq!(solved[0].exact(), f64::INFINITY, "{:?}", solved[0]);
     for i in 1..n {
         let true_error = (Rational::from_f64(x_hat[i]).unwrap() - &exact[i]).abs();
         let true_error = Float::with_val(53, &true_error).to_f64();
@@ -515,6 +518,104 @@ fn an_overflowing_correction_leaves_the_other_components_tight() {
         assert!(
             enclosed >= true_error && enclosed <= true_error * (1.0 + 1e-9) + 1e-300,
             "component {i}: {enclosed:e} vs {true_error:e}"
+        );
+    }
+}
+
+/// A value spanning f64's whole range: zeros, subnormals, values near the
+/// overflow threshold and ordinary ones, of either sign.
+fn wide_value(rng: &mut ChaCha8Rng) -> f64 {
+    let sign = if rng.random_range(0..2) == 0 {
+        1.0
+    } else {
+        -1.0
+    };
+    sign * match rng.random_range(0..6) {
+        0 => 0.0,
+        1 => f64::from_bits(rng.random_range(1..1u64 << 52)),
+        2 => rng.random_range(1.0..2.0) * 2f64.powi(rng.random_range(-1074..1000)),
+        3 => rng.random_range(1.0..2.0) * 2f64.powi(1023),
+        _ => rng.random_range(-1.0..1.0),
+    }
+}
+
+/// The fraction-free integer solve is the rational one, exactly, for every
+/// shape, on systems whose rows span f64's range (subnormals, zeros, values
+/// near overflow; row scaling by powers of two must not change `x`).
+#[test]
+fn the_fraction_free_solve_equals_the_rational_one() {
+    let seed = 0xf4ee;
+    println!("seed {seed:#x}");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for case in 0..120 {
+        let n = 1 + case % 12;
+        let wide = case % 3 == 0;
+        let mut a = system(&mut rng, n, case % 3);
+        let mut b: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        if wide {
+            a.iter_mut().for_each(|v| *v = wide_value(&mut rng));
+            b.iter_mut().for_each(|v| *v = wide_value(&mut rng));
+            for i in 0..n {
+                if a[i * n + i] == 0.0 {
+                    a[i * n + i] = 2f64.powi(-1074);
+                }
+            }
+        }
+        for (uplo, diag) in shapes() {
+            let t = Triangular::new(Matrix::new(n, n, &a).unwrap(), uplo, diag).unwrap();
+            assert_eq!(
+                solve_exact(&t, &b).unwrap(),
+                solve_exact_rational(&t, &b).unwrap(),
+                "case {case}, n = {n}, {uplo:?} {diag:?}"
+            );
+        }
+    }
+}
+
+/// Above the order the rational solve was limited to (128), a component
+/// whose exact value is zero is now judged exactly: x_0 = 1/3 is never
+/// reached by refinement in f64, so the enclosure of x_k = 0 (row k:
+/// 3 x_0 + x_k = 1) keeps a radius that cannot fall below 2^-64 |x_k|, and
+/// its upper end stays above the error; the exact solve gives x^_k's error,
+/// 2^-60, exactly (before, order 300 kept the enclosure).
+#[test]
+fn an_exact_zero_above_order_128_is_judged_exactly() {
+    let seed = 0x2e70;
+    println!("seed {seed:#x}");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (n, k) = (300, 250);
+    let mut a = system(&mut rng, n, 0);
+    let mut b: Vec<f64> = (0..n)
+        .map(|_| Format::FP32.round(rng.random_range(-1.0..1.0), RNE))
+        .collect();
+    a[0] = 3.0;
+    b[0] = 1.0;
+    a[k * n..k * n + k].iter_mut().for_each(|v| *v = 0.0);
+    a[k * n] = 3.0;
+    a[k * n + k] = 1.0;
+    b[k] = 1.0;
+    let t = Triangular::new(Matrix::new(n, n, &a).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+    let exact = solve_exact(&t, &b).unwrap();
+    assert_eq!(exact[k], 0);
+    let mut x_hat: Vec<f64> = exact.iter().map(nearest).collect();
+    x_hat[k] = 2f64.powi(-60);
+    let enclosed = solution_errors_within(&t, &b, &x_hat, 0.0).unwrap();
+    // The enclosure holds but is not exact.
+    assert!(
+        enclosed[k].absolute_up().unwrap() > 2f64.powi(-60),
+        "{:?}",
+        enclosed[k]
+    );
+    let e = solution_errors(&t, &b, &x_hat).unwrap();
+    assert_eq!(e[k].exact(), 0.0);
+    assert_eq!(e[k].absolute_up(), Some(2f64.powi(-60)));
+    assert_eq!(e[k].relative_up(), None);
+    for i in 0..n {
+        let err = (q(x_hat[i]) - &exact[i]).abs();
+        let up = e[i].absolute_up().unwrap();
+        assert!(
+            q(up) >= err && up <= nearest(&err) * (1.0 + 1e-15) + 1e-320,
+            "component {i}"
         );
     }
 }

@@ -25,9 +25,10 @@
 //!   additions, multiplications and divisions of non-negative numbers, rounded
 //!   upward ([`comparison_solve_up`]), hence an upper bound. So
 //!   `|x_i - x^_i - D_i| <= z_i := (M(T)^{-1} |r_k|)_i`, rigorously.
-//! - **Exact solutions** of small systems in rational arithmetic
-//!   ([`solve_exact_rational`]), a slow, simple and trusted reference for the
-//!   enclosure.
+//! - **Exact solutions** by fraction-free substitution in integers
+//!   ([`solve_exact`]), where the refinement does not reach a tight enclosure
+//!   and the solve fits a budget; and in plain rational arithmetic
+//!   ([`solve_exact_rational`]), a slow, simple and trusted reference for both.
 //!
 //! Conventions (BLAS `xTRSV`): `T` is a square row-major matrix of which only
 //! the lower ([`Uplo::Lower`]) or upper ([`Uplo::Upper`]) triangle is read;
@@ -57,6 +58,9 @@ use crate::error::{Result, VerifyError, require_finite, require_nonempty, requir
 use crate::format::{Format, RoundingMode};
 use rug::Rational;
 use serde::Serialize;
+
+mod exact;
+pub use exact::{solve_cost_bits, solve_exact};
 
 /// Which triangle of the matrix holds `T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -559,9 +563,11 @@ pub const MAX_REFINEMENTS: usize = 6;
 /// nearest, which is `x_i` rounded to nearest whenever the enclosure is narrower
 /// than the distance to the next rounding boundary (the refinement runs until
 /// its radius is below `2^-64 |x_i|`, at most [`MAX_REFINEMENTS`] steps).
-/// When it does not get there (an exact component beyond `f64`'s range, say)
-/// and the order is at most [`EXACT_FALLBACK_ORDER`], the system is solved
-/// exactly instead and the measures are exact (rounded up).
+/// When it does not get there (an exact component beyond `f64`'s range, or an
+/// exact zero, say) and the exact solve costs at most [`EXACT_SOLVE_BUDGET`]
+/// ([`solve_cost_bits`]: an order of about 1200 with 53-bit entries), the
+/// system is solved exactly instead ([`solve_exact`]) and the measures are
+/// exact (rounded up). [`solution_errors_within`] takes another budget.
 ///
 /// # Errors
 /// [`VerifyError::NonFinite`] for a non-finite entry of `b`, `x_hat` or the
@@ -580,6 +586,38 @@ pub const MAX_REFINEMENTS: usize = 6;
 /// assert_eq!(e[1].exact(), 0.25);
 /// ```
 pub fn solution_errors(t: &Triangular<'_>, b: &[f64], x_hat: &[f64]) -> Result<Vec<ErrorMeasure>> {
+    solution_errors_within(t, b, x_hat, EXACT_SOLVE_BUDGET)
+}
+
+/// [`solution_errors`] with `exact_budget` (in [`solve_cost_bits`]'s bit
+/// operations) in place of [`EXACT_SOLVE_BUDGET`]: 0 keeps the enclosure
+/// whatever its width, `f64::INFINITY` always solves exactly where the
+/// enclosure is not tight.
+///
+/// # Errors
+/// As [`solution_errors`].
+///
+/// # Example
+/// ```
+/// use boundgate_verify::oracle::Matrix;
+/// use boundgate_verify::oracle::trsv::{solution_errors_within, Diag, Triangular, Uplo};
+/// // [[3, 0], [3, 1]] x = [1, 1]: x = [1/3, 0]. No refinement encloses the
+/// // exact zero within 2^-64 of itself, so only the exact solve gives the
+/// // error of x^_1 = 2^-60 exactly.
+/// let t = Triangular::new(Matrix::new(2, 2, &[3.0, 0.0, 3.0, 1.0]).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+/// let x_hat = [1.0 / 3.0, 2f64.powi(-60)];
+/// let exact = solution_errors_within(&t, &[1.0, 1.0], &x_hat, f64::INFINITY).unwrap();
+/// assert_eq!(exact[1].absolute_up(), Some(2f64.powi(-60)));
+/// assert_eq!(exact[1].exact(), 0.0);
+/// let enclosed = solution_errors_within(&t, &[1.0, 1.0], &x_hat, 0.0).unwrap();
+/// assert!(enclosed[1].absolute_up().unwrap() >= 2f64.powi(-60));
+/// ```
+pub fn solution_errors_within(
+    t: &Triangular<'_>,
+    b: &[f64],
+    x_hat: &[f64],
+    exact_budget: f64,
+) -> Result<Vec<ErrorMeasure>> {
     require_nonempty("b", b)?;
     require_finite("b", b)?;
     require_finite("x^", x_hat)?;
@@ -613,10 +651,10 @@ pub fn solution_errors(t: &Triangular<'_>, b: &[f64], x_hat: &[f64]) -> Result<V
         }
         z = remainder_bound(&inverse, &r)?;
     }
-    if !converged(x_hat, &corrections, &z) && n <= EXACT_FALLBACK_ORDER {
-        // Not tight: a small system is solved exactly instead, so that an
-        // error above a bound is a proven violation, not the enclosure's slack.
-        let exact = solve_exact_rational(t, b)?;
+    if !converged(x_hat, &corrections, &z) && solve_cost_bits(t, b) <= exact_budget {
+        // Not tight: the system is solved exactly instead, so that an error
+        // above a bound is a proven violation, not the enclosure's slack.
+        let exact = solve_exact(t, b)?;
         return Ok(x_hat
             .iter()
             .zip(&exact)
@@ -628,9 +666,11 @@ pub fn solution_errors(t: &Triangular<'_>, b: &[f64], x_hat: &[f64]) -> Result<V
         .collect())
 }
 
-/// Up to this order [`solution_errors`] solves exactly ([`solve_exact_rational`])
-/// when the refinement does not reach a tight enclosure.
-pub const EXACT_FALLBACK_ORDER: usize = 128;
+/// Within this many bit operations ([`solve_cost_bits`]) [`solution_errors`]
+/// solves exactly ([`solve_exact`]) when the refinement does not reach a tight
+/// enclosure: 2^34, about a second on one core (an order of about 1200 with
+/// 53-bit entries, 0.1 s at order 600; fewer where a row spans many binades).
+pub const EXACT_SOLVE_BUDGET: f64 = 17_179_869_184.0;
 
 /// An upper bound of `|T^{-1}| |r|`.
 fn remainder_bound(inverse: &InverseBound<'_>, r: &[ExactSum]) -> Result<Vec<f64>> {
