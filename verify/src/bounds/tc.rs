@@ -22,6 +22,9 @@
 //!   Mikaitis and Pranesh 2021; Khattak and Mikaitis; Xie et al., MMA-Sim,
 //!   arXiv 2511.10909), which Theorems 3.7-3.10 do not model: an a-priori and
 //!   an a-posteriori rigorous bound for it.
+//! - `any_order`: the block FMA summed in any order (any split of the inner
+//!   dimension, any reduction tree): the bound a vendor GEMM whose order is
+//!   unknown is held to ([`block_fma_any_order`]).
 //!
 //! # Conventions
 //!
@@ -41,11 +44,13 @@
 //! Every returned number is rounded upward and every probability downward
 //! ([`super::directed`]).
 
+mod any_order;
 mod block;
 mod fma;
 mod gemm;
 mod pb;
 
+pub use any_order::{ANY_ORDER_SOURCE, block_fma_any_order};
 pub use block::{
     BLOCK_FMA_SOURCE, BlockFmaSpec, block_fma_a_posteriori, block_fma_a_priori, block_fma_constant,
 };

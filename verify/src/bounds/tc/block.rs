@@ -155,7 +155,7 @@ impl BlockFmaSpec {
     }
 
     /// `u` and `eta` of the rounding of a block result.
-    fn output_errors(&self) -> (f64, f64) {
+    pub(super) fn output_errors(&self) -> (f64, f64) {
         let u = self.accumulator.unit_roundoff(self.output_mode);
         let eta = if self.flush_outputs {
             self.accumulator.min_positive_normal()
@@ -165,12 +165,12 @@ impl BlockFmaSpec {
         (u, eta)
     }
 
-    fn flushes(&self, x: f64) -> bool {
+    pub(super) fn flushes(&self, x: f64) -> bool {
         self.flush_inputs && x != 0.0 && x.abs() < self.input.min_positive_normal()
     }
 
     /// `2^-F`.
-    fn quantum_scale(&self) -> f64 {
+    pub(super) fn quantum_scale(&self) -> f64 {
         pow2(-(self.fraction_bits as i32))
     }
 }

@@ -1,0 +1,211 @@
+//! A rigorous bound for a block-FMA dot product evaluated in ANY order: the
+//! bound a vendor GEMM (cuBLAS, cuBLASLt) can be held to without knowing how it
+//! splits, orders and reduces the inner dimension.
+//!
+//! [`super::block_fma_a_priori`] assumes one chain of block steps over the
+//! inner dimension, in order. A vendor library may instead split it (split-K),
+//! run the slices as separate chains, and add the partial results in a
+//! reduction; the slices, their order and the reduction tree are the
+//! library's choice, and cuBLAS `GemmEx` does not report them. What stays
+//! fixed is the arithmetic of each operation.
+//!
+//! # The model
+//!
+//! Each output is computed by a tree of operations. The leaves are the `k'`
+//! nonzero exact products `p_j = a_j b_j` (each enters once; a product with a
+//! flushed subnormal factor enters as 0). Each internal node `v` combines `N_v`
+//! nonzero operands (products and earlier results) as the block FMA of
+//! [`super`] does: every operand is truncated to a multiple of `2^(E - F)`,
+//! `E` the largest operand exponent (products: `e_a + e_b` with the input's
+//! `emin` clamp; earlier results: the accumulator's), the truncated values
+//! are added exactly and rounded once to the accumulator format. A plain
+//! addition rounded to the accumulator format (a split-K reduction) is such a
+//! node with no truncation. A node with one nonzero operand that is an earlier
+//! result passes it through exactly; one whose only operand is a product
+//! rounds it once.
+//!
+//! # The bound
+//!
+//! With `eps = 2^-F + u_acc`, `m_j = max(|a_j|, 2^emin_in) max(|b_j|,
+//! 2^emin_in) >= |p_j|`, `S' = sum_j m_j`, `floor = 2^emin_acc` and `eta` the
+//! accumulator's underflow error:
+//!
+//! `|s^ - s| <= ((1 + eps)^k' - 1) S' + (1 + eps)^k' ((k' - 1) 2^-F floor + (2 k' - 1) eta)`
+//!
+//! plus `sum |p_j|` over the flushed products. Proof: at a node with operands
+//! `w` (bounds `B_w >= |s^_w|`), the largest operand is exact (its fractional
+//! bits fit `F`: [`super::BlockFmaSpec::validate`]), each of the other `N - 1`
+//! loses less than `2^(E - F) <= 2^-F (max_w B_w + floor)`, and the rounding
+//! adds at most `u_acc sum_w B_w + eta` (Higham 2002, eq. (2.8)). So the node's
+//! new error is at most `(N - 1) eps sum_w B_w + (N - 1) 2^-F floor + eta`.
+//! By induction over the tree, with `L_v` the leaves under `v`,
+//! `e_v <= ((1 + eps)^(L_v - 1) - 1) S'_v + X_v`, because
+//! `(1 + eps)^(L_w - 1) (1 + (N - 1) eps) <= (1 + eps)^(L_v - 1)` for each
+//! operand (`L_v - 1 = sum_w (L_w - 1) + N - 1`), and the extras `X_v` gather
+//! `(N_v - 1) 2^-F floor + eta` per node, each grown by at most
+//! `(1 + eps)^(k' - 1)`; `sum_v (N_v - 1) = k' - 1`, and there are at most
+//! `k' - 1` combining nodes. Leaves that are rounded alone (at most `k'`) add
+//! one more factor `1 + u_acc <= 1 + eps` and `eta` each. This is the
+//! classical bound for summation in any order (Higham 2002, §4.2: the error of
+//! a sum evaluated by any tree is at most `gamma` of the longest path times
+//! the sum of the magnitudes), with the block FMA's truncation folded into the
+//! per-operation constant and `k'` as the longest path a tree of `k'` leaves
+//! can have.
+//!
+//! It is `k'` times looser per product than a single chain can be
+//! ([`super::block_fma_constant`]: `(1 + b 2^-F + u_acc)^q - 1` for `q = k / b`
+//! blocks) because a tree may put one product under `k' - 1` operations: the
+//! price of not knowing the order.
+
+use super::super::directed::{add_up, expm1_up, ln1p_up, mul_up};
+use super::super::{Bound, Quantity, Rigor, Source, require};
+use super::BlockFmaSpec;
+use crate::error::{Result, VerifyError, require_same_len};
+
+/// The source of [`block_fma_any_order`] (derivation in the module documentation).
+pub const ANY_ORDER_SOURCE: Source = Source::new(
+    "boundgate (block FMA in any order: Higham 2002 §4.2 with the block-FMA arithmetic of Fasi, Higham, Mikaitis and Pranesh 2021)",
+    "rigorous block-FMA bound for any summation order",
+    None,
+);
+
+/// The rigorous bound on `|fl(x . y) - x . y|` for ANY evaluation of the dot
+/// product by `spec`'s block FMAs and additions rounded to its accumulator:
+/// any split of the inner dimension, any order, any reduction tree (module
+/// documentation).
+///
+/// # Errors
+/// As [`super::block_fma_a_priori`]: different lengths, an invalid spec,
+/// non-finite inputs, and [`VerifyError::HypothesisNotMet`] when an
+/// intermediate could overflow the accumulator.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::tc::{block_fma_a_priori, block_fma_any_order, BlockFmaSpec};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let h100 = BlockFmaSpec::new(16, 25, Format::FP16, Format::FP32, RoundingMode::TowardZero);
+/// let x = vec![1.0; 64];
+/// let any = block_fma_any_order(&h100, &x, &x).unwrap();
+/// // 64 products under 63 operations at most: about 64 (2^-25 + 2^-23) 64.
+/// let eps = 2f64.powi(-25) + 2f64.powi(-23);
+/// assert!(any.value >= 64.0 * eps * 64.0 && any.value < 64.0 * eps * 64.0 * 1.001);
+/// // Never below the single-chain bound.
+/// assert!(any.value >= block_fma_a_priori(&h100, &x, &x).unwrap().value);
+/// ```
+pub fn block_fma_any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64]) -> Result<Bound> {
+    spec.validate()?;
+    require_same_len("x and y", x.len(), y.len())?;
+    if let Some((name, i, v)) = [("A", x), ("B", y)].into_iter().find_map(|(name, v)| {
+        v.iter()
+            .position(|a| !a.is_finite())
+            .map(|i| (name, i, v[i]))
+    }) {
+        return Err(VerifyError::HypothesisNotMet {
+            source_ref: ANY_ORDER_SOURCE.to_string(),
+            hypothesis: "finite inputs".into(),
+            detail: format!("{name}[{i}] = {v}"),
+        });
+    }
+    let (u_acc, eta) = spec.output_errors();
+    let floor_in = spec.input.min_positive_normal();
+    let floor_acc = spec.accumulator.min_positive_normal();
+    let quantum = spec.quantum_scale();
+    let (mut magnitudes, mut flushed, mut leaves) = (0.0f64, 0.0f64, 0u64);
+    for (&a, &b) in x.iter().zip(y) {
+        if a == 0.0 || b == 0.0 {
+            continue;
+        }
+        if spec.flushes(a) || spec.flushes(b) {
+            flushed = add_up(flushed, mul_up(a.abs(), b.abs()));
+            continue;
+        }
+        magnitudes = add_up(
+            magnitudes,
+            mul_up(a.abs().max(floor_in), b.abs().max(floor_in)),
+        );
+        leaves += 1;
+    }
+    if leaves == 0 {
+        return Ok(bound(flushed, spec, 0.0));
+    }
+    let eps = add_up(quantum, u_acc);
+    let k = leaves as f64;
+    // (1 + eps)^k' - 1 and (1 + eps)^k', rounded up.
+    let growth = expm1_up(mul_up(k, ln1p_up(eps)));
+    let grown = add_up(growth, 1.0);
+    let per_node = add_up(
+        mul_up(mul_up(k - 1.0, quantum), floor_acc),
+        mul_up(add_up(mul_up(2.0, k), -1.0), eta),
+    );
+    let extras = mul_up(grown, per_node);
+    let largest = add_up(mul_up(grown, magnitudes), extras);
+    require(
+        largest <= spec.accumulator.max_finite(),
+        &ANY_ORDER_SOURCE,
+        "no overflow: every intermediate below max_finite of the accumulator",
+        || {
+            format!(
+                "(1 + eps)^k' S' + extras = {largest:e} > {:e} ({})",
+                spec.accumulator.max_finite(),
+                spec.accumulator
+            )
+        },
+    )?;
+    let error = add_up(add_up(mul_up(growth, magnitudes), extras), flushed);
+    Ok(bound(error, spec, eps))
+}
+
+fn bound(error: f64, spec: &BlockFmaSpec, eps: f64) -> Bound {
+    Bound::deterministic(error, Quantity::AbsoluteError, ANY_ORDER_SOURCE, Rigor::Rigorous)
+        .with_hypothesis(
+            "every output a tree of block FMAs and additions rounded to the accumulator, each product entering once (any split, order and reduction)",
+            format!(
+                "F = {}, inputs {}, accumulator {} ({}), eps = 2^-F + u_acc = {eps:e}",
+                spec.fraction_bits, spec.input, spec.accumulator, spec.output_mode
+            ),
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{Format, RoundingMode};
+
+    fn h100() -> BlockFmaSpec {
+        BlockFmaSpec::new(16, 25, Format::FP16, Format::FP32, RoundingMode::TowardZero)
+    }
+
+    #[test]
+    fn no_products_no_error() {
+        let b = block_fma_any_order(&h100(), &[0.0, 1.0], &[1.0, 0.0]).unwrap();
+        assert_eq!(b.value, 0.0);
+    }
+
+    #[test]
+    fn one_product_is_rounded_at_most_once() {
+        // One leaf: (1 + eps) - 1 of its magnitude, and one eta.
+        let spec = h100();
+        let b = block_fma_any_order(&spec, &[3.0], &[5.0]).unwrap();
+        let eps = spec.quantum_scale() + 2f64.powi(-23);
+        assert!(b.value >= 15.0 * eps && b.value <= 15.0 * eps * (1.0 + 1e-12) + 1e-40);
+    }
+
+    #[test]
+    fn non_finite_and_overflowing_inputs_are_hypotheses() {
+        let spec = h100();
+        assert!(matches!(
+            block_fma_any_order(&spec, &[f64::NAN], &[1.0]),
+            Err(VerifyError::HypothesisNotMet { .. })
+        ));
+        // fp16 accumulation: one product 100 x 100 fits, 1000 reach 1e7 > 65504.
+        let fp16_acc =
+            BlockFmaSpec::new(8, 22, Format::FP16, Format::FP16, RoundingMode::NearestEven);
+        let big = vec![100.0; 1000];
+        block_fma_any_order(&fp16_acc, &big[..1], &big[..1]).unwrap();
+        assert!(matches!(
+            block_fma_any_order(&fp16_acc, &big, &big),
+            Err(VerifyError::HypothesisNotMet { .. })
+        ));
+        assert!(block_fma_any_order(&spec, &[1.0], &[1.0, 2.0]).is_err());
+    }
+}
