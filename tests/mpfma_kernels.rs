@@ -270,6 +270,62 @@ fn gpu_backend_without_a_gpu_is_an_error_and_auto_falls_back() {
     }
 }
 
+/// The vendor backends refuse what they cannot run before any device work
+/// (Algorithm 1, fp16 accumulation, GemmEx with bf16), and without a device
+/// say why in one line (`GPU: ...`); they never fall back to the model.
+#[test]
+fn vendor_backends_refuse_what_they_cannot_run() {
+    let a = matrix(2, 16, pseudo);
+    let b = matrix(16, 2, pseudo);
+    for (pairs, says) in [
+        (&["backend=cublaslt", "model=alg1"][..], "Algorithm 1"),
+        (
+            &["backend=gemmex", "output=fp16"][..],
+            "fp32 accumulation only",
+        ),
+        (&["backend=gemmex", "input=bf16"][..], "fp16 inputs"),
+    ] {
+        let e = run_gemm(a.clone(), b.clone(), pairs).unwrap_err();
+        assert!(e.to_string().contains(says), "{pairs:?}: {e}");
+    }
+    if boundgate::kernels::mpfma::gpu::device_arch().is_err() {
+        for backend in ["backend=gemmex", "backend=cublaslt"] {
+            let e = run_gemm(a.clone(), b.clone(), &[backend]).unwrap_err();
+            assert!(e.to_string().starts_with("GPU:"), "{backend}: {e}");
+        }
+    }
+}
+
+/// On the model, the rigorous bound assumes one chain per element in order,
+/// and the any-order bound (what a vendor GEMM is held to) is reported beside
+/// it: never below it, and passing too.
+#[test]
+fn the_model_reports_the_any_order_bound_beside_its_own() {
+    let a = matrix(8, 256, pseudo);
+    let b = matrix(256, 4, pseudo);
+    let run = run_gemm(a, b, &[]).unwrap();
+    assert_eq!(
+        run.details["rigorous_order"],
+        "one chain of block FMAs per element, in order"
+    );
+    let chain = run.rigorous.bounds.as_ref().unwrap().values().to_vec();
+    let any = run
+        .others
+        .iter()
+        .find(|c| c.label.starts_with("rigorous, any order"))
+        .expect("the any-order check")
+        .bounds
+        .as_ref()
+        .unwrap()
+        .values()
+        .to_vec();
+    assert!(chain.iter().zip(&any).all(|(c, a)| c <= a));
+    assert!(matches!(
+        outcome(&run, "rigorous, any order"),
+        Outcome::Pass
+    ));
+}
+
 fn mac_inputs(a: Vec<f64>, b: Vec<f64>, c: Vec<f64>) -> Inputs {
     let mut inputs = Inputs::new();
     inputs.insert("a".into(), Tensor::vector(a));

@@ -398,7 +398,7 @@ fn any_order_dot(
     let slice_len = perm.len().div_ceil(slices).max(1);
     let mut results: Vec<f64> = Vec::new();
     for slice in perm.chunks(slice_len) {
-        let serial = draws.next().unwrap() % 2 == 0;
+        let serial = draws.next().unwrap().is_multiple_of(2);
         let mut c = match results.last() {
             Some(&prev) if serial => {
                 results.pop();

@@ -12,6 +12,7 @@
 use super::alg1::Alg1;
 use super::blockfma::BlockFma;
 use super::common::{U_GIVEN_F64, add_to, element_bounds, representation_up, scaled, transpose};
+use super::gpu::Vendor;
 use super::record::{Arch, TcInput, TcOutput, TcRecord};
 use crate::error::{Error, Result};
 use crate::io::Tensor;
@@ -22,7 +23,8 @@ use crate::kernels::{
 use boundgate_verify::bounds::directed::{add_up, mul_up};
 use boundgate_verify::bounds::tc::{
     GammaTilde, GemmShape, Roundoffs, ThmConstant, alg1_rigorous, block_fma_a_posteriori,
-    block_fma_a_priori, block_fma_constant, thm_3_7, thm_3_8, thm_3_9, thm_3_10, vibea_lambda,
+    block_fma_a_priori, block_fma_any_order, block_fma_constant, thm_3_7, thm_3_8, thm_3_9,
+    thm_3_10, vibea_lambda,
 };
 use boundgate_verify::bounds::{Bound, Kind};
 use boundgate_verify::check::ElementBounds;
@@ -87,8 +89,8 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "backend",
         default: "cpu",
-        kind: ParamKind::Choice(&["cpu", "gpu", "auto"]),
-        help: "cpu: the model; gpu: kernels/mpfma_gemm.cu (needs a device matching the record, model tc, fp16/bf16/tf32); auto: gpu when possible",
+        kind: ParamKind::Choice(&["cpu", "gpu", "auto", "gemmex", "cublaslt"]),
+        help: "cpu: the model; gpu: kernels/mpfma_gemm.cu (needs a device matching the record, model tc, fp16/bf16/tf32); auto: gpu when possible; gemmex, cublaslt: the vendor GEMM on the device (model tc, fp32 accumulation; GemmEx fp16 inputs only), held to the any-order rigorous bound (its split and order are the library's)",
     },
 ];
 
@@ -241,6 +243,7 @@ impl GemmOperands {
 }
 
 /// The result of the model and the per-element quantities the bounds need.
+#[derive(Clone, Debug)]
 pub struct GemmRun {
     /// `D`, row-major `m x t` (after the epilogue).
     pub d: Vec<f64>,
@@ -322,11 +325,40 @@ fn abs_products(a: &[f64], bt: &[f64], m: usize, k: usize, t: usize) -> VResult<
 
 /// The rigorous bound w.r.t. the inputs as given: arithmetic (block FMA a
 /// priori, or Algorithm 1's corrected Theorem 3.7) + representation + epilogue.
+/// The order of the inner dimension a rigorous bound assumes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InnerOrder {
+    /// One chain of block steps per element, in order: the model and our
+    /// GPU kernel (bit-identical to it), [`block_fma_a_priori`].
+    Chain,
+    /// Any split, order and reduction tree of block FMAs and additions: a
+    /// vendor GEMM, which does not say how it splits the inner dimension
+    /// ([`block_fma_any_order`]; the chain bound does not hold for split-K
+    /// orders, `tests/mpfma_model.rs`).
+    Any,
+}
+
+/// The per-element rigorous bound of `mpfma-gemm`: the arithmetic's bound
+/// for `order` (block FMA) or Algorithm 1's, plus the representation error
+/// of the inputs and the fp16 epilogue.
+///
+/// # Errors
+/// A hypothesis that does not hold (an input that overflows its format, a
+/// possible overflow of the accumulator), or [`VerifyError::InvalidParameter`]
+/// for Algorithm 1 in [`InnerOrder::Any`] (it has one order by definition).
 pub fn rigorous_bounds(
     config: &GemmConfig,
     ops: &GemmOperands,
     s_read: &VResult<Vec<f64>>,
+    order: InnerOrder,
 ) -> VResult<ElementBounds> {
+    if config.alg1 && order == InnerOrder::Any {
+        return Err(VerifyError::invalid(
+            "model",
+            "alg1",
+            "Algorithm 1 has one order; the any-order bound is the block FMA's",
+        ));
+    }
     if let Some((name, index, value)) = ops.first_overflow() {
         return Err(VerifyError::HypothesisNotMet {
             source_ref: "every mpfma-gemm bound".into(),
@@ -351,9 +383,13 @@ pub fn rigorous_bounds(
         })?
     } else {
         let spec = config.record.spec();
+        let bound = match order {
+            InnerOrder::Chain => block_fma_a_priori,
+            InnerOrder::Any => block_fma_any_order,
+        };
         element_bounds(m * t, |e| {
             let (i, j) = (e / t, e % t);
-            block_fma_a_priori(
+            bound(
                 &spec,
                 &ops.a_read[i * k..(i + 1) * k],
                 &bt_read[j * k..(j + 1) * k],
@@ -429,6 +465,7 @@ pub fn other_bounds(
     s_read: &VResult<Vec<f64>>,
     s_given: &VResult<Vec<f64>>,
     probability: f64,
+    order: InnerOrder,
 ) -> (Vec<BoundCheck>, serde_json::Value) {
     let r = config.roundoffs();
     let k = ops.k as u64;
@@ -549,6 +586,26 @@ pub fn other_bounds(
             bounds,
         ));
     }
+    // The rigorous bound of the other order, for comparison: what a vendor
+    // GEMM would be held to beside a chain, or whether a vendor GEMM stayed
+    // within the bound of one chain in order.
+    if !config.alg1 {
+        let (label, other) = match order {
+            InnerOrder::Chain => (
+                "rigorous, any order: block FMA (what a vendor GEMM is held to)",
+                InnerOrder::Any,
+            ),
+            InnerOrder::Any => (
+                "rigorous if one chain in order: block FMA a priori",
+                InnerOrder::Chain,
+            ),
+        };
+        others.push(check(
+            label,
+            Reference::AsGiven,
+            rigorous_bounds(config, ops, s_read, other),
+        ));
+    }
     // The paired claim (the proven one) over the whole output at its lambda.
     let whole_probability = match (&whole, &lambda_paired) {
         (Ok(w), Ok(l)) => paired.probability(&r, w, *l).ok(),
@@ -593,18 +650,29 @@ impl Kernel for MpfmaGemm {
             b.data().to_vec(),
             dims_b,
         )?;
-        let run = match params.text("backend")? {
-            "cpu" => run_model(&config, &ops),
-            backend => super::gpu::run_or_model(&config, &ops, backend == "gpu")?,
+        let (run, order) = match params.text("backend")? {
+            "cpu" => (run_model(&config, &ops), InnerOrder::Chain),
+            "gemmex" => (
+                super::gpu::run_vendor(&config, &ops, Vendor::GemmEx)?,
+                InnerOrder::Any,
+            ),
+            "cublaslt" => (
+                super::gpu::run_vendor(&config, &ops, Vendor::Lt)?,
+                InnerOrder::Any,
+            ),
+            backend => (
+                super::gpu::run_or_model(&config, &ops, backend == "gpu")?,
+                InnerOrder::Chain,
+            ),
         };
         let (m, k, t) = (ops.m, ops.k, ops.t);
         let bt_read = transpose(&ops.b_read, k, t);
         let bt = transpose(&ops.b, k, t);
         let s_read = abs_products(&ops.a_read, &bt_read, m, k, t);
         let s_given = abs_products(&ops.a, &bt, m, k, t);
-        let rigorous = rigorous_bounds(&config, &ops, &s_read);
+        let rigorous = rigorous_bounds(&config, &ops, &s_read, order);
         let (others, bound_details) =
-            other_bounds(&config, &ops, &run, &s_read, &s_given, probability);
+            other_bounds(&config, &ops, &run, &s_read, &s_given, probability, order);
         let a_given = Matrix::new(m, k, &ops.a)?;
         let b_given = Matrix::new(k, t, &ops.b)?;
         let a_read = Matrix::new(m, k, &ops.a_read)?;
@@ -617,6 +685,10 @@ impl Kernel for MpfmaGemm {
             "fp16_epilogue": config.fp16_epilogue,
             "shape": { "m": m, "n": k, "t": t, "block": config.record.block, "q": k.div_ceil(config.record.block) },
             "ran_on": run.ran_on,
+            "rigorous_order": match order {
+                InnerOrder::Chain => "one chain of block FMAs per element, in order",
+                InnerOrder::Any => "any split, order and reduction (vendor GEMM)",
+            },
             "bounds": bound_details,
         });
         Ok(KernelRun {

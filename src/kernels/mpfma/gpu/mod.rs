@@ -144,6 +144,70 @@ fn run_on_device(config: &GemmConfig, ops: &GemmOperands) -> Result<GemmRun> {
     })
 }
 
+/// Runs `mpfma-gemm` with a vendor GEMM on the device (`backend=gemmex` or
+/// `cublaslt`): `D = A B` of the operands as read, fp32 compute; with
+/// `output = fp32-fp16` the library writes fp16 `D` itself (the paper's
+/// Listing 1). The record must be the device's (the bound is its unit's), the
+/// model the block FMA, the accumulation fp32. No a-posteriori bound: the
+/// library does not expose its partial results.
+///
+/// # Errors
+/// [`GpuError::Unsupported`] for Algorithm 1, fp16 accumulation, a record of
+/// another architecture, or a combination the launcher has no variant for
+/// (checked before any device work where possible); then the device's
+/// reason (not built with `cuda`, no driver, a library failure).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::gemm::{GemmOperands, config_from_pairs};
+/// use boundgate::kernels::mpfma::gpu::{Vendor, run_vendor};
+/// let config = config_from_pairs(&["model=alg1"]).unwrap();
+/// let ops = GemmOperands::new(&config.record, vec![1.0], (1, 1), vec![1.0], (1, 1)).unwrap();
+/// // Refused before any device work: a vendor GEMM runs the tensor cores.
+/// let e = run_vendor(&config, &ops, Vendor::Lt).unwrap_err();
+/// assert!(e.to_string().contains("Algorithm 1"));
+/// ```
+pub fn run_vendor(config: &GemmConfig, ops: &GemmOperands, vendor: Vendor) -> Result<GemmRun> {
+    let refuse = |why: String| -> Result<GemmRun> { Err(GpuError::Unsupported(why).into()) };
+    if config.alg1 {
+        return refuse(format!(
+            "{vendor} runs the device's tensor cores: model alg1 (Algorithm 1) is a CPU model only"
+        ));
+    }
+    if config.record.output != super::record::TcOutput::Fp32 {
+        return refuse(format!(
+            "{vendor}: fp32 accumulation only (output = fp32 or fp32-fp16), not {}",
+            config.record.output.name()
+        ));
+    }
+    if vendor == Vendor::GemmEx && config.record.input != TcInput::Fp16 {
+        return refuse(format!(
+            "the GemmEx launcher takes fp16 inputs, not {}",
+            config.record.input
+        ));
+    }
+    let arch = device_arch()?;
+    if arch != config.record.arch {
+        return refuse(format!(
+            "the device is {arch}, the record {}: the bound is the record's unit",
+            config.record.arch
+        ));
+    }
+    let d = vendor_gemm(
+        vendor,
+        config.record.input,
+        &ops.a_read,
+        &ops.b_read,
+        (ops.m, ops.k, ops.t),
+        config.fp16_epilogue,
+    )?;
+    Ok(GemmRun {
+        d,
+        a_posteriori: Vec::new(),
+        ran_on: format!("gpu ({arch}, {vendor})"),
+    })
+}
+
 /// A [`MatrixUnit`] on the GPU for a record (our GEMM kernel with `m = t = 1`).
 ///
 /// # Errors
