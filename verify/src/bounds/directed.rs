@@ -16,6 +16,10 @@ use rug::float::Round;
 /// Below this, remainders of products and quotients may be inexact.
 const TINY: f64 = 1.0e-290;
 
+/// `2^600`: scales a divisor below [`TINY`] to above it (`2^-1074 2^600 =
+/// 2^-474`) without changing the quotient.
+const SCALE_600: f64 = 4.149515568880993e180;
+
 fn up_if(x: f64, exact_above: bool) -> f64 {
     if exact_above { x.next_up() } else { x }
 }
@@ -141,10 +145,19 @@ pub fn div_up(a: f64, b: f64) -> f64 {
     if !q.is_finite() {
         return overflowed(q, a.is_finite() && b.is_finite() && b != 0.0, true);
     }
+    if b.abs() < TINY {
+        // Both scaled by 2^600, exactly (powers of two; |a| < 2^61 since the
+        // quotient is finite): the same quotient with a divisor whose
+        // remainder can be exact. Moving outward instead turned a quotient of
+        // f64::MAX, rounded up correctly, into +inf (127 / (127 / MAX), the
+        // reciprocal scale of a matrix entry equal to MAX; found by review,
+        // 2026-11-26).
+        return div_up(a * SCALE_600, b * SCALE_600);
+    }
     // The remainder a - q b is exact only if it does not underflow: it is a
     // multiple of ulp(q) ulp(b) below ulp(q) |b| ~ 2^-52 |a|, so a tiny
-    // quotient, divisor or dividend (2^-980 or so) moves outward instead.
-    if (q.abs() < TINY && a != 0.0) || b.abs() < TINY || (a.abs() < TINY && a != 0.0) {
+    // quotient or dividend (2^-980 or so) moves outward instead.
+    if a != 0.0 && (q.abs() < TINY || a.abs() < TINY) {
         return q.next_up();
     }
     // a - q b is exact; a/b - q has the sign of (a - q b) / b.
@@ -158,7 +171,10 @@ pub fn div_down(a: f64, b: f64) -> f64 {
     if !q.is_finite() {
         return overflowed(q, a.is_finite() && b.is_finite() && b != 0.0, false);
     }
-    if (q.abs() < TINY && a != 0.0) || b.abs() < TINY || (a.abs() < TINY && a != 0.0) {
+    if b.abs() < TINY {
+        return div_down(a * SCALE_600, b * SCALE_600); // as div_up
+    }
+    if a != 0.0 && (q.abs() < TINY || a.abs() < TINY) {
         return q.next_down(); // as div_up
     }
     let r = (-q).mul_add(b, a);
@@ -315,6 +331,54 @@ mod tests {
                     add_up(a, b) <= add_down(a, b).next_up(),
                     "one ulp apart at most"
                 );
+            }
+        }
+    }
+
+    /// A divisor below the guard no longer moves a correct quotient outward:
+    /// `127 / (127 / MAX)` (the reciprocal scale of an entry equal to
+    /// f64::MAX) is MAX or just below it exactly, and rounds up to a finite
+    /// value, not +inf; quotients with tiny and subnormal divisors stay
+    /// correctly directed (against MPFR).
+    #[test]
+    fn a_tiny_divisor_keeps_a_quotient_near_max_finite() {
+        let lambda = 127.0 / f64::MAX;
+        let exact_q = exact(127.0) / exact(lambda);
+        let up = div_up(127.0, lambda);
+        assert!(up.is_finite() && exact(up) >= exact_q, "{up:e}");
+        let down = div_down(-127.0, lambda);
+        assert!(
+            down.is_finite() && exact(down) <= -exact_q.clone(),
+            "{down:e}"
+        );
+        assert_eq!(SCALE_600, 2f64.powi(600));
+        let divisors = [
+            lambda,
+            f64::from_bits(1),
+            f64::from_bits(3),
+            1e-300,
+            -7e-295,
+        ];
+        let dividends = [1.0, -3.0, 1e-300, 5e-324, 1e17, 0.0];
+        for &b in &divisors {
+            for &a in &dividends {
+                let q = exact(a) / exact(b);
+                let (u, d) = (div_up(a, b), div_down(a, b));
+                assert!(
+                    Float::with_val(4096, u) >= q,
+                    "div_up({a:e}, {b:e}) = {u:e}"
+                );
+                assert!(
+                    Float::with_val(4096, d) <= q,
+                    "div_down({a:e}, {b:e}) = {d:e}"
+                );
+                let nearest = a / b;
+                if nearest.is_finite() {
+                    assert!(
+                        u <= nearest.next_up() && d >= nearest.next_down(),
+                        "{a:e} / {b:e}"
+                    );
+                }
             }
         }
     }
