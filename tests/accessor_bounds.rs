@@ -427,6 +427,63 @@ mod near_overflow {
         }
     }
 
+    /// A row whose sum overflows leaves the other rows judged (2026-11-26;
+    /// before, it made the whole output "hypothesis not met" with no element
+    /// judged): row 0 is 2^127 + 2^127, row 1 is 1 + 1.
+    #[test]
+    fn an_overflowing_row_leaves_the_other_rows_judged() {
+        let params: Vec<String> = ["storage=fp32", "arithmetic=fp32", "store=false"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let r = run(
+            "accessor-gemv",
+            vec![
+                (
+                    "a",
+                    Tensor::matrix(2, 2, vec![p2(127), p2(127), 1.0, 1.0]).unwrap(),
+                ),
+                ("x", Tensor::vector(vec![1.0, 1.0])),
+            ],
+            &params,
+        );
+        assert_eq!(r.output.data()[1], 2.0);
+        hypothesis_not_met(&r, "gemv, row 0 overflowing");
+        let verdict = &r.verdicts().unwrap()[0].verdict;
+        assert_eq!(
+            (verdict.judged_elements, verdict.unbounded_elements),
+            (1, 1)
+        );
+        assert_eq!(r.rigorous_values()[0], f64::INFINITY);
+        assert!(r.rigorous_values()[1].is_finite());
+    }
+
+    /// TRSV whose solution overflows the storage in one component: that one
+    /// has no bound after the store, the others are judged against exact
+    /// errors (the oracle marked every component non-finite once one was,
+    /// which read as a violation of element 0 when first judged per element).
+    #[test]
+    fn a_component_that_overflows_the_storage_leaves_the_others_judged() {
+        let a = vec![1.0, 0.0, 0.0, 0.0, 1e-30, 0.0, 0.5, 0.0, 1.0];
+        let r = run(
+            "accessor-trsv",
+            vec![
+                ("a", Tensor::matrix(3, 3, a).unwrap()),
+                ("b", Tensor::vector(vec![1.0, 1e10, 1.0])),
+            ],
+            &[],
+        );
+        assert!(r.output.data()[1].is_infinite());
+        assert_eq!(r.output.data()[2], 0.5);
+        hypothesis_not_met(&r, "trsv, x_1 = 1e40 in fp32");
+        let verdict = &r.verdicts().unwrap()[0].verdict;
+        assert_eq!(
+            (verdict.judged_elements, verdict.unbounded_elements),
+            (2, 1)
+        );
+        assert_eq!(verdict.ratio, Some(0.0));
+    }
+
     /// int8 storage rounding to nearest: the result 255 x 2^120 gets the scale
     /// 2^122, k = round(63.75) = 64, and the read 64 x 2^122 = 2^128 is +inf
     /// in fp32 although |v| <= 127 s. Likewise for AXPY.

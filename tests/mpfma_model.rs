@@ -23,6 +23,7 @@ use boundgate::kernels::mpfma::probe::{ModelUnit, run_probes};
 use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
 use boundgate_verify::bounds::tc::{
     GemmShape, alg1_rigorous, block_fma_a_posteriori, block_fma_a_priori, block_fma_any_order,
+    block_fma_any_order_reducing,
 };
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::oracle::{self, ErrorMeasure};
@@ -386,6 +387,11 @@ fn products_below_the_accumulators_subnormals_are_within_the_rigorous_bound() {
 /// started from the previous slice's result where `serial` says so, and the
 /// slices' results added pairwise in the order `pairs` draws, each sum
 /// rounded once to the accumulator (as a reduction kernel does).
+///
+/// With `reduction`, the slices' results are
+/// rounded to it (nearest even) before the reduction, each reduction sum is
+/// rounded to it instead of the accumulator, and so is the result (cuBLASLt's
+/// `OUTPUT_TYPE` reduction with an fp16 `D`).
 fn any_order_dot(
     record: &TcRecord,
     x: &[f64],
@@ -393,7 +399,9 @@ fn any_order_dot(
     perm: &[usize],
     slices: usize,
     draws: &mut impl Iterator<Item = u64>,
+    reduction: Option<Format>,
 ) -> f64 {
+    let to_reduction = |v: f64| reduction.map_or(v, |f| f.round(v, RoundingMode::NearestEven));
     let unit = BlockFma::new(record);
     let slice_len = perm.len().div_ceil(slices).max(1);
     let mut results: Vec<f64> = Vec::new();
@@ -417,19 +425,28 @@ fn any_order_dot(
         }
         results.push(c);
     }
+    if reduction.is_some() {
+        results.iter_mut().for_each(|r| *r = to_reduction(*r));
+    }
     while results.len() > 1 {
         let i = (draws.next().unwrap() as usize) % (results.len() - 1);
         let (p, q) = (results[i], results.remove(i + 1));
         let mut sum = oracle::ExactSum::new();
         sum.add(p);
         sum.add(q);
-        let mut r = sum.round(record.accumulator, record.output_mode);
-        if !record.subnormal_outputs && r.abs() < record.accumulator.min_positive_normal() {
+        let mut r = match reduction {
+            Some(f) => sum.round(f, RoundingMode::NearestEven),
+            None => sum.round(record.accumulator, record.output_mode),
+        };
+        if reduction.is_none()
+            && !record.subnormal_outputs
+            && r.abs() < record.accumulator.min_positive_normal()
+        {
             r = 0.0;
         }
         results[i] = r;
     }
-    results[0]
+    to_reduction(results[0])
 }
 
 proptest! {
@@ -438,13 +455,16 @@ proptest! {
     /// The any-order bound holds for every split, order, block partition and
     /// reduction tree of the record's block FMA (the model, bit-exact to the
     /// hardware where measured), on the adversarial fp16 strategies re-rounded
-    /// to each record's operand format.
+    /// to each record's operand format; and, for fp32 accumulation, the
+    /// reducing bound holds where the partials are rounded to fp16 and
+    /// reduced there (an fp16 `D`).
     #[test]
     fn the_any_order_bound_holds_for_split_k_and_any_reduction(
         record in record_strategy(),
         (x, y) in any_dot_inputs(Format::FP16, 1..=96),
         slices in 1usize..=8,
         seed in any::<u64>(),
+        reduce_in_fp16 in any::<bool>(),
     ) {
         // Clamped to the operand format's range first: e4m3 overflows fp16's
         // values often enough to exhaust proptest's rejections.
@@ -466,15 +486,31 @@ proptest! {
         for i in (1..perm.len()).rev() {
             perm.swap(i, (draws.next().unwrap() as usize) % (i + 1));
         }
-        let d = any_order_dot(&record, &x, &y, &perm, slices, &mut draws);
-        if let Ok(bound) = block_fma_any_order(&record.spec(), &x, &y) {
+        // fp32-accumulation records with fp16 D may reduce in fp16 (review,
+        // 2026-11-26): the reducing bound; otherwise the plain one.
+        let fp16_reduction = record.accumulator == Format::FP32 && reduce_in_fp16;
+        let d = any_order_dot(
+            &record,
+            &x,
+            &y,
+            &perm,
+            slices,
+            &mut draws,
+            fp16_reduction.then_some(Format::FP16),
+        );
+        let bound = if fp16_reduction {
+            block_fma_any_order_reducing(&record.spec(), Format::FP16, RoundingMode::NearestEven, &x, &y)
+        } else {
+            block_fma_any_order(&record.spec(), &x, &y)
+        };
+        if let Ok(bound) = bound {
             let error = oracle::dot(&x, &y).unwrap().error_of(d);
             let ErrorMeasure::Finite { absolute_up, .. } = error else {
                 panic!("a non-finite result despite the no-overflow hypothesis: {d}");
             };
             prop_assert!(
                 absolute_up <= bound.value,
-                "{}: {absolute_up:e} > {:e} (slices {slices}, seed {seed})",
+                "{}: {absolute_up:e} > {:e} (slices {slices}, seed {seed}, fp16 reduction {fp16_reduction})",
                 record.label(),
                 bound.value
             );

@@ -624,6 +624,79 @@ fn the_bound_takes_the_integer_products_exactly_not_from_row_sums() {
     );
 }
 
+/// An entry equal to f64::MAX has the reciprocal scale 127 / MAX, below the
+/// directed division's guard for tiny divisors, which moved the correct
+/// upward quotient MAX to +inf: "no bound" for an exact output (found by
+/// review, 2026-11-26; `directed::div_up` scales such divisors now).
+#[test]
+fn an_entry_equal_to_max_finite_has_a_bound() {
+    for (a, b, k) in [
+        (vec![f64::MAX], vec![0.5], 1),
+        (vec![-f64::MAX, 1.0], vec![1e-300, 1.0], 2),
+    ] {
+        let run = ResidualGemm
+            .run(&inputs(a.clone(), 1, k, b, 1), &params(&["format=fp64"]))
+            .unwrap();
+        assert_eq!(outcome(&run, "rigorous"), Outcome::Pass, "{a:?}");
+        assert!(run.rigorous_values()[0].is_finite());
+    }
+}
+
+/// The overflow check of the dequantize-and-add follows the signs of the
+/// integer products: A = [[2^64, 2^63]], B = [[1.25 2^63], [1.25 2^63]], int4,
+/// full residual, gives P0 = 77 and P2 = -49, and an exact 3.19e38 just below
+/// fp32's 3.40e38; adding the magnitudes of the three terms reached 3.49e38
+/// and called it a possible overflow (review, 2026-11-26). Likewise 2^512 and
+/// 2^511 in fp64.
+#[test]
+fn cancelling_terms_near_the_top_of_the_format_have_a_bound() {
+    for (e, format) in [(64, "format=fp32"), (512, "format=fp64")] {
+        let p = |k: i32| 2f64.powi(k);
+        let b = 1.25 * p(e - 1);
+        let run = ResidualGemm
+            .run(
+                &inputs(vec![p(e), p(e - 1)], 1, 2, vec![b, b], 1),
+                &params(&[format, "bits=4", "method=full"]),
+            )
+            .unwrap();
+        assert!(run.output.data()[0].is_finite(), "{format}");
+        assert_eq!(outcome(&run, "rigorous"), Outcome::Pass, "{format}");
+    }
+}
+
+/// An element whose dequantize-and-add may overflow the working format has
+/// no bound, but no longer voids the verdict on the others (before
+/// 2026-11-26 one such element made the whole output "hypothesis not met"
+/// with no element judged, so a violation elsewhere would have gone unseen):
+/// fp32, D = [[1e38 * 10], [1 * 10]], 1e39 > 3.4e38 in element 0 only.
+#[test]
+fn an_overflowing_element_leaves_the_others_judged() {
+    let run = ResidualGemm
+        .run(&inputs(vec![1e38, 1.0], 2, 1, vec![10.0], 1), &params(&[]))
+        .unwrap();
+    assert_eq!(run.rigorous_values()[0], f64::INFINITY);
+    assert!(run.rigorous_values()[1].is_finite());
+    let verdict = run
+        .verdicts()
+        .unwrap()
+        .into_iter()
+        .find(|v| v.label == "rigorous")
+        .unwrap()
+        .verdict;
+    let Outcome::HypothesisNotMet { reason } = &verdict.outcome else {
+        panic!("{verdict:?}")
+    };
+    assert!(
+        reason.contains("element (0, 0) may reach")
+            && reason.contains("1 of 2 elements without a bound"),
+        "{reason}"
+    );
+    assert_eq!(
+        (verdict.judged_elements, verdict.unbounded_elements),
+        (1, 1)
+    );
+}
+
 // ---------------------------------------------------------------- findings (regressions)
 
 #[test]

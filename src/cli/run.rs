@@ -71,7 +71,9 @@ pub fn execute(args: RunArgs) -> Result<ExitCode> {
             "inputs": inputs.iter().map(|(k, t)| (k.clone(), t.shape().to_vec())).collect::<std::collections::BTreeMap<_, _>>(),
             "output_shape": run.output.shape(),
             "details": run.details,
-            "rigorous_bound_max": bounds.iter().copied().fold(0.0, f64::max),
+            // Over the elements that have a bound (+inf marks those that do
+            // not); null when none has.
+            "rigorous_bound_max": bounds.iter().copied().filter(|v| v.is_finite()).reduce(f64::max),
             "verdicts": verdicts,
         })
     });

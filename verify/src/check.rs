@@ -37,13 +37,141 @@ pub struct ElementBounds {
     pub bound: Bound,
     #[serde(skip)]
     values: Vec<f64>,
+    /// Why the elements whose value is `+inf` have no bound, when some have
+    /// none ([`ElementBounds::partial`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unbounded: Option<String>,
 }
 
 impl ElementBounds {
     /// The same bound for each of `n` elements.
     pub fn uniform(bound: Bound, n: usize) -> ElementBounds {
         let values = vec![bound.value; n];
-        ElementBounds { bound, values }
+        ElementBounds {
+            bound,
+            values,
+            unbounded: None,
+        }
+    }
+
+    /// One bound per element, where `+inf` marks an element the bound says
+    /// nothing about, for `reason` (a hypothesis that fails there only: a
+    /// term that overflows binary64, a result that overflows its storage).
+    /// [`check`] judges the other elements, so a violation among them is
+    /// still found, and calls the output [`Outcome::HypothesisNotMet`] when
+    /// they hold. `bound.value` becomes the largest finite value. Without an
+    /// infinite value this is [`ElementBounds::new`].
+    ///
+    /// # Errors
+    /// As [`ElementBounds::new`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::{check, ElementBounds, Outcome};
+    /// use boundgate_verify::oracle::ErrorMeasure;
+    /// let b = Bound::deterministic(0.0, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
+    /// let eb = ElementBounds::partial(b, vec![1e-6, f64::INFINITY], "a term overflows").unwrap();
+    /// assert_eq!(eb.bound.value, 1e-6);
+    /// let error = |e: f64| ErrorMeasure::Finite { absolute_up: e, absolute_down: None, relative_up: Some(e), exact: 1.0 };
+    /// // Element 0 is judged: a violation there is found all the same.
+    /// let errors = [error(1e-3), error(1.0)];
+    /// assert!(check(&errors, Ok(eb.clone())).unwrap().is_violation());
+    /// let errors = [error(0.0), error(1.0)];
+    /// let v = check(&errors, Ok(eb)).unwrap();
+    /// assert!(matches!(v.outcome, Outcome::HypothesisNotMet { .. }));
+    /// assert_eq!((v.judged_elements, v.unbounded_elements), (1, 1));
+    /// ```
+    pub fn partial(
+        bound: Bound,
+        values: Vec<f64>,
+        reason: impl Into<String>,
+    ) -> Result<ElementBounds> {
+        let unbounded = values.contains(&f64::INFINITY);
+        let mut bounds = ElementBounds::new(bound, values)?;
+        if unbounded {
+            bounds.bound.value = bounds
+                .values
+                .iter()
+                .copied()
+                .filter(|v| v.is_finite())
+                .fold(0.0, f64::max);
+            bounds.unbounded = Some(reason.into());
+        }
+        Ok(bounds)
+    }
+
+    /// Per-element bounds from per-element results: an element whose bound
+    /// failed a hypothesis ([`VerifyError::HypothesisNotMet`]: its own sum may
+    /// overflow, its result does not fit the storage) gets none, and the
+    /// others are kept ([`ElementBounds::partial`], the first failure's reason
+    /// and element named). The first successful bound is the template.
+    ///
+    /// # Errors
+    /// The first error that is not a failed hypothesis; the first failed
+    /// hypothesis when no element has a bound; [`VerifyError::Empty`] for no
+    /// elements.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::ElementBounds;
+    /// use boundgate_verify::VerifyError;
+    /// let ok = Bound::deterministic(1e-6, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
+    /// let overflow = VerifyError::HypothesisNotMet {
+    ///     source_ref: "ex".into(),
+    ///     hypothesis: "no overflow".into(),
+    ///     detail: "1e39 > 3.4e38".into(),
+    /// };
+    /// let eb = ElementBounds::collect([Ok(ok.clone()), Err(overflow.clone())]).unwrap();
+    /// assert_eq!(eb.values(), &[1e-6, f64::INFINITY]);
+    /// assert_eq!(eb.unbounded(), Some("ex: no overflow (1e39 > 3.4e38), first at element 1"));
+    /// assert!(ElementBounds::collect([Err::<Bound, _>(overflow)]).is_err());
+    /// ```
+    pub fn collect(results: impl IntoIterator<Item = Result<Bound>>) -> Result<ElementBounds> {
+        let mut template = None;
+        let mut first_failure = None;
+        let mut values = Vec::new();
+        for (element, result) in results.into_iter().enumerate() {
+            match result {
+                Ok(b) => {
+                    values.push(b.value);
+                    template.get_or_insert(b);
+                }
+                Err(e @ VerifyError::HypothesisNotMet { .. }) => {
+                    values.push(f64::INFINITY);
+                    first_failure.get_or_insert((element, e));
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        match (template, first_failure) {
+            (Some(t), None) => ElementBounds::new(t, values),
+            (Some(t), Some((element, e))) => {
+                let VerifyError::HypothesisNotMet {
+                    source_ref,
+                    hypothesis,
+                    detail,
+                } = e
+                else {
+                    unreachable!("only failed hypotheses are kept")
+                };
+                ElementBounds::partial(
+                    t,
+                    values,
+                    format!("{source_ref}: {hypothesis} ({detail}), first at element {element}"),
+                )
+            }
+            (None, Some((_, e))) => Err(e),
+            (None, None) => Err(VerifyError::Empty {
+                what: "output".into(),
+            }),
+        }
+    }
+
+    /// Why some elements have no bound ([`ElementBounds::partial`]), if any do.
+    pub fn unbounded(&self) -> Option<&str> {
+        self.unbounded.as_deref()
     }
 
     /// One bound per element; `bound.value` becomes their maximum. NaN or
@@ -57,7 +185,11 @@ impl ElementBounds {
             ));
         }
         bound.value = values.iter().copied().fold(0.0, f64::max);
-        Ok(ElementBounds { bound, values })
+        Ok(ElementBounds {
+            bound,
+            values,
+            unbounded: None,
+        })
     }
 
     /// The per-element values.
@@ -154,6 +286,15 @@ pub struct Verdict {
     /// Of those, the elements whose error may or may not exceed their bound
     /// (an enclosure oracle's interval straddles it).
     pub undecided_elements: usize,
+    /// Elements the bound says nothing about ([`ElementBounds::partial`]):
+    /// not judged, and the reason the outcome is
+    /// [`Outcome::HypothesisNotMet`] when no judged element fails.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unbounded_elements: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Verdict {
@@ -256,6 +397,7 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
                 judged_elements: 0,
                 violated_elements: 0,
                 undecided_elements: 0,
+                unbounded_elements: 0,
             });
         }
         Err(VerifyError::HypothesisNotMet {
@@ -273,6 +415,7 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
                 judged_elements: 0,
                 violated_elements: 0,
                 undecided_elements: 0,
+                unbounded_elements: 0,
             });
         }
         Err(other) => return Err(other),
@@ -300,7 +443,12 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
     }
     let mut worst: Option<Judged> = None;
     let (mut judged_elements, mut violated_elements, mut undecided_elements) = (0usize, 0, 0);
+    let mut unbounded_elements = 0usize;
     for (element, (e, &bound)) in errors.iter().zip(&bounds.values).enumerate() {
+        if bounds.unbounded.is_some() && bound == f64::INFINITY {
+            unbounded_elements += 1;
+            continue;
+        }
         // `error_down` proves `error > bound` when above it (see `absolute_down`).
         let (error, error_down) = match *e {
             ErrorMeasure::Finite {
@@ -358,7 +506,20 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
             error_up: w.error,
             bound: w.bound,
         },
-        _ => non_finite.unwrap_or(Outcome::Pass),
+        // A non-finite exact result is reported first, as when the whole
+        // bound has no value.
+        _ => match non_finite {
+            Some(outcome) => outcome,
+            None if unbounded_elements > 0 => Outcome::HypothesisNotMet {
+                reason: format!(
+                    "{} ({unbounded_elements} of {} elements without a bound; the \
+                     {judged_elements} judged hold)",
+                    bounds.unbounded.as_deref().unwrap_or_default(),
+                    errors.len()
+                ),
+            },
+            None => Outcome::Pass,
+        },
     };
     // A pass must mean every element passed, not just the worst by ratio. A
     // non-finite result against a finite exact value has an infinite error,
@@ -381,6 +542,7 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
         judged_elements,
         violated_elements,
         undecided_elements,
+        unbounded_elements,
     })
 }
 
@@ -722,6 +884,69 @@ mod tests {
             relative_up: (exact != 0.0).then(|| abs / exact.abs()),
             exact,
         }
+    }
+
+    /// Elements without a bound are not judged; the others are, and decide
+    /// a violation or an undecided element; when they hold the output is a
+    /// hypothesis not met, naming the count; a non-finite exact result is
+    /// reported first; without an infinite value `partial` is `new`.
+    #[test]
+    fn partial_bounds_judge_the_bounded_elements() {
+        let inf = f64::INFINITY;
+        let partial = |values: Vec<f64>| ElementBounds::partial(bound(0.0), values, "why").unwrap();
+        let v = check(
+            &[finite(1.0, 1.0), finite(5.0, 1.0), finite(0.5, 1.0)],
+            Ok(partial(vec![2.0, inf, 0.25])),
+        )
+        .unwrap();
+        assert!(v.is_violation(), "{v:?}");
+        assert_eq!(
+            (v.judged_elements, v.violated_elements, v.unbounded_elements),
+            (2, 1, 1)
+        );
+        assert_eq!(v.bound.as_ref().unwrap().value, 2.0);
+        let v = check(
+            &[finite(1.0, 1.0), finite(5.0, 1.0)],
+            Ok(partial(vec![2.0, inf])),
+        )
+        .unwrap();
+        let Outcome::HypothesisNotMet { reason } = &v.outcome else {
+            panic!("{v:?}")
+        };
+        assert!(
+            reason.contains("why (1 of 2 elements without a bound; the 1 judged hold)"),
+            "{reason}"
+        );
+        assert_eq!(v.ratio, Some(0.5));
+        let enclosed = ErrorMeasure::Finite {
+            absolute_up: 3.0,
+            absolute_down: Some(1.0),
+            relative_up: None,
+            exact: 1.0,
+        };
+        let v = check(&[enclosed, finite(0.0, 1.0)], Ok(partial(vec![2.0, inf]))).unwrap();
+        assert!(matches!(v.outcome, Outcome::Undecided { .. }), "{v:?}");
+        let nan = ErrorMeasure::NonFinite {
+            computed: f64::NAN,
+            exact: f64::NAN,
+        };
+        let v = check(&[nan, finite(1.0, 1.0)], Ok(partial(vec![1.0, inf]))).unwrap();
+        assert!(matches!(v.outcome, Outcome::NonFinite { .. }), "{v:?}");
+        let all = check(&[finite(1.0, 1.0)], Ok(partial(vec![inf]))).unwrap();
+        assert!(matches!(all.outcome, Outcome::HypothesisNotMet { .. }));
+        assert_eq!((all.judged_elements, all.ratio), (0, None));
+        let none = partial(vec![1.0, 2.0]);
+        assert_eq!(
+            none,
+            ElementBounds::new(bound(0.0), vec![1.0, 2.0]).unwrap()
+        );
+        assert!(none.unbounded().is_none());
+        assert!(ElementBounds::partial(bound(0.0), vec![f64::NAN], "why").is_err());
+        // The JSON of a verdict without unbounded elements is unchanged.
+        let json =
+            serde_json::to_string(&check(&[finite(0.0, 1.0), finite(0.0, 1.0)], Ok(none)).unwrap())
+                .unwrap();
+        assert!(!json.contains("unbounded"), "{json}");
     }
 
     #[test]

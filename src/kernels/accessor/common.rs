@@ -4,11 +4,11 @@
 use super::storage::{AccessorSpec, IntOverflow, IntRounding, ScaleRule, StorageKind, Stored};
 use crate::error::{Error, Result};
 use crate::kernels::{ParamKind, ParamSpec, Params};
+use boundgate_verify::bounds::Bound;
 use boundgate_verify::bounds::accessor::{
     Accumulation, InnerSum, StoreModel, after_store, rigorous_accumulation,
 };
 use boundgate_verify::bounds::directed::{add_up, mul_up, sub_up};
-use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
 use boundgate_verify::check::ElementBounds;
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::{Result as VResult, VerifyError};
@@ -255,26 +255,12 @@ pub fn element_bound(
     }
 }
 
-/// Collects per-element bounds into [`ElementBounds`] (the first failure wins).
+/// Collects per-element bounds into [`ElementBounds`]: an element whose
+/// bound failed a hypothesis (its sum may overflow, its result does not fit
+/// the storage) has none and the others are judged
+/// ([`ElementBounds::collect`]); any other error is returned.
 pub fn collect_bounds(bounds: Vec<VResult<Bound>>) -> VResult<ElementBounds> {
-    let mut values = Vec::with_capacity(bounds.len());
-    let mut template = None;
-    for b in bounds {
-        let b = b?;
-        values.push(b.value);
-        if template.is_none() {
-            template = Some(b);
-        }
-    }
-    let template = template.unwrap_or_else(|| {
-        Bound::deterministic(
-            0.0,
-            Quantity::AbsoluteError,
-            Source::new("boundgate", "empty output", None),
-            Rigor::Rigorous,
-        )
-    });
-    ElementBounds::new(template, values)
+    ElementBounds::collect(bounds)
 }
 
 /// The accumulation of a BLAS output `fl(alpha s) ` (or `fma(alpha, s,

@@ -350,7 +350,13 @@ impl TrsvComputation {
 }
 
 /// Forward errors of `computed` for the system `(a, b)`; every element
-/// non-finite (exact NaN) when the system has a NaN or infinity.
+/// non-finite (exact NaN) when the system has a NaN or infinity. Where only
+/// some computed components are non-finite (the store overflowed), those are
+/// [`ErrorMeasure::NonFinite`] against the exact value and the others keep
+/// their own errors: each component's error depends on its own computed
+/// value alone, so the non-finite ones are given to the oracle as 0. (Until
+/// 2026-11-26 every component was marked non-finite, which an infinite bound
+/// for the whole output hid; judged per element, it read as a violation.)
 pub fn trsv_errors(
     a: &[f64],
     n: usize,
@@ -364,13 +370,23 @@ pub fn trsv_errors(
     if !finite_system || computed.iter().any(|v| !v.is_finite()) {
         if finite_system {
             // The computed solution overflowed: the exact one is finite.
-            if let Ok(exact) = solution_errors(&t, b, &vec![0.0; n]) {
+            let finite_part: Vec<f64> = computed
+                .iter()
+                .map(|&c| if c.is_finite() { c } else { 0.0 })
+                .collect();
+            if let Ok(errors) = solution_errors(&t, b, &finite_part) {
                 return Ok(computed
                     .iter()
-                    .zip(exact)
-                    .map(|(&c, e)| ErrorMeasure::NonFinite {
-                        computed: c,
-                        exact: e.exact(),
+                    .zip(errors)
+                    .map(|(&c, e)| {
+                        if c.is_finite() {
+                            e
+                        } else {
+                            ErrorMeasure::NonFinite {
+                                computed: c,
+                                exact: e.exact(),
+                            }
+                        }
                     })
                     .collect());
             }

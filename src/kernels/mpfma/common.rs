@@ -18,21 +18,7 @@ pub fn element_bounds(
     n: usize,
     mut bound_of: impl FnMut(usize) -> VResult<Bound>,
 ) -> VResult<ElementBounds> {
-    let mut template = None;
-    let mut values = Vec::with_capacity(n);
-    for i in 0..n {
-        let b = bound_of(i).map_err(non_finite_as_hypothesis)?;
-        values.push(b.value);
-        if template.is_none() {
-            template = Some(b);
-        }
-    }
-    match template {
-        Some(t) => ElementBounds::new(t, values),
-        None => Err(VerifyError::Empty {
-            what: "output".into(),
-        }),
-    }
+    ElementBounds::collect((0..n).map(|i| bound_of(i).map_err(non_finite_as_hypothesis)))
 }
 
 /// A bound whose value is a constant times a per-element quantity: evaluated

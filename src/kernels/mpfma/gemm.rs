@@ -23,8 +23,8 @@ use crate::kernels::{
 use boundgate_verify::bounds::directed::{add_up, mul_up};
 use boundgate_verify::bounds::tc::{
     GammaTilde, GemmShape, Roundoffs, ThmConstant, alg1_rigorous, block_fma_a_posteriori,
-    block_fma_a_priori, block_fma_any_order, block_fma_constant, thm_3_7, thm_3_8, thm_3_9,
-    thm_3_10, vibea_lambda,
+    block_fma_a_priori, block_fma_any_order, block_fma_any_order_reducing, block_fma_constant,
+    thm_3_7, thm_3_8, thm_3_9, thm_3_10, vibea_lambda,
 };
 use boundgate_verify::bounds::{Bound, Kind};
 use boundgate_verify::check::ElementBounds;
@@ -383,17 +383,26 @@ pub fn rigorous_bounds(
         })?
     } else {
         let spec = config.record.spec();
-        let bound = match order {
-            InnerOrder::Chain => block_fma_a_priori,
-            InnerOrder::Any => block_fma_any_order,
-        };
         element_bounds(m * t, |e| {
             let (i, j) = (e / t, e % t);
-            bound(
-                &spec,
+            let (x, y) = (
                 &ops.a_read[i * k..(i + 1) * k],
                 &bt_read[j * k..(j + 1) * k],
-            )
+            );
+            match order {
+                InnerOrder::Chain => block_fma_a_priori(&spec, x, y),
+                // With an fp16 D a vendor may reduce split-K partials in
+                // fp16 (cuBLASLt's INPLACE and OUTPUT_TYPE schemes, cuBLAS's
+                // reduced-precision reductions; found by review).
+                InnerOrder::Any if config.fp16_epilogue => block_fma_any_order_reducing(
+                    &spec,
+                    Format::FP16,
+                    RoundingMode::NearestEven,
+                    x,
+                    y,
+                ),
+                InnerOrder::Any => block_fma_any_order(&spec, x, y),
+            }
         })?
     };
     let representation: Vec<f64> = (0..m * t)

@@ -72,8 +72,11 @@
 //!   (fp32, `A = [[1e38, 1e38]]`, `B = [[1e10], [-1e10]]`: every `P_t` is 0,
 //!   the row-sum estimate of `X_0` is 2e48 and reported a possible overflow).
 //!
-//! Hypotheses checked: finite inputs and scales, `F` has subnormals, and no
-//! intermediate of the dequantize-and-add can overflow `F`. Every number is
+//! Hypotheses checked: finite inputs and scales, `F` has subnormals, and, per
+//! element, no intermediate of the dequantize-and-add can overflow `F` and the
+//! bound is finite in binary64. An element where either fails has no bound
+//! (`+inf` in a partial [`ElementBounds`]: the check judges the others and
+//! calls the output a hypothesis not met only if they hold). Every number is
 //! evaluated with upward rounding ([`super::directed`]).
 //!
 //! # The published results
@@ -90,7 +93,7 @@
 //!   2M" with `M` the threshold (and §5.2: the threshold serves "as an upper
 //!   limit for residual correction errors"), i.e. `|d_ij - c_ij| <= 2 M |c_ij|`.
 
-use super::directed::{add_up, div_down, div_up, mul_up, product3_up, sub_down, sub_up};
+use super::directed::{add_down, add_up, div_down, div_up, mul_up, product3_up, sub_down, sub_up};
 use super::gamma::gamma_value;
 use super::{Bound, Quantity, Rigor, Source, require};
 use crate::check::ElementBounds;
@@ -541,6 +544,43 @@ fn line_abs(q: &QuantizedView<'_>, by_rows: bool) -> Vec<i64> {
     sum
 }
 
+/// An enclosure `[lo, hi]` of the computed `y^_t = fl(fl(P_t / lambda_hi) /
+/// lambda_lo)`: the sign of `P_t`, and a magnitude within `e` (its rounding
+/// bound) of the exact `|P_t| / (lambda_r lambda_c)`, which lies between the
+/// downward quotients and `x_up`.
+fn signed_enclosure(p: i64, (row, col): (f64, f64), x_up: f64, e: f64) -> (f64, f64) {
+    if p == 0 {
+        return (0.0, 0.0);
+    }
+    let x_down = div_down(div_down(p.unsigned_abs() as f64, row), col);
+    // |P| as f64 rounded down: below 2^53 it is exact; above, the cast
+    // rounds to nearest, so one step down keeps it below.
+    let x_down = if p.unsigned_abs() > 1 << 53 {
+        x_down.next_down().max(0.0)
+    } else {
+        x_down
+    };
+    let (lo, hi) = (sub_down(x_down, e), add_up(x_up, e));
+    if p > 0 { (lo, hi) } else { (-hi, -lo) }
+}
+
+/// Upper bounds of `|y^_0 + y^_1|` and `|fl(y^_0 + y^_1) + y^_2|` from
+/// enclosures of the `y^_t` (interval sums rounded outward; the first sum
+/// widened by its rounding `u |.|` where `y^_1` is not zero, i.e. where it is
+/// rounded at all). `rounded[0]`: whether `y^_0 + y^_1` is rounded; `rounded[1]`
+/// is not needed (the last sum's rounding is the caller's).
+fn sum_reaches(y: [(f64, f64); 3], rounded: [bool; 2], u: f64) -> [f64; 2] {
+    let reach = |(lo, hi): (f64, f64)| f64::max(lo.abs(), hi.abs());
+    let first = (add_down(y[0].0, y[1].0), add_up(y[0].1, y[1].1));
+    let m1 = reach(first);
+    let widen = if rounded[0] { mul_up(u, m1) } else { 0.0 };
+    let second = (
+        add_down(sub_down(first.0, widen), y[2].0),
+        add_up(add_up(first.1, widen), y[2].1),
+    );
+    [m1, reach(second)]
+}
+
 /// Upward `1 / lambda` along the rows (of an `A`-side view) or columns (`B` side).
 fn inverse_scales(q: &QuantizedView<'_>, by_rows: bool) -> Vec<f64> {
     let lines = if by_rows { q.rows() } else { q.cols() };
@@ -641,10 +681,10 @@ impl<'a> Prepared<'a> {
     /// and `keep_b` of `B` (`k x n`) in the compensation products (module docs).
     ///
     /// # Errors
-    /// [`VerifyError::LengthMismatch`] for masks of the wrong size;
-    /// [`VerifyError::HypothesisNotMet`] if an intermediate of the
-    /// dequantize-and-add could overflow the format, or the bound itself
-    /// overflows binary64.
+    /// [`VerifyError::LengthMismatch`] for masks of the wrong size. An
+    /// element where an intermediate of the dequantize-and-add could overflow
+    /// the format, or whose bound overflows binary64, is `+inf` in a partial
+    /// [`ElementBounds`] ([`ElementBounds::partial`]), not an error.
     pub fn rigorous(&self, keep_a: &[bool], keep_b: &[bool]) -> Result<ElementBounds> {
         self.evaluate(keep_a, keep_b, false)
     }
@@ -705,6 +745,10 @@ impl<'a> Prepared<'a> {
         let kf = up(k as i64);
         let mut values = Vec::with_capacity(m * n);
         let mut largest: f64 = 0.0;
+        // The first element whose intermediates may overflow the format, and
+        // the first whose bound overflows binary64: those elements have no
+        // bound (+inf in a partial ElementBounds), the others are judged.
+        let (mut kernel_overflow, mut bound_overflow) = (None, None);
         for i in 0..m {
             let (ba, ea) = (self.gaps_a.after_residual[i], self.gaps_a.total[i]);
             for j in 0..n {
@@ -744,16 +788,25 @@ impl<'a> Prepared<'a> {
                 // inverse: div_up(1, .) is monotone, and equal scales give
                 // equal inverses), then by the other.
                 let inverses = [(ia[i], ib[j]), (ia[i], irb[j]), (ira[i], ib[j])];
-                let mut y = [0.0; 3];
+                let p_signed = [self.p0[at], p1.signed[at], p2.signed[at]];
+                let row_scale = |q: &QuantizedView<'_>| q.scale(i, 0);
+                let col_scale = |q: &QuantizedView<'_>| q.scale(0, j);
+                let scales = [
+                    (row_scale(&ops.aq), col_scale(&ops.bq)),
+                    (row_scale(&ops.aq), col_scale(&ops.rbq)),
+                    (row_scale(&ops.raq), col_scale(&ops.bq)),
+                ];
+                let mut enclosures = [(0.0, 0.0); 3];
                 let mut x = [0.0; 3];
                 let mut rounding = 0.0;
+                let mut element_largest: f64 = 0.0;
                 for t in 0..3 {
                     if p_abs[t] == 0 {
                         continue; // P_t = 0: y_t = 0 exactly
                     }
                     // fl(P_t) itself: a narrow working format (fp16: max
                     // 65504) overflows on the integer product already.
-                    largest = largest.max(mul_up(one_u, up(p_abs[t])));
+                    element_largest = element_largest.max(mul_up(one_u, up(p_abs[t])));
                     let (row_inv, col_inv) = inverses[t];
                     let (hi_inv, lo_inv) = (row_inv.min(col_inv), row_inv.max(col_inv));
                     let first = mul_up(up(p_abs[t]), hi_inv);
@@ -763,19 +816,26 @@ impl<'a> Prepared<'a> {
                         add_up(mul_up(mul_up(eta, one_u), lo_inv), eta),
                     );
                     rounding = add_up(rounding, e);
-                    y[t] = add_up(x[t], e);
+                    enclosures[t] = signed_enclosure(p_signed[t], scales[t], x[t], e);
+                    // y^_t itself, before any addition (the sums below may
+                    // cancel what a single term overflows).
+                    element_largest = element_largest.max(mul_up(one_u, add_up(x[t], e)));
                     // fl(fl(P) / lambda_hi), before the second division.
-                    largest = largest.max(add_up(mul_up(mul_up(one_u, one_u), first), eta));
+                    element_largest =
+                        element_largest.max(add_up(mul_up(mul_up(one_u, one_u), first), eta));
                 }
-                let s1 = add_up(y[0], y[1]);
+                // The two additions, with the signs of the P_t: a sum whose
+                // terms cancel neither reaches nor rounds like the sum of
+                // their magnitudes, which flagged exact outputs near the top
+                // of the format as possible overflows (review, 2026-11-26).
+                let [m1, m2] = sum_reaches(enclosures, [x[1] != 0.0, x[2] != 0.0], u);
                 if x[1] != 0.0 {
-                    rounding = add_up(rounding, mul_up(u, s1));
+                    rounding = add_up(rounding, mul_up(u, m1));
                 }
-                let s2 = add_up(mul_up(one_u, s1), y[2]);
                 if x[2] != 0.0 {
-                    rounding = add_up(rounding, mul_up(u, s2));
+                    rounding = add_up(rounding, mul_up(u, m2));
                 }
-                largest = largest.max(mul_up(one_u, s2));
+                element_largest = element_largest.max(mul_up(one_u, m1.max(m2)));
                 let mut value = add_up(add_up(dropped, quant), add_up(second, rounding));
                 if entrywise || !value.is_finite() {
                     // The same terms entry by entry (O(k) for this element;
@@ -783,40 +843,55 @@ impl<'a> Prepared<'a> {
                     let (quant, second) = self.per_entry_terms(i, j);
                     value = add_up(add_up(dropped, quant), add_up(second, rounding));
                 }
+                if element_largest > f.max_finite() {
+                    kernel_overflow.get_or_insert((at, element_largest));
+                    value = f64::INFINITY;
+                } else if !value.is_finite() {
+                    // A term can overflow binary64 although no intermediate
+                    // of the kernel does (a reciprocal scale near 1e306 times
+                    // a large integer sum): an infinite value would pass every
+                    // error; it is no bound.
+                    bound_overflow.get_or_insert(at);
+                    value = f64::INFINITY;
+                } else {
+                    largest = largest.max(element_largest);
+                }
                 values.push(value);
             }
         }
-        require(
-            largest <= f.max_finite(),
-            &RIGOROUS,
-            "no overflow in the dequantize-and-add",
-            || {
+        // (hypothesis, detail) of each kind of element without a bound.
+        let mut unbounded: Vec<(&str, String)> = Vec::new();
+        if let Some((at, reach)) = kernel_overflow {
+            unbounded.push((
+                "no overflow in the dequantize-and-add",
                 format!(
-                    "an intermediate may reach {largest:e} > {:e} ({f})",
+                    "element ({}, {}) may reach {reach:e} > {:e} ({f})",
+                    at / n,
+                    at % n,
                     f.max_finite()
-                )
-            },
-        )?;
-        // A term can overflow binary64 although no intermediate of the kernel
-        // does: the residual-quantization and residual-x-residual terms pair
-        // each line's sum with the other side's largest gap (module docs), so
-        // one huge entry beside a tiny one can push them past f64::MAX. An
-        // infinite value would pass every error; it is no bound.
-        let overflowed = values.iter().position(|v| !v.is_finite());
-        require(
-            overflowed.is_none(),
-            &RIGOROUS,
-            "the bound is finite in binary64",
-            || {
-                let at = overflowed.unwrap_or_default();
+                ),
+            ));
+        }
+        if let Some(at) = bound_overflow {
+            unbounded.push((
+                "the bound is finite in binary64",
                 format!(
-                    "element ({}, {}): a term of the bound overflows binary64 (a line's integer \
-                     sum times the other side's largest residual gap, or a reciprocal scale)",
+                    "at element ({}, {}) a term overflows binary64 (a reciprocal scale times an \
+                     integer sum, or an entry's gap)",
                     at / n,
                     at % n
-                )
-            },
-        )?;
+                ),
+            ));
+        }
+        if !unbounded.is_empty() && values.iter().all(|v| *v == f64::INFINITY) {
+            // No element has a bound: the output's hypothesis fails.
+            let (hypothesis, detail) = unbounded.swap_remove(0);
+            return Err(VerifyError::HypothesisNotMet {
+                source_ref: RIGOROUS.to_string(),
+                hypothesis: hypothesis.into(),
+                detail,
+            });
+        }
         let bound = Bound::deterministic(0.0, Quantity::AbsoluteError, RIGOROUS, Rigor::Rigorous)
             .with_hypothesis(
                 "exact integer products (int32 accumulation checked by the kernel)",
@@ -841,7 +916,15 @@ impl<'a> Prepared<'a> {
                     k * n
                 ),
             );
-        ElementBounds::new(bound, values)
+        if unbounded.is_empty() {
+            ElementBounds::new(bound, values)
+        } else {
+            let reasons: Vec<String> = unbounded
+                .iter()
+                .map(|(hypothesis, detail)| format!("{hypothesis} ({detail})"))
+                .collect();
+            ElementBounds::partial(bound, values, format!("{RIGOROUS}: {}", reasons.join("; ")))
+        }
     }
 }
 

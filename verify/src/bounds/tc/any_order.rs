@@ -61,6 +61,7 @@ use super::super::directed::{add_up, expm1_up, ln1p_up, mul_up};
 use super::super::{Bound, Quantity, Rigor, Source, require};
 use super::BlockFmaSpec;
 use crate::error::{Result, VerifyError, require_same_len};
+use crate::format::{Format, RoundingMode};
 
 /// The source of [`block_fma_any_order`] (derivation in the module documentation).
 pub const ANY_ORDER_SOURCE: Source = Source::new(
@@ -93,6 +94,82 @@ pub const ANY_ORDER_SOURCE: Source = Source::new(
 /// assert!(any.value >= block_fma_a_priori(&h100, &x, &x).unwrap().value);
 /// ```
 pub fn block_fma_any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64]) -> Result<Bound> {
+    let (u_acc, eta_acc) = spec.output_errors();
+    let node = NodeRounding {
+        u: u_acc,
+        eta: eta_acc,
+        max: spec.accumulator.max_finite(),
+        reduction: None,
+    };
+    any_order(spec, x, y, &node)
+}
+
+/// [`block_fma_any_order`] where the reduction may also round to `reduction`
+/// (in `mode`), a narrower output format: cuBLASLt's `INPLACE` and
+/// `OUTPUT_TYPE` reduction schemes add split-K partials "in the output data
+/// type", and cuBLAS allows reduced-precision reductions unless told not to,
+/// so with an fp16 `D` partials may be rounded to fp16 and added there.
+/// Every operation is then taken to round to the accumulator, to
+/// `reduction`, or to both in turn (a conversion of its result, merged into
+/// the operation that produced it): `u = u_acc + u_red + u_acc u_red`,
+/// `eta = (1 + u_red) eta_acc + eta_red`, and no intermediate may exceed the
+/// smaller format's largest value. The final conversion of the result to
+/// `reduction` is such a rounding too. Found by review (2026-11-26): with one
+/// fp16 rounding at the end only, a split-K reduction in fp16 exceeded the
+/// bound by up to 1.99 times in an exact simulation.
+///
+/// # Errors
+/// As [`block_fma_any_order`].
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::tc::{block_fma_any_order, block_fma_any_order_reducing, BlockFmaSpec};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let rne = RoundingMode::NearestEven;
+/// let h100 = BlockFmaSpec::new(16, 25, Format::FP16, Format::FP32, RoundingMode::TowardZero);
+/// // The review's case: two split-K partials rounded to fp16, then added in fp16.
+/// let x = [1.0; 4];
+/// let y = [1.0, 2f64.powi(-11) + 2f64.powi(-20), 1.0, 3.0 * 2f64.powi(-11) + 2f64.powi(-20)];
+/// let exact: f64 = y.iter().sum();
+/// let computed = 513.0 / 256.0;
+/// let b = block_fma_any_order_reducing(&h100, Format::FP16, rne, &x, &y).unwrap();
+/// assert!((computed - exact).abs() <= b.value);
+/// assert!(b.value > block_fma_any_order(&h100, &x, &y).unwrap().value);
+/// ```
+pub fn block_fma_any_order_reducing(
+    spec: &BlockFmaSpec,
+    reduction: Format,
+    mode: RoundingMode,
+    x: &[f64],
+    y: &[f64],
+) -> Result<Bound> {
+    let (u_acc, eta_acc) = spec.output_errors();
+    let (u_red, eta_red) = (
+        reduction.unit_roundoff(mode),
+        reduction.underflow_abs_error(mode),
+    );
+    let node = NodeRounding {
+        u: add_up(add_up(u_acc, u_red), mul_up(u_acc, u_red)),
+        eta: add_up(mul_up(add_up(1.0, u_red), eta_acc), eta_red),
+        max: spec.accumulator.max_finite().min(reduction.max_finite()),
+        reduction: Some((reduction, mode)),
+    };
+    any_order(spec, x, y, &node)
+}
+
+/// How one operation of the tree rounds its exact (truncated) sum.
+struct NodeRounding {
+    /// Relative error.
+    u: f64,
+    /// Absolute (underflow) error.
+    eta: f64,
+    /// The largest value an intermediate may take.
+    max: f64,
+    /// The narrower format reductions may round to, if any.
+    reduction: Option<(Format, RoundingMode)>,
+}
+
+fn any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64], node: &NodeRounding) -> Result<Bound> {
     spec.validate()?;
     require_same_len("x and y", x.len(), y.len())?;
     if let Some((name, i, v)) = [("A", x), ("B", y)].into_iter().find_map(|(name, v)| {
@@ -106,7 +183,7 @@ pub fn block_fma_any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64]) -> Result<
             detail: format!("{name}[{i}] = {v}"),
         });
     }
-    let (u_acc, eta) = spec.output_errors();
+    let (u_acc, eta) = (node.u, node.eta);
     let floor_in = spec.input.min_positive_normal();
     let floor_acc = spec.accumulator.min_positive_normal();
     let quantum = spec.quantum_scale();
@@ -126,7 +203,7 @@ pub fn block_fma_any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64]) -> Result<
         leaves += 1;
     }
     if leaves == 0 {
-        return Ok(bound(flushed, spec, 0.0));
+        return Ok(bound(flushed, spec, 0.0, node));
     }
     let eps = add_up(quantum, u_acc);
     let k = leaves as f64;
@@ -140,36 +217,47 @@ pub fn block_fma_any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64]) -> Result<
     let extras = mul_up(grown, per_node);
     let largest = add_up(mul_up(grown, magnitudes), extras);
     require(
-        largest <= spec.accumulator.max_finite(),
+        largest <= node.max,
         &ANY_ORDER_SOURCE,
-        "no overflow: every intermediate below max_finite of the accumulator",
-        || {
-            format!(
-                "(1 + eps)^k' S' + extras = {largest:e} > {:e} ({})",
-                spec.accumulator.max_finite(),
-                spec.accumulator
-            )
-        },
+        "no overflow: every intermediate below max_finite of the formats it is rounded to",
+        || format!("(1 + eps)^k' S' + extras = {largest:e} > {:e}", node.max),
     )?;
     let error = add_up(add_up(mul_up(growth, magnitudes), extras), flushed);
-    Ok(bound(error, spec, eps))
+    Ok(bound(error, spec, eps, node))
 }
 
-fn bound(error: f64, spec: &BlockFmaSpec, eps: f64) -> Bound {
-    Bound::deterministic(error, Quantity::AbsoluteError, ANY_ORDER_SOURCE, Rigor::Rigorous)
-        .with_hypothesis(
+fn bound(error: f64, spec: &BlockFmaSpec, eps: f64, node: &NodeRounding) -> Bound {
+    let (what, formats) = match node.reduction {
+        None => (
             "every output a tree of block FMAs and additions rounded to the accumulator, each product entering once (any split, order and reduction)",
+            format!("accumulator {} ({})", spec.accumulator, spec.output_mode),
+        ),
+        Some((format, mode)) => (
+            "every output a tree of block FMAs and additions rounded to the accumulator, to the reduction format, or to both in turn, each product entering once (any split, order and reduction)",
             format!(
-                "F = {}, inputs {}, accumulator {} ({}), eps = 2^-F + u_acc = {eps:e}",
-                spec.fraction_bits, spec.input, spec.accumulator, spec.output_mode
+                "accumulator {} ({}), reduction {format} ({mode})",
+                spec.accumulator, spec.output_mode
             ),
-        )
+        ),
+    };
+    Bound::deterministic(
+        error,
+        Quantity::AbsoluteError,
+        ANY_ORDER_SOURCE,
+        Rigor::Rigorous,
+    )
+    .with_hypothesis(
+        what,
+        format!(
+            "F = {}, inputs {}, {formats}, eps = 2^-F + u = {eps:e}",
+            spec.fraction_bits, spec.input
+        ),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::{Format, RoundingMode};
 
     fn h100() -> BlockFmaSpec {
         BlockFmaSpec::new(16, 25, Format::FP16, Format::FP32, RoundingMode::TowardZero)
