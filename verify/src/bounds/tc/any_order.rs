@@ -60,7 +60,7 @@
 use super::super::directed::{add_up, expm1_up, ln1p_up, mul_up};
 use super::super::{Bound, Quantity, Rigor, Source, require};
 use super::BlockFmaSpec;
-use crate::error::{Result, VerifyError, require_same_len};
+use crate::error::{Result, require_same_len};
 use crate::format::{Format, RoundingMode};
 
 /// The source of [`block_fma_any_order`] (derivation in the module documentation).
@@ -172,17 +172,7 @@ struct NodeRounding {
 fn any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64], node: &NodeRounding) -> Result<Bound> {
     spec.validate()?;
     require_same_len("x and y", x.len(), y.len())?;
-    if let Some((name, i, v)) = [("A", x), ("B", y)].into_iter().find_map(|(name, v)| {
-        v.iter()
-            .position(|a| !a.is_finite())
-            .map(|i| (name, i, v[i]))
-    }) {
-        return Err(VerifyError::HypothesisNotMet {
-            source_ref: ANY_ORDER_SOURCE.to_string(),
-            hypothesis: "finite inputs".into(),
-            detail: format!("{name}[{i}] = {v}"),
-        });
-    }
+    super::block::finite_inputs(x, y, &ANY_ORDER_SOURCE)?;
     let (u_acc, eta) = (node.u, node.eta);
     let floor_in = spec.input.min_positive_normal();
     let floor_acc = spec.accumulator.min_positive_normal();
@@ -258,6 +248,7 @@ fn bound(error: f64, spec: &BlockFmaSpec, eps: f64, node: &NodeRounding) -> Boun
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::VerifyError;
 
     fn h100() -> BlockFmaSpec {
         BlockFmaSpec::new(16, 25, Format::FP16, Format::FP32, RoundingMode::TowardZero)

@@ -180,11 +180,12 @@ fn exponent_scale(x: f64, format: Format) -> f64 {
     pow2(exponent_of(x).max(format.emin()))
 }
 
-fn finite_inputs(x: &[f64], y: &[f64]) -> Result<()> {
+/// Every input finite, else [`VerifyError::HypothesisNotMet`] of `source`.
+pub(super) fn finite_inputs(x: &[f64], y: &[f64], source: &Source) -> Result<()> {
     for (name, v) in [("A", x), ("B", y)] {
         if let Some(i) = v.iter().position(|a| !a.is_finite()) {
             return Err(VerifyError::HypothesisNotMet {
-                source_ref: BLOCK_FMA_SOURCE.to_string(),
+                source_ref: source.to_string(),
                 hypothesis: "finite inputs".into(),
                 detail: format!("{name}[{i}] = {}", v[i]),
             });
@@ -214,7 +215,7 @@ fn finite_inputs(x: &[f64], y: &[f64]) -> Result<()> {
 pub fn block_fma_a_priori(spec: &BlockFmaSpec, x: &[f64], y: &[f64]) -> Result<Bound> {
     spec.validate()?;
     require_same_len("x and y", x.len(), y.len())?;
-    finite_inputs(x, y)?;
+    finite_inputs(x, y, &BLOCK_FMA_SOURCE)?;
     let (u_acc, eta_acc) = spec.output_errors();
     let acc = spec.accumulator;
     let floor_in = spec.input.min_positive_normal();
@@ -302,7 +303,7 @@ pub fn block_fma_a_posteriori(
 ) -> Result<Bound> {
     spec.validate()?;
     require_same_len("x and y", x.len(), y.len())?;
-    finite_inputs(x, y)?;
+    finite_inputs(x, y, &BLOCK_FMA_SOURCE)?;
     let blocks = x.len().div_ceil(spec.block);
     require_same_len("partials and blocks", partials.len(), blocks)?;
     if let Some(i) = partials.iter().position(|s| !s.is_finite()) {
