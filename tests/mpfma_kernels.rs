@@ -326,6 +326,32 @@ fn the_model_reports_the_any_order_bound_beside_its_own() {
     ));
 }
 
+/// An element whose fp16 accumulation overflows has no bound, and keeps
+/// none through the representation term: the rigorous verdict is "hypothesis
+/// not met" for it, and the other element is judged (review, 2026-11-26:
+/// the representation term rebuilt the values, and an infinite output
+/// passed under an infinite bound). Every path: the block FMA, Algorithm 1,
+/// and the any-order bound beside them.
+#[test]
+fn an_overflowing_element_has_no_bound_on_every_path() {
+    let a = matrix(2, 2, |i, _| if i == 0 { 300.0 } else { 1.0 });
+    let b = matrix(2, 1, |_, _| 300.0);
+    for model in ["model=tc", "model=alg1"] {
+        let run = run_gemm(a.clone(), b.clone(), &["output=fp16", model]).unwrap();
+        assert!(run.output.data()[0].is_infinite(), "{model}");
+        let verdicts = run.verdicts().unwrap();
+        for v in verdicts.iter().filter(|v| v.label.starts_with("rigorous")) {
+            assert!(
+                matches!(v.verdict.outcome, Outcome::HypothesisNotMet { .. }),
+                "{model}, {}: {:?}",
+                v.label,
+                v.verdict.outcome
+            );
+            assert_eq!(v.verdict.judged_elements, 1, "{model}, {}", v.label);
+        }
+    }
+}
+
 fn mac_inputs(a: Vec<f64>, b: Vec<f64>, c: Vec<f64>) -> Inputs {
     let mut inputs = Inputs::new();
     inputs.insert("a".into(), Tensor::vector(a));

@@ -169,6 +169,49 @@ impl ElementBounds {
         }
     }
 
+    /// Element `i`'s bound, or `None` if it has none ([`ElementBounds::partial`]).
+    /// Read this, not [`ElementBounds::values`]' `+inf`, where an element
+    /// without a bound must not count as bounded (an infinite error is within
+    /// an infinite bound).
+    pub fn bounded(&self, i: usize) -> Option<f64> {
+        let v = *self.values.get(i)?;
+        (self.unbounded.is_none() || v != f64::INFINITY).then_some(v)
+    }
+
+    /// The same bounds with each bounded element's value replaced by
+    /// `f(element, value)`; elements without a bound keep none, with their
+    /// reason (building anew with [`ElementBounds::new`] would turn their
+    /// `+inf` into a bound that every error meets).
+    ///
+    /// # Errors
+    /// The first error of `f`; a NaN or negative new value.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::ElementBounds;
+    /// let b = Bound::deterministic(0.0, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
+    /// let eb = ElementBounds::partial(b, vec![1.0, f64::INFINITY], "overflow").unwrap();
+    /// let more = eb.map_bounded(|_, v| Ok(v + 1.0)).unwrap();
+    /// assert_eq!((more.bounded(0), more.bounded(1)), (Some(2.0), None));
+    /// assert_eq!(more.unbounded(), Some("overflow"));
+    /// ```
+    pub fn map_bounded(
+        self,
+        mut f: impl FnMut(usize, f64) -> Result<f64>,
+    ) -> Result<ElementBounds> {
+        let values = (0..self.values.len())
+            .map(|i| match self.bounded(i) {
+                Some(v) => f(i, v),
+                None => Ok(f64::INFINITY),
+            })
+            .collect::<Result<Vec<f64>>>()?;
+        match self.unbounded {
+            Some(reason) => ElementBounds::partial(self.bound, values, reason),
+            None => ElementBounds::new(self.bound, values),
+        }
+    }
+
     /// Why some elements have no bound ([`ElementBounds::partial`]), if any do.
     pub fn unbounded(&self) -> Option<&str> {
         self.unbounded.as_deref()

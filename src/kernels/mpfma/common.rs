@@ -73,20 +73,27 @@ pub fn representation_up(x: &[f64], x_read: &[f64], y: &[f64], y_read: &[f64]) -
 
 /// Adds a per-element quantity to a rigorous bound, recording why.
 pub fn add_to(
-    mut bounds: ElementBounds,
+    bounds: ElementBounds,
     extra: &[f64],
     statement: &str,
     detail: String,
 ) -> VResult<ElementBounds> {
-    let values: Vec<f64> = bounds
-        .values()
-        .iter()
-        .zip(extra)
-        .map(|(&b, &e)| add_up(b, e))
-        .collect();
+    add_each(bounds, |i, b| Ok(add_up(b, extra[i])), statement, detail)
+}
+
+/// Replaces each bounded element's value `b` by `f(i, b)` (an added term),
+/// recording why; an element without a bound keeps none (review,
+/// 2026-11-26: rebuilding the values turned its `+inf` into a bound that an
+/// infinite output met).
+pub fn add_each(
+    mut bounds: ElementBounds,
+    f: impl FnMut(usize, f64) -> VResult<f64>,
+    statement: &str,
+    detail: String,
+) -> VResult<ElementBounds> {
     bounds.bound = bounds.bound.with_hypothesis(statement, detail);
     debug_assert_eq!(bounds.bound.rigor, Rigor::Rigorous);
-    ElementBounds::new(bounds.bound, values)
+    bounds.map_bounded(f)
 }
 
 /// The transpose of a row-major `rows x cols` matrix.

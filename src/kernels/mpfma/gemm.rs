@@ -11,7 +11,9 @@
 
 use super::alg1::Alg1;
 use super::blockfma::BlockFma;
-use super::common::{U_GIVEN_F64, add_to, element_bounds, representation_up, scaled, transpose};
+use super::common::{
+    U_GIVEN_F64, add_each, add_to, element_bounds, representation_up, scaled, transpose,
+};
 use super::gpu::Vendor;
 use super::record::{Arch, TcInput, TcOutput, TcRecord};
 use crate::error::{Error, Result};
@@ -423,15 +425,9 @@ pub fn rigorous_bounds(
         "sum |a~ b~ - a b| <= sum |a~| |b~ - b| + |b| |a~ - a|".into(),
     )?;
     if config.fp16_epilogue {
-        let extra = bounds
-            .values()
-            .iter()
-            .zip(s_read)
-            .map(|(&b, &s)| epilogue_up(add_up(s, b)))
-            .collect::<VResult<Vec<f64>>>()?;
-        bounds = add_to(
+        bounds = add_each(
             bounds,
-            &extra,
+            |e, b| Ok(add_up(b, epilogue_up(add_up(s_read[e], b))?)),
             "final conversion to fp16 (nearest even)",
             "u16 (S + bound) + eta16".into(),
         )?;
@@ -562,33 +558,30 @@ pub fn other_bounds(
         }),
     ));
     if !config.alg1 && !run.a_posteriori.is_empty() {
-        let bounds = run
-            .a_posteriori
-            .iter()
-            .zip(&run.d)
-            .map(|(b, &d)| {
-                let b = b.clone()?;
-                // The epilogue's rounding, a posteriori: half an fp16 ulp of the result.
-                Ok(if config.fp16_epilogue {
-                    add_up(b, Format::FP16.ulp(d) / 2.0)
-                } else {
-                    b
-                })
-            })
-            .collect::<VResult<Vec<f64>>>()
-            .and_then(|values| {
-                let template = Bound::deterministic(
-                    0.0,
-                    boundgate_verify::bounds::Quantity::AbsoluteError,
-                    boundgate_verify::bounds::tc::BLOCK_FMA_SOURCE,
-                    boundgate_verify::bounds::Rigor::Rigorous,
-                )
-                .with_hypothesis(
-                    "a posteriori, from the computed block results",
-                    config.record.label(),
-                );
-                ElementBounds::new(template, values)
-            });
+        let template = Bound::deterministic(
+            0.0,
+            boundgate_verify::bounds::Quantity::AbsoluteError,
+            boundgate_verify::bounds::tc::BLOCK_FMA_SOURCE,
+            boundgate_verify::bounds::Rigor::Rigorous,
+        )
+        .with_hypothesis(
+            "a posteriori, from the computed block results",
+            config.record.label(),
+        );
+        // Per element: one whose block results overflowed has no bound, the
+        // others are judged.
+        let bounds = ElementBounds::collect(run.a_posteriori.iter().zip(&run.d).map(|(b, &d)| {
+            let b = b.clone()?;
+            // The epilogue's rounding, a posteriori: half an fp16 ulp of the result.
+            let value = if config.fp16_epilogue {
+                add_up(b, Format::FP16.ulp(d) / 2.0)
+            } else {
+                b
+            };
+            let mut bound = template.clone();
+            bound.value = value;
+            Ok(bound)
+        }));
         others.push(check(
             "rigorous a posteriori: block FMA",
             Reference::AsStored,

@@ -193,18 +193,30 @@ pub fn run_vendor(config: &GemmConfig, ops: &GemmOperands, vendor: Vendor) -> Re
             config.record.arch
         ));
     }
-    let d = vendor_gemm(
-        vendor,
-        config.record.input,
-        &ops.a_read,
-        &ops.b_read,
-        (ops.m, ops.k, ops.t),
-        config.fp16_epilogue,
-    )?;
+    let shape = (ops.m, ops.k, ops.t);
+    let (d, how) = match vendor {
+        // cuBLASLt says which algorithm its heuristic chose (split-K and
+        // reduction scheme among them): reported with the run.
+        Vendor::Lt => {
+            let run = cublaslt_matmul(
+                config.record.input,
+                &ops.a_read,
+                &ops.b_read,
+                shape,
+                config.fp16_epilogue,
+                LtSplitK::Allowed,
+            )?;
+            (run.d, format!("{vendor}: {}", run.algo))
+        }
+        Vendor::GemmEx => (
+            cublas_gemm_ex(&ops.a_read, &ops.b_read, shape, config.fp16_epilogue)?,
+            format!("{vendor}: CUBLAS_GEMM_DEFAULT_TENSOR_OP"),
+        ),
+    };
     Ok(GemmRun {
         d,
         a_posteriori: Vec::new(),
-        ran_on: format!("gpu ({arch}, {vendor})"),
+        ran_on: format!("gpu ({arch}, {how})"),
     })
 }
 
