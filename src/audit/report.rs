@@ -73,14 +73,21 @@ pub struct ViolationCauses {
 }
 
 impl ViolationCauses {
-    /// Classifies one violation of a published bound.
+    /// Classifies one violation of a non-gating bound. A rigorous one beside
+    /// the gate (mpfma-gemm's other-order bound) leaves out no term: its
+    /// violation is never a model gap (a bug, or for a vendor GEMM an order
+    /// that is not the one it assumes), so it counts as unexplained.
     pub fn classify(violation: &Verdict, rigorous: &Outcome) -> ViolationCauses {
         let overflowed = matches!(violation.outcome, Outcome::Violation { error, .. } if error.is_infinite())
             || matches!(rigorous, Outcome::HypothesisNotMet { reason } if reason.contains("overflow"));
+        let rigorous_itself = violation
+            .bound
+            .as_ref()
+            .is_some_and(|b| b.rigor == boundgate_verify::bounds::Rigor::Rigorous);
         let mut c = ViolationCauses::default();
         if overflowed {
             c.overflow = 1;
-        } else if matches!(rigorous, Outcome::Pass) {
+        } else if matches!(rigorous, Outcome::Pass) && !rigorous_itself {
             c.model_gap = 1;
         } else {
             c.unexplained = 1;
@@ -851,6 +858,34 @@ pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A violated published bound beside a passing gate is a model gap; a
+    /// violated rigorous one (mpfma-gemm's other-order bound) is not.
+    #[test]
+    fn a_violated_rigorous_bound_beside_the_gate_is_unexplained() {
+        use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+        use boundgate_verify::check::{ElementBounds, check};
+        use boundgate_verify::oracle::ErrorMeasure;
+        let error = [ErrorMeasure::Finite {
+            absolute_up: 2.0,
+            absolute_down: None,
+            relative_up: None,
+            exact: 1.0,
+        }];
+        let violated = |rigor| {
+            let b = Bound::deterministic(
+                1.0,
+                Quantity::AbsoluteError,
+                Source::new("t", "t", None),
+                rigor,
+            );
+            check(&error, Ok(ElementBounds::uniform(b, 1))).unwrap()
+        };
+        let published = ViolationCauses::classify(&violated(Rigor::Published), &Outcome::Pass);
+        assert_eq!((published.model_gap, published.unexplained), (1, 0));
+        let rigorous = ViolationCauses::classify(&violated(Rigor::Rigorous), &Outcome::Pass);
+        assert_eq!((rigorous.model_gap, rigorous.unexplained), (0, 1));
+    }
 
     #[test]
     fn a_rigorous_violation_exits_1_and_published_ones_do_not() {
