@@ -12,7 +12,7 @@
 //! (`||e||_inf / ||y||_inf`), both rounded up.
 
 use crate::bounds::directed::div_up;
-use crate::bounds::{Bound, Kind};
+use crate::bounds::{Bound, Kind, Rigor};
 use crate::error::{Result, VerifyError, require_same_len};
 use crate::oracle::ErrorMeasure;
 use crate::stats::{
@@ -47,10 +47,12 @@ impl ElementBounds {
     /// The same bound for each of `n` elements.
     pub fn uniform(bound: Bound, n: usize) -> ElementBounds {
         let values = vec![bound.value; n];
+        let unbounded = (bound.rigor == Rigor::Rigorous && bound.value == f64::INFINITY)
+            .then(|| format!("{}: the bound is finite (+inf)", bound.source));
         ElementBounds {
             bound,
             values,
-            unbounded: None,
+            unbounded,
         }
     }
 
@@ -227,11 +229,29 @@ impl ElementBounds {
                 format!("element {i}: a bound must be a non-negative number"),
             ));
         }
-        bound.value = values.iter().copied().fold(0.0, f64::max);
+        // A rigorous bound of +inf is no bound (it would hold for an infinite
+        // error): such elements are marked, not judged, whichever code built
+        // the values (a safety net: a later term once rebuilt partial bounds
+        // this way; review, 2026-11-26). A published formula that overflows
+        // keeps its +inf as evaluated.
+        let unbounded = (bound.rigor == Rigor::Rigorous)
+            .then(|| values.iter().position(|v| *v == f64::INFINITY))
+            .flatten()
+            .map(|i| {
+                format!(
+                    "{}: the bound is finite (+inf at element {i})",
+                    bound.source
+                )
+            });
+        bound.value = values
+            .iter()
+            .copied()
+            .filter(|v| unbounded.is_none() || v.is_finite())
+            .fold(0.0, f64::max);
         Ok(ElementBounds {
             bound,
             values,
-            unbounded: None,
+            unbounded,
         })
     }
 
@@ -909,6 +929,16 @@ mod tests {
         )
     }
 
+    /// A deterministic published bound (an overflowed formula keeps its +inf).
+    fn published(value: f64) -> Bound {
+        Bound::deterministic(
+            value,
+            Quantity::AbsoluteError,
+            Source::new("t", "t", None),
+            Rigor::Published,
+        )
+    }
+
     /// A published bound holding with probability `p`.
     fn probabilistic(value: f64, p: f64) -> Bound {
         Bound::probabilistic(
@@ -1064,7 +1094,7 @@ mod tests {
             },
         ] {
             let errors = [first, finite(5.0, 1.0)];
-            let eb = ElementBounds::new(bound(0.0), vec![f64::INFINITY, 1.0]).unwrap();
+            let eb = ElementBounds::new(published(0.0), vec![f64::INFINITY, 1.0]).unwrap();
             let v = check(&errors, Ok(eb)).unwrap();
             assert_eq!(
                 v.outcome,
@@ -1077,8 +1107,30 @@ mod tests {
             assert_eq!(v.ratio, Some(5.0));
         }
         let alone = [finite(f64::INFINITY, 1.0)];
-        let v = check(&alone, Ok(ElementBounds::uniform(bound(f64::INFINITY), 1))).unwrap();
+        let v = check(
+            &alone,
+            Ok(ElementBounds::uniform(published(f64::INFINITY), 1)),
+        )
+        .unwrap();
         assert_eq!((v.outcome, v.ratio), (Outcome::Pass, Some(1.0)));
+        // A rigorous bound of +inf is no bound: not judged, whichever way the
+        // values were built.
+        for eb in [
+            ElementBounds::uniform(bound(f64::INFINITY), 1),
+            ElementBounds::new(bound(0.0), vec![f64::INFINITY]).unwrap(),
+        ] {
+            assert!(eb.unbounded().is_some());
+            let v = check(&alone, Ok(eb)).unwrap();
+            assert!(
+                matches!(v.outcome, Outcome::HypothesisNotMet { .. }),
+                "{v:?}"
+            );
+            assert_eq!(v.judged_elements, 0);
+        }
+        let errors = [finite(f64::INFINITY, 1.0), finite(5.0, 1.0)];
+        let eb = ElementBounds::new(bound(0.0), vec![f64::INFINITY, 1.0]).unwrap();
+        assert_eq!(eb.bound.value, 1.0);
+        assert!(check(&errors, Ok(eb)).unwrap().is_violation());
     }
 
     /// One element with a non-finite exact value does not hide a violation
@@ -1121,11 +1173,11 @@ mod tests {
             computed: f64::NEG_INFINITY,
             exact: 1.0,
         };
-        let b = ElementBounds::new(bound(0.0), vec![f64::INFINITY, 1.0]).unwrap();
+        let b = ElementBounds::new(published(0.0), vec![f64::INFINITY, 1.0]).unwrap();
         let v = check(&[overflow, finite(0.5, 1.0)], Ok(b)).unwrap();
         assert_eq!(v.outcome, Outcome::Pass);
         assert_eq!(v.ratio, Some(1.0));
-        let b = ElementBounds::new(bound(0.0), vec![1e308, 1.0]).unwrap();
+        let b = ElementBounds::new(published(0.0), vec![1e308, 1.0]).unwrap();
         assert!(
             check(&[overflow, finite(0.5, 1.0)], Ok(b))
                 .unwrap()
