@@ -77,7 +77,7 @@ pub const ANY_ORDER_SOURCE: Source = Source::new(
 ///
 /// # Errors
 /// As [`super::block_fma_a_priori`]: different lengths, an invalid spec,
-/// non-finite inputs, and [`VerifyError::HypothesisNotMet`] when an
+/// non-finite inputs, and [`crate::error::VerifyError::HypothesisNotMet`] when an
 /// intermediate could overflow the accumulator.
 ///
 /// # Example
