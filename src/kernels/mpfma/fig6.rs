@@ -24,12 +24,12 @@
 //! a-posteriori bounds assume the model's order, which cuBLAS does not
 //! document: they are checked as rigorous bounds at the elements equal to the
 //! model. Elsewhere the rigorous bound is the any-order one
-//! ([`block_fma_any_order`]: any split-K and reduction), a violation of it
+//! ([`any_order_bound`]: any split-K and reduction), a violation of it
 //! counts, and any excess over the chained a-priori bound is reported apart.
 //! Written after the H100 session: not yet run on a device.
 
 use super::common::transpose;
-use super::gemm::{GemmConfig, GemmOperands, run_model};
+use super::gemm::{GemmConfig, GemmOperands, any_order_bound, run_model};
 use super::record::{Arch, TcInput, TcOutput, TcRecord};
 use crate::audit::experiment::{
     Experiment, ExperimentContext, ExperimentReport, Params, Table, elements_within, non_empty,
@@ -40,8 +40,7 @@ use crate::generate::Distribution;
 use crate::plot::{Chart, Series, ecdf};
 use boundgate_verify::bounds::directed::{add_up, mul_up};
 use boundgate_verify::bounds::tc::{
-    GammaTilde, GemmShape, ThmConstant, block_fma_a_priori, block_fma_any_order,
-    block_fma_any_order_reducing, thm_3_7_constant, thm_3_9, vibea_lambda,
+    GammaTilde, GemmShape, ThmConstant, block_fma_a_priori, thm_3_7_constant, thm_3_9, vibea_lambda,
 };
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::oracle::{self, ErrorMeasure, Matrix};
@@ -224,26 +223,14 @@ impl Experiment for Fig6 {
             })
             .collect::<boundgate_verify::Result<_>>()?;
         // The device's order is cuBLAS's: where its result is not the
-        // model's, it is held to the any-order bound; with fp16 C, the one
-        // that lets the reduction round to fp16 too (cuBLAS may reduce in
-        // the output type; found by review).
-        let any_order_for = |reducing: bool| -> Result<Vec<f64>> {
+        // model's, it is held to the any-order bound (with fp16 C, the one
+        // that lets the reduction round to fp16 too).
+        let any_order_for = |fp16_output: bool| -> Result<Vec<f64>> {
             Ok((0..m * t)
                 .map(|e| {
                     let (i, j) = (e / t, e % t);
                     let (x, y) = (&ops.a_read[i * k..(i + 1) * k], &bt[j * k..(j + 1) * k]);
-                    if reducing {
-                        block_fma_any_order_reducing(
-                            &spec,
-                            Format::FP16,
-                            RoundingMode::NearestEven,
-                            x,
-                            y,
-                        )
-                    } else {
-                        block_fma_any_order(&spec, x, y)
-                    }
-                    .map(|b| b.value)
+                    any_order_bound(&spec, fp16_output, x, y).map(|b| b.value)
                 })
                 .collect::<boundgate_verify::Result<_>>()?)
         };

@@ -24,9 +24,9 @@ use crate::kernels::{
 };
 use boundgate_verify::bounds::directed::{add_up, mul_up};
 use boundgate_verify::bounds::tc::{
-    GammaTilde, GemmShape, Roundoffs, ThmConstant, alg1_rigorous, block_fma_a_posteriori,
-    block_fma_a_priori, block_fma_any_order, block_fma_any_order_reducing, block_fma_constant,
-    thm_3_7, thm_3_8, thm_3_9, thm_3_10, vibea_lambda,
+    BlockFmaSpec, GammaTilde, GemmShape, Roundoffs, ThmConstant, alg1_rigorous,
+    block_fma_a_posteriori, block_fma_a_priori, block_fma_any_order, block_fma_any_order_reducing,
+    block_fma_constant, thm_3_7, thm_3_8, thm_3_9, thm_3_10, vibea_lambda,
 };
 use boundgate_verify::bounds::{Bound, Kind};
 use boundgate_verify::check::ElementBounds;
@@ -325,8 +325,6 @@ fn abs_products(a: &[f64], bt: &[f64], m: usize, k: usize, t: usize) -> VResult<
     Ok(out)
 }
 
-/// The rigorous bound w.r.t. the inputs as given: arithmetic (block FMA a
-/// priori, or Algorithm 1's corrected Theorem 3.7) + representation + epilogue.
 /// The order of the inner dimension a rigorous bound assumes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InnerOrder {
@@ -338,6 +336,27 @@ pub enum InnerOrder {
     /// ([`block_fma_any_order`]; the chain bound does not hold for split-K
     /// orders, `tests/mpfma_model.rs`).
     Any,
+}
+
+/// The block-FMA bound of one element of a vendor GEMM, whose split-K, order
+/// and reduction are its own ([`InnerOrder::Any`]): [`block_fma_any_order`],
+/// or with an fp16 `D` [`block_fma_any_order_reducing`], since the vendor may
+/// then reduce split-K partials in fp16 (cuBLASLt's INPLACE and OUTPUT_TYPE
+/// schemes, cuBLAS's reduced-precision reductions; found by review).
+///
+/// # Errors
+/// As [`block_fma_any_order`].
+pub fn any_order_bound(
+    spec: &BlockFmaSpec,
+    fp16_output: bool,
+    x: &[f64],
+    y: &[f64],
+) -> VResult<Bound> {
+    if fp16_output {
+        block_fma_any_order_reducing(spec, Format::FP16, RoundingMode::NearestEven, x, y)
+    } else {
+        block_fma_any_order(spec, x, y)
+    }
 }
 
 /// The per-element rigorous bound of `mpfma-gemm`: the arithmetic's bound
@@ -393,17 +412,7 @@ pub fn rigorous_bounds(
             );
             match order {
                 InnerOrder::Chain => block_fma_a_priori(&spec, x, y),
-                // With an fp16 D a vendor may reduce split-K partials in
-                // fp16 (cuBLASLt's INPLACE and OUTPUT_TYPE schemes, cuBLAS's
-                // reduced-precision reductions; found by review).
-                InnerOrder::Any if config.fp16_epilogue => block_fma_any_order_reducing(
-                    &spec,
-                    Format::FP16,
-                    RoundingMode::NearestEven,
-                    x,
-                    y,
-                ),
-                InnerOrder::Any => block_fma_any_order(&spec, x, y),
+                InnerOrder::Any => any_order_bound(&spec, config.fp16_epilogue, x, y),
             }
         })?
     };
