@@ -180,12 +180,7 @@ pub fn run_vendor(config: &GemmConfig, ops: &GemmOperands, vendor: Vendor) -> Re
             config.record.output.name()
         ));
     }
-    if vendor == Vendor::GemmEx && config.record.input != TcInput::Fp16 {
-        return refuse(format!(
-            "the GemmEx launcher takes fp16 inputs, not {}",
-            config.record.input
-        ));
-    }
+    vendor::check_vendor_input(vendor, config.record.input)?;
     let arch = device_arch()?;
     if arch != config.record.arch {
         return refuse(format!(
@@ -358,10 +353,8 @@ pub fn vendor_gemm(
     shape: (usize, usize, usize),
     fp16_output: bool,
 ) -> std::result::Result<Vec<f64>, GpuError> {
+    vendor::check_vendor_input(vendor, input)?;
     match vendor {
-        Vendor::GemmEx if input != TcInput::Fp16 => Err(GpuError::Unsupported(format!(
-            "the GemmEx launcher takes fp16 inputs, not {input}"
-        ))),
         Vendor::GemmEx => cublas_gemm_ex(a, b, shape, fp16_output),
         Vendor::Lt => {
             cublaslt_matmul(input, a, b, shape, fp16_output, LtSplitK::Allowed).map(|r| r.d)

@@ -108,6 +108,17 @@ pub struct LtRun {
     pub algo: LtAlgo,
 }
 
+/// Whether `vendor`'s launcher takes `input`: `GemmEx` is wrapped for fp16
+/// inputs only (cuBLASLt's formats are checked by [`check_vendor_call`]).
+pub(super) fn check_vendor_input(vendor: Vendor, input: TcInput) -> Result<(), GpuError> {
+    if vendor == Vendor::GemmEx && input != TcInput::Fp16 {
+        return Err(GpuError::Unsupported(format!(
+            "the GemmEx launcher takes fp16 inputs, not {input}"
+        )));
+    }
+    Ok(())
+}
+
 /// Checks a vendor call (cuBLASLt, or `GemmEx` with fp16 inputs) before any
 /// device work: supported formats
 /// (fp16 with fp32 or fp16 `D`; bf16, tf32 with fp32 `D`), nonzero
