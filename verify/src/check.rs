@@ -89,15 +89,9 @@ impl ElementBounds {
         values: Vec<f64>,
         reason: impl Into<String>,
     ) -> Result<ElementBounds> {
-        let unbounded = values.contains(&f64::INFINITY);
         let mut bounds = ElementBounds::new(bound, values)?;
-        if unbounded {
-            bounds.bound.value = bounds
-                .values
-                .iter()
-                .copied()
-                .filter(|v| v.is_finite())
-                .fold(0.0, f64::max);
+        if bounds.values.contains(&f64::INFINITY) {
+            bounds.bound.value = largest_finite(&bounds.values);
             bounds.unbounded = Some(reason.into());
         }
         Ok(bounds)
@@ -243,11 +237,11 @@ impl ElementBounds {
                     bound.source
                 )
             });
-        bound.value = values
-            .iter()
-            .copied()
-            .filter(|v| unbounded.is_none() || v.is_finite())
-            .fold(0.0, f64::max);
+        bound.value = if unbounded.is_some() {
+            largest_finite(&values)
+        } else {
+            values.iter().copied().fold(0.0, f64::max)
+        };
         Ok(ElementBounds {
             bound,
             values,
@@ -259,6 +253,16 @@ impl ElementBounds {
     pub fn values(&self) -> &[f64] {
         &self.values
     }
+}
+
+/// The largest finite value (0 if none): an output's bound over the
+/// elements that have one.
+fn largest_finite(values: &[f64]) -> f64 {
+    values
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max)
 }
 
 /// Observed errors of one output, under their names.
@@ -507,11 +511,11 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
     let mut worst: Option<Judged> = None;
     let (mut judged_elements, mut violated_elements, mut undecided_elements) = (0usize, 0, 0);
     let mut unbounded_elements = 0usize;
-    for (element, (e, &bound)) in errors.iter().zip(&bounds.values).enumerate() {
-        if bounds.unbounded.is_some() && bound == f64::INFINITY {
+    for (element, e) in errors.iter().enumerate() {
+        let Some(bound) = bounds.bounded(element) else {
             unbounded_elements += 1;
             continue;
-        }
+        };
         // `error_down` proves `error > bound` when above it (see `absolute_down`).
         let (error, error_down) = match *e {
             ErrorMeasure::Finite {

@@ -566,14 +566,13 @@ fn signed_enclosure(p: i64, (row, col): (f64, f64), x_up: f64, e: f64) -> (f64, 
 
 /// Upper bounds of `|y^_0 + y^_1|` and `|fl(y^_0 + y^_1) + y^_2|` from
 /// enclosures of the `y^_t` (interval sums rounded outward; the first sum
-/// widened by its rounding `u |.|` where `y^_1` is not zero, i.e. where it is
-/// rounded at all). `rounded[0]`: whether `y^_0 + y^_1` is rounded; `rounded[1]`
-/// is not needed (the last sum's rounding is the caller's).
-fn sum_reaches(y: [(f64, f64); 3], rounded: [bool; 2], u: f64) -> [f64; 2] {
+/// widened by its rounding `u |.|` when `first_rounded`, i.e. where `y^_1` is
+/// not zero; the last sum's rounding is the caller's).
+fn sum_reaches(y: [(f64, f64); 3], first_rounded: bool, u: f64) -> [f64; 2] {
     let reach = |(lo, hi): (f64, f64)| f64::max(lo.abs(), hi.abs());
     let first = (add_down(y[0].0, y[1].0), add_up(y[0].1, y[1].1));
     let m1 = reach(first);
-    let widen = if rounded[0] { mul_up(u, m1) } else { 0.0 };
+    let widen = if first_rounded { mul_up(u, m1) } else { 0.0 };
     let second = (
         add_down(sub_down(first.0, widen), y[2].0),
         add_up(add_up(first.1, widen), y[2].1),
@@ -828,7 +827,7 @@ impl<'a> Prepared<'a> {
                 // terms cancel neither reaches nor rounds like the sum of
                 // their magnitudes, which flagged exact outputs near the top
                 // of the format as possible overflows (review, 2026-11-26).
-                let [m1, m2] = sum_reaches(enclosures, [x[1] != 0.0, x[2] != 0.0], u);
+                let [m1, m2] = sum_reaches(enclosures, x[1] != 0.0, u);
                 if x[1] != 0.0 {
                     rounding = add_up(rounding, mul_up(u, m1));
                 }

@@ -173,7 +173,7 @@ fn any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64], node: &NodeRounding) -> 
     spec.validate()?;
     require_same_len("x and y", x.len(), y.len())?;
     super::block::finite_inputs(x, y, &ANY_ORDER_SOURCE)?;
-    let (u_acc, eta) = (node.u, node.eta);
+    let (u, eta) = (node.u, node.eta);
     let floor_in = spec.input.min_positive_normal();
     let floor_acc = spec.accumulator.min_positive_normal();
     let quantum = spec.quantum_scale();
@@ -195,7 +195,7 @@ fn any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64], node: &NodeRounding) -> 
     if leaves == 0 {
         return Ok(bound(flushed, spec, 0.0, node));
     }
-    let eps = add_up(quantum, u_acc);
+    let eps = add_up(quantum, u);
     let k = leaves as f64;
     // (1 + eps)^k' - 1 and (1 + eps)^k', rounded up.
     let growth = expm1_up(mul_up(k, ln1p_up(eps)));
