@@ -651,7 +651,7 @@ pub fn solution_errors_within(
         }
         z = remainder_bound(&inverse, &r)?;
     }
-    if !converged(x_hat, &corrections, &z) && solve_cost_bits(t, b) <= exact_budget {
+    if !converged(x_hat, &corrections, &z) && solve_cost_bits(t, b)? <= exact_budget {
         // Not tight: the system is solved exactly instead, so that an error
         // above a bound is a proven violation, not the enclosure's slack.
         let exact = solve_exact(t, b)?;

@@ -97,6 +97,10 @@ fn row_values<'t>(
 /// `log2` of its length (Hadamard's bound on `y_q`). [`super::solution_errors`]
 /// solves exactly only within a budget of this quantity.
 ///
+/// # Errors
+/// As [`solve_exact`] (wrong lengths, non-finite entries, a zero on the
+/// diagonal).
+///
 /// # Example
 /// ```
 /// use boundgate_verify::oracle::Matrix;
@@ -105,9 +109,11 @@ fn row_values<'t>(
 /// let t = Triangular::new(Matrix::new(2, 2, &data).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
 /// // Row 0's y has at most 3 bits (2 and 1 scaled: 2 bits, plus one for its
 /// // two values), read once more by row 1.
-/// assert_eq!(solve_cost_bits(&t, &[1.0, 1.0]), 3.0);
+/// assert_eq!(solve_cost_bits(&t, &[1.0, 1.0]).unwrap(), 3.0);
+/// assert!(solve_cost_bits(&t, &[1.0]).is_err());
 /// ```
-pub fn solve_cost_bits(t: &Triangular<'_>, b: &[f64]) -> f64 {
+pub fn solve_cost_bits(t: &Triangular<'_>, b: &[f64]) -> Result<f64> {
+    require_system(t, b)?;
     let n = t.n();
     let mut cumulative = 0.0;
     let mut cost = 0.0;
@@ -117,7 +123,15 @@ pub fn solve_cost_bits(t: &Triangular<'_>, b: &[f64]) -> f64 {
         cumulative += row.bits as f64 + length.log2().ceil();
         cost += cumulative * (n - 1 - position) as f64;
     }
-    cost
+    Ok(cost)
+}
+
+/// The checks both [`solve_cost_bits`] and [`solve_exact`] need before
+/// reading the system.
+fn require_system(t: &Triangular<'_>, b: &[f64]) -> Result<()> {
+    require_same_len("b and the order of T", b.len(), t.n())?;
+    require_finite("b", b)?;
+    t.require_nonsingular()
 }
 
 /// The exact solution of `T x = b`, by fraction-free substitution in integers
@@ -138,9 +152,7 @@ pub fn solve_cost_bits(t: &Triangular<'_>, b: &[f64]) -> f64 {
 /// assert_eq!(x, vec![Rational::from((1, 9)), Rational::from((4, 3))]);
 /// ```
 pub fn solve_exact(t: &Triangular<'_>, b: &[f64]) -> Result<Vec<Rational>> {
-    require_same_len("b and the order of T", b.len(), t.n())?;
-    require_finite("b", b)?;
-    t.require_nonsingular()?;
+    require_system(t, b)?;
     let n = t.n();
     // y_j and the scaled diagonal d_j by row; `solved` in solve order.
     let mut y = vec![Integer::new(); n];
