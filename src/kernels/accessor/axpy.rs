@@ -6,8 +6,7 @@
 
 use super::arith::Arith;
 use super::common::{
-    self, ACCESSOR_PARAMS, ALPHA, abs_diff_up, collect_bounds, element_bound, require_stored,
-    with_arith,
+    self, ACCESSOR_PARAMS, ALPHA, abs_diff_up, element_bound, require_stored, with_arith,
 };
 use super::storage::{Accessor, AccessorSpec, Stored};
 use crate::error::Result;
@@ -123,7 +122,7 @@ impl AxpyComputation {
         require_stored("y", sy, self.accessors.1.spec().storage)?;
         let arithmetic = self.accessors.0.arithmetic();
         let model = self.output_accessor.map(|a| a.store_model());
-        let bounds = (0..x.len())
+        let bounds: Vec<_> = (0..x.len())
             .map(|i| {
                 let (xr, yr) = (sx.values[i], sy.values[i]);
                 let accumulation = Accumulation {
@@ -144,7 +143,7 @@ impl AxpyComputation {
                 element_bound(arithmetic, &accumulation, representation, store)
             })
             .collect();
-        collect_bounds(bounds)
+        ElementBounds::collect(bounds)
     }
 
     /// Published: one rounding, `u_A |alpha x~ + y~|` as `gamma_1` times the
@@ -154,13 +153,13 @@ impl AxpyComputation {
         require_stored("x", sx, self.accessors.0.spec().storage)?;
         require_stored("y", sy, self.accessors.1.spec().storage)?;
         let arithmetic = self.accessors.0.arithmetic();
-        let bounds = (0..sx.values.len())
+        let bounds: Vec<_> = (0..sx.values.len())
             .map(|i| {
                 let s = add_up(mul_up(alpha.abs(), sx.values[i].abs()), sy.values[i].abs());
                 higham_3_5_depth(arithmetic, RoundingMode::NearestEven, 1, s)
             })
             .collect();
-        collect_bounds(bounds)
+        ElementBounds::collect(bounds)
     }
 }
 

@@ -9,7 +9,6 @@ use boundgate_verify::bounds::accessor::{
     Accumulation, InnerSum, StoreModel, after_store, rigorous_accumulation,
 };
 use boundgate_verify::bounds::directed::{add_up, mul_up, sub_up};
-use boundgate_verify::check::ElementBounds;
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::{Result as VResult, VerifyError};
 
@@ -253,14 +252,6 @@ pub fn element_bound(
         Some((model, computed)) => after_store(&bound, model, computed),
         None => Ok(bound),
     }
-}
-
-/// Collects per-element bounds into [`ElementBounds`]: an element whose
-/// bound failed a hypothesis (its sum may overflow, its result does not fit
-/// the storage) has none and the others are judged
-/// ([`ElementBounds::collect`]); any other error is returned.
-pub fn collect_bounds(bounds: Vec<VResult<Bound>>) -> VResult<ElementBounds> {
-    ElementBounds::collect(bounds)
 }
 
 /// The accumulation of a BLAS output `fl(alpha s) ` (or `fma(alpha, s,

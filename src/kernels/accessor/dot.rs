@@ -12,8 +12,8 @@
 
 use super::arith::{Arith, to_arith};
 use super::common::{
-    self, ACCESSOR_PARAMS, abs_sum_up, collect_bounds, element_bound, products_representation_up,
-    require_stored, with_arith,
+    self, ACCESSOR_PARAMS, abs_sum_up, element_bound, products_representation_up, require_stored,
+    with_arith,
 };
 use super::order::{GridConfig, grid_dot};
 use super::storage::{Accessor, AccessorSpec, Stored, fma_exact};
@@ -136,7 +136,7 @@ impl DotComputation {
             (false, _) => None,
         };
         let arithmetic = self.accessors.0.arithmetic();
-        collect_bounds(vec![element_bound(
+        ElementBounds::collect(vec![element_bound(
             arithmetic,
             &accumulation,
             representation,

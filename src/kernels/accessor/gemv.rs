@@ -22,7 +22,7 @@
 use super::arith::{Arith, to_arith};
 use super::axpy::store_all;
 use super::common::{
-    self, abs_diff_up, abs_sum_up, blas_accumulation, blas_epilogue, collect_bounds, element_bound,
+    self, abs_diff_up, abs_sum_up, blas_accumulation, blas_epilogue, element_bound,
     products_representation_up, require_stored, scaled_products_up, with_arith,
 };
 use super::order::{WARP, warp_dot, warp_dot_depth};
@@ -268,7 +268,7 @@ impl GemvComputation {
         self.check_stored()?;
         let arithmetic = self.accessors.0.arithmetic();
         let model = self.output_accessor.map(|acc| acc.store_model());
-        let bounds = (0..self.before_store.len())
+        let bounds: Vec<_> = (0..self.before_store.len())
             .map(|i| {
                 let mut representation = scaled_products_up(self.op.alpha, || {
                     products_representation_up(
@@ -296,7 +296,7 @@ impl GemvComputation {
                 )
             })
             .collect();
-        collect_bounds(bounds)
+        ElementBounds::collect(bounds)
     }
 
     /// Per-element published bounds (Higham 2002 (3.5), `n` = depth; the
@@ -306,7 +306,7 @@ impl GemvComputation {
         let arithmetic = self.accessors.0.arithmetic();
         let rne = RoundingMode::NearestEven;
         let (sa, sx) = (&self.stored.0.values, &self.stored.1.values);
-        let bounds = (0..self.before_store.len())
+        let bounds: Vec<_> = (0..self.before_store.len())
             .map(|i| {
                 let acc = self.accumulation(i, sa, sx);
                 match (store, self.accessors.0.storage_format()) {
@@ -323,7 +323,7 @@ impl GemvComputation {
                 }
             })
             .collect();
-        collect_bounds(bounds)
+        ElementBounds::collect(bounds)
     }
 }
 

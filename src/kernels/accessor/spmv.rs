@@ -17,7 +17,7 @@
 use super::arith::{Arith, to_arith};
 use super::axpy::store_all;
 use super::common::{
-    self, abs_diff_up, abs_sum_up, blas_accumulation, blas_epilogue, collect_bounds, element_bound,
+    self, abs_diff_up, abs_sum_up, blas_accumulation, blas_epilogue, element_bound,
     products_representation_up, require_stored, scaled_products_up, with_arith,
 };
 use super::gemv::{GEMV_INPUTS, no_relative_model, no_store};
@@ -218,7 +218,7 @@ impl SpmvComputation {
         let model = self.output_accessor.map(|acc| acc.store_model());
         let (alpha, beta) = self.scalars;
         let xs = &self.stored.1.values;
-        let bounds = (0..a.rows())
+        let bounds: Vec<_> = (0..a.rows())
             .map(|i| {
                 let (cols, given) = a.row(i);
                 let (_, read) = self.a_read.row(i);
@@ -242,7 +242,7 @@ impl SpmvComputation {
                 element_bound(arithmetic, &self.accumulation(i), representation, store)
             })
             .collect();
-        collect_bounds(bounds)
+        ElementBounds::collect(bounds)
     }
 
     /// Per-element published bounds (Higham 2002 (3.5), `n` = depth of the row).
@@ -250,7 +250,7 @@ impl SpmvComputation {
         self.check_stored()?;
         let arithmetic = self.accessors.0.arithmetic();
         let rne = RoundingMode::NearestEven;
-        let bounds = (0..self.a_read.rows())
+        let bounds: Vec<_> = (0..self.a_read.rows())
             .map(|i| {
                 let acc = self.accumulation(i);
                 match (store, self.accessors.0.storage_format()) {
@@ -267,7 +267,7 @@ impl SpmvComputation {
                 }
             })
             .collect();
-        collect_bounds(bounds)
+        ElementBounds::collect(bounds)
     }
 }
 
