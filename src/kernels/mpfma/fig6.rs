@@ -312,13 +312,19 @@ impl Experiment for Fig6 {
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let mut published_violations = [0u64; 2];
             let mut worst: Option<(usize, f64)> = None;
+            // Elements left out of the statistics, with why: a non-finite
+            // result (the fp16 conversion overflowed, which the bounds'
+            // no-overflow hypothesis excludes), and an exact result of zero
+            // (relative error undefined; its absolute error is still judged).
+            let (mut non_finite, mut exact_zero) = (0u64, 0u64);
             for e in 0..m * t {
                 let ErrorMeasure::Finite {
                     absolute_up,
-                    relative_up: Some(r_e),
+                    relative_up,
                     ..
                 } = errors[e]
                 else {
+                    non_finite += 1;
                     continue;
                 };
                 let fp16 = Format::FP16;
@@ -362,7 +368,6 @@ impl Experiment for Fig6 {
                         report.rigorous_violations += 1;
                     }
                 }
-                let z = exact[e].abs();
                 let bounds_abs = [zeta * s[e], vibea_authors * s[e], vibea_paired * s[e]];
                 if absolute_up > bounds_abs[0] {
                     published_violations[0] += 1;
@@ -370,6 +375,11 @@ impl Experiment for Fig6 {
                 if absolute_up > bounds_abs[1] {
                     published_violations[1] += 1;
                 }
+                let Some(r_e) = relative_up else {
+                    exact_zero += 1;
+                    continue;
+                };
+                let z = exact[e].abs();
                 rel.push(r_e);
                 dbea.push(bounds_abs[0] / z);
                 va.push(bounds_abs[1] / z);
@@ -421,6 +431,21 @@ impl Experiment for Fig6 {
                     d.len() - same
                 ));
             }
+            if non_finite > 0 {
+                report.findings.push(format!(
+                    "{output}: {non_finite} of {} elements have a non-finite result (the fp16 \
+                     conversion overflowed): no bound covers them (the bounds assume no overflow), \
+                     and they are left out of the statistics",
+                    m * t
+                ));
+            }
+            if exact_zero > 0 {
+                report.findings.push(format!(
+                    "{output}: {exact_zero} of {} elements have an exact result of 0: judged \
+                     against the rigorous bounds, left out of the relative-error statistics",
+                    m * t
+                ));
+            }
             if published_violations.iter().any(|&v| v > 0) {
                 report.findings.push(format!(
                     "{output}: Theorem 3.7 violated at {} elements, Theorem 3.9 (authors) at {}",
@@ -451,6 +476,7 @@ impl Experiment for Fig6 {
                 "backend": if cfg.gpu { "gpu (cuBLAS GemmEx)" } else { "model" },
                 "equal_to_model": same_as_model.iter().filter(|&&x| x).count(),
                 "chained_bound_exceeded_elsewhere": chained_bound_exceeded,
+                "non_finite_elements": non_finite, "exact_zero_elements": exact_zero,
                 "worst_element_ratios": { "dbea": ratio(&dbea), "vibea_authors": ratio(&va),
                     "vibea_paired": ratio(&vp), "a_priori": ratio(&ap), "a_posteriori": ratio(&post) },
             }));
