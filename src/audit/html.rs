@@ -164,7 +164,7 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
     let _ = writeln!(
         out,
         "<h2>Verdict</h2>\n<p>{verdict}. {} cells, {} trials; rigorous bounds: {} pass, {} violated, {} undecided, {} hypothesis not met, {} non-finite. \
-         Findings: published-bound violations: {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; {} probabilistic bounds inconsistent; \
+         Findings: violations of non-gating bounds (published, or rigorous beside the gate): {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; {} probabilistic bounds inconsistent; \
          {} experiments ({} rigorous violations, {} findings).</p>",
         t.cells,
         t.trials,

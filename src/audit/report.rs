@@ -666,7 +666,7 @@ impl AuditReport {
         let p = &t.published_violations;
         let _ = writeln!(
             out,
-            "Findings: published-bound violations: {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; \
+            "Findings: violations of non-gating bounds (published, or rigorous beside the gate): {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; \
              {} probabilistic bounds inconsistent at confidence {}.",
             p.overflow, p.model_gap, p.unexplained, t.probabilistic_inconsistent, self.confidence
         );
@@ -742,7 +742,7 @@ impl AuditReport {
         let _ = writeln!(
             out,
             "\n**{} cells, {} trials.** Rigorous bounds: {} pass, {} violated, {} undecided, {} hypothesis not met, {} non-finite. \
-             Findings: published-bound violations: {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; \
+             Findings: violations of non-gating bounds (published, or rigorous beside the gate): {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; \
              {} probabilistic bounds inconsistent.\n",
             t.cells,
             t.trials,
