@@ -288,11 +288,115 @@ fn vendor_backends_refuse_what_they_cannot_run() {
         let e = run_gemm(a.clone(), b.clone(), pairs).unwrap_err();
         assert!(e.to_string().contains(says), "{pairs:?}: {e}");
     }
+    // Our model and kernel reduce nothing: the reduction choice is the
+    // vendor's, refused elsewhere rather than ignored.
+    for backend in ["backend=cpu", "backend=gpu", "backend=auto"] {
+        let e = run_gemm(a.clone(), b.clone(), &[backend, "reduction=compute-type"]).unwrap_err();
+        assert!(
+            e.to_string().contains("only for the vendor backends"),
+            "{backend}: {e}"
+        );
+    }
     if boundgate::kernels::mpfma::gpu::device_arch().is_err() {
         for backend in ["backend=gemmex", "backend=cublaslt"] {
-            let e = run_gemm(a.clone(), b.clone(), &[backend]).unwrap_err();
-            assert!(e.to_string().starts_with("GPU:"), "{backend}: {e}");
+            for reduction in ["reduction=library", "reduction=compute-type"] {
+                let e = run_gemm(a.clone(), b.clone(), &[backend, reduction]).unwrap_err();
+                assert!(e.to_string().starts_with("GPU:"), "{backend}: {e}");
+            }
         }
+    }
+}
+
+/// The any-order bounds a vendor GEMM is held to: with reductions in fp32
+/// (`reduction=compute-type`) the bound is the one without fp16 reductions,
+/// the same as the library's for an fp32 `D` and below it for an fp16 `D`
+/// (whose split-K partials the library may otherwise keep in fp16); both
+/// cover the one-chain bound; and a split-K order reduced in fp32, then
+/// converted to fp16, stays within the fp32-reduction bound.
+#[test]
+fn a_vendor_told_to_reduce_in_fp32_gets_the_bound_without_fp16_reductions() {
+    use boundgate::kernels::mpfma::blockfma::BlockFma;
+    use boundgate::kernels::mpfma::gemm::{GemmConfig, GemmOperands, InnerOrder, rigorous_bounds};
+    use boundgate_verify::format::{Format, RoundingMode};
+    use boundgate_verify::oracle;
+    let (m, k, t) = (4, 512, 2);
+    let a = matrix(m, k, |i, j| {
+        pseudo(i, j) * if j % 3 == 0 { 64.0 } else { 1.0 }
+    });
+    let b = matrix(k, t, |i, j| pseudo(j + 7, i));
+    let config_for =
+        |output: &str| GemmConfig::from_params(&params(&MpfmaGemm, &[output])).unwrap();
+    let bounds_of = |config: &GemmConfig, order| {
+        let ops = GemmOperands::new(
+            &config.record,
+            a.data().to_vec(),
+            (m, k),
+            b.data().to_vec(),
+            (k, t),
+        )
+        .unwrap();
+        let bt: Vec<f64> = (0..t * k).map(|e| b.data()[(e % k) * t + e / k]).collect();
+        let s: Vec<f64> = (0..m * t)
+            .map(|e| {
+                let (i, j) = (e / t, e % t);
+                oracle::abs_dot_up(&ops.a_read[i * k..(i + 1) * k], &bt[j * k..(j + 1) * k])
+                    .unwrap()
+            })
+            .collect();
+        rigorous_bounds(config, &ops, &Ok(s), order)
+            .unwrap()
+            .values()
+            .to_vec()
+    };
+    let fp32 = config_for("output=fp32");
+    assert_eq!(
+        bounds_of(&fp32, InnerOrder::Any),
+        bounds_of(&fp32, InnerOrder::AnyAccumulatorReduction)
+    );
+    let fp16 = config_for("output=fp32-fp16");
+    let chain = bounds_of(&fp16, InnerOrder::Chain);
+    let library = bounds_of(&fp16, InnerOrder::Any);
+    let fp32_reduction = bounds_of(&fp16, InnerOrder::AnyAccumulatorReduction);
+    for e in 0..m * t {
+        assert!(chain[e] <= fp32_reduction[e], "element {e}");
+        assert!(fp32_reduction[e] < library[e], "element {e}");
+    }
+    // Split-K in 8 slices of 64, each a chain of block steps, the partials
+    // added left to right in fp32, the sum converted to fp16.
+    let unit = BlockFma::new(&fp16.record);
+    let ops = GemmOperands::new(
+        &fp16.record,
+        a.data().to_vec(),
+        (m, k),
+        b.data().to_vec(),
+        (k, t),
+    )
+    .unwrap();
+    let bt: Vec<f64> = (0..t * k)
+        .map(|e| ops.b_read[(e % k) * t + e / k])
+        .collect();
+    for (e, bound) in fp32_reduction.iter().enumerate() {
+        let (i, j) = (e / t, e % t);
+        let (x, y) = (&ops.a_read[i * k..(i + 1) * k], &bt[j * k..(j + 1) * k]);
+        let block = fp16.record.block;
+        let mut d = 0.0f64;
+        for slice in 0..8 {
+            let mut c = 0.0;
+            for step in (slice * 64..(slice + 1) * 64).step_by(block) {
+                c = unit.step(&x[step..step + block], &y[step..step + block], c);
+            }
+            let mut sum = oracle::ExactSum::new();
+            sum.add(d);
+            sum.add(c);
+            d = sum.round(Format::FP32, RoundingMode::NearestEven);
+        }
+        let d = Format::FP16.round(d, RoundingMode::NearestEven);
+        let error = oracle::dot(x, y)
+            .unwrap()
+            .error_of(d)
+            .absolute_up()
+            .unwrap();
+        assert!(error <= *bound, "element {e}: {error:e} > {bound:e}");
     }
 }
 

@@ -14,7 +14,7 @@ use super::blockfma::BlockFma;
 use super::common::{
     U_GIVEN_F64, add_each, add_to, element_bounds, representation_up, scaled, transpose,
 };
-use super::gpu::Vendor;
+use super::gpu::{Vendor, VendorReduction};
 use super::record::{Arch, TcInput, TcOutput, TcRecord};
 use crate::error::{Error, Result};
 use crate::io::Tensor;
@@ -93,6 +93,12 @@ const PARAMS: &[ParamSpec] = &[
         default: "cpu",
         kind: ParamKind::Choice(&["cpu", "gpu", "auto", "gemmex", "cublaslt"]),
         help: "cpu: the model; gpu: kernels/mpfma_gemm.cu (needs a device matching the record, model tc, fp16/bf16/tf32); auto: gpu when possible; gemmex, cublaslt: the vendor GEMM on the device (model tc, fp32 accumulation; GemmEx fp16 inputs only), held to the any-order rigorous bound (its split and order are the library's)",
+    },
+    ParamSpec {
+        key: "reduction",
+        default: "library",
+        kind: ParamKind::Choice(&["library", "compute-type"]),
+        help: "vendor backends only: where split-K partials are reduced. library: the library's choice (with an fp16 D possibly in fp16; the any-order bound allows it); compute-type: fp32 only (cuBLAS CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION, cuBLASLt reduction scheme COMPUTE_TYPE), held to the any-order bound without fp16 reductions",
     },
 ];
 
@@ -334,8 +340,21 @@ pub enum InnerOrder {
     /// Any split, order and reduction tree of block FMAs and additions: a
     /// vendor GEMM, which does not say how it splits the inner dimension
     /// ([`block_fma_any_order`]; the chain bound does not hold for split-K
-    /// orders, `tests/mpfma_model.rs`).
+    /// orders, `tests/mpfma_model.rs`). With an fp16 `D`, split-K partials
+    /// may be reduced in fp16 (the library's default).
     Any,
+    /// As [`InnerOrder::Any`], with every reduction of partial results in the
+    /// accumulator format (fp32): a vendor GEMM told not to reduce in the
+    /// output type ([`VendorReduction::ComputeType`]).
+    /// The same bound as `Any` for an fp32 `D`.
+    AnyAccumulatorReduction,
+}
+
+impl InnerOrder {
+    /// Whether the bound covers vendor splits and orders (both `Any` forms).
+    pub fn is_any(self) -> bool {
+        self != InnerOrder::Chain
+    }
 }
 
 /// The block-FMA bound of one element of a vendor GEMM, whose split-K, order
@@ -373,7 +392,7 @@ pub fn rigorous_bounds(
     s_read: &VResult<Vec<f64>>,
     order: InnerOrder,
 ) -> VResult<ElementBounds> {
-    if config.alg1 && order == InnerOrder::Any {
+    if config.alg1 && order.is_any() {
         return Err(VerifyError::invalid(
             "model",
             "alg1",
@@ -413,6 +432,7 @@ pub fn rigorous_bounds(
             match order {
                 InnerOrder::Chain => block_fma_a_priori(&spec, x, y),
                 InnerOrder::Any => any_order_bound(&spec, config.fp16_epilogue, x, y),
+                InnerOrder::AnyAccumulatorReduction => any_order_bound(&spec, false, x, y),
             }
         })?
     };
@@ -606,7 +626,7 @@ pub fn other_bounds(
                 "rigorous, any order: block FMA (what a vendor GEMM is held to)",
                 InnerOrder::Any,
             ),
-            InnerOrder::Any => (
+            InnerOrder::Any | InnerOrder::AnyAccumulatorReduction => (
                 "rigorous if one chain in order: block FMA a priori",
                 InnerOrder::Chain,
             ),
@@ -661,17 +681,30 @@ impl Kernel for MpfmaGemm {
             b.data().to_vec(),
             dims_b,
         )?;
-        let (run, order) = match params.text("backend")? {
-            "cpu" => (run_model(&config, &ops), InnerOrder::Chain),
-            "gemmex" => (
-                super::gpu::run_vendor(&config, &ops, Vendor::GemmEx)?,
-                InnerOrder::Any,
+        let reduction: VendorReduction = params.text("reduction")?.parse()?;
+        let backend = params.text("backend")?;
+        let vendor = match backend {
+            "gemmex" => Some(Vendor::GemmEx),
+            "cublaslt" => Some(Vendor::Lt),
+            _ => None,
+        };
+        let (run, order) = match vendor {
+            Some(vendor) => (
+                super::gpu::run_vendor(&config, &ops, vendor, reduction)?,
+                match reduction {
+                    VendorReduction::Library => InnerOrder::Any,
+                    VendorReduction::ComputeType => InnerOrder::AnyAccumulatorReduction,
+                },
             ),
-            "cublaslt" => (
-                super::gpu::run_vendor(&config, &ops, Vendor::Lt)?,
-                InnerOrder::Any,
-            ),
-            backend => (
+            // Our model and kernel reduce nothing: one chain per element.
+            None if reduction != VendorReduction::Library => {
+                return Err(Error::usage(format!(
+                    "reduction = {}: only for the vendor backends (gemmex, cublaslt), not backend = {backend}",
+                    reduction.name()
+                )));
+            }
+            None if backend == "cpu" => (run_model(&config, &ops), InnerOrder::Chain),
+            None => (
                 super::gpu::run_or_model(&config, &ops, backend == "gpu")?,
                 InnerOrder::Chain,
             ),
@@ -698,7 +731,8 @@ impl Kernel for MpfmaGemm {
             "ran_on": run.ran_on,
             "rigorous_order": match order {
                 InnerOrder::Chain => "one chain of block FMAs per element, in order",
-                InnerOrder::Any => "any split, order and reduction (vendor GEMM)",
+                InnerOrder::Any => "any split, order and reduction (vendor GEMM; with an fp16 D, reductions possibly in fp16)",
+                InnerOrder::AnyAccumulatorReduction => "any split, order and reduction in fp32 (vendor GEMM told not to reduce in the output type)",
             },
             "bounds": bound_details,
         });

@@ -3,6 +3,7 @@
 //! for row-major operands passed as their column-major transposes
 //! (`D^T = B^T A^T`), with fp32 or fp16 `D`.
 
+use super::VendorReduction;
 use super::device::{f16_bits, module, seconds_per_run};
 use crate::gpu::module::{as_int, cublas_error, driver};
 use crate::gpu::{GpuError, KernelModule, guard};
@@ -75,17 +76,35 @@ fn run_into<O: DeviceRepr + ValidAsZeroBits + Default + Clone>(
     Ok(out)
 }
 
+/// Sets the handle's math mode for `reduction`: the default, or the default
+/// with `CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION` (a flag ORed onto
+/// `CUBLAS_DEFAULT_MATH = 0`, so the flag's own value).
+fn set_reduction(blas: &CudaBlas, reduction: VendorReduction) -> Result<(), GpuError> {
+    let mode = match reduction {
+        VendorReduction::Library => sys::cublasMath_t::CUBLAS_DEFAULT_MATH,
+        VendorReduction::ComputeType => {
+            sys::cublasMath_t::CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION
+        }
+    };
+    // SAFETY: the handle is live (owned by `blas`); the mode is a valid value.
+    unsafe { sys::cublasSetMathMode(*blas.handle(), mode) }
+        .result()
+        .map_err(cublas_error("cublasSetMathMode"))
+}
+
 /// See [`super::cublas_gemm_ex`] (arguments already checked).
 pub(super) fn cublas_gemm_ex(
     a: &[f64],
     b: &[f64],
     (m, k, t): (usize, usize, usize),
     fp16_output: bool,
+    reduction: VendorReduction,
 ) -> Result<Vec<f64>, GpuError> {
     let shape = (as_int("m", m)?, as_int("k", k)?, as_int("t", t)?);
     let module = module()?;
     guard::catch(|| {
         let blas = module.cublas(sys::cublasPointerMode_t::CUBLAS_POINTER_MODE_HOST)?;
+        set_reduction(&blas, reduction)?;
         let d_a = module.upload(&f16_bits(a))?;
         let d_b = module.upload(&f16_bits(b))?;
         let operands = (&d_a, &d_b);

@@ -109,8 +109,16 @@ impl LtPlan {
             )
             .map_err(cublas_error("max workspace"))?;
         }
-        if split_k == LtSplitK::Forbidden {
-            let mask = ltsys::cublasLtReductionScheme_t::CUBLASLT_REDUCTION_SCHEME_NONE as u32;
+        let mask = match split_k {
+            LtSplitK::Allowed => None,
+            LtSplitK::Forbidden => {
+                Some(ltsys::cublasLtReductionScheme_t::CUBLASLT_REDUCTION_SCHEME_NONE as u32)
+            }
+            LtSplitK::ComputeTypeReduction => Some(
+                ltsys::cublasLtReductionScheme_t::CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE as u32,
+            ),
+        };
+        if let Some(mask) = mask {
             // SAFETY: the attribute takes a uint32_t mask; the preference is live.
             unsafe {
                 lt::set_matmul_pref_attribute(

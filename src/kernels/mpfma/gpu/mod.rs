@@ -31,7 +31,7 @@ mod lt;
 mod vendor;
 
 pub use kernel::GemmKernel;
-pub use vendor::{LtAlgo, LtRun, LtSplitK, Vendor};
+pub use vendor::{LtAlgo, LtRun, LtSplitK, Vendor, VendorReduction};
 
 use super::gemm::{GemmConfig, GemmOperands, GemmRun, run_model};
 use super::probe::MatrixUnit;
@@ -160,14 +160,19 @@ fn run_on_device(config: &GemmConfig, ops: &GemmOperands) -> Result<GemmRun> {
 /// # Example
 /// ```
 /// use boundgate::kernels::mpfma::gemm::{GemmOperands, config_from_pairs};
-/// use boundgate::kernels::mpfma::gpu::{Vendor, run_vendor};
+/// use boundgate::kernels::mpfma::gpu::{Vendor, VendorReduction, run_vendor};
 /// let config = config_from_pairs(&["model=alg1"]).unwrap();
 /// let ops = GemmOperands::new(&config.record, vec![1.0], (1, 1), vec![1.0], (1, 1)).unwrap();
 /// // Refused before any device work: a vendor GEMM runs the tensor cores.
-/// let e = run_vendor(&config, &ops, Vendor::Lt).unwrap_err();
+/// let e = run_vendor(&config, &ops, Vendor::Lt, VendorReduction::Library).unwrap_err();
 /// assert!(e.to_string().contains("Algorithm 1"));
 /// ```
-pub fn run_vendor(config: &GemmConfig, ops: &GemmOperands, vendor: Vendor) -> Result<GemmRun> {
+pub fn run_vendor(
+    config: &GemmConfig,
+    ops: &GemmOperands,
+    vendor: Vendor,
+    reduction: VendorReduction,
+) -> Result<GemmRun> {
     let refuse = |why: String| -> Result<GemmRun> { Err(GpuError::Unsupported(why).into()) };
     if config.alg1 {
         return refuse(format!(
@@ -188,26 +193,14 @@ pub fn run_vendor(config: &GemmConfig, ops: &GemmOperands, vendor: Vendor) -> Re
             config.record.arch
         ));
     }
-    let shape = (ops.m, ops.k, ops.t);
-    let (d, how) = match vendor {
-        // cuBLASLt says which algorithm its heuristic chose (split-K and
-        // reduction scheme among them): reported with the run.
-        Vendor::Lt => {
-            let run = cublaslt_matmul(
-                config.record.input,
-                &ops.a_read,
-                &ops.b_read,
-                shape,
-                config.fp16_epilogue,
-                LtSplitK::Allowed,
-            )?;
-            (run.d, format!("{vendor}: {}", run.algo))
-        }
-        Vendor::GemmEx => (
-            cublas_gemm_ex(&ops.a_read, &ops.b_read, shape, config.fp16_epilogue)?,
-            format!("{vendor}: CUBLAS_GEMM_DEFAULT_TENSOR_OP"),
-        ),
-    };
+    let (d, how) = vendor_dispatch(
+        vendor,
+        config.record.input,
+        (&ops.a_read, &ops.b_read),
+        (ops.m, ops.k, ops.t),
+        config.fp16_epilogue,
+        reduction,
+    )?;
     Ok(GemmRun {
         d,
         a_posteriori: Vec::new(),
@@ -261,7 +254,9 @@ fn check_shape(
 }
 
 /// `D = A B` by cuBLAS `GemmEx` (fp16 `A`, `B`; fp32 or fp16 `C`/`D`; fp32
-/// compute; `CUBLAS_GEMM_DEFAULT_TENSOR_OP`): the paper's Listing 1.
+/// compute; `CUBLAS_GEMM_DEFAULT_TENSOR_OP`): the paper's Listing 1, with
+/// the library's default math mode (reduced-precision reductions allowed).
+/// [`cublas_gemm_ex_reducing`] chooses the reduction.
 ///
 /// # Errors
 /// Bad shapes or operands that are not fp16 values ([`GpuError::Input`]),
@@ -279,13 +274,37 @@ pub fn cublas_gemm_ex(
     shape: (usize, usize, usize),
     fp16_output: bool,
 ) -> std::result::Result<Vec<f64>, GpuError> {
+    cublas_gemm_ex_reducing(a, b, shape, fp16_output, VendorReduction::Library)
+}
+
+/// [`cublas_gemm_ex`] with the handle's math mode set for `reduction`
+/// ([`VendorReduction::ComputeType`]: `CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION`).
+///
+/// # Errors
+/// As [`cublas_gemm_ex`].
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::gpu::{VendorReduction, cublas_gemm_ex_reducing};
+/// // Rejected before any device work: 0.1 is not an fp16 value.
+/// let r = VendorReduction::ComputeType;
+/// assert!(cublas_gemm_ex_reducing(&[0.1], &[1.0], (1, 1, 1), true, r).is_err());
+/// ```
+pub fn cublas_gemm_ex_reducing(
+    a: &[f64],
+    b: &[f64],
+    shape: (usize, usize, usize),
+    fp16_output: bool,
+    reduction: VendorReduction,
+) -> std::result::Result<Vec<f64>, GpuError> {
     vendor::check_vendor_call(TcInput::Fp16, a, b, shape, fp16_output)?;
     #[cfg(feature = "cuda")]
     {
-        cublas::cublas_gemm_ex(a, b, shape, fp16_output)
+        cublas::cublas_gemm_ex(a, b, shape, fp16_output, reduction)
     }
     #[cfg(not(feature = "cuda"))]
     {
+        let _ = reduction;
         Err(GpuError::NotBuilt)
     }
 }
@@ -353,11 +372,37 @@ pub fn vendor_gemm(
     shape: (usize, usize, usize),
     fp16_output: bool,
 ) -> std::result::Result<Vec<f64>, GpuError> {
+    vendor_dispatch(
+        vendor,
+        input,
+        (a, b),
+        shape,
+        fp16_output,
+        VendorReduction::Library,
+    )
+    .map(|(d, _)| d)
+}
+
+/// Runs `vendor` with `reduction`; returns `D` and what ran (cuBLASLt's
+/// algorithm, with its split-K and reduction scheme, as the library reports it).
+fn vendor_dispatch(
+    vendor: Vendor,
+    input: TcInput,
+    (a, b): (&[f64], &[f64]),
+    shape: (usize, usize, usize),
+    fp16_output: bool,
+    reduction: VendorReduction,
+) -> std::result::Result<(Vec<f64>, String), GpuError> {
     vendor::check_vendor_input(vendor, input)?;
+    let how = |what: String| format!("{vendor}: {what}, reduction {}", reduction.name());
     match vendor {
-        Vendor::GemmEx => cublas_gemm_ex(a, b, shape, fp16_output),
+        Vendor::GemmEx => Ok((
+            cublas_gemm_ex_reducing(a, b, shape, fp16_output, reduction)?,
+            how("CUBLAS_GEMM_DEFAULT_TENSOR_OP".into()),
+        )),
         Vendor::Lt => {
-            cublaslt_matmul(input, a, b, shape, fp16_output, LtSplitK::Allowed).map(|r| r.d)
+            let run = cublaslt_matmul(input, a, b, shape, fp16_output, reduction.lt_split_k())?;
+            Ok((run.d, how(run.algo.to_string())))
         }
     }
 }

@@ -58,6 +58,76 @@ pub enum LtSplitK {
     /// so every element is one chain of block FMAs, the order the rigorous
     /// block-FMA bound assumes.
     Forbidden,
+    /// Split-K allowed, its partial results reduced in the compute type only
+    /// (`CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK =
+    /// CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE`): the INPLACE and OUTPUT_TYPE
+    /// schemes, which keep partials in the output type (fp16 for an fp16
+    /// `D`), are excluded.
+    ComputeTypeReduction,
+}
+
+/// Where a vendor GEMM may reduce its split-K partial results. With an fp32
+/// `D` both are the same; with an fp16 `D` the library may keep partials in
+/// fp16, which the any-order bound then has to allow
+/// ([`block_fma_any_order_reducing`](boundgate_verify::bounds::tc::block_fma_any_order_reducing)).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::gpu::VendorReduction;
+/// let r: VendorReduction = "compute-type".parse().unwrap();
+/// assert_eq!(r, VendorReduction::ComputeType);
+/// assert_eq!(VendorReduction::Library.name(), "library");
+/// assert!("fp16".parse::<VendorReduction>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VendorReduction {
+    /// The library's choice (what an application gets by default): cuBLAS
+    /// may reduce in the output type ("reduced precision reductions"),
+    /// cuBLASLt may pick an INPLACE or OUTPUT_TYPE reduction scheme.
+    #[default]
+    Library,
+    /// Reductions in the compute type (fp32) only: cuBLAS math mode
+    /// `CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION` ("forces any
+    /// reductions during matrix multiplications to use the accumulator type
+    /// ... and not the output type", cuBLAS guide, `cublasMath_t`), cuBLASLt
+    /// [`LtSplitK::ComputeTypeReduction`].
+    ComputeType,
+}
+
+impl VendorReduction {
+    /// Both choices.
+    pub const ALL: [VendorReduction; 2] = [VendorReduction::Library, VendorReduction::ComputeType];
+
+    /// The name used in options and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            VendorReduction::Library => "library",
+            VendorReduction::ComputeType => "compute-type",
+        }
+    }
+
+    /// The cuBLASLt heuristic restriction that asks for this reduction.
+    pub fn lt_split_k(self) -> LtSplitK {
+        match self {
+            VendorReduction::Library => LtSplitK::Allowed,
+            VendorReduction::ComputeType => LtSplitK::ComputeTypeReduction,
+        }
+    }
+}
+
+impl std::str::FromStr for VendorReduction {
+    type Err = Error;
+    fn from_str(s: &str) -> CrateResult<VendorReduction> {
+        let lower = s.trim().to_ascii_lowercase();
+        VendorReduction::ALL
+            .into_iter()
+            .find(|v| v.name() == lower)
+            .ok_or_else(|| {
+                Error::usage(format!(
+                    "unknown reduction `{s}` (known: library, compute-type)"
+                ))
+            })
+    }
 }
 
 /// The algorithm cuBLASLt's heuristic chose (`cublasLtMatmulAlgoConfigGetAttribute`;
