@@ -664,6 +664,55 @@ fn cancelling_terms_near_the_top_of_the_format_have_a_bound() {
     }
 }
 
+/// Outputs within a few units in the last place of the format's largest
+/// value have a bound: the overflow check rounds enclosures of every
+/// intermediate to the format (monotone) instead of comparing `(1 + u)`
+/// times a magnitude bound with the largest value, which called fp32
+/// `A = [[MAX32]]`, `B = [[1]]` (exact) a possible overflow until 2026-11-26.
+/// Every method, both bit widths, fp32's top value and three ulps below it,
+/// and fp64 from 2^-24 below its top (at `f64::MAX` itself the bound's own
+/// binary64 arithmetic overflows: `|T| (1 + gamma_3)` is no binary64 number,
+/// so that element has no bound, a hypothesis not met, never a pass under
+/// `+inf`); the output is finite and the rigorous bound holds.
+#[test]
+fn outputs_at_the_top_of_the_format_have_a_bound() {
+    let below = 1.0 - 2f64.powi(-24);
+    for (top, format) in [
+        (f32::MAX as f64, "format=fp32"),
+        (f64::MAX * below, "format=fp64"),
+    ] {
+        let mut a = top;
+        for _ in 0..4 {
+            for method in ["method=direct", "method=sparse", "method=full"] {
+                for bits in ["bits=8", "bits=4"] {
+                    let pairs = [format, method, bits];
+                    let run = ResidualGemm
+                        .run(&inputs(vec![a], 1, 1, vec![1.0], 1), &params(&pairs))
+                        .unwrap();
+                    assert!(run.output.data()[0].is_finite(), "{pairs:?} a = {a:e}");
+                    assert_eq!(
+                        outcome(&run, "rigorous"),
+                        Outcome::Pass,
+                        "{pairs:?} a = {a:e}"
+                    );
+                }
+            }
+            // One fp32 ulp below (exact in binary64 too, 2^-24 relative).
+            a *= below;
+        }
+    }
+    let run = ResidualGemm
+        .run(
+            &inputs(vec![f64::MAX], 1, 1, vec![1.0], 1),
+            &params(&["format=fp64"]),
+        )
+        .unwrap();
+    let Outcome::HypothesisNotMet { reason } = outcome(&run, "rigorous") else {
+        panic!("{:?}", outcome(&run, "rigorous"))
+    };
+    assert!(reason.contains("overflows binary64"), "{reason}");
+}
+
 /// An element whose dequantize-and-add may overflow the working format has
 /// no bound, but no longer voids the verdict on the others (before
 /// 2026-11-26 one such element made the whole output "hypothesis not met"
@@ -687,7 +736,7 @@ fn an_overflowing_element_leaves_the_others_judged() {
         panic!("{verdict:?}")
     };
     assert!(
-        reason.contains("element (0, 0) may reach")
+        reason.contains("an intermediate of element (0, 0) may round beyond")
             && reason.contains("1 of 2 elements without a bound"),
         "{reason}"
     );

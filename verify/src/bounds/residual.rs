@@ -98,7 +98,7 @@ use super::gamma::gamma_value;
 use super::{Bound, Quantity, Rigor, Source, require};
 use crate::check::ElementBounds;
 use crate::error::{Result, VerifyError, require_finite, require_same_len};
-use crate::format::{Format, RoundingMode};
+use crate::format::{Format, OverflowPolicy, RoundingMode};
 use crate::oracle::Matrix;
 
 const GU: &str =
@@ -564,6 +564,63 @@ fn signed_enclosure(p: i64, (row, col): (f64, f64), x_up: f64, e: f64) -> (f64, 
     if p > 0 { (lo, hi) } else { (-hi, -lo) }
 }
 
+/// `v` rounded to nearest in `f`, or `None` where that overflows: an
+/// infinity or NaN, or in a saturating format a `v` beyond the largest value
+/// (its clamp is no rounding `|d| <= u` covers).
+fn round_or_overflow(f: &Format, v: f64) -> Option<f64> {
+    let r = f.round(v, RoundingMode::NearestEven);
+    let clamped = f.overflow_policy() == OverflowPolicy::Saturate && v.abs() > f.max_finite();
+    (r.is_finite() && !clamped).then_some(r)
+}
+
+/// An enclosure `[lo, hi]` of `fl(z)` from one of `z`: rounding to nearest
+/// is monotone, so `fl(lo) <= fl(z) <= fl(hi)`; `None` where an end overflows.
+fn round_enclosure(f: &Format, (lo, hi): (f64, f64)) -> Option<(f64, f64)> {
+    Some((round_or_overflow(f, lo)?, round_or_overflow(f, hi)?))
+}
+
+/// The exact integer `p` enclosed by binary64 values (`p` itself below 2^53).
+fn i64_enclosure(p: i64) -> (f64, f64) {
+    let f = p as f64;
+    match (f as i128).cmp(&i128::from(p)) {
+        std::cmp::Ordering::Equal => (f, f),
+        std::cmp::Ordering::Greater => (f.next_down(), f),
+        std::cmp::Ordering::Less => (f, f.next_up()),
+    }
+}
+
+/// The largest magnitude an intermediate of the kernel's dequantize-and-add
+/// of one element can take in `f`, or `None` if one can overflow `f`. The
+/// kernel computes `y^_t = fl(fl(fl(P_t) / lambda_hi) / lambda_lo)` (the larger
+/// of the row and column scales first) and `fl(fl(y^_0 + y^_1) + y^_2)`; each
+/// operation is evaluated on enclosures (the exact result with directed
+/// binary64 rounding, then rounded to nearest in `f`, which is monotone), so
+/// the enclosures hold for the computed values whatever their rounding
+/// errors, and an end that rounds to infinity is the only way the operation
+/// can overflow. Unlike `(1 + u)` times a magnitude bound compared with the
+/// largest value, this leaves an output within a rounding of the top of the
+/// format its bound (fp32, `A = [[MAX32]]`, `B = [[1]]`, exact, was "no bound"
+/// until 2026-11-26).
+fn dequantize_reach(f: &Format, p: [i64; 3], scales: [(f64, f64); 3]) -> Option<f64> {
+    let reach = |(lo, hi): (f64, f64)| f64::max(lo.abs(), hi.abs());
+    let mut largest: f64 = 0.0;
+    let mut y = [(0.0, 0.0); 3];
+    for t in 0..3 {
+        if p[t] == 0 {
+            continue; // fl(0) / lambda = 0 exactly
+        }
+        let (row, col) = scales[t];
+        let (hi, lo) = (row.max(col), row.min(col));
+        let whole = round_enclosure(f, i64_enclosure(p[t]))?;
+        let first = round_enclosure(f, (div_down(whole.0, hi), div_up(whole.1, hi)))?;
+        y[t] = round_enclosure(f, (div_down(first.0, lo), div_up(first.1, lo)))?;
+        largest = largest.max(reach(whole)).max(reach(first)).max(reach(y[t]));
+    }
+    let s1 = round_enclosure(f, (add_down(y[0].0, y[1].0), add_up(y[0].1, y[1].1)))?;
+    let s2 = round_enclosure(f, (add_down(s1.0, y[2].0), add_up(s1.1, y[2].1)))?;
+    Some(largest.max(reach(s1)).max(reach(s2)))
+}
+
 /// Upper bounds of `|y^_0 + y^_1|` and `|fl(y^_0 + y^_1) + y^_2|` from
 /// enclosures of the `y^_t` (interval sums rounded outward; the first sum
 /// widened by its rounding `u |.|` when `first_rounded`, i.e. where `y^_1` is
@@ -798,17 +855,12 @@ impl<'a> Prepared<'a> {
                 let mut enclosures = [(0.0, 0.0); 3];
                 let mut x = [0.0; 3];
                 let mut rounding = 0.0;
-                let mut element_largest: f64 = 0.0;
                 for t in 0..3 {
                     if p_abs[t] == 0 {
                         continue; // P_t = 0: y_t = 0 exactly
                     }
-                    // fl(P_t) itself: a narrow working format (fp16: max
-                    // 65504) overflows on the integer product already.
-                    element_largest = element_largest.max(mul_up(one_u, up(p_abs[t])));
                     let (row_inv, col_inv) = inverses[t];
                     let (hi_inv, lo_inv) = (row_inv.min(col_inv), row_inv.max(col_inv));
-                    let first = mul_up(up(p_abs[t]), hi_inv);
                     x[t] = product3_up(up(p_abs[t]), hi_inv, lo_inv);
                     let e = add_up(
                         mul_up(gamma3, x[t]),
@@ -816,12 +868,6 @@ impl<'a> Prepared<'a> {
                     );
                     rounding = add_up(rounding, e);
                     enclosures[t] = signed_enclosure(p_signed[t], scales[t], x[t], e);
-                    // y^_t itself, before any addition (the sums below may
-                    // cancel what a single term overflows).
-                    element_largest = element_largest.max(mul_up(one_u, add_up(x[t], e)));
-                    // fl(fl(P) / lambda_hi), before the second division.
-                    element_largest =
-                        element_largest.max(add_up(mul_up(mul_up(one_u, one_u), first), eta));
                 }
                 // The two additions, with the signs of the P_t: a sum whose
                 // terms cancel neither reaches nor rounds like the sum of
@@ -834,7 +880,6 @@ impl<'a> Prepared<'a> {
                 if x[2] != 0.0 {
                     rounding = add_up(rounding, mul_up(u, m2));
                 }
-                element_largest = element_largest.max(mul_up(one_u, m1.max(m2)));
                 let mut value = add_up(add_up(dropped, quant), add_up(second, rounding));
                 if entrywise || !value.is_finite() {
                     // The same terms entry by entry (O(k) for this element;
@@ -842,29 +887,36 @@ impl<'a> Prepared<'a> {
                     let (quant, second) = self.per_entry_terms(i, j);
                     value = add_up(add_up(dropped, quant), add_up(second, rounding));
                 }
-                if element_largest > f.max_finite() {
-                    kernel_overflow.get_or_insert((at, element_largest));
-                    value = f64::INFINITY;
-                } else if !value.is_finite() {
+                // Whether an intermediate can overflow the format: every
+                // operation on enclosures, each term alone and the sums with
+                // their signs (a sum whose terms cancel neither reaches nor
+                // rounds like the sum of their magnitudes, which flagged exact
+                // outputs near the top of the format; review, 2026-11-26).
+                match dequantize_reach(&f, p_signed, scales) {
+                    None => {
+                        kernel_overflow.get_or_insert(at);
+                        value = f64::INFINITY;
+                    }
                     // A term can overflow binary64 although no intermediate
                     // of the kernel does (a reciprocal scale near 1e306 times
                     // a large integer sum): an infinite value would pass every
                     // error; it is no bound.
-                    bound_overflow.get_or_insert(at);
-                    value = f64::INFINITY;
-                } else {
-                    largest = largest.max(element_largest);
+                    Some(_) if !value.is_finite() => {
+                        bound_overflow.get_or_insert(at);
+                        value = f64::INFINITY;
+                    }
+                    Some(reach) => largest = largest.max(reach),
                 }
                 values.push(value);
             }
         }
         // (hypothesis, detail) of each kind of element without a bound.
         let mut unbounded: Vec<(&str, String)> = Vec::new();
-        if let Some((at, reach)) = kernel_overflow {
+        if let Some(at) = kernel_overflow {
             unbounded.push((
                 "no overflow in the dequantize-and-add",
                 format!(
-                    "element ({}, {}) may reach {reach:e} > {:e} ({f})",
+                    "an intermediate of element ({}, {}) may round beyond {:e} ({f})",
                     at / n,
                     at % n,
                     f.max_finite()
