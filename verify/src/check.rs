@@ -179,30 +179,63 @@ impl ElementBounds {
     /// reason (building anew with [`ElementBounds::new`] would turn their
     /// `+inf` into a bound that every error meets).
     ///
+    /// An element where `f` fails a hypothesis of its own
+    /// ([`VerifyError::HypothesisNotMet`]) is left without a bound, as in
+    /// [`ElementBounds::collect`], and the others keep theirs (one element
+    /// whose fp16 conversion may overflow voided every element's verdict
+    /// until 2026-11-26).
+    ///
     /// # Errors
-    /// The first error of `f`; a NaN or negative new value.
+    /// The first other error of `f`; a NaN or negative new value.
     ///
     /// # Example
     /// ```
+    /// use boundgate_verify::VerifyError;
     /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
     /// use boundgate_verify::check::ElementBounds;
     /// let b = Bound::deterministic(0.0, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
-    /// let eb = ElementBounds::partial(b, vec![1.0, f64::INFINITY], "overflow").unwrap();
-    /// let more = eb.map_bounded(|_, v| Ok(v + 1.0)).unwrap();
-    /// assert_eq!((more.bounded(0), more.bounded(1)), (Some(2.0), None));
-    /// assert_eq!(more.unbounded(), Some("overflow"));
+    /// let eb = ElementBounds::partial(b, vec![1.0, f64::INFINITY, 3.0], "overflow").unwrap();
+    /// let more = eb.map_bounded(|i, v| if i == 2 {
+    ///     Err(VerifyError::HypothesisNotMet {
+    ///         source_ref: "ex".into(), hypothesis: "v < 3".into(), detail: format!("v = {v}"),
+    ///     })
+    /// } else {
+    ///     Ok(v + 1.0)
+    /// }).unwrap();
+    /// assert_eq!((more.bounded(0), more.bounded(1), more.bounded(2)), (Some(2.0), None, None));
+    /// assert_eq!(more.unbounded(), Some("overflow; ex: v < 3 (v = 3), first at element 2"));
     /// ```
     pub fn map_bounded(
         self,
         mut f: impl FnMut(usize, f64) -> Result<f64>,
     ) -> Result<ElementBounds> {
-        let values = (0..self.values.len())
-            .map(|i| match self.bounded(i) {
-                Some(v) => f(i, v),
-                None => Ok(f64::INFINITY),
-            })
-            .collect::<Result<Vec<f64>>>()?;
-        match self.unbounded {
+        let mut failure = None;
+        let mut values = Vec::with_capacity(self.values.len());
+        for i in 0..self.values.len() {
+            let value = match self.bounded(i) {
+                None => f64::INFINITY,
+                Some(v) => match f(i, v) {
+                    Ok(x) => x,
+                    Err(VerifyError::HypothesisNotMet {
+                        source_ref,
+                        hypothesis,
+                        detail,
+                    }) => {
+                        failure.get_or_insert_with(|| {
+                            format!("{source_ref}: {hypothesis} ({detail}), first at element {i}")
+                        });
+                        f64::INFINITY
+                    }
+                    Err(other) => return Err(other),
+                },
+            };
+            values.push(value);
+        }
+        let reason = match (self.unbounded, failure) {
+            (Some(old), Some(new)) => Some(format!("{old}; {new}")),
+            (old, new) => old.or(new),
+        };
+        match reason {
             Some(reason) => ElementBounds::partial(self.bound, values, reason),
             None => ElementBounds::new(self.bound, values),
         }
