@@ -23,7 +23,7 @@ use boundgate::kernels::mpfma::probe::{ModelUnit, run_probes};
 use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
 use boundgate_verify::bounds::tc::{
     GemmShape, alg1_rigorous, block_fma_a_posteriori, block_fma_a_priori, block_fma_any_order,
-    block_fma_any_order_reducing,
+    block_fma_any_order_reducing, block_fma_any_order_split_reducing,
 };
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::oracle::{self, ErrorMeasure};
@@ -503,14 +503,28 @@ proptest! {
         } else {
             block_fma_any_order(&record.spec(), &x, &y)
         };
-        if let Ok(bound) = bound {
-            let error = oracle::dot(&x, &y).unwrap().error_of(d);
+        // With fp16 reductions, the split-K form too: at most `slices`
+        // partials reach the reduction (a serial slice continues the chain
+        // of the one before it).
+        let split = fp16_reduction.then(|| {
+            block_fma_any_order_split_reducing(
+                &record.spec(),
+                Format::FP16,
+                RoundingMode::NearestEven,
+                slices as u64,
+                &x,
+                &y,
+            )
+        });
+        let error = oracle::dot(&x, &y).unwrap().error_of(d);
+        for (name, bound) in [("any order", bound.ok()), ("split-K", split.and_then(|b| b.ok()))] {
+            let Some(bound) = bound else { continue };
             let ErrorMeasure::Finite { absolute_up, .. } = error else {
                 panic!("a non-finite result despite the no-overflow hypothesis: {d}");
             };
             prop_assert!(
                 absolute_up <= bound.value,
-                "{}: {absolute_up:e} > {:e} (slices {slices}, seed {seed}, fp16 reduction {fp16_reduction})",
+                "{} {name}: {absolute_up:e} > {:e} (slices {slices}, seed {seed}, fp16 reduction {fp16_reduction})",
                 record.label(),
                 bound.value
             );

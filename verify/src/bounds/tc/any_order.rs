@@ -52,15 +52,42 @@
 //! per-operation constant and `k'` as the longest path a tree of `k'` leaves
 //! can have.
 //!
-//! It is `k'` times looser per product than a single chain can be
-//! ([`super::block_fma_constant`]: `(1 + b 2^-F + u_acc)^q - 1` for `q = k / b`
-//! blocks) because a tree may put one product under `k' - 1` operations: the
-//! price of not knowing the order.
+//! It is looser than a single chain ([`super::block_fma_constant`]:
+//! `(1 + b 2^-F + u_acc)^q - 1` for `q = k / b` blocks) because a tree may put
+//! one product under `k' - 1` operations where a chain puts it under `q`
+//! block steps, each of which loses at most `b 2^-F + u_acc`: the growth
+//! `k' (2^-F + u_acc)` against `q (b 2^-F + u_acc)`, about `b u_acc / (2^-F +
+//! u_acc)` times larger where `u_acc` dominates (measured 8 to 9 times for
+//! the sm90 fp16 record at k = 64 and 4096; review, 2026-11-26): the price
+//! of not knowing the order.
+//!
+//! # Split-K reductions in a narrower format
+//!
+//! [`block_fma_any_order_reducing`] lets every operation round to the output
+//! format too, since cuBLAS does not say which do. Where the library reports
+//! its split (cuBLASLt's `CUBLASLT_ALGO_CONFIG_SPLITK_NUM = p`: "SPLITK_NUM
+//! parts ... computed in parallel, and the results accumulated according to
+//! the reduction scheme"), only the reduction of the `p` partial results can:
+//! [`block_fma_any_order_split_reducing`]. Each partial is a tree as above
+//! (accumulator roundings, at most `k'` on a path, with `eps`); on its way to
+//! the result it passes at most `p + 1` operations that may round to the
+//! accumulator, to the output format or to both in turn (its conversion to
+//! the output format, at most `p - 1` additions, the final conversion), each
+//! with `u_r = u_acc + u_red + u_acc u_red`, and at most `2 p` such operations
+//! exist. The same induction gives, with `G = (1 + eps)^k' (1 + u_r)^(p + 1)`,
+//!
+//! `|s^ - s| <= (G - 1) S' + G ((k' - 1) 2^-F floor + (2 k' - 1) eta + 2 p eta_r)`
+//!
+//! plus the flushed products, where `eta_r = (1 + u_red) eta_acc + eta_red`;
+//! no intermediate above the smaller largest value. Where `p` is small
+//! against `k'` this is about `k' eps + p u_red` relative, against
+//! `k' (eps + u_red)` for the reducing bound (at `k = 2^15` the latter's
+//! growth factor reaches fp16's largest value, so it has no value at all).
 
 use super::super::directed::{add_up, expm1_up, ln1p_up, mul_up};
 use super::super::{Bound, Quantity, Rigor, Source, require};
 use super::BlockFmaSpec;
-use crate::error::{Result, require_same_len};
+use crate::error::{Result, VerifyError, require_same_len};
 use crate::format::{Format, RoundingMode};
 
 /// The source of [`block_fma_any_order`] (derivation in the module documentation).
@@ -100,6 +127,7 @@ pub fn block_fma_any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64]) -> Result<
         eta: eta_acc,
         max: spec.accumulator.max_finite(),
         reduction: None,
+        splits: None,
     };
     any_order(spec, x, y, &node)
 }
@@ -153,6 +181,68 @@ pub fn block_fma_any_order_reducing(
         eta: add_up(mul_up(add_up(1.0, u_red), eta_acc), eta_red),
         max: spec.accumulator.max_finite().min(reduction.max_finite()),
         reduction: Some((reduction, mode)),
+        splits: None,
+    };
+    any_order(spec, x, y, &node)
+}
+
+/// [`block_fma_any_order_reducing`] when the inner dimension is split into at
+/// most `splits` parts whose partial results alone may be reduced in
+/// `reduction` (module documentation, "Split-K reductions in a narrower
+/// format"): each part a tree of block FMAs and accumulator additions, the
+/// parts' results converted to `reduction`, added in any order rounding to
+/// the accumulator, to `reduction` or both, and the result converted to
+/// `reduction`. Much tighter than the reducing bound where `splits` is small
+/// against the inner dimension: cuBLASLt reports its split
+/// (`CUBLASLT_ALGO_CONFIG_SPLITK_NUM`); cuBLAS `GemmEx` does not.
+///
+/// # Errors
+/// As [`block_fma_any_order`]; [`crate::error::VerifyError::InvalidParameter`]
+/// for `splits = 0`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::tc::{block_fma_any_order_reducing, block_fma_any_order_split_reducing, BlockFmaSpec};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let rne = RoundingMode::NearestEven;
+/// let h100 = BlockFmaSpec::new(16, 25, Format::FP16, Format::FP32, RoundingMode::TowardZero);
+/// let x = vec![0.5; 4096];
+/// // Four partials reduced in fp16: about (4096 (2^-25 + 2^-23) + 5 * 2^-11) S.
+/// let split = block_fma_any_order_split_reducing(&h100, Format::FP16, rne, 4, &x, &x).unwrap();
+/// let every = block_fma_any_order_reducing(&h100, Format::FP16, rne, &x, &x).unwrap();
+/// assert!(split.value < 0.01 * 1024.0 && every.value > 100.0 * split.value);
+/// assert!(block_fma_any_order_split_reducing(&h100, Format::FP16, rne, 0, &x, &x).is_err());
+/// ```
+pub fn block_fma_any_order_split_reducing(
+    spec: &BlockFmaSpec,
+    reduction: Format,
+    mode: RoundingMode,
+    splits: u64,
+    x: &[f64],
+    y: &[f64],
+) -> Result<Bound> {
+    if splits == 0 {
+        return Err(VerifyError::invalid(
+            "splits",
+            splits,
+            "at least one part (1: no split)",
+        ));
+    }
+    let (u_acc, eta_acc) = spec.output_errors();
+    let (u_red, eta_red) = (
+        reduction.unit_roundoff(mode),
+        reduction.underflow_abs_error(mode),
+    );
+    let node = NodeRounding {
+        u: u_acc,
+        eta: eta_acc,
+        max: spec.accumulator.max_finite().min(reduction.max_finite()),
+        reduction: Some((reduction, mode)),
+        splits: Some(SplitReduction {
+            parts: splits,
+            u: add_up(add_up(u_acc, u_red), mul_up(u_acc, u_red)),
+            eta: add_up(mul_up(add_up(1.0, u_red), eta_acc), eta_red),
+        }),
     };
     any_order(spec, x, y, &node)
 }
@@ -167,6 +257,18 @@ struct NodeRounding {
     max: f64,
     /// The narrower format reductions may round to, if any.
     reduction: Option<(Format, RoundingMode)>,
+    /// Where only the reduction of split-K parts rounds to `reduction`: the
+    /// tree's nodes then round as `u`, `eta` say, and these operations come
+    /// on top.
+    splits: Option<SplitReduction>,
+}
+
+/// The reduction of at most `parts` partial results: at most `parts + 1`
+/// operations on a path, at most `2 parts` in all, each rounding as `u`, `eta`.
+struct SplitReduction {
+    parts: u64,
+    u: f64,
+    eta: f64,
 }
 
 fn any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64], node: &NodeRounding) -> Result<Bound> {
@@ -197,12 +299,27 @@ fn any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64], node: &NodeRounding) -> 
     }
     let eps = add_up(quantum, u);
     let k = leaves as f64;
-    // (1 + eps)^k' - 1 and (1 + eps)^k', rounded up.
-    let growth = expm1_up(mul_up(k, ln1p_up(eps)));
+    // The split-K reduction's operations on a path and in all, if any.
+    let (path_log, reduction_eta) = match &node.splits {
+        None => (0.0, 0.0),
+        Some(r) => {
+            let parts = r.parts as f64;
+            (
+                mul_up(add_up(parts, 1.0), ln1p_up(r.u)),
+                mul_up(mul_up(2.0, parts), r.eta),
+            )
+        }
+    };
+    // (1 + eps)^k' - 1 and (1 + eps)^k', rounded up (times (1 + u_r)^(p + 1)
+    // with a split-K reduction).
+    let growth = expm1_up(add_up(mul_up(k, ln1p_up(eps)), path_log));
     let grown = add_up(growth, 1.0);
     let per_node = add_up(
-        mul_up(mul_up(k - 1.0, quantum), floor_acc),
-        mul_up(add_up(mul_up(2.0, k), -1.0), eta),
+        add_up(
+            mul_up(mul_up(k - 1.0, quantum), floor_acc),
+            mul_up(add_up(mul_up(2.0, k), -1.0), eta),
+        ),
+        reduction_eta,
     );
     let extras = mul_up(grown, per_node);
     let largest = add_up(mul_up(grown, magnitudes), extras);
@@ -218,6 +335,15 @@ fn any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64], node: &NodeRounding) -> 
 
 fn bound(error: f64, spec: &BlockFmaSpec, eps: f64, node: &NodeRounding) -> Bound {
     let (what, formats) = match node.reduction {
+        Some((format, mode)) if node.splits.is_some() => (
+            "every output the reduction of at most p split-K parts, each a tree of block FMAs and additions rounded to the accumulator; the parts' results converted to the reduction format, added rounding to the accumulator, to it, or to both in turn, and the result converted (each product entering once)",
+            format!(
+                "accumulator {} ({}), reduction {format} ({mode}), p = {}",
+                spec.accumulator,
+                spec.output_mode,
+                node.splits.as_ref().map_or(0, |r| r.parts)
+            ),
+        ),
         None => (
             "every output a tree of block FMAs and additions rounded to the accumulator, each product entering once (any split, order and reduction)",
             format!("accumulator {} ({})", spec.accumulator, spec.output_mode),
