@@ -225,12 +225,20 @@ impl Experiment for Fig6 {
         // The device's order is cuBLAS's: where its result is not the
         // model's, it is held to the any-order bound (with fp16 C, the one
         // that lets the reduction round to fp16 too).
-        let any_order_for = |fp16_output: bool| -> Result<Vec<f64>> {
+        // An element whose any-order bound fails its no-overflow hypothesis
+        // has none (`None`; the reducing bound's does at the paper's size:
+        // collected with `?`, one such element aborted the experiment before
+        // cuBLAS ran; review, 2026-11-26); other errors propagate.
+        let any_order_for = |fp16_output: bool| -> Result<Vec<Option<f64>>> {
             Ok((0..m * t)
                 .map(|e| {
                     let (i, j) = (e / t, e % t);
                     let (x, y) = (&ops.a_read[i * k..(i + 1) * k], &bt[j * k..(j + 1) * k]);
-                    any_order_bound(&spec, fp16_output, x, y).map(|b| b.value)
+                    match any_order_bound(&spec, fp16_output, x, y) {
+                        Ok(b) => Ok(Some(b.value)),
+                        Err(boundgate_verify::VerifyError::HypothesisNotMet { .. }) => Ok(None),
+                        Err(other) => Err(other),
+                    }
                 })
                 .collect::<boundgate_verify::Result<_>>()?)
         };
@@ -306,6 +314,7 @@ impl Experiment for Fig6 {
                 .map(|(x, y)| x.to_bits() == y.to_bits())
                 .collect();
             let mut chained_bound_exceeded = 0u64;
+            let mut without_any_order_bound = 0u64;
             let errors = oracle::gemm_errors(&a_read, &b_read, d)?;
             let mut rel = Vec::with_capacity(m * t);
             let (mut dbea, mut va, mut vp, mut ap, mut post) =
@@ -364,8 +373,12 @@ impl Experiment for Fig6 {
                     if absolute_up > prior {
                         chained_bound_exceeded += 1;
                     }
-                    if absolute_up > epilogue(any_order[e]) {
-                        report.rigorous_violations += 1;
+                    // With fp16 C the reducing bound counts the final
+                    // conversion among its roundings already.
+                    match any_order[e] {
+                        Some(b) if absolute_up > b => report.rigorous_violations += 1,
+                        Some(_) => {}
+                        None => without_any_order_bound += 1,
                     }
                 }
                 let bounds_abs = [zeta * s[e], vibea_authors * s[e], vibea_paired * s[e]];
@@ -431,6 +444,15 @@ impl Experiment for Fig6 {
                     d.len() - same
                 ));
             }
+            if without_any_order_bound > 0 {
+                report.findings.push(format!(
+                    "{output}: {without_any_order_bound} of {} device elements that differ from the \
+                     model have no any-order bound (its no-overflow hypothesis fails: with an fp16 C \
+                     every step may round to fp16, whose growth factor reaches 65504 at this inner \
+                     dimension); they are not judged",
+                    m * t
+                ));
+            }
             if non_finite > 0 {
                 report.findings.push(format!(
                     "{output}: {non_finite} of {} elements have a non-finite result (the fp16 \
@@ -477,6 +499,7 @@ impl Experiment for Fig6 {
                 "equal_to_model": same_as_model.iter().filter(|&&x| x).count(),
                 "chained_bound_exceeded_elsewhere": chained_bound_exceeded,
                 "non_finite_elements": non_finite, "exact_zero_elements": exact_zero,
+                "without_any_order_bound": without_any_order_bound,
                 "worst_element_ratios": { "dbea": ratio(&dbea), "vibea_authors": ratio(&va),
                     "vibea_paired": ratio(&vp), "a_priori": ratio(&ap), "a_posteriori": ratio(&post) },
             }));

@@ -26,7 +26,8 @@ use boundgate_verify::bounds::directed::{add_up, mul_up};
 use boundgate_verify::bounds::tc::{
     BlockFmaSpec, GammaTilde, GemmShape, Roundoffs, ThmConstant, alg1_rigorous,
     block_fma_a_posteriori, block_fma_a_priori, block_fma_any_order, block_fma_any_order_reducing,
-    block_fma_constant, thm_3_7, thm_3_8, thm_3_9, thm_3_10, vibea_lambda,
+    block_fma_any_order_split_reducing, block_fma_constant, thm_3_7, thm_3_8, thm_3_9, thm_3_10,
+    vibea_lambda,
 };
 use boundgate_verify::bounds::{Bound, Kind};
 use boundgate_verify::check::ElementBounds;
@@ -259,6 +260,9 @@ pub struct GemmRun {
     pub a_posteriori: Vec<VResult<f64>>,
     /// Where it ran ("cpu model" or the device).
     pub ran_on: String,
+    /// The split-K parts a vendor library reported (cuBLASLt's `SPLITK_NUM`),
+    /// if it did.
+    pub split_k: Option<u64>,
 }
 
 /// Runs the CPU model (block FMA or Algorithm 1) on the operands.
@@ -295,6 +299,7 @@ pub fn run_model(config: &GemmConfig, ops: &GemmOperands) -> GemmRun {
         d,
         a_posteriori,
         ran_on: "cpu model".into(),
+        split_k: None,
     }
 }
 
@@ -348,6 +353,13 @@ pub enum InnerOrder {
     /// output type ([`VendorReduction::ComputeType`]).
     /// The same bound as `Any` for an fp32 `D`.
     AnyAccumulatorReduction,
+    /// As [`InnerOrder::Any`], split into at most this many parts whose
+    /// results alone may be reduced in the output type: a cuBLASLt run, which
+    /// reports its split. With an fp16 `D` the smaller of the reducing bound
+    /// and [`block_fma_any_order_split_reducing`] (about `p u16` instead of
+    /// `k (u32 + u16)` relative: the reducing bound has no value at the
+    /// paper's inner dimension 2^15; review, 2026-11-26).
+    AnySplit(u64),
 }
 
 impl InnerOrder {
@@ -375,6 +387,29 @@ pub fn any_order_bound(
         block_fma_any_order_reducing(spec, Format::FP16, RoundingMode::NearestEven, x, y)
     } else {
         block_fma_any_order(spec, x, y)
+    }
+}
+
+/// The block-FMA bound of one element of a vendor GEMM with an fp16 `D` that
+/// reported splitting the inner dimension into `parts`: the smaller of the
+/// reducing bound (every operation may round to fp16) and the split-K one
+/// (only the reduction of the parts' results may), both rigorous for such a
+/// run; an element where both fail a hypothesis has none.
+///
+/// # Errors
+/// As [`block_fma_any_order_split_reducing`].
+pub fn split_any_order_bound(
+    spec: &BlockFmaSpec,
+    parts: u64,
+    x: &[f64],
+    y: &[f64],
+) -> VResult<Bound> {
+    let rne = RoundingMode::NearestEven;
+    let split = block_fma_any_order_split_reducing(spec, Format::FP16, rne, parts, x, y);
+    match (split, any_order_bound(spec, true, x, y)) {
+        (Ok(s), Ok(every)) => Ok(if every.value < s.value { every } else { s }),
+        (Ok(b), Err(_)) | (Err(_), Ok(b)) => Ok(b),
+        (Err(e), Err(_)) => Err(e),
     }
 }
 
@@ -433,6 +468,10 @@ pub fn rigorous_bounds(
                 InnerOrder::Chain => block_fma_a_priori(&spec, x, y),
                 InnerOrder::Any => any_order_bound(&spec, config.fp16_epilogue, x, y),
                 InnerOrder::AnyAccumulatorReduction => any_order_bound(&spec, false, x, y),
+                InnerOrder::AnySplit(parts) if config.fp16_epilogue => {
+                    split_any_order_bound(&spec, parts, x, y)
+                }
+                InnerOrder::AnySplit(_) => any_order_bound(&spec, false, x, y),
             }
         })?
     };
@@ -453,7 +492,11 @@ pub fn rigorous_bounds(
         "inputs rounded to the input format (representation error added)",
         "sum |a~ b~ - a b| <= sum |a~| |b~ - b| + |b| |a~ - a|".into(),
     )?;
-    if config.fp16_epilogue {
+    // The reducing and split-K bounds count the final conversion to fp16 among
+    // their roundings already (adding it again was safe but loose; review,
+    // 2026-11-26).
+    let conversion_counted = matches!(order, InnerOrder::Any | InnerOrder::AnySplit(_));
+    if config.fp16_epilogue && !conversion_counted {
         bounds = add_each(
             bounds,
             |e, b| Ok(add_up(b, epilogue_up(add_up(s_read[e], b))?)),
@@ -601,6 +644,19 @@ pub fn other_bounds(
         // others are judged.
         let bounds = ElementBounds::collect(run.a_posteriori.iter().zip(&run.d).map(|(b, &d)| {
             let b = b.clone()?;
+            // An infinite result (the fp16 conversion overflowed) has no
+            // bound: its ulp is NaN, which made the whole run a usage error
+            // (exit 2, no report; A = [[256], [1]], B = [[256]], fp32-fp16;
+            // found by review, 2026-11-26).
+            if !d.is_finite() {
+                return Err(VerifyError::HypothesisNotMet {
+                    source_ref: boundgate_verify::bounds::tc::BLOCK_FMA_SOURCE.to_string(),
+                    hypothesis:
+                        "a finite result (no overflow in the accumulation or the final conversion)"
+                            .into(),
+                    detail: format!("D = {d}"),
+                });
+            }
             // The epilogue's rounding, a posteriori: half an fp16 ulp of the result.
             let value = if config.fp16_epilogue {
                 add_up(b, Format::FP16.ulp(d) / 2.0)
@@ -626,7 +682,7 @@ pub fn other_bounds(
                 "rigorous, any order: block FMA (what a vendor GEMM is held to)",
                 InnerOrder::Any,
             ),
-            InnerOrder::Any | InnerOrder::AnyAccumulatorReduction => (
+            InnerOrder::Any | InnerOrder::AnyAccumulatorReduction | InnerOrder::AnySplit(_) => (
                 "rigorous if one chain in order: block FMA a priori",
                 InnerOrder::Chain,
             ),
@@ -689,13 +745,11 @@ impl Kernel for MpfmaGemm {
             _ => None,
         };
         let (run, order) = match vendor {
-            Some(vendor) => (
-                super::gpu::run_vendor(&config, &ops, vendor, reduction)?,
-                match reduction {
-                    VendorReduction::Library => InnerOrder::Any,
-                    VendorReduction::ComputeType => InnerOrder::AnyAccumulatorReduction,
-                },
-            ),
+            Some(vendor) => {
+                let run = super::gpu::run_vendor(&config, &ops, vendor, reduction)?;
+                let order = vendor_order(reduction, run.split_k);
+                (run, order)
+            }
             // Our model and kernel reduce nothing: one chain per element.
             None if reduction != VendorReduction::Library => {
                 return Err(Error::usage(format!(
@@ -730,9 +784,10 @@ impl Kernel for MpfmaGemm {
             "shape": { "m": m, "n": k, "t": t, "block": config.record.block, "q": k.div_ceil(config.record.block) },
             "ran_on": run.ran_on,
             "rigorous_order": match order {
-                InnerOrder::Chain => "one chain of block FMAs per element, in order",
-                InnerOrder::Any => "any split, order and reduction (vendor GEMM; with an fp16 D, reductions possibly in fp16)",
-                InnerOrder::AnyAccumulatorReduction => "any split, order and reduction in fp32 (vendor GEMM told not to reduce in the output type)",
+                InnerOrder::Chain => "one chain of block FMAs per element, in order".to_string(),
+                InnerOrder::Any => "any split, order and reduction (vendor GEMM; with an fp16 D, reductions possibly in fp16)".into(),
+                InnerOrder::AnyAccumulatorReduction => "any split, order and reduction in fp32 (vendor GEMM told not to reduce in the output type)".into(),
+                InnerOrder::AnySplit(parts) => format!("any order within the {parts} split-K parts the library reported, their reduction possibly in the output type (vendor GEMM)"),
             },
             "bounds": bound_details,
         });
@@ -744,6 +799,26 @@ impl Kernel for MpfmaGemm {
             errors_as_stored,
             details,
         })
+    }
+}
+
+/// The order a vendor GEMM's result is held to: any order, with reductions
+/// in fp32 where the library was told so, and within the split it reported
+/// (cuBLASLt) otherwise.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::gemm::{InnerOrder, vendor_order};
+/// use boundgate::kernels::mpfma::gpu::VendorReduction::{ComputeType, Library};
+/// assert_eq!(vendor_order(Library, None), InnerOrder::Any);
+/// assert_eq!(vendor_order(Library, Some(4)), InnerOrder::AnySplit(4));
+/// assert_eq!(vendor_order(ComputeType, Some(4)), InnerOrder::AnyAccumulatorReduction);
+/// ```
+pub fn vendor_order(reduction: VendorReduction, split_k: Option<u64>) -> InnerOrder {
+    match (reduction, split_k) {
+        (VendorReduction::ComputeType, _) => InnerOrder::AnyAccumulatorReduction,
+        (VendorReduction::Library, Some(parts)) => InnerOrder::AnySplit(parts.max(1)),
+        (VendorReduction::Library, None) => InnerOrder::Any,
     }
 }
 

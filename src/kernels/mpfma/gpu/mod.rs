@@ -75,12 +75,33 @@ pub fn device_arch() -> std::result::Result<Arch, GpuError> {
     }
 }
 
+/// A block other than the record's (`block=N`): the device's unit adds the
+/// instruction's products per step whatever the model is told, so its result
+/// would be judged by the bound of another unit (a false violation where the
+/// record's block errs more; found by review, 2026-11-26).
+fn overridden_block(config: &GemmConfig) -> Option<GpuError> {
+    let record = &config.record;
+    let native = TcRecord::lookup(record.arch, record.input, record.output).ok()?;
+    (native.block != record.block).then(|| {
+        GpuError::Unsupported(format!(
+            "block = {}: the device's {} unit adds {} products per step (the record's block); \
+             another block is a question for the CPU model (backend=cpu)",
+            record.block,
+            record.label(),
+            native.block
+        ))
+    })
+}
+
 /// Why `kernels/mpfma_gemm.cu` cannot run `config` on this machine, if it cannot.
 fn unsupported(config: &GemmConfig) -> Option<GpuError> {
     if config.alg1 {
         return Some(GpuError::Unsupported(
             "model alg1 is a CPU model only".into(),
         ));
+    }
+    if let Some(reason) = overridden_block(config) {
+        return Some(reason);
     }
     if !matches!(
         config.record.input,
@@ -141,6 +162,7 @@ fn run_on_device(config: &GemmConfig, ops: &GemmOperands) -> Result<GemmRun> {
         d,
         a_posteriori: model.a_posteriori,
         ran_on: format!("gpu ({})", config.record.arch),
+        split_k: None,
     })
 }
 
@@ -186,6 +208,9 @@ pub fn run_vendor(
         ));
     }
     vendor::check_vendor_input(vendor, config.record.input)?;
+    if let Some(reason) = overridden_block(config) {
+        return Err(reason.into());
+    }
     let arch = device_arch()?;
     if arch != config.record.arch {
         return refuse(format!(
@@ -193,7 +218,7 @@ pub fn run_vendor(
             config.record.arch
         ));
     }
-    let (d, how) = vendor_dispatch(
+    let (d, how, algo) = vendor_dispatch(
         vendor,
         config.record.input,
         (&ops.a_read, &ops.b_read),
@@ -205,6 +230,7 @@ pub fn run_vendor(
         d,
         a_posteriori: Vec::new(),
         ran_on: format!("gpu ({arch}, {how})"),
+        split_k: algo.and_then(|a| a.split_parts()),
     })
 }
 
@@ -380,11 +406,11 @@ pub fn vendor_gemm(
         fp16_output,
         VendorReduction::Library,
     )
-    .map(|(d, _)| d)
+    .map(|(d, _, _)| d)
 }
 
-/// Runs `vendor` with `reduction`; returns `D` and what ran (cuBLASLt's
-/// algorithm, with its split-K and reduction scheme, as the library reports it).
+/// Runs `vendor` with `reduction`; returns `D`, what ran, and (cuBLASLt) the
+/// algorithm with its split-K and reduction scheme as the library reports it.
 fn vendor_dispatch(
     vendor: Vendor,
     input: TcInput,
@@ -392,17 +418,18 @@ fn vendor_dispatch(
     shape: (usize, usize, usize),
     fp16_output: bool,
     reduction: VendorReduction,
-) -> std::result::Result<(Vec<f64>, String), GpuError> {
+) -> std::result::Result<(Vec<f64>, String, Option<LtAlgo>), GpuError> {
     vendor::check_vendor_input(vendor, input)?;
     let how = |what: String| format!("{vendor}: {what}, reduction {}", reduction.name());
     match vendor {
         Vendor::GemmEx => Ok((
             cublas_gemm_ex_reducing(a, b, shape, fp16_output, reduction)?,
             how("CUBLAS_GEMM_DEFAULT_TENSOR_OP".into()),
+            None,
         )),
         Vendor::Lt => {
             let run = cublaslt_matmul(input, a, b, shape, fp16_output, reduction.lt_split_k())?;
-            Ok((run.d, how(run.algo.to_string())))
+            Ok((run.d, how(run.algo.to_string()), Some(run.algo)))
         }
     }
 }

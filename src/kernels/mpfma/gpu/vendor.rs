@@ -152,6 +152,21 @@ impl LtAlgo {
     pub fn single_chain(&self) -> bool {
         matches!(self.split_k, Some(0 | 1)) && self.reduction_scheme == Some(0)
     }
+
+    /// How many parts the inner dimension is split into (`SPLITK_NUM`; 0 and
+    /// 1 both mean one part), or `None` where the library did not say.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::LtAlgo;
+    /// let algo = |split_k| LtAlgo { split_k, ..LtAlgo::default() };
+    /// assert_eq!(algo(Some(0)).split_parts(), Some(1));
+    /// assert_eq!(algo(Some(8)).split_parts(), Some(8));
+    /// assert_eq!(algo(None).split_parts(), None);
+    /// ```
+    pub fn split_parts(&self) -> Option<u64> {
+        self.split_k.map(|s| u64::from(s).max(1))
+    }
 }
 
 impl std::fmt::Display for LtAlgo {
