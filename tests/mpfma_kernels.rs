@@ -477,7 +477,10 @@ fn a_reported_split_gives_fp16_outputs_a_bound_at_the_papers_size() {
             .error_of(d)
             .absolute_up()
             .unwrap();
-        println!("element {e}: error {error:e}, split-K bound {bound:e}, S {:e}", s[e]);
+        println!(
+            "element {e}: error {error:e}, split-K bound {bound:e}, S {:e}",
+            s[e]
+        );
         assert!(error <= bound, "element {e}: {error:e} > {bound:e}");
         // Usable: within a few hundred times the error's scale (S u16 p).
         assert!(
