@@ -465,6 +465,78 @@ fn bins_that_would_overflow_fp16_unscaled_are_computed_scaled() {
     assert!(rel < 1e-3, "relative error {rel:e}");
 }
 
+/// Theorem 3.6's early exit runs the original kernel on the unscaled inputs;
+/// where that kernel could overflow, the bins are computed scaled instead
+/// (review, 2026-11-26: `[300, 300] . [300, -300]` was NaN in pure fp16 and
+/// `[2^100, 2^100] . [2^100, -2^100]` inf in fp32 and bf16, all exactly 0).
+#[test]
+fn the_early_exit_is_not_taken_where_the_unscaled_kernel_could_overflow() {
+    let cases: [(&[f64], &[f64], &[&str]); 4] = [
+        (
+            &[300.0, 300.0],
+            &[300.0, -300.0],
+            &["input=fp16", "half=fp16"],
+        ),
+        (
+            &[2f64.powi(100); 2],
+            &[2f64.powi(100), -2f64.powi(100)],
+            &["input=fp32"],
+        ),
+        (
+            &[2f64.powi(100); 2],
+            &[2f64.powi(100), -2f64.powi(100)],
+            &["input=bf16"],
+        ),
+        (
+            &[2f64.powi(600); 2],
+            &[2f64.powi(600), -2f64.powi(600)],
+            &["input=fp64"],
+        ),
+    ];
+    for (k, (x, y, params)) in cases.into_iter().enumerate() {
+        let r = run(x, y, params).unwrap();
+        assert_eq!(r.output.data()[0], 0.0, "{params:?}: {}", r.details);
+        assert_eq!(r.details["early_exit"], false, "{params:?}");
+        match rigorous_outcome(&r) {
+            // [300, 300] . [300, -300]: the bin's result and the sum fit fp16.
+            Outcome::Pass if k == 0 => {}
+            // Products 2^200 (2^1200): any nonzero bin result, rescaled,
+            // overflows the input format; only the exact cancellation keeps
+            // it finite, which an a-priori error bound cannot certify.
+            Outcome::HypothesisNotMet { reason } if k > 0 => {
+                assert!(reason.contains("overflow"), "{params:?}: {reason}")
+            }
+            other => panic!("{params:?}: {other:?}"),
+        }
+    }
+    // Where the original kernel fits, the early exit is still taken.
+    let r = run(&[3.0, 1.0], &[5.0, 1.0], &["input=fp16", "half=fp16"]).unwrap();
+    assert_eq!(r.output.data()[0], 16.0);
+    assert_eq!(r.details["early_exit"], true, "{}", r.details);
+    // No bin was scored: no score tolerance to report.
+    assert!(r.details["score_divisor"].is_null(), "{}", r.details);
+}
+
+/// The overflow checks of the conversions to the input format and of the
+/// bins' sum read enclosures of the signed results, not the magnitudes:
+/// `[200, -200, 1] . [200, 200, 1]` in fp16 (`sum |x_i y_i| = 80001 > 65504`,
+/// exactly 1) was "no bound" on both paths (review, 2026-11-26).
+#[test]
+fn cancelling_products_beyond_the_input_range_have_a_bound() {
+    let (x, y) = ([200.0, -200.0, 1.0], [200.0, 200.0, 1.0]);
+    for early_exit in ["early_exit=true", "early_exit=false"] {
+        let r = run(&x, &y, &["input=fp16", early_exit]).unwrap();
+        assert_eq!(r.output.data()[0], 1.0, "{early_exit}");
+        assert_eq!(rigorous_outcome(&r), Outcome::Pass, "{early_exit}");
+    }
+    // Magnitudes that do reach beyond fp16 still have no bound: 300 * 300
+    // in one product.
+    let r = run(&[300.0], &[300.0], &["input=fp16"]).unwrap();
+    assert!(
+        matches!(rigorous_outcome(&r), Outcome::HypothesisNotMet { reason } if reason.contains("overflow")),
+    );
+}
+
 #[test]
 fn a_pure_fp16_bin_that_overflows_even_scaled_is_an_explicit_verdict() {
     // 40 000 products 2.25 in one pure-fp16 half bin sum past 65504: the kernel

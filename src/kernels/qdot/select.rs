@@ -24,6 +24,7 @@ use boundgate_verify::bounds::qdot::{
     Binning, Fexp, bin_score, floor_log2_tolerance, precision_3_9, thm_3_6,
 };
 use boundgate_verify::error::require_same_len;
+use boundgate_verify::format::RoundingMode;
 use serde::Serialize;
 
 /// The exponent of an index whose product is zero (no bin).
@@ -222,7 +223,8 @@ pub fn select(
         return Ok(selection); // every product is zero
     }
     // Line 4 and Theorem 3.6.
-    if early_exit(lo, hi, &selection, config) {
+    let nonzero = (x.len() - zeros) as u64;
+    if early_exit(lo, hi, nonzero, &selection, config) {
         selection.early_exit = true;
         return Ok(selection);
     }
@@ -276,8 +278,14 @@ fn empty_selection(
     })
 }
 
-/// Theorem 3.6's test, if the configuration asks for the early exit.
-fn early_exit(lo: i32, hi: i32, selection: &Selection, config: &QdotConfig) -> bool {
+/// Theorem 3.6's test, if the configuration asks for the early exit, and
+/// boundgate's guard: the early exit runs the original kernel on the
+/// unscaled inputs (Alg. 3.3), so it is taken only where that kernel cannot
+/// overflow ([`unscaled_fits`]); elsewhere the bins are computed scaled, as
+/// Alg. 3.1 does. Without the guard `x = [300, 300]`, `y = [300, -300]` gave
+/// NaN in pure fp16 and `[2^100, 2^100] . [2^100, -2^100]` gave inf in fp32,
+/// both exactly 0 when binned (review, 2026-11-26).
+fn early_exit(lo: i32, hi: i32, nonzero: u64, selection: &Selection, config: &QdotConfig) -> bool {
     config.early_exit
         && thm_3_6(
             i64::from(lo),
@@ -285,6 +293,45 @@ fn early_exit(lo: i32, hi: i32, selection: &Selection, config: &QdotConfig) -> b
             selection.floor_log2_eps,
             config.mu_hat(),
         )
+        && unscaled_fits(hi, nonzero, config)
+}
+
+/// Whether the original kernel on `nonzero` unscaled products, each below
+/// `2^(hi + 2)` (`|x| < 2^(fexp(x) + 1)` for either fexp definition, and the
+/// product binning's `|x y| < 2^(fexp(x y) + 1)`), stays below the largest
+/// value of its arithmetic: every partial sum is at most `(1 + u)^n` times
+/// the sum of the magnitudes (Higham 2002, Lemma 3.1), so
+/// `hi + 2 + log2 n + n log2(1 + u) <= emax` suffices (`max >= 2^emax`),
+/// evaluated with a margin for its own rounding.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::config::{HalfMode, QdotConfig};
+/// use boundgate::kernels::qdot::select::unscaled_fits;
+/// use boundgate_verify::format::Format;
+/// let mut fp16 = QdotConfig::new(Format::FP16).unwrap();
+/// fp16.half = HalfMode::Fp16;
+/// // 300 * 300 < 2^17 overflows fp16 (emax 15); 1 * 1 over 1000 terms does not.
+/// assert!(!unscaled_fits(16, 2, &fp16));
+/// assert!(unscaled_fits(0, 1000, &fp16));
+/// // With fp32 products and sums (the default, tensor cores) 300 * 300 fits.
+/// assert!(unscaled_fits(16, 2, &QdotConfig::new(Format::FP16).unwrap()));
+/// // fp64: only products near the top of the range are refused.
+/// let fp64 = QdotConfig::new(Format::FP64).unwrap();
+/// assert!(unscaled_fits(980, 1 << 30, &fp64) && !unscaled_fits(1000, 1 << 30, &fp64));
+/// ```
+pub fn unscaled_fits(hi: i32, nonzero: u64, config: &QdotConfig) -> bool {
+    // Products and sums are formed in the accumulator (the values are
+    // already of the level's format: fp16 values with fp32 products and sums
+    // for half=fp16-fp32, everything in fp16 for half=fp16).
+    let acc = config.input_level().arithmetic.accumulator;
+    let emax = acc.emax();
+    let u = acc.unit_roundoff(RoundingMode::NearestEven);
+    let n = nonzero.max(1) as f64;
+    // log2(1 + u) <= u log2(e); a relative margin of 2^-40 and 2^-30 covers
+    // the rounding of these few operations.
+    let reach = f64::from(hi) + 2.0 + n.log2() + n * u * std::f64::consts::LOG2_E;
+    reach * (1.0 + 2f64.powi(-40)) + 2f64.powi(-30) <= f64::from(emax)
 }
 
 /// Lines 7-8: the scores (3.10) and precisions (3.9) of the nonempty bins of
@@ -365,7 +412,8 @@ pub fn select_from_histogram(
         return empty_selection(1, 0, zeros, eps);
     };
     let mut selection = empty_selection(lo, hi, zeros, eps)?;
-    if early_exit(lo, hi, &selection, config) {
+    let nonzero = counts.iter().sum::<u64>();
+    if early_exit(lo, hi, nonzero, &selection, config) {
         selection.early_exit = true;
         return Ok(selection);
     }
