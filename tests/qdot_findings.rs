@@ -414,6 +414,17 @@ fn thm_3_5_fails_below_the_input_unit_roundoff() {
     let run = Run::new(&x, &y, &default_config(), 1e-16);
     assert!(violates("thm 3.5, eps = 1e-16", &run, Theorem::T35) > 1.0);
     assert!(run.relative_error() > 1e-16);
+    // The bin's score (55 >= 53) has no case in (3.9) as printed: the bound
+    // says which reading it takes (review, 2026-11-26).
+    let bound = run.bounds.thm_3_5.as_ref().unwrap();
+    assert!(
+        bound
+            .hypotheses
+            .iter()
+            .any(|h| h.statement.contains("read as the input precision")),
+        "{:?}",
+        bound.hypotheses
+    );
 }
 
 /// Finding 4b: Theorem 3.5 with pure fp16 half bins (no tensor cores) in a

@@ -250,10 +250,13 @@ pub fn details(
         "e_min": selection.e_min,
         "e_max": selection.e_max,
         "early_exit": selection.early_exit,
+        // The checker's exponent bins; after an early exit the kernel scores
+        // none, so the score's tolerance and divisor are null (they read 1
+        // and eps's floor before; review, 2026-11-26).
         "n_bins": bounds.bins.n_bins(),
         "floor_log2_eps": selection.floor_log2_eps,
-        "floor_log2_score_tolerance": selection.floor_log2_score,
-        "score_divisor": selection.score_divisor,
+        "floor_log2_score_tolerance": (!selection.early_exit).then_some(selection.floor_log2_score),
+        "score_divisor": (!selection.early_exit).then_some(selection.score_divisor),
         "fexp_of_exact_dot": bounds.dot_fexp,
         "bins": selection.bins.iter().map(|b| json!({
             "exponent": b.exponent,

@@ -4,6 +4,7 @@
 //! `(u_k - 1, u_k]` computed from the data.
 
 use super::*;
+use crate::bounds::directed::{add_down, mul_down, sub_down, sub_up};
 use crate::format::ldexp;
 
 /// Which definition of `fexp` (paper eq. (1.1) versus the IEEE exponent).
@@ -230,6 +231,11 @@ pub struct ExponentBin {
     /// the sum of the scaled products `|a_j b_j|`; below `4 M_k`
     /// ([`Binning::Factors`]) or `2 M_k` ([`Binning::Product`]).
     pub scaled_abs_sum: f64,
+    /// An enclosure `[lo, hi]` of the signed `sum x_j y_j 2^(-u_k)` over the
+    /// bin (each scaled product and sum rounded outward): what the bin's
+    /// result is near, where `scaled_abs_sum` can be far larger (cancelling
+    /// products), for the overflow checks of [`rigorous`](super::rigorous).
+    pub scaled_sum: (f64, f64),
 }
 
 /// Exact binning of `x ⊙ y` (Algorithm 3.2 lines 3-6 with the exact-binning
@@ -319,6 +325,7 @@ impl ExponentBins {
         if lo <= hi {
             let mut count = vec![0u64; (hi - lo + 1) as usize];
             let mut sums = vec![0.0f64; count.len()];
+            let mut signed = vec![(0.0f64, 0.0f64); count.len()];
             for (i, e) in exponents.iter().enumerate() {
                 let Some(e) = *e else { continue };
                 let k = (e - lo) as usize;
@@ -330,6 +337,12 @@ impl ExponentBins {
                 let a = ldexp(x[i].abs(), -fa);
                 let b = ldexp(y[i].abs(), fa - e);
                 sums[k] = add_up(sums[k], mul_up(a, b));
+                let (lo_k, hi_k) = signed[k];
+                if (x[i] < 0.0) == (y[i] < 0.0) {
+                    signed[k] = (add_down(lo_k, mul_down(a, b)), add_up(hi_k, mul_up(a, b)));
+                } else {
+                    signed[k] = (sub_down(lo_k, mul_up(a, b)), sub_up(hi_k, mul_down(a, b)));
+                }
             }
             for (k, (&c, &s)) in count.iter().zip(&sums).enumerate() {
                 if c > 0 {
@@ -337,6 +350,7 @@ impl ExponentBins {
                         exponent: lo + k as i32,
                         count: c,
                         scaled_abs_sum: s,
+                        scaled_sum: signed[k],
                     });
                 }
             }

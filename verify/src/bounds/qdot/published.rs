@@ -246,8 +246,11 @@ pub fn thm_3_5(
         ));
     }
     let floor = floor_log2_tolerance(tolerance.eps, tolerance.divisor)?;
+    // The highest score: at or above the input precision (3.9) has no case.
+    let mut top_score = i64::MIN;
     for (b, p) in bins.bins.iter().zip(precisions) {
         let score = bin_score(b.count, i64::from(b.exponent), e_max, floor);
+        top_score = top_score.max(score);
         let wanted = precision_3_9(score, ladder).map_or(0, |i| ladder[i]);
         require(
             p.bits() == wanted,
@@ -275,9 +278,13 @@ pub fn thm_3_5(
         format!("e_max = {e_max} <= {e} ({} fexp)", bins.fexp),
     )
     .with_hypothesis(
-        "(3.9) with tolerance t in (3.10)",
+        if top_score >= i64::from(input.precision()) {
+            "(3.9) with tolerance t in (3.10), a score sigma >= mu (no case in (3.9) as printed) read as the input precision, as the proof of Thm 3.6 and the paper's Fig. 1 read it"
+        } else {
+            "(3.9) with tolerance t in (3.10)"
+        },
         format!(
-            "t = eps / {} = {t:e}, floor(log2 t) = {floor}, N_bins = {}",
+            "t = eps / {} = {t:e}, floor(log2 t) = {floor}, N_bins = {}, top score {top_score}",
             tolerance.divisor,
             bins.n_bins()
         ),

@@ -3,6 +3,7 @@
 //! rigorous in its own terms ([`corrected_thm_3_2`]).
 
 use super::*;
+use crate::bounds::directed::{add_down, mul_down, sub_down};
 use crate::bounds::gamma::product_growth;
 
 /// The fixed evaluation order of the kernel: the vector is cut into tiles of
@@ -139,6 +140,10 @@ fn evaluate(
     let mut z_sum = 0.0; // sum of the bounds Z_k on |z_k|
     let mut computed = 0u64;
     let mut deepest = 0u64;
+    // With the data's magnitudes, the conversions and the cross-bin sum are
+    // checked for overflow on enclosures of the signed results; a priori
+    // (Theorem 3.2 corrected) on the magnitudes.
+    let mut reach = (magnitudes == Magnitudes::Data).then(|| CrossBinReach::new(input));
     for (b, p) in bins.bins.iter().zip(precisions) {
         let a = match magnitudes {
             Magnitudes::Data => b.scaled_abs_sum,
@@ -184,16 +189,36 @@ fn evaluate(
         let converts_exactly = c.precision() <= input.precision()
             && c.emax() <= input.emax()
             && c.min_positive() >= input.min_positive();
+        if let Some(reach) = reach.as_mut() {
+            // The accumulated value is within cast + accumulate of the exact
+            // scaled sum.
+            let off = add_up(cast, accumulate);
+            let scaled = (sub_down(b.scaled_sum.0, off), add_up(b.scaled_sum.1, off));
+            require(
+                reach.add(scaled, b.exponent),
+                &source,
+                "no overflow in the bin results' conversion, rescaling and sum (enclosures of the signed results)",
+                || {
+                    format!(
+                        "bin {}: the scaled result lies in [{:e}, {:e}] (rescaled by 2^{}), the \
+                         running sum in {:?}; {} can overflow",
+                        b.exponent, scaled.0, scaled.1, b.exponent, reach.running, input
+                    )
+                },
+            )?;
+        }
         let convert = if converts_exactly {
             0.0
         } else {
-            let v = mul_up(add_up(1.0, u_i), t);
-            require(
-                v <= input.max_finite(),
-                &source,
-                "the bin sum converts to the input format without overflow",
-                || format!("bin {}: {v:e} > {:e}", b.exponent, input.max_finite()),
-            )?;
+            if reach.is_none() {
+                let v = mul_up(add_up(1.0, u_i), t);
+                require(
+                    v <= input.max_finite(),
+                    &source,
+                    "the bin sum converts to the input format without overflow",
+                    || format!("bin {}: {v:e} > {:e}", b.exponent, input.max_finite()),
+                )?;
+            }
             add_up(mul_up(u_i, t), eta_i)
         };
         let error = add_up(
@@ -209,13 +234,19 @@ fn evaluate(
     let cross_depth = computed.saturating_sub(1);
     let gamma_cross = product_growth(cross_depth, u_i)?;
     let growth = exp_up(mul_up(cross_depth as f64, ln1p_up(u_i)));
-    let largest = mul_up(growth, z_sum);
-    require(
-        largest <= input.max_finite(),
-        &source,
-        "no overflow in the rescaled bin results and their sum: (1 + u_I)^(q-1) sum Z_k <= max(I)",
-        || format!("{largest:e} > {:e}", input.max_finite()),
-    )?;
+    let largest = match &reach {
+        Some(reach) => reach.largest,
+        None => {
+            let largest = mul_up(growth, z_sum);
+            require(
+                largest <= input.max_finite(),
+                &source,
+                "no overflow in the rescaled bin results and their sum: (1 + u_I)^(q-1) sum Z_k <= max(I)",
+                || format!("{largest:e} > {:e}", input.max_finite()),
+            )?;
+            largest
+        }
+    };
     total = add_up(total, mul_up(gamma_cross, z_sum));
     Ok(Bound::deterministic(total, Quantity::AbsoluteError, source, Rigor::Rigorous)
         .with_hypothesis(
@@ -242,7 +273,16 @@ fn evaluate(
         )
         .with_hypothesis(
             "no overflow",
-            format!("(1 + u_I)^(q-1) sum Z_k = {largest:e} <= {:e}", input.max_finite()),
+            match reach {
+                Some(_) => format!(
+                    "bin results, rescaled and summed, reach at most {largest:e} <= {:e} (enclosures)",
+                    input.max_finite()
+                ),
+                None => format!(
+                    "(1 + u_I)^(q-1) sum Z_k = {largest:e} <= {:e}",
+                    input.max_finite()
+                ),
+            },
         ))
 }
 
@@ -305,12 +345,24 @@ pub fn rigorous_plain(
         && c.min_positive() >= input.min_positive();
     if !converts_exactly {
         let u_i = input.unit_roundoff(RNE);
-        let v = mul_up(add_up(1.0, u_i), w);
+        // The accumulated value is within `value` of the exact dot product
+        // (enclosed with directed rounding): that, not the magnitudes' `w`,
+        // is what is converted (cancelling products near the top of the
+        // input format were "no bound"; review, 2026-11-26).
+        let exact = signed_dot_enclosure(x, y);
+        let accumulated = (sub_down(exact.0, bound.value), add_up(exact.1, bound.value));
         require(
-            v <= input.max_finite(),
+            enclose_rounded(input, accumulated).is_some(),
             &RIGOROUS,
             "the accumulated value converts to the input format without overflow",
-            || format!("{v:e} > {:e}", input.max_finite()),
+            || {
+                format!(
+                    "it lies in [{:e}, {:e}], beyond {:e}",
+                    accumulated.0,
+                    accumulated.1,
+                    input.max_finite()
+                )
+            },
         )?;
         bound.value = add_up(
             bound.value,
@@ -325,6 +377,97 @@ pub fn rigorous_plain(
         "Theorem 3.6 early exit: the original kernel on the unscaled inputs",
         format!("n = {n}, T = {}, depth {depth}", order.tile_len()),
     ))
+}
+
+/// An enclosure in `f` of any rounding to nearest (once, or twice through
+/// binary64) of a value in `[lo, hi]`: `[RD(lo), RU(hi)]`, since every such
+/// rounding of `v` lies between `RD(v)` and `RU(v)` and both are monotone;
+/// `None` where an end lies beyond `f`'s largest value (a rounding may
+/// overflow).
+fn enclose_rounded(f: Format, (lo, hi): (f64, f64)) -> Option<(f64, f64)> {
+    let max = f.max_finite();
+    (lo >= -max && hi <= max).then(|| {
+        (
+            f.round(lo, RoundingMode::Down),
+            f.round(hi, RoundingMode::Up),
+        )
+    })
+}
+
+/// `v 2^e` rounded outward to binary64 (toward `-inf` when `up` is false):
+/// [`ldexp`](crate::format::ldexp) is exact unless the result is subnormal
+/// or overflows, and rounds to nearest then.
+fn ldexp_outward(v: f64, e: i32, up: bool) -> f64 {
+    let r = crate::format::ldexp(v, e);
+    if !r.is_finite() || crate::format::ldexp(r, -e) == v {
+        r
+    } else if up {
+        r.next_up()
+    } else {
+        r.next_down()
+    }
+}
+
+/// The range the kernel's sum of the rescaled bin results can reach: the
+/// bins in ascending order, each result enclosed by its exact scaled sum
+/// widened by its error before the conversion, converted to the input
+/// format, rescaled by `2^u_k`, and added to the running sum in the input
+/// format, every step enclosed in the format ([`enclose_rounded`]). `None`
+/// where a step may overflow. The magnitudes alone (`sum Z_k`) called
+/// cancelling bins a possible overflow: `[200, -200, 1] . [200, 200, 1]` in
+/// fp16, exactly 1 (review, 2026-11-26).
+struct CrossBinReach {
+    input: Format,
+    running: Option<(f64, f64)>,
+    largest: f64,
+}
+
+impl CrossBinReach {
+    fn new(input: Format) -> CrossBinReach {
+        CrossBinReach {
+            input,
+            running: None,
+            largest: 0.0,
+        }
+    }
+
+    /// Adds bin `exponent`'s result, whose accumulated (scaled) value lies in
+    /// `scaled`; `false` where a step may overflow.
+    fn add(&mut self, scaled: (f64, f64), exponent: i32) -> bool {
+        let input = self.input;
+        let Some(v) = enclose_rounded(input, scaled) else {
+            return false;
+        };
+        let rescaled = (
+            ldexp_outward(v.0, exponent, false),
+            ldexp_outward(v.1, exponent, true),
+        );
+        let Some(z) = enclose_rounded(input, rescaled) else {
+            return false;
+        };
+        let sum = match self.running {
+            None => Some(z),
+            Some(r) => enclose_rounded(input, (add_down(r.0, z.0), add_up(r.1, z.1))),
+        };
+        let Some(sum) = sum else { return false };
+        self.largest = self
+            .largest
+            .max(v.0.abs())
+            .max(v.1.abs())
+            .max(z.0.abs())
+            .max(z.1.abs())
+            .max(sum.0.abs())
+            .max(sum.1.abs());
+        self.running = Some(sum);
+        true
+    }
+}
+
+/// An enclosure of `sum x_i y_i`, every product and sum rounded outward.
+fn signed_dot_enclosure(x: &[f64], y: &[f64]) -> (f64, f64) {
+    x.iter().zip(y).fold((0.0, 0.0), |(lo, hi), (&a, &b)| {
+        (add_down(lo, mul_down(a, b)), add_up(hi, mul_up(a, b)))
+    })
 }
 
 /// The kernel's scaled values of a bin (module documentation): the binades
