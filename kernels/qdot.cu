@@ -123,8 +123,13 @@ __device__ __forceinline__ double qdot_scaled(double v, int f) {
 // whose rounded exponent exceeds emax become infinite; zeros, infinities and
 // NaN stay as they are (a NaN from inf + -inf in the tree of a half slot is a
 // NaN on the CPU too: __double2ll_rn(NaN) would have made it 0 or -inf).
-// Otherwise only called on values at least 2^-30 in magnitude, far inside
-// the normal range of every format here.
+// Rounds to p bits relative to v's own exponent, not to a subnormal grid:
+// only called on values at least 2^-12 in magnitude (scaled factors lie in
+// [1/2, 2), their fp16 products are at least 1/4, and sums of multiples of
+// 2^-12 rounded to fp16 stay multiples of 2^-12), inside the normal range of
+// every format here (fp16's starts at 2^-14). A caller with smaller values,
+// unscaled inputs say, would need the subnormal grid (review, 2026-11-26:
+// this said 2^-30, which is below fp16's normal range).
 __device__ __forceinline__ double qdot_round_bits(double v, int p, int emax) {
     const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(v)) & 0x7fffffffffffffffULL;
     if (v == 0.0 || (bits >> 52) == 0x7ffULL) {

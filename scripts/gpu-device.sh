@@ -43,12 +43,16 @@ SANITIZE_RUNS=(
 if [[ -n "${SANITIZE:-}" ]]; then
     read -r -a SANITIZE_RUNS <<<"$SANITIZE"
 fi
-SANITIZE_LIMIT="${SANITIZE_LIMIT:-150}"
+# 240 s: the residual GEMM sweeps and the qdot bit-compare took 140 s under
+# racecheck on 2026-11-24, before they grew (review, 2026-11-26).
+SANITIZE_LIMIT="${SANITIZE_LIMIT:-240}"
 BENCH_LIMIT="${BENCH_LIMIT:-300}"
 TEST_FILTER="${TEST_FILTER:-}"
 
 CUDA_ROOT="${CUDA_HOME:-/usr/local/cuda}"
-cublas_dir="$(dirname "$(find / -xdev -name 'libcublas.so.13*' -print -quit 2>/dev/null)" 2>/dev/null || true)"
+cublas_lib="$(find / -xdev -name 'libcublas.so.13*' -print -quit 2>/dev/null || true)"
+# Empty when cuBLAS is nowhere (dirname "" would say ".").
+cublas_dir="${cublas_lib:+$(dirname "$cublas_lib")}"
 export LD_LIBRARY_PATH="$CUDA_ROOT/lib64${cublas_dir:+:$cublas_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export BOUNDGATE_CUDA_INCLUDE="$CUDA_ROOT/include"
 # Keep the install script's PyPI cache (absent there) out of the search.
@@ -153,6 +157,10 @@ step_audit() {
         --json "$OUT/audit-gpu.json"
     run_logged "$OUT/audit.log" 120 "probe --backend gpu" \
         "$STAGE/boundgate" probe --backend gpu
+    # The Markdown report and its two charts go to a folder of their own,
+    # which must exist before the audit starts (it checks its output paths
+    # first and refused, so this plan never ran; review, 2026-11-26).
+    mkdir -p "$OUT/fig6-gpu"
     run_logged "$OUT/audit.log" 300 "audit plans/mpfma-fig6-gpu.toml" \
         "$STAGE/boundgate" audit --plan plans/mpfma-fig6-gpu.toml --quiet \
         --json "$OUT/audit-fig6-gpu.json" --markdown "$OUT/fig6-gpu/report.md"

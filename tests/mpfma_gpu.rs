@@ -176,7 +176,7 @@ fn model_with_c(
 /// half used; the wide one with 128 x 128 tiles, cp.async and ldmatrix)
 /// against the model and the simple kernel: K multiples of 16 that are and
 /// are not multiples of 32, shapes below, at and beyond one tile, C given and
-/// not, and a -0 accumulator that a zero product would flip. The wide kernel
+/// not (the sign of an exact zero is a test of its own). The wide kernel
 /// has no tf32 entry (ldmatrix moves 16-bit elements) and skips that record.
 #[test]
 #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
@@ -217,30 +217,48 @@ fn the_pipelined_and_wide_gemms_match_the_model_bit_for_bit() {
                     );
                 }
             }
-            // The sign of an exactly zero result, k = 16: -0 + sum(-0 x 1). The
-            // model's block FMA gives +0 for a block whose sum is exactly zero
-            // (BlockFma::step: an all-zero block, and `finish` of a zero
-            // accumulator), where IEEE additions would keep -0; so this checks
-            // the tensor cores' sign of zero against the model. A failure
-            // here is a finding about the model's zero sign (for every kernel
-            // alike), not about the kernels' padding, which the cases above
-            // with k not a multiple of the slice cover.
-            let k = 16;
-            let x = vec![-0.0; k];
-            let y = vec![1.0; k];
-            let d = gemm_on_device_with(kernel, &record, &x, &y, Some(&[-0.0]), (1, k, 1))
-                .expect("runs")[0];
-            let model = unit.chain(&x, &y, -0.0).0;
-            assert_eq!(
-                d.to_bits(),
-                model.to_bits(),
-                "{} {}: -0",
-                record.label(),
-                kernel.name()
-            );
             println!("{}: {} kernel bit-identical", record.label(), kernel.name());
         }
     }
+}
+
+/// The sign of an exactly zero result, k = 16: -0 + sum(-0 x 1), on every
+/// kernel and record. The model's block FMA gives +0 for a block whose sum is
+/// exactly zero (BlockFma::step: an all-zero block, and `finish` of a zero
+/// accumulator), where IEEE additions would keep -0; so this checks the
+/// tensor cores' sign of zero against the model. Every sign is printed and
+/// the mismatches asserted at the end (inside the bit-compare above, a
+/// mismatch stopped the test before the wide kernel and the later records
+/// were compared; review, 2026-11-26). A failure here is a finding about the
+/// model's zero sign (for every kernel alike), not about the kernels'
+/// padding, which the bit-compares with k not a multiple of the slice cover.
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+fn the_sign_of_an_exactly_zero_result_matches_the_model() {
+    let mut mismatches = Vec::new();
+    for record in device_records() {
+        let unit = BlockFma::new(&record);
+        let k = 16;
+        let x = vec![-0.0; k];
+        let y = vec![1.0; k];
+        let model = unit.chain(&x, &y, -0.0).0;
+        for kernel in [GemmKernel::Simple, GemmKernel::Pipelined, GemmKernel::Wide] {
+            if kernel.entry(record.input, record.output).is_err() {
+                continue;
+            }
+            let d = gemm_on_device_with(kernel, &record, &x, &y, Some(&[-0.0]), (1, k, 1))
+                .expect("runs")[0];
+            println!(
+                "{} {}: -0 + sum(-0 x 1) = {d:?} on the device, {model:?} in the model",
+                record.label(),
+                kernel.name()
+            );
+            if d.to_bits() != model.to_bits() {
+                mismatches.push(format!("{} {}: {d:?}", record.label(), kernel.name()));
+            }
+        }
+    }
+    assert!(mismatches.is_empty(), "model gives +0; device: {mismatches:?}");
 }
 
 #[test]
