@@ -258,7 +258,10 @@ fn the_sign_of_an_exactly_zero_result_matches_the_model() {
             }
         }
     }
-    assert!(mismatches.is_empty(), "model gives +0; device: {mismatches:?}");
+    assert!(
+        mismatches.is_empty(),
+        "model gives +0; device: {mismatches:?}"
+    );
 }
 
 #[test]

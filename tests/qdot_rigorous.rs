@@ -170,3 +170,56 @@ proptest! {
         );
     }
 }
+
+/// Pairs of products that cancel, with magnitudes near the top of the input
+/// format (`x_i y_i` up to about `2^(emax + 2)`), beside a few small terms:
+/// the overflow checks read enclosures of the signed bin results since
+/// 2026-11-26 (the magnitudes called such inputs a possible overflow), so
+/// the bound must hold wherever it claims a value, and say "no bound" where a
+/// step may overflow.
+fn cancelling_pairs(input: Format) -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
+    let half_top = (input.emax() + 1) / 2;
+    let value = move |e: std::ops::RangeInclusive<i32>| {
+        (1u32..2048, e, any::<bool>()).prop_map(move |(m, e, negative)| {
+            let v = input.round(
+                (1.0 + f64::from(m) / 2048.0) * 2f64.powi(e),
+                boundgate_verify::format::RoundingMode::NearestEven,
+            );
+            if negative { -v } else { v }
+        })
+    };
+    (
+        prop::collection::vec(
+            (
+                value(half_top - 3..=half_top),
+                value(half_top - 3..=half_top),
+            ),
+            1..6,
+        ),
+        prop::collection::vec((value(-4..=4), value(-4..=4)), 0..4),
+    )
+        .prop_map(|(big, small)| {
+            let (mut x, mut y) = (Vec::new(), Vec::new());
+            for (a, b) in big {
+                x.extend([a, a]);
+                y.extend([b, -b]);
+            }
+            for (a, b) in small {
+                x.push(a);
+                y.push(b);
+            }
+            (x, y)
+        })
+}
+
+proptest! {
+    #![proptest_config(proptest_config(256, 20_000))]
+
+    #[test]
+    fn rigorous_bound_holds_on_cancelling_products_near_the_top(
+        (c, (x, y)) in config().prop_flat_map(|c| (Just(c), cancelling_pairs(c.input))),
+        eps in tolerance(),
+    ) {
+        rigorous_holds(&x, &y, &c, eps)?;
+    }
+}

@@ -247,7 +247,19 @@ fn evaluate(
             largest
         }
     };
-    total = add_up(total, mul_up(gamma_cross, z_sum));
+    // One computed bin adds nothing across bins (0, also where z_sum is +inf).
+    if cross_depth > 0 {
+        total = add_up(total, mul_up(gamma_cross, z_sum));
+    }
+    // The bound's own arithmetic can overflow binary64 (bins near 2^1023
+    // whose results cancel pass the enclosure check): an infinite or NaN
+    // value is no bound.
+    require(
+        total.is_finite(),
+        &source,
+        "the bound is finite in binary64",
+        || format!("{total:e} (bins up to 2^{})", bins.e_max().unwrap_or(0)),
+    )?;
     Ok(Bound::deterministic(total, Quantity::AbsoluteError, source, Rigor::Rigorous)
         .with_hypothesis(
             format!(
