@@ -15,7 +15,7 @@ use serde_json::json;
 
 #[derive(Debug, Args)]
 pub struct BoundsArgs {
-    /// Number of terms (inner dimension), at least 1 (0 was evaluated as 1).
+    /// Number of terms (inner dimension), at least 1.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     n: u64,
     /// Formats to evaluate (repeatable); default: all named formats.
