@@ -331,44 +331,81 @@ fn bin_sum(
     };
     let tile = order.tile_len();
     let tiles = order.tiles();
-    let mut tree = Tree::new(arith);
+    // The chains of the tiles that hold elements of the bin, by tile: the
+    // others are +0, which the tree's additions pass through exactly (no
+    // chain is -0: the scaled products are at least 1/4 in magnitude and an
+    // exact cancellation gives +0), so the tree runs over these alone
+    // (`sparse_tree`), in O(M_k log tiles) instead of O(tiles) per bin (a
+    // review measured 5.0 s against 0.3 s for n = 10^6 at tile 1 against 64).
+    let mut chains: Vec<(usize, f64)> = Vec::new();
     match layout {
         TileLayout::Contiguous => {
-            // Streamed: the tiles come in order, one chain open at a time.
-            let mut current = 0usize;
-            let mut chain = 0.0;
+            // Ascending indices: the tiles come in order, one chain open at a time.
             for &i in indices {
                 let i = i as usize;
                 let t = i / tile;
-                while current < t {
-                    tree.push(chain);
-                    chain = 0.0;
-                    current += 1;
-                }
                 let (a, b) = term(i);
-                chain = arith.step_scaled(chain, a, b);
-            }
-            while current < tiles {
-                tree.push(chain);
-                chain = 0.0;
-                current += 1;
+                match chains.last_mut() {
+                    Some((last, chain)) if *last == t => *chain = arith.step_scaled(*chain, a, b),
+                    _ => chains.push((t, arith.step_scaled(0.0, a, b))),
+                }
             }
         }
         TileLayout::Interleaved => {
-            // Ascending indices visit the tiles round-robin: one chain per tile.
-            let mut chains = vec![0.0; tiles];
-            for &i in indices {
-                let i = i as usize;
+            // Ascending indices visit the tiles round-robin: a tile's
+            // elements are still in ascending order, so a stable sort by tile
+            // keeps each chain's order.
+            let mut by_tile: Vec<(usize, usize)> = indices
+                .iter()
+                .map(|&i| (layout.tile_of(i as usize, tile, tiles), i as usize))
+                .collect();
+            by_tile.sort_by_key(|&(t, _)| t);
+            for (t, i) in by_tile {
                 let (a, b) = term(i);
-                let t = layout.tile_of(i, tile, tiles);
-                chains[t] = arith.step_scaled(chains[t], a, b);
-            }
-            for chain in chains {
-                tree.push(chain);
+                match chains.last_mut() {
+                    Some((last, chain)) if *last == t => *chain = arith.step_scaled(*chain, a, b),
+                    _ => chains.push((t, arith.step_scaled(0.0, a, b))),
+                }
             }
         }
     }
-    tree.finish()
+    sparse_tree(chains, |a, b| arith.add(a, b))
+}
+
+/// [`tree_levels`] over leaves that are `+0` except at the given positions
+/// (ascending): at each level the pair `(2i, 2i + 1)` is added where both
+/// are present, and a single one is carried up, which is what adding `+0`
+/// to it does exactly. Equal to [`tree_levels`] on the dense leaves for any
+/// `add` with `add(x, +0) = add(+0, x) = x` (tested below).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::compute::{sparse_tree, tree_levels};
+/// let add = |a: f64, b: f64| if a == 0.0 { b } else if b == 0.0 { a } else { 2.0 * a + 3.0 * b };
+/// let dense = [0.0, 5.0, 0.0, 0.0, 7.0, 1.0, 0.0, 2.0, 3.0];
+/// let sparse: Vec<(usize, f64)> = dense.iter().copied().enumerate().filter(|p| p.1 != 0.0).collect();
+/// assert_eq!(sparse_tree(sparse, add), tree_levels(&dense, add));
+/// ```
+pub fn sparse_tree(mut nodes: Vec<(usize, f64)>, add: impl Fn(f64, f64) -> f64) -> f64 {
+    while nodes.len() > 1 || nodes.first().is_some_and(|n| n.0 > 0) {
+        let mut next = Vec::with_capacity(nodes.len().div_ceil(2));
+        let mut k = 0;
+        while k < nodes.len() {
+            let (p, v) = nodes[k];
+            match nodes.get(k + 1) {
+                Some(&(q, w)) if p % 2 == 0 && q == p + 1 => {
+                    next.push((p / 2, add(v, w)));
+                    k += 2;
+                }
+                _ => {
+                    next.push((p / 2, v));
+                    k += 1;
+                }
+            }
+        }
+        nodes = next;
+    }
+    nodes.first().map_or(0.0, |n| n.1)
 }
 
 /// The result of the computation phase, with the bin results for reports.
@@ -517,6 +554,47 @@ mod tests {
     use super::*;
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+
+    /// The sparse tree over the nonzero leaves is the dense tree, for a
+    /// non-associative `add` that records the pairing (seed 12, printed on
+    /// failure with the leaves).
+    #[test]
+    fn the_sparse_tree_pairs_exactly_as_the_dense_levels_do() {
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        let add = |a: f64, b: f64| {
+            if a == 0.0 {
+                b
+            } else if b == 0.0 {
+                a
+            } else {
+                2.0 * a + 3.0 * b + 1.0
+            }
+        };
+        for leaves in 1..130 {
+            for density in [0.05, 0.3, 0.9, 1.0] {
+                let dense: Vec<f64> = (0..leaves)
+                    .map(|_| {
+                        if rng.random_range(0.0..1.0) < density {
+                            rng.random_range(1.0..4.0f64).floor()
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                let sparse: Vec<(usize, f64)> = dense
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .filter(|p| p.1 != 0.0)
+                    .collect();
+                assert_eq!(
+                    sparse_tree(sparse, add),
+                    tree_levels(&dense, add),
+                    "seed 12, leaves {dense:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn the_streamed_tree_pairs_exactly_as_the_levels_do() {
