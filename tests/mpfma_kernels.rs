@@ -378,6 +378,78 @@ fn vendor_backends_refuse_what_they_cannot_run() {
     }
 }
 
+/// The operands as the kernel reads them, `B^T` of the read values, and
+/// `S = |A| |B|` per element (rounded up), for the bound-wiring tests.
+struct ReadOperands {
+    ops: boundgate::kernels::mpfma::gemm::GemmOperands,
+    bt: Vec<f64>,
+    s: Vec<f64>,
+}
+
+impl ReadOperands {
+    fn new(
+        config: &boundgate::kernels::mpfma::gemm::GemmConfig,
+        a: &Tensor,
+        b: &Tensor,
+        (m, k, t): (usize, usize, usize),
+    ) -> ReadOperands {
+        let ops = boundgate::kernels::mpfma::gemm::GemmOperands::new(
+            &config.record,
+            a.data().to_vec(),
+            (m, k),
+            b.data().to_vec(),
+            (k, t),
+        )
+        .unwrap();
+        let bt: Vec<f64> = (0..t * k)
+            .map(|e| ops.b_read[(e % k) * t + e / k])
+            .collect();
+        let mut read = ReadOperands {
+            ops,
+            bt,
+            s: Vec::new(),
+        };
+        read.s = (0..m * t)
+            .map(|e| {
+                let (x, y) = read.element(e);
+                boundgate_verify::oracle::abs_dot_up(x, y).unwrap()
+            })
+            .collect();
+        read
+    }
+
+    /// Row `i` of `A` and column `j` of `B` for element `e = i t + j`.
+    fn element(&self, e: usize) -> (&[f64], &[f64]) {
+        let (k, t) = (self.ops.k, self.ops.t);
+        let (i, j) = (e / t, e % t);
+        (
+            &self.ops.a_read[i * k..(i + 1) * k],
+            &self.bt[j * k..(j + 1) * k],
+        )
+    }
+}
+
+/// `x . y` split into `parts` equal slices, each a chain of the unit's block
+/// steps, the slices' results combined left to right by `reduce` (a vendor's
+/// split-K with its reduction).
+fn split_k_dot(
+    unit: &boundgate::kernels::mpfma::blockfma::BlockFma,
+    (x, y): (&[f64], &[f64]),
+    (parts, block): (usize, usize),
+    reduce: impl Fn(f64, f64) -> f64,
+) -> f64 {
+    let slice = x.len() / parts;
+    let mut d = 0.0;
+    for p in 0..parts {
+        let mut c = 0.0;
+        for step in (p * slice..(p + 1) * slice).step_by(block) {
+            c = unit.step(&x[step..step + block], &y[step..step + block], c);
+        }
+        d = reduce(d, c);
+    }
+    d
+}
+
 /// The any-order bounds a vendor GEMM is held to: with reductions in fp32
 /// (`reduction=compute-type`) the bound is the one without fp16 reductions,
 /// the same as the library's for an fp32 `D` and below it for an fp16 `D`
@@ -387,10 +459,10 @@ fn vendor_backends_refuse_what_they_cannot_run() {
 #[test]
 fn a_vendor_told_to_reduce_in_fp32_gets_the_bound_without_fp16_reductions() {
     use boundgate::kernels::mpfma::blockfma::BlockFma;
-    use boundgate::kernels::mpfma::gemm::{GemmConfig, GemmOperands, InnerOrder, rigorous_bounds};
+    use boundgate::kernels::mpfma::gemm::{GemmConfig, InnerOrder, rigorous_bounds};
     use boundgate_verify::format::{Format, RoundingMode};
     use boundgate_verify::oracle;
-    let (m, k, t) = (4, 512, 2);
+    let shape @ (m, k, t) = (4, 512, 2);
     let a = matrix(m, k, |i, j| {
         pseudo(i, j) * if j % 3 == 0 { 64.0 } else { 1.0 }
     });
@@ -398,23 +470,8 @@ fn a_vendor_told_to_reduce_in_fp32_gets_the_bound_without_fp16_reductions() {
     let config_for =
         |output: &str| GemmConfig::from_params(&params(&MpfmaGemm, &[output])).unwrap();
     let bounds_of = |config: &GemmConfig, order| {
-        let ops = GemmOperands::new(
-            &config.record,
-            a.data().to_vec(),
-            (m, k),
-            b.data().to_vec(),
-            (k, t),
-        )
-        .unwrap();
-        let bt: Vec<f64> = (0..t * k).map(|e| b.data()[(e % k) * t + e / k]).collect();
-        let s: Vec<f64> = (0..m * t)
-            .map(|e| {
-                let (i, j) = (e / t, e % t);
-                oracle::abs_dot_up(&ops.a_read[i * k..(i + 1) * k], &bt[j * k..(j + 1) * k])
-                    .unwrap()
-            })
-            .collect();
-        rigorous_bounds(config, &ops, &Ok(s), order)
+        let read = ReadOperands::new(config, &a, &b, shape);
+        rigorous_bounds(config, &read.ops, &Ok(read.s), order)
             .unwrap()
             .values()
             .to_vec()
@@ -432,35 +489,19 @@ fn a_vendor_told_to_reduce_in_fp32_gets_the_bound_without_fp16_reductions() {
         assert!(chain[e] <= fp32_reduction[e], "element {e}");
         assert!(fp32_reduction[e] < library[e], "element {e}");
     }
-    // Split-K in 8 slices of 64, each a chain of block steps, the partials
-    // added left to right in fp32, the sum converted to fp16.
+    // Split-K in 8 slices of 64, the partials added left to right in fp32
+    // (exactly rounded), the sum converted to fp16.
     let unit = BlockFma::new(&fp16.record);
-    let ops = GemmOperands::new(
-        &fp16.record,
-        a.data().to_vec(),
-        (m, k),
-        b.data().to_vec(),
-        (k, t),
-    )
-    .unwrap();
-    let bt: Vec<f64> = (0..t * k)
-        .map(|e| ops.b_read[(e % k) * t + e / k])
-        .collect();
+    let read = ReadOperands::new(&fp16, &a, &b, shape);
+    let fp32_add = |p: f64, q: f64| {
+        let mut sum = oracle::ExactSum::new();
+        sum.add(p);
+        sum.add(q);
+        sum.round(Format::FP32, RoundingMode::NearestEven)
+    };
     for (e, bound) in fp32_reduction.iter().enumerate() {
-        let (i, j) = (e / t, e % t);
-        let (x, y) = (&ops.a_read[i * k..(i + 1) * k], &bt[j * k..(j + 1) * k]);
-        let block = fp16.record.block;
-        let mut d = 0.0f64;
-        for slice in 0..8 {
-            let mut c = 0.0;
-            for step in (slice * 64..(slice + 1) * 64).step_by(block) {
-                c = unit.step(&x[step..step + block], &y[step..step + block], c);
-            }
-            let mut sum = oracle::ExactSum::new();
-            sum.add(d);
-            sum.add(c);
-            d = sum.round(Format::FP32, RoundingMode::NearestEven);
-        }
+        let (x, y) = read.element(e);
+        let d = split_k_dot(&unit, (x, y), (8, fp16.record.block), fp32_add);
         let d = Format::FP16.round(d, RoundingMode::NearestEven);
         let error = oracle::dot(x, y)
             .unwrap()
@@ -480,48 +521,33 @@ fn a_vendor_told_to_reduce_in_fp32_gets_the_bound_without_fp16_reductions() {
 #[test]
 fn a_reported_split_gives_fp16_outputs_a_bound_at_the_papers_size() {
     use boundgate::kernels::mpfma::blockfma::BlockFma;
-    use boundgate::kernels::mpfma::gemm::{GemmConfig, GemmOperands, InnerOrder, rigorous_bounds};
+    use boundgate::kernels::mpfma::gemm::{GemmConfig, InnerOrder, rigorous_bounds};
     use boundgate_verify::format::{Format, RoundingMode};
     use boundgate_verify::oracle;
-    let (m, k, t) = (1, 1 << 15, 2);
+    let shape @ (m, k, t) = (1, 1 << 15, 2);
     let a = matrix(m, k, |i, j| pseudo(i, j) - 0.5);
     let b = matrix(k, t, |i, j| pseudo(j + 3, i) - 0.5);
     let config = GemmConfig::from_params(&params(&MpfmaGemm, &["output=fp32-fp16"])).unwrap();
-    let ops = GemmOperands::new(
-        &config.record,
-        a.data().to_vec(),
-        (m, k),
-        b.data().to_vec(),
-        (k, t),
-    )
-    .unwrap();
-    let bt: Vec<f64> = (0..t * k)
-        .map(|e| ops.b_read[(e % k) * t + e / k])
-        .collect();
-    let s: Vec<f64> = (0..m * t)
-        .map(|e| oracle::abs_dot_up(&ops.a_read[..k], &bt[(e % t) * k..(e % t + 1) * k]).unwrap())
-        .collect();
-    let bounds = |order| rigorous_bounds(&config, &ops, &Ok(s.clone()), order);
+    let read = ReadOperands::new(&config, &a, &b, shape);
+    let bounds = |order| rigorous_bounds(&config, &read.ops, &Ok(read.s.clone()), order);
     // No element has a bound: the output's hypothesis fails.
     let every = bounds(InnerOrder::Any).unwrap_err().to_string();
     assert!(every.contains("no overflow"), "{every}");
     let parts = 8;
     let split = bounds(InnerOrder::AnySplit(parts)).unwrap();
     let unit = BlockFma::new(&config.record);
+    // fp16 conversions of the parts, added in fp16 (two fp16 values: their
+    // binary64 sum is exact).
     let fp16 = |v: f64| Format::FP16.round(v, RoundingMode::NearestEven);
     for e in 0..m * t {
         let bound = split.bounded(e).expect("a bound");
-        let (x, y) = (&ops.a_read[..k], &bt[e * k..(e + 1) * k]);
-        let slice = k / parts as usize;
-        let mut d = 0.0;
-        for p in 0..parts as usize {
-            let mut c = 0.0;
-            for step in (p * slice..(p + 1) * slice).step_by(config.record.block) {
-                let end = step + config.record.block;
-                c = unit.step(&x[step..end], &y[step..end], c);
-            }
-            d = fp16(d + fp16(c)); // two fp16 values: the f64 sum is exact
-        }
+        let (x, y) = read.element(e);
+        let d = split_k_dot(
+            &unit,
+            (x, y),
+            (parts as usize, config.record.block),
+            |d, c| fp16(d + fp16(c)),
+        );
         let error = oracle::dot(x, y)
             .unwrap()
             .error_of(d)
@@ -529,12 +555,12 @@ fn a_reported_split_gives_fp16_outputs_a_bound_at_the_papers_size() {
             .unwrap();
         println!(
             "element {e}: error {error:e}, split-K bound {bound:e}, S {:e}",
-            s[e]
+            read.s[e]
         );
         assert!(error <= bound, "element {e}: {error:e} > {bound:e}");
         // Usable: within a few hundred times the error's scale (S u16 p).
         assert!(
-            bound < 8.0 * s[e] * parts as f64 * 2f64.powi(-11),
+            bound < 8.0 * read.s[e] * parts as f64 * 2f64.powi(-11),
             "{bound:e}"
         );
     }
