@@ -425,6 +425,23 @@ fn bounds_prints_the_catalogue_and_refusals() {
     assert!(text.contains("gamma_n"), "{text}");
     // fp16 at n = 4096: n u = 2 >= 1, gamma_n has no value.
     assert!(text.contains("n u < 1"), "{text}");
+    // The tensor-core records with fp16 operands: the block-FMA growth of
+    // one chain and of any order, the latter 4 times the former on sm90.
+    let row_value = |start: &str| -> f64 {
+        let line = text
+            .lines()
+            .find(|l| l.contains(start))
+            .unwrap_or_else(|| panic!("no row {start}: {text}"));
+        let after = &line[line.find(" - 1").unwrap() + 4..];
+        after.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let chain = row_value("block FMA, one chain, sm90 fp16->fp32");
+    let any = row_value("block FMA, any order, sm90 fp16->fp32");
+    assert!((any / chain - 4.0).abs() < 0.01, "{any} / {chain}");
+    assert!(
+        !text.contains("fp64 ") || !text.contains("fp64->"),
+        "{text}"
+    );
     // A lambda that is not a positive number is bad usage, not a row.
     for lambda in ["--lambda=nan", "--lambda=-1", "--lambda=0"] {
         assert_bad_input(&boundgate(&["bounds", lambda]), "--lambda");

@@ -2,13 +2,17 @@
 
 use crate::audit::report::render_table;
 use crate::error::{Error, ExitCode, Result};
+use crate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
 use boundgate_verify::Result as VResult;
 use boundgate_verify::bounds::dot::{pairwise_depth, recursive_depth};
 use boundgate_verify::bounds::gamma::gamma;
 use boundgate_verify::bounds::probabilistic::{
     higham_mary_gamma, vibea_gamma, vibea_gamma_authors_centred, vibea_gamma_first_order,
 };
-use boundgate_verify::bounds::{Bound, Kind};
+use boundgate_verify::bounds::tc::{
+    ANY_ORDER_SOURCE, BLOCK_FMA_SOURCE, block_fma_any_order_constant, block_fma_constant,
+};
+use boundgate_verify::bounds::{Bound, Kind, Quantity, Rigor};
 use boundgate_verify::format::{Format, RoundingMode};
 use clap::Args;
 use serde_json::json;
@@ -33,33 +37,83 @@ pub struct BoundsArgs {
 }
 
 /// One evaluated entry of the catalogue.
-fn entries(format: Format, args: &BoundsArgs) -> Vec<(&'static str, VResult<Bound>)> {
+fn entries(format: Format, args: &BoundsArgs) -> Vec<(String, VResult<Bound>)> {
     let u = format.unit_roundoff(args.mode);
     let n = args.n;
     let pairwise = pairwise_depth(n.try_into().unwrap_or(usize::MAX));
-    vec![
+    let mut list: Vec<(String, VResult<Bound>)> = vec![
         (
-            "gamma_n (recursive dot, DBEA)",
+            "gamma_n (recursive dot, DBEA)".into(),
             gamma(recursive_depth(n as usize), u),
         ),
-        ("gamma_{ceil(log2 n)+1} (pairwise dot)", gamma(pairwise, u)),
         (
-            "Higham-Mary gamma~_n(lambda)",
+            "gamma_{ceil(log2 n)+1} (pairwise dot)".into(),
+            gamma(pairwise, u),
+        ),
+        (
+            "Higham-Mary gamma~_n(lambda)".into(),
             higham_mary_gamma(n, u, args.lambda),
         ),
         (
-            "Bhola-Duraisamy VIBEA gamma~_n(lambda), rigorous pairing",
+            "Bhola-Duraisamy VIBEA gamma~_n(lambda), rigorous pairing".into(),
             vibea_gamma(n, u, args.lambda),
         ),
         (
-            "VIBEA, authors' centred exp(lambda sqrt(n) u) - 1",
+            "VIBEA, authors' centred exp(lambda sqrt(n) u) - 1".into(),
             vibea_gamma_authors_centred(n, u, args.lambda),
         ),
         (
-            "VIBEA, authors' first order lambda sqrt(n) u",
+            "VIBEA, authors' first order lambda sqrt(n) u".into(),
             vibea_gamma_first_order(n, u, args.lambda),
         ),
-    ]
+    ];
+    list.extend(tensor_core_entries(format, n));
+    list
+}
+
+/// The block-FMA growth factors of the tensor-core records whose operands are
+/// `format` (fp32 accumulation, each record's own rounding, not `--mode`):
+/// one chain of `ceil(n / b)` block steps, and any split, order and
+/// reduction ([`block_fma_any_order_constant`]), coefficients of
+/// `sum max(|a|, 2^emin) max(|b|, 2^emin)` without the underflow terms.
+fn tensor_core_entries(format: Format, n: u64) -> Vec<(String, VResult<Bound>)> {
+    let mut list = Vec::new();
+    for arch in Arch::ALL {
+        for input in TcInput::ALL {
+            if input.operand() != format {
+                continue;
+            }
+            let Ok(record) = TcRecord::lookup(arch, input, TcOutput::Fp32) else {
+                continue;
+            };
+            let spec = record.spec();
+            let b = record.block as u64;
+            let bound = |value, source| {
+                Ok(Bound::deterministic(
+                    value,
+                    Quantity::Theta,
+                    source,
+                    Rigor::Rigorous,
+                ))
+            };
+            list.push((
+                format!(
+                    "block FMA, one chain, {} (b = {b}, F = {}): (1 + b 2^-F + u_acc)^ceil(n/b) - 1",
+                    record.label(),
+                    record.fraction_bits
+                ),
+                bound(block_fma_constant(&spec, n.div_ceil(b)), BLOCK_FMA_SOURCE),
+            ));
+            list.push((
+                format!(
+                    "block FMA, any order, {}: (1 + 2^-F + u_acc)^n - 1",
+                    record.label()
+                ),
+                bound(block_fma_any_order_constant(&spec, n), ANY_ORDER_SOURCE),
+            ));
+        }
+    }
+    list
 }
 
 fn text(b: &VResult<Bound>) -> (String, String) {

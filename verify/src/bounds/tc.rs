@@ -51,8 +51,8 @@ mod gemm;
 mod pb;
 
 pub use any_order::{
-    ANY_ORDER_SOURCE, block_fma_any_order, block_fma_any_order_reducing,
-    block_fma_any_order_split_reducing,
+    ANY_ORDER_SOURCE, block_fma_any_order, block_fma_any_order_constant,
+    block_fma_any_order_reducing, block_fma_any_order_split_reducing,
 };
 pub use block::{
     BLOCK_FMA_SOURCE, BlockFmaSpec, block_fma_a_posteriori, block_fma_a_priori, block_fma_constant,

@@ -56,10 +56,18 @@
 //! `(1 + b 2^-F + u_acc)^q - 1` for `q = k / b` blocks) because a tree may put
 //! one product under `k' - 1` operations where a chain puts it under `q`
 //! block steps, each of which loses at most `b 2^-F + u_acc`: the growth
-//! `k' (2^-F + u_acc)` against `q (b 2^-F + u_acc)`, about `b u_acc / (2^-F +
-//! u_acc)` times larger where `u_acc` dominates (measured 8 to 9 times for
-//! the sm90 fp16 record at k = 64 and 4096; review, 2026-11-26): the price
-//! of not knowing the order.
+//! `k' (2^-F + u_acc)` against `q (b 2^-F + u_acc)`, a ratio of
+//! `(2^-F + u_acc) / (2^-F + u_acc / b)`, at most `b` (4 for the sm90 fp16
+//! record, [`block_fma_any_order_constant`]; against the data-dependent chain
+//! bound a review measured 8 to 9 times at k = 64 and 4096, 2026-11-26): the
+//! price of not knowing the order.
+//!
+//! The reductions are taken to round to the record's accumulator format:
+//! for a record whose accumulator keeps fewer bits than binary32 (sm90 fp8,
+//! 13 fraction bits), a reduction in binary32 whose result fed a later block
+//! FMA as its largest operand would lose bits to the alignment, which the
+//! argument above does not count (noted by review, 2026-11-26; there is no
+//! vendor path for fp8 here, and no violation was constructed).
 //!
 //! # Split-K reductions in a narrower format
 //!
@@ -245,6 +253,29 @@ pub fn block_fma_any_order_split_reducing(
         }),
     };
     any_order(spec, x, y, &node)
+}
+
+/// The growth factor of [`block_fma_any_order`], `(1 + eps)^n - 1` with
+/// `eps = 2^-F + u_acc`, rounded up: its coefficient of `S'` for `n`
+/// nonzero products, without the underflow terms (for catalogues and
+/// comparisons with [`super::block_fma_constant`], the one-chain factor).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::tc::{block_fma_any_order_constant, block_fma_constant, BlockFmaSpec};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let h100 = BlockFmaSpec::new(16, 25, Format::FP16, Format::FP32, RoundingMode::TowardZero);
+/// let any = block_fma_any_order_constant(&h100, 4096);
+/// // About 4096 (2^-25 + 2^-23): 4 times the chain's 256 (16 2^-25 + 2^-23),
+/// // (2^-F + u) / (2^-F + u / b) for F = 25, u = 2^-23, b = 16.
+/// assert!(any > 4096.0 * (2f64.powi(-25) + 2f64.powi(-23)));
+/// let ratio = any / block_fma_constant(&h100, 256);
+/// assert!(ratio > 4.0 && ratio < 4.01, "{ratio}");
+/// ```
+pub fn block_fma_any_order_constant(spec: &BlockFmaSpec, n: u64) -> f64 {
+    let (u_acc, _) = spec.output_errors();
+    let eps = add_up(spec.quantum_scale(), u_acc);
+    expm1_up(mul_up(n as f64, ln1p_up(eps)))
 }
 
 /// How one operation of the tree rounds its exact (truncated) sum.
