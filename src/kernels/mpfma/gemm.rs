@@ -653,26 +653,25 @@ pub fn other_bounds(
     // takes the cast the unit really performs (`cast_roundoffs`); Theorem 3.8
     // above stays as printed, with Table 2's u_low (docs/findings/mpfma.md, F5).
     let (r_cast, cast_note) = cast_roundoffs(config, &r);
+    let paired_given = with(s_given, &|| {
+        cast_fits()?;
+        let lambda = *lambda_paired.as_ref().map_err(Clone::clone)?;
+        thm_3_10(
+            &r_cast,
+            per_element.as_ref().map_err(Clone::clone)?,
+            U_GIVEN_F64,
+            lambda,
+            paired,
+            1.0,
+        )
+    });
+    let label = format!(
+        "probabilistic: Theorem 3.10 (VIBEA, inputs as given), paired gamma~{cast_note}{conversion_note}"
+    );
     others.push(check(
-        &format!(
-            "probabilistic: Theorem 3.10 (VIBEA, inputs as given), paired gamma~{cast_note}{conversion_note}"
-        ),
+        &label,
         Reference::AsGiven,
-        with_conversion(
-            with(s_given, &|| {
-                cast_fits()?;
-                let lambda = *lambda_paired.as_ref().map_err(Clone::clone)?;
-            thm_3_10(
-                &r_cast,
-                per_element.as_ref().map_err(Clone::clone)?,
-                U_GIVEN_F64,
-                lambda,
-                paired,
-                1.0,
-            )
-            }),
-            s_given,
-        ),
+        with_conversion(paired_given, s_given),
     ));
     if !config.alg1 && !run.a_posteriori.is_empty() {
         let template = Bound::deterministic(
