@@ -575,3 +575,46 @@ fn an_exact_component_beyond_f64_does_not_loosen_the_others() {
         (computed - x1).abs()
     );
 }
+
+/// An arithmetic result that overflows (here fp32 products +inf and -inf
+/// summing to NaN) fails the no-overflow hypothesis of the published (3.5)
+/// bound as well as the rigorous one, with and without the store: the
+/// published bound after the store was NaN, which refused the whole GEMV and
+/// SpMV run with exit 2, and without the store the published bound was
+/// reported violated with error inf (review, 2026-11-26).
+#[test]
+fn an_overflowing_result_fails_the_published_bound_hypothesis_too() {
+    let a = Tensor::matrix(1, 2, vec![3e38, 3e38]).unwrap();
+    let x = Tensor::vector(vec![2.0, -2.0]);
+    for kernel in ["accessor-gemv", "accessor-spmv", "accessor-dot"] {
+        for store in ["store=true", "store=false"] {
+            let params: Vec<String> = ["storage=fp32", "arithmetic=fp32", store]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            let inputs = if kernel == "accessor-dot" {
+                vec![("x", Tensor::vector(vec![3e38, 3e38])), ("y", x.clone())]
+            } else {
+                vec![("a", a.clone()), ("x", x.clone())]
+            };
+            let r = run(kernel, inputs, &params);
+            assert!(!r.output.data()[0].is_finite(), "{kernel} {store}");
+            for v in r.verdicts().unwrap() {
+                assert!(
+                    !v.verdict.is_violation(),
+                    "{kernel} {store}: {}: {:?}",
+                    v.label,
+                    v.verdict.outcome
+                );
+                if v.label.starts_with("published") {
+                    assert!(
+                        matches!(&v.verdict.outcome, Outcome::HypothesisNotMet { reason } if reason.contains("no overflow")),
+                        "{kernel} {store}: {}: {:?}",
+                        v.label,
+                        v.verdict.outcome
+                    );
+                }
+            }
+        }
+    }
+}

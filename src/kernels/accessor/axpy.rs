@@ -15,11 +15,10 @@ use crate::kernels::BoundCheck;
 use crate::kernels::baseline::DOT_INPUTS;
 use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, ParamSpec, input};
 use boundgate_verify::Result as VResult;
-use boundgate_verify::bounds::accessor::{Accumulation, higham_3_5_depth};
+use boundgate_verify::bounds::accessor::{Accumulation, higham_3_5_published};
 use boundgate_verify::bounds::directed::{add_up, mul_up};
 use boundgate_verify::check::ElementBounds;
 use boundgate_verify::error::{require_nonempty, require_same_len};
-use boundgate_verify::format::RoundingMode;
 use boundgate_verify::oracle::{ErrorMeasure, ExactSum};
 use serde_json::json;
 
@@ -156,7 +155,7 @@ impl AxpyComputation {
         let bounds: Vec<_> = (0..sx.values.len())
             .map(|i| {
                 let s = add_up(mul_up(alpha.abs(), sx.values[i].abs()), sy.values[i].abs());
-                higham_3_5_depth(arithmetic, RoundingMode::NearestEven, 1, s)
+                higham_3_5_published(arithmetic, None, false, 1, s, self.before_store[i])
             })
             .collect();
         ElementBounds::collect(bounds)

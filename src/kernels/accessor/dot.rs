@@ -23,10 +23,9 @@ use crate::kernels::BoundCheck;
 use crate::kernels::baseline::DOT_INPUTS;
 use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, input};
 use boundgate_verify::Result as VResult;
-use boundgate_verify::bounds::accessor::{Accumulation, higham_3_5_depth, higham_3_5_stored};
+use boundgate_verify::bounds::accessor::{Accumulation, higham_3_5_published};
 use boundgate_verify::check::ElementBounds;
 use boundgate_verify::error::{require_nonempty, require_same_len};
-use boundgate_verify::format::RoundingMode;
 use boundgate_verify::oracle;
 use serde_json::json;
 
@@ -151,26 +150,14 @@ impl DotComputation {
         require_stored("x", sx, self.accessors.0.spec().storage)?;
         require_stored("y", sy, self.accessors.1.spec().storage)?;
         let sum_abs = abs_sum_up(sx.values.iter().copied().zip(sy.values.iter().copied()));
-        let arithmetic = self.accessors.0.arithmetic();
-        let rne = RoundingMode::NearestEven;
-        let bound = match (store, self.accessors.0.storage_format()) {
-            (true, Some(storage)) => higham_3_5_stored(
-                arithmetic,
-                storage,
-                rne,
-                self.depth,
-                sum_abs,
-                self.before_store,
-            )?,
-            (true, None) => {
-                return Err(boundgate_verify::VerifyError::HypothesisNotMet {
-                    source_ref: "Higham 2002 (3.5)".into(),
-                    hypothesis: "floating-point storage".into(),
-                    detail: "integer storage has no relative rounding model".into(),
-                });
-            }
-            (false, _) => higham_3_5_depth(arithmetic, rne, self.depth, sum_abs)?,
-        };
+        let bound = higham_3_5_published(
+            self.accessors.0.arithmetic(),
+            self.accessors.0.storage_format(),
+            store,
+            self.depth,
+            sum_abs,
+            self.before_store,
+        )?;
         Ok(ElementBounds::uniform(bound, 1))
     }
 }

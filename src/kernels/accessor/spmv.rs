@@ -20,7 +20,7 @@ use super::common::{
     self, abs_diff_up, abs_sum_up, blas_accumulation, blas_epilogue, element_bound,
     products_representation_up, require_stored, scaled_products_up, with_arith,
 };
-use super::gemv::{GEMV_INPUTS, no_relative_model, no_store};
+use super::gemv::{GEMV_INPUTS, no_store};
 use super::order::{warp_dot, warp_dot_depth};
 use super::sparse::{CsrMatrix, EllMatrix};
 use super::storage::{Accessor, AccessorSpec, Stored, fma_exact};
@@ -29,11 +29,10 @@ use crate::io::Tensor;
 use crate::kernels::BoundCheck;
 use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, input};
 use boundgate_verify::Result as VResult;
-use boundgate_verify::bounds::accessor::{Accumulation, higham_3_5_depth, higham_3_5_stored};
+use boundgate_verify::bounds::accessor::{Accumulation, higham_3_5_published};
 use boundgate_verify::bounds::directed::{add_up, mul_up};
 use boundgate_verify::check::ElementBounds;
 use boundgate_verify::error::require_same_len;
-use boundgate_verify::format::RoundingMode;
 use boundgate_verify::oracle::{ExactOp, Sparse, Spmv};
 use serde::Serialize;
 use serde_json::json;
@@ -249,22 +248,17 @@ impl SpmvComputation {
     pub fn published(&self, store: bool) -> VResult<ElementBounds> {
         self.check_stored()?;
         let arithmetic = self.accessors.0.arithmetic();
-        let rne = RoundingMode::NearestEven;
         let bounds: Vec<_> = (0..self.a_read.rows())
             .map(|i| {
                 let acc = self.accumulation(i);
-                match (store, self.accessors.0.storage_format()) {
-                    (true, Some(storage)) => higham_3_5_stored(
-                        arithmetic,
-                        storage,
-                        rne,
-                        acc.depth,
-                        acc.sum_abs,
-                        self.before_store[i],
-                    ),
-                    (true, None) => Err(no_relative_model()),
-                    (false, _) => higham_3_5_depth(arithmetic, rne, acc.depth, acc.sum_abs),
-                }
+                higham_3_5_published(
+                    arithmetic,
+                    self.accessors.0.storage_format(),
+                    store,
+                    acc.depth,
+                    acc.sum_abs,
+                    self.before_store[i],
+                )
             })
             .collect();
         ElementBounds::collect(bounds)

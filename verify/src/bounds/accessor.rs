@@ -408,6 +408,59 @@ pub fn after_store(before: &Bound, model: &StoreModel, computed: f64) -> Result<
     ))
 }
 
+/// The published bound of one element of an accessor kernel: Higham 2002
+/// (3.5) with `n` = `depth` ([`higham_3_5_depth`]), and with `store` the
+/// store as one more rounding ([`higham_3_5_stored`]; `storage` is `None`
+/// for integer storage, which has no relative rounding model, so no
+/// published form after the store). (3.5) assumes no overflow: a `computed`
+/// value (the arithmetic's result, before the store) that is not finite
+/// fails that hypothesis; it was reported as a violation (error inf), or,
+/// after the store, as a NaN bound that refused the whole run (review,
+/// 2026-11-26).
+///
+/// # Errors
+/// [`VerifyError::HypothesisNotMet`] for a non-finite `computed` or integer
+/// storage with `store`; as [`higham_3_5_depth`].
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::higham_3_5_published;
+/// use boundgate_verify::format::Format;
+/// let (fp64, fp32) = (Format::FP64, Format::FP32);
+/// let stored = higham_3_5_published(fp64, Some(fp32), true, 5, 4.0, 1.0).unwrap();
+/// let plain = higham_3_5_published(fp64, Some(fp32), false, 5, 4.0, 1.0).unwrap();
+/// assert!(stored.value > plain.value);
+/// assert!(higham_3_5_published(fp64, Some(fp32), false, 5, 4.0, f64::NAN).is_err());
+/// assert!(higham_3_5_published(fp64, None, true, 5, 4.0, 1.0).is_err());
+/// ```
+pub fn higham_3_5_published(
+    arithmetic: Format,
+    storage: Option<Format>,
+    store: bool,
+    depth: u64,
+    sum_abs: f64,
+    computed: f64,
+) -> Result<Bound> {
+    require(
+        computed.is_finite(),
+        &HIGHAM_3_5,
+        "no overflow (the computed value is finite)",
+        || format!("y^ = {computed}"),
+    )?;
+    let rne = RoundingMode::NearestEven;
+    match (store, storage) {
+        (true, Some(storage)) => {
+            higham_3_5_stored(arithmetic, storage, rne, depth, sum_abs, computed)
+        }
+        (true, None) => Err(VerifyError::HypothesisNotMet {
+            source_ref: HIGHAM_3_5.to_string(),
+            hypothesis: "floating-point storage".into(),
+            detail: "integer storage has no relative rounding model".into(),
+        }),
+        (false, _) => higham_3_5_depth(arithmetic, rne, depth, sum_abs),
+    }
+}
+
 /// The published form after the store, first order as the standard model
 /// gives it: `gamma_depth S + u_S |y^|` (Higham 2002, eq. (3.5) with the store
 /// as one more rounding `fl(y^) = y^ (1 + delta)`, eq. (2.4)); no underflow term.
