@@ -44,14 +44,39 @@ pub struct ElementBounds {
 }
 
 impl ElementBounds {
-    /// The same bound for each of `n` elements.
+    /// The same bound for each of `n` elements. A published or probabilistic
+    /// value of NaN (a formula evaluated on a non-finite quantity) is no
+    /// bound, and neither is a rigorous `+inf`: the elements are marked
+    /// without a bound (a published NaN reached the report as 'VIOLATED,
+    /// bound NaN'; review, 2026-11-26). A rigorous NaN stays, and [`check`]
+    /// calls it a violation: it is a bug in the bound, not a hypothesis.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::ElementBounds;
+    /// let b = |v| Bound::deterministic(v, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Published);
+    /// assert_eq!(ElementBounds::uniform(b(1.0), 2).bounded(1), Some(1.0));
+    /// let nan = ElementBounds::uniform(b(f64::NAN), 2);
+    /// assert_eq!(nan.bounded(0), None);
+    /// assert!(nan.unbounded().unwrap().contains("NaN"));
+    /// ```
     pub fn uniform(bound: Bound, n: usize) -> ElementBounds {
-        let values = vec![bound.value; n];
-        let unbounded = (bound.rigor == Rigor::Rigorous && bound.value == f64::INFINITY)
-            .then(|| format!("{}: the bound is finite (+inf)", bound.source));
+        let (value, unbounded) = if bound.value.is_nan() && bound.rigor != Rigor::Rigorous {
+            (
+                f64::INFINITY,
+                Some(format!("{}: the bound evaluates to NaN", bound.source)),
+            )
+        } else {
+            let infinite = bound.rigor == Rigor::Rigorous && bound.value == f64::INFINITY;
+            (
+                bound.value,
+                infinite.then(|| format!("{}: the bound is finite (+inf)", bound.source)),
+            )
+        };
         ElementBounds {
             bound,
-            values,
+            values: vec![value; n],
             unbounded,
         }
     }
