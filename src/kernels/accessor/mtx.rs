@@ -232,15 +232,38 @@ pub fn parse_mtx(path: &Path, text: &str) -> Result<MtxMatrix, MtxError> {
             format!("a {} matrix must be square, got {rows}x{cols}", words[4]),
         ));
     }
+    // The limit every generated input has (2^28 values): on rows, columns
+    // and stored entries, checked before anything is allocated. A size line
+    // of 10^14 entries aborted on a 2.4 PB allocation, an array's rows times
+    // columns overflowed usize (a panic), and 10^9 rows allocated 8 GB
+    // (review, 2026-11-26).
+    let limit = crate::audit::plan::MAX_INPUT_ELEMENTS;
+    let too_large = |what: &str, n: u128| {
+        err(
+            Some(size_line),
+            MtxErrorKind::Size,
+            format!("{what} = {n} exceeds the limit of 2^28"),
+        )
+    };
+    for (what, n) in [("rows", rows), ("columns", cols)] {
+        if n > limit {
+            return Err(too_large(what, n as u128));
+        }
+    }
+    let (r, c) = (rows as u128, cols as u128);
     let count = if coordinate {
-        sizes[2]
+        sizes[2] as u128
     } else {
         match symmetry {
-            Symmetry::General => rows * cols,
-            Symmetry::Symmetric => rows * (rows + 1) / 2,
-            Symmetry::SkewSymmetric => rows * rows.saturating_sub(1) / 2,
+            Symmetry::General => r * c,
+            Symmetry::Symmetric => r * (r + 1) / 2,
+            Symmetry::SkewSymmetric => r * r.saturating_sub(1) / 2,
         }
     };
+    if count > limit as u128 {
+        return Err(too_large("entries", count));
+    }
+    let count = count as usize;
     let parse_value = |line: usize, t: &str| -> Result<f64, MtxError> {
         match t.parse::<f64>() {
             Ok(v) if v.is_finite() => Ok(v),
@@ -486,6 +509,34 @@ mod tests {
             ),
             (
                 "%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n",
+                Some(2),
+                MtxErrorKind::Size,
+            ),
+            // Sizes beyond 2^28 values, refused before any allocation (a
+            // 2.4 PB allocation abort, a usize overflow panic and an 8 GB
+            // allocation until 2026-11-26).
+            (
+                "%%MatrixMarket matrix coordinate real general\n2 2 100000000000000\n1 1 1.0\n",
+                Some(2),
+                MtxErrorKind::Size,
+            ),
+            (
+                "%%MatrixMarket matrix array real general\n100000000000 100000000000\n1.0\n",
+                Some(2),
+                MtxErrorKind::Size,
+            ),
+            (
+                "%%MatrixMarket matrix array real symmetric\n10000000000 10000000000\n1.0\n",
+                Some(2),
+                MtxErrorKind::Size,
+            ),
+            (
+                "%%MatrixMarket matrix coordinate real general\n1000000000 1000000000 1\n1 1 1.0\n",
+                Some(2),
+                MtxErrorKind::Size,
+            ),
+            (
+                "%%MatrixMarket matrix array real general\n16385 16384\n1.0\n",
                 Some(2),
                 MtxErrorKind::Size,
             ),
