@@ -618,3 +618,27 @@ fn an_overflowing_result_fails_the_published_bound_hypothesis_too() {
         }
     }
 }
+
+/// A TRSV bound tight to the ulp is decided: `b = 1e-10` underflows fp16, so
+/// `x^ = 0` and the error `|b / t|` equals the bound `|b| / |t|` rounded up;
+/// the refinement's converged enclosure (an ulp or more each side) straddled
+/// it, which read as undecided (exit 3 under `--strict`; review,
+/// 2026-11-26). Where an enclosure straddles its bound the system is solved
+/// exactly (within the exact-solve budget).
+#[test]
+fn a_trsv_bound_tight_to_the_ulp_is_decided() {
+    let params: Vec<String> = ["storage=fp16", "store=false"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let r = run(
+        "accessor-trsv",
+        vec![
+            ("a", Tensor::matrix(1, 1, vec![0.3534860645064683]).unwrap()),
+            ("b", Tensor::vector(vec![1e-10])),
+        ],
+        &params,
+    );
+    assert_eq!(r.output.data()[0], 0.0);
+    assert_eq!(rigorous_holds(&r, "tight trsv"), Outcome::Pass);
+}

@@ -654,15 +654,41 @@ pub fn solution_errors_within(
     if !converged(x_hat, &corrections, &z) && solve_cost_bits(t, b)? <= exact_budget {
         // Not tight: the system is solved exactly instead, so that an error
         // above a bound is a proven violation, not the enclosure's slack.
-        let exact = solve_exact(t, b)?;
-        return Ok(x_hat
-            .iter()
-            .zip(&exact)
-            .map(|(&computed, x)| ErrorMeasure::of_rational(computed, x))
-            .collect());
+        return solution_errors_exact(t, b, x_hat);
     }
     Ok((0..n)
         .map(|i| enclosure_measure(x_hat[i], &corrections[i], z[i]))
+        .collect())
+}
+
+/// The errors of `x^` against the exact solution ([`solve_exact`]): exact,
+/// with no enclosure's slack, at the exact solve's cost ([`solve_cost_bits`];
+/// a caller whose bound an enclosure straddles takes this to decide, as
+/// `accessor-trsv` does within [`EXACT_SOLVE_BUDGET`]).
+///
+/// # Errors
+/// As [`solve_exact`].
+///
+/// # Example
+/// ```
+/// use boundgate_verify::oracle::Matrix;
+/// use boundgate_verify::oracle::trsv::{solution_errors_exact, Diag, Triangular, Uplo};
+/// let t = Triangular::new(Matrix::new(1, 1, &[3.0]).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+/// let e = solution_errors_exact(&t, &[1.0], &[0.0]).unwrap();
+/// // |1/3 - 0| rounded up, with no width to straddle a bound.
+/// assert_eq!(e[0].absolute_up(), Some((1.0f64 / 3.0).next_up()));
+/// assert!(matches!(e[0], boundgate_verify::oracle::ErrorMeasure::Finite { absolute_down: None, .. }));
+/// ```
+pub fn solution_errors_exact(
+    t: &Triangular<'_>,
+    b: &[f64],
+    x_hat: &[f64],
+) -> Result<Vec<ErrorMeasure>> {
+    let exact = solve_exact(t, b)?;
+    Ok(x_hat
+        .iter()
+        .zip(&exact)
+        .map(|(&computed, x)| ErrorMeasure::of_rational(computed, x))
         .collect())
 }
 
