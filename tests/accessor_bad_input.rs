@@ -297,7 +297,13 @@ fn empty_and_singular_triangular_systems_are_typed_errors() {
         &["storage=fp16", "arithmetic=fp32"],
     )
     .unwrap_err();
-    assert!(e.to_string().contains("singular"), "{e}");
+    // It names the given value and the storage (it read as if the given
+    // diagonal were 0; review, 2026-11-26).
+    assert!(
+        e.to_string().contains("a[0][0] = 0.0000000001")
+            && e.to_string().contains("stored in fp16 it becomes 0"),
+        "{e}"
+    );
     assert!(
         run(
             "accessor-trsv",

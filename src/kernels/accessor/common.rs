@@ -18,7 +18,8 @@ pub const NON_FINITE: crate::kernels::NonFiniteInputs =
         "refused (exit 2) with integer storage, since an integer has no NaN or infinity and the absmax \
          scale is not defined for them; and, as in BLAS, GEMV and SpMV read neither A nor x when \
          alpha = 0, nor y when beta = 0, and TRSV reads only its triangle, so a NaN there does not \
-         reach the output",
+         reach the output; AXPY computes fma(alpha, x, y) whatever alpha, as its GPU kernel does, so \
+         at alpha = 0 a NaN or infinite x still reaches y (reference BLAS returns y unchanged)",
     );
 
 /// `storage`: what memory holds.

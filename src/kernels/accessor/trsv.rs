@@ -136,11 +136,22 @@ pub fn accessor_trsv(
     require_nonzero_diagonal(&given)?;
     let (aa, ab) = (spec.for_data(a)?, spec.for_data(b)?);
     let (sa, sb) = (aa.store(a)?, ab.store(b)?);
-    require_nonzero_diagonal(&Triangular::new(
-        Matrix::new(n, n, &sa.values)?,
-        uplo,
-        diag,
-    )?)?;
+    // A diagonal the store turns into 0 (an fp16 underflow, ftz, an integer
+    // scale set by larger entries): the system as stored is singular. Said
+    // so with the given value and the storage (it read as if the given
+    // diagonal were 0; review, 2026-11-26).
+    let stored = Triangular::new(Matrix::new(n, n, &sa.values)?, uplo, diag)?;
+    if let Some(i) = (0..n).find(|&i| diag == Diag::NonUnit && stored.diagonal(i) == 0.0) {
+        return Err(boundgate_verify::VerifyError::invalid(
+            &format!("a[{i}][{i}]"),
+            a[i * n + i],
+            format!(
+                "stored in {} it becomes 0: the triangular system as stored is singular",
+                spec.storage.name()
+            ),
+        )
+        .into());
+    }
     let nb = TRSV_BLOCK;
     let blocks = n.div_ceil(nb);
     let (inverses, v_hat, x_pos) = with_arith!(spec.arithmetic, A => {
