@@ -149,7 +149,7 @@ fn describe(name: &str, v: &LabelledVerdict) -> String {
             exact,
             agree,
         } => format!(
-            "{name}: non-finite exact result at element {element} (computed {computed}, exact {exact}, {})",
+            "{name}: non-finite values at element {element} (computed {computed}, exact {exact}, {}): no error to judge",
             if *agree { "agree" } else { "differ" }
         ),
     }

@@ -378,8 +378,11 @@ pub enum Outcome {
     },
     /// The exact result is itself NaN or infinite (non-finite inputs): no error
     /// can be measured. `agree` says whether the kernel produced the same IEEE value.
+    /// The element reported is one that disagrees if any does; where the
+    /// bound has no value, a non-finite result whose exact value is finite
+    /// comes first (its `exact` is then finite).
     NonFinite {
-        /// First such element.
+        /// The element reported.
         element: usize,
         /// The kernel's value.
         computed: f64,
@@ -497,28 +500,45 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
     // An element whose exact value is NaN or infinite (non-finite inputs) has
     // no error to judge, whatever the bound says; the other elements are
     // judged all the same, and a violation among them decides the outcome.
-    let non_finite = errors.iter().enumerate().find_map(|(element, e)| match *e {
-        ErrorMeasure::NonFinite { computed, exact } if !exact.is_finite() => {
-            let agree = (computed.is_nan() && exact.is_nan()) || computed == exact;
-            Some(Outcome::NonFinite {
-                element,
-                computed,
-                exact,
-                agree,
-            })
-        }
-        _ => None,
-    });
+    // Reported, a disagreeing element before an agreeing one (the first
+    // agreeing one hid NaN results elsewhere; review, 2026-11-26).
+    let non_finite_where = |exact_finite: bool| {
+        let of = |(element, e): (usize, &ErrorMeasure)| match *e {
+            ErrorMeasure::NonFinite { computed, exact } if exact.is_finite() == exact_finite => {
+                let agree = (computed.is_nan() && exact.is_nan()) || computed == exact;
+                Some(Outcome::NonFinite {
+                    element,
+                    computed,
+                    exact,
+                    agree,
+                })
+            }
+            _ => None,
+        };
+        let all: Vec<Outcome> = errors.iter().enumerate().filter_map(of).collect();
+        let disagreeing = all
+            .iter()
+            .position(|o| matches!(o, Outcome::NonFinite { agree: false, .. }));
+        disagreeing
+            .or((!all.is_empty()).then_some(0))
+            .map(|i| all[i].clone())
+    };
+    let non_finite = non_finite_where(false);
     let bounds = match bounds {
         Ok(b) => b,
         // Non-finite inputs: a bound without a value (whatever the reason)
-        // leaves the non-finite element to report, as before any judging.
+        // leaves the non-finite element to report, as before any judging; a
+        // non-finite result where the exact one is finite first, if any.
         Err(_) if non_finite.is_some() => {
+            let reported = match non_finite_where(true) {
+                Some(worse) => worse,
+                None => non_finite.expect("checked"),
+            };
             return Ok(Verdict {
                 errors: summary,
                 bound: None,
                 ratio: None,
-                outcome: non_finite.expect("checked"),
+                outcome: reported,
                 judged_elements: 0,
                 violated_elements: 0,
                 undecided_elements: 0,
@@ -1117,6 +1137,52 @@ mod tests {
         }];
         let v = check(&errors, Ok(ElementBounds::uniform(bound(1e300), 1))).unwrap();
         assert!(v.is_violation());
+    }
+
+    /// The element reported is the worst: one that disagrees before one
+    /// that agrees, and without a bound a non-finite result whose exact
+    /// value is finite before either (the first agreeing NaN hid a NaN
+    /// against an exact 1; review, 2026-11-26).
+    #[test]
+    fn the_non_finite_element_reported_is_the_worst() {
+        let nan = |exact| ErrorMeasure::NonFinite {
+            computed: f64::NAN,
+            exact,
+        };
+        let errors = [nan(f64::NAN), nan(f64::INFINITY), nan(1.0)];
+        let no_bound = || {
+            Err(VerifyError::HypothesisNotMet {
+                source_ref: "t".into(),
+                hypothesis: "h".into(),
+                detail: "d".into(),
+            })
+        };
+        let v = check(&errors, no_bound()).unwrap();
+        assert!(
+            matches!(
+                v.outcome,
+                Outcome::NonFinite {
+                    element: 2,
+                    agree: false,
+                    ..
+                }
+            ),
+            "{:?}",
+            v.outcome
+        );
+        let v = check(&errors[..2], no_bound()).unwrap();
+        assert!(
+            matches!(
+                v.outcome,
+                Outcome::NonFinite {
+                    element: 1,
+                    agree: false,
+                    ..
+                }
+            ),
+            "{:?}",
+            v.outcome
+        );
     }
 
     #[test]
