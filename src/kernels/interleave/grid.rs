@@ -24,8 +24,10 @@ pub struct Grid3 {
 }
 
 impl Grid3 {
-    /// A grid; every dimension must be at least 1 and the cell count must fit
-    /// `u32` indices (the CUDA kernels index with 32-bit integers).
+    /// A grid; every dimension must be at least 1 and the cell count at most
+    /// 2^28, the limit of every generated input (which also fits the CUDA
+    /// kernels' 32-bit indices): up to `u32::MAX` cells were accepted, and
+    /// `60000x60000x1` aborted allocating 28.8 GB (review, 2026-11-26).
     pub fn new(nx: usize, ny: usize, nz: usize) -> Result<Grid3> {
         let refuse = |reason: &str| InterleaveError::EmptyGrid {
             nx,
@@ -40,8 +42,8 @@ impl Grid3 {
             .checked_mul(ny)
             .and_then(|c| c.checked_mul(nz))
             .ok_or_else(|| refuse("too many cells"))?;
-        if cells > u32::MAX as usize {
-            return Err(refuse("more than 2^32 - 1 cells"));
+        if cells > crate::audit::plan::MAX_INPUT_ELEMENTS {
+            return Err(refuse("more than 2^28 cells"));
         }
         Ok(Grid3 { nx, ny, nz })
     }
@@ -109,6 +111,10 @@ mod tests {
         }
         assert!(Grid3::new(usize::MAX, 2, 1).is_err());
         assert!(Grid3::new(1 << 20, 1 << 12, 1).is_err());
+        // 2^28 cells is the most (the limit of every generated input).
+        assert!(Grid3::new(1 << 14, 1 << 14, 1).is_ok());
+        assert!(Grid3::new(60000, 60000, 1).is_err());
+        assert!(Grid3::new((1 << 14) + 1, 1 << 14, 1).is_err());
     }
 
     #[test]
