@@ -577,7 +577,8 @@ fn build_report(
         });
         if let Some((_, c)) = ceilings.iter().find(|(g, _)| *g == f) {
             rep.findings.push(format!(
-                "Ceiling at L_max x {f}: the longest single {approx} stretch within {} is {} of {} iterations \
+                "Ceiling at L_max x {f} (measured by bisection on the stretch length, which takes the loss to \
+                 grow with it): the longest single {approx} stretch within {} is {} of {} iterations \
                  (executed speedup {:.3}); a schedule with no more {approx} iterations than that gains at most \
                  {:.3} even if they cost nothing (the loss {approx} iterations add is not healed by float ones on \
                  HotSpot3D: docs/findings/interleave.md).",
