@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::Output;
 
 mod common;
-use common::cli::{assert_bad_input, boundgate};
+use common::cli::{assert_bad_input, boundgate, stderr};
 
 /// A fresh folder under the system's temporary folder (no tempfile crate).
 fn scratch(name: &str) -> PathBuf {
@@ -452,6 +452,25 @@ fn inconsistent_profiles_are_refused_naming_the_file() {
     });
     let o = schedule(d, &approx, &exact, &m);
     assert_bad_input(&o, "phase1_0-half_15-float.csv: kernel");
+    // A measurement whose name is not the fork it holds, or no fork at
+    // all, is refused naming the file (a copy named for another fork was
+    // read and counted; review, 2026-11-26).
+    for (name, says) in [
+        ("phase1_0-half_99-float.csv", "starts at iteration 99"),
+        ("phase1_garbage.csv", "expected phaseP_T-VERSION"),
+    ] {
+        let n = d.join("named");
+        let _ = std::fs::remove_dir_all(&n);
+        std::fs::create_dir_all(&n).unwrap();
+        for entry in std::fs::read_dir(&s2).unwrap() {
+            let f = entry.unwrap().path();
+            std::fs::copy(&f, n.join(f.file_name().unwrap())).unwrap();
+        }
+        std::fs::copy(s2.join("phase1_0-half_15-float.csv"), n.join(name)).unwrap();
+        let o = schedule(d, &approx, &exact, &n);
+        assert_bad_input(&o, name);
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+    }
     // `refine` reads the same files the same way.
     let o = boundgate(&[
         "interleave",

@@ -422,9 +422,59 @@ fn read_measurements(dir: &Path) -> Result<(SectionGrid, Vec<(PathBuf, Profile)>
     files.sort();
     let profiles = files
         .into_iter()
-        .map(|f| Profile::read(&f).map(|p| (f, p)))
-        .collect::<std::result::Result<Vec<_>, _>>()?;
+        .map(|f| {
+            let p = Profile::read(&f)?;
+            check_measurement_name(&f, &p)?;
+            Ok((f, p))
+        })
+        .collect::<std::result::Result<Vec<_>, InterleaveError>>()?;
     Ok((grid, profiles))
+}
+
+/// A measurement's file name, `phaseP_T-VERSION[_T-VERSION ...].csv` as
+/// `sample` writes it, names its last switch: the iteration the measurement
+/// starts from and the kernel it then runs. A file named for another fork,
+/// or not named so at all, was read and counted (a copy named for a fork at
+/// iteration 99 of a 60-iteration run moved the simulated loss; review,
+/// 2026-11-26).
+fn check_measurement_name(
+    path: &Path,
+    profile: &Profile,
+) -> std::result::Result<(), InterleaveError> {
+    let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or("");
+    let refuse = |why: String| InterleaveError::file(path, None, "name", why);
+    let switches = name
+        .strip_prefix("phase")
+        .and_then(|rest| rest.split_once('_'))
+        .filter(|(phase, _)| ["1", "2", "3"].contains(phase))
+        .map(|(_, switches)| {
+            switches
+                .split('_')
+                .map(|s| {
+                    let (t, v) = s.split_once('-')?;
+                    Some((t.parse::<usize>().ok()?, v.parse::<Version>().ok()?))
+                })
+                .collect::<Option<Vec<_>>>()
+        });
+    let Some(Some(switches)) = switches else {
+        return Err(refuse(
+            "expected phaseP_T-VERSION[_T-VERSION ...].csv (P 1 to 3), as `sample` writes it"
+                .into(),
+        ));
+    };
+    let Some(&(start, version)) = switches.last() else {
+        return Err(refuse("no switch in the name".into()));
+    };
+    let first = profile.first_iteration();
+    let runs = profile.measured().first().map(|r| r.kernel);
+    if start != first || runs.is_some_and(|k| k != version) {
+        return Err(refuse(format!(
+            "the name says it starts at iteration {start} running {version}; the file starts at \
+             iteration {first}{}",
+            runs.map_or(String::new(), |k| format!(" running {k}"))
+        )));
+    }
+    Ok(())
 }
 
 fn trace_csv(trace: &[SimulatedStep]) -> String {
