@@ -472,47 +472,33 @@ fn inconsistent_profiles_are_refused_naming_the_file() {
         assert!(stderr(&o).contains(says), "{}", stderr(&o));
     }
     // `refine` reads the same files the same way.
-    let o = boundgate(&[
-        "interleave",
-        "refine",
-        "--grid",
-        "8x8x2",
-        "--seed",
-        "3",
-        "--approx-profile",
-        p(&mixed),
-        "--exact-profile",
-        p(&exact),
-        "--measurements",
-        p(&s2),
-        "--fraction",
-        "0.25",
-        "--out",
-        p(&d.join("refined.txt")),
-    ]);
-    assert_bad_input(&o, "mixed.csv: kernel");
+    let refine = |approx: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "interleave",
+            "refine",
+            "--grid",
+            "8x8x2",
+            "--seed",
+            "3",
+            "--approx-profile",
+            p(approx),
+            "--exact-profile",
+            p(&exact),
+            "--measurements",
+            p(&s2),
+            "--fraction",
+            "0.25",
+            "--out",
+        ];
+        let out = d.join("refined.txt");
+        args.push(p(&out));
+        args.extend_from_slice(extra);
+        boundgate(&args)
+    };
+    assert_bad_input(&refine(&mixed, &[]), "mixed.csv: kernel");
     // More rounds than the cap (64) are refused, not reserved: 10^11 asked
     // for 4.8 TB and aborted (review, 2026-11-26).
-    let o = boundgate(&[
-        "interleave",
-        "refine",
-        "--grid",
-        "8x8x2",
-        "--seed",
-        "3",
-        "--approx-profile",
-        p(&approx),
-        "--exact-profile",
-        p(&exact),
-        "--measurements",
-        p(&s2),
-        "--fraction",
-        "0.25",
-        "--max-rounds",
-        "100000000000",
-        "--out",
-        p(&d.join("refined.txt")),
-    ]);
+    let o = refine(&approx, &["--max-rounds", "100000000000"]);
     assert_bad_input(&o, "max_rounds");
     // `sample` refuses an approximate profile that does not start at
     // iteration 0 (which `schedule` would refuse after the sampling).
