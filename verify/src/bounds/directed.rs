@@ -127,6 +127,20 @@ pub fn product3_up(a: f64, b: f64, c: f64) -> f64 {
     mul_up(mul_up(f[0], f[2]), f[1])
 }
 
+/// The enclosure `[lo, hi]` of a sum widened by the exact product `a b`
+/// (of any signs): `[lo + RD(a b), hi + RU(a b)]`, each end rounded outward.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::add_product_enclosure;
+/// let e = add_product_enclosure((1.0, 1.0), 0.1, -3.0);
+/// // 1 + 0.1 (-3) = 0.69999999999999998..., between the ends.
+/// assert!(e.0 < e.1 && e.0 <= 0.7 && e.1 > 0.7);
+/// ```
+pub fn add_product_enclosure((lo, hi): (f64, f64), a: f64, b: f64) -> (f64, f64) {
+    (add_down(lo, mul_down(a, b)), add_up(hi, mul_up(a, b)))
+}
+
 /// `a * b` rounded toward -infinity.
 pub fn mul_down(a: f64, b: f64) -> f64 {
     let p = a * b;

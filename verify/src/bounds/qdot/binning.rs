@@ -4,7 +4,7 @@
 //! `(u_k - 1, u_k]` computed from the data.
 
 use super::*;
-use crate::bounds::directed::{add_down, mul_down, sub_down, sub_up};
+use crate::bounds::directed::add_product_enclosure;
 use crate::format::ldexp;
 
 /// Which definition of `fexp` (paper eq. (1.1) versus the IEEE exponent).
@@ -337,12 +337,7 @@ impl ExponentBins {
                 let a = ldexp(x[i].abs(), -fa);
                 let b = ldexp(y[i].abs(), fa - e);
                 sums[k] = add_up(sums[k], mul_up(a, b));
-                let (lo_k, hi_k) = signed[k];
-                if (x[i] < 0.0) == (y[i] < 0.0) {
-                    signed[k] = (add_down(lo_k, mul_down(a, b)), add_up(hi_k, mul_up(a, b)));
-                } else {
-                    signed[k] = (sub_down(lo_k, mul_up(a, b)), sub_up(hi_k, mul_down(a, b)));
-                }
+                signed[k] = add_product_enclosure(signed[k], a.copysign(x[i]), b.copysign(y[i]));
             }
             for (k, (&c, &s)) in count.iter().zip(&sums).enumerate() {
                 if c > 0 {

@@ -3,7 +3,7 @@
 //! rigorous in its own terms ([`corrected_thm_3_2`]).
 
 use super::*;
-use crate::bounds::directed::{add_down, mul_down, sub_down};
+use crate::bounds::directed::{add_down, add_product_enclosure, sub_down};
 use crate::bounds::gamma::product_growth;
 
 /// The fixed evaluation order of the kernel: the vector is cut into tiles of
@@ -477,9 +477,9 @@ impl CrossBinReach {
 
 /// An enclosure of `sum x_i y_i`, every product and sum rounded outward.
 fn signed_dot_enclosure(x: &[f64], y: &[f64]) -> (f64, f64) {
-    x.iter().zip(y).fold((0.0, 0.0), |(lo, hi), (&a, &b)| {
-        (add_down(lo, mul_down(a, b)), add_up(hi, mul_up(a, b)))
-    })
+    x.iter()
+        .zip(y)
+        .fold((0.0, 0.0), |e, (&a, &b)| add_product_enclosure(e, a, b))
 }
 
 /// The kernel's scaled values of a bin (module documentation): the binades
