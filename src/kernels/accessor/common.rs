@@ -6,9 +6,10 @@ use crate::error::{Error, Result};
 use crate::kernels::{ParamKind, ParamSpec, Params};
 use boundgate_verify::bounds::Bound;
 use boundgate_verify::bounds::accessor::{
-    Accumulation, InnerSum, StoreModel, after_store, rigorous_accumulation,
+    Accumulation, InnerSum, StoreModel, after_store, higham_3_5_published, rigorous_accumulation,
 };
 use boundgate_verify::bounds::directed::{add_up, mul_up, sub_up};
+use boundgate_verify::check::ElementBounds;
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::{Result as VResult, VerifyError};
 
@@ -342,6 +343,25 @@ pub fn scaled_products_up(alpha: f64, r: impl FnOnce() -> f64) -> f64 {
     } else {
         mul_up(alpha.abs(), r())
     }
+}
+
+/// The published bounds (Higham 2002 (3.5), [`higham_3_5_published`]) of
+/// the rows of a GEMV or SpMV: row `i`'s accumulation and its computed value
+/// before the store, one bound per row (a row that fails the no-overflow
+/// hypothesis has none; the others are judged).
+///
+/// # Errors
+/// Other errors of [`higham_3_5_published`].
+pub fn published_rows(
+    (arithmetic, storage): (Format, Option<Format>),
+    store: bool,
+    before_store: &[f64],
+    accumulation: impl Fn(usize) -> Accumulation,
+) -> VResult<ElementBounds> {
+    ElementBounds::collect(before_store.iter().enumerate().map(|(i, &computed)| {
+        let acc = accumulation(i);
+        higham_3_5_published(arithmetic, storage, store, acc.depth, acc.sum_abs, computed)
+    }))
 }
 
 /// `sum_k |a_k x_k|` rounded up over stored values.

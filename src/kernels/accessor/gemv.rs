@@ -34,7 +34,7 @@ use crate::kernels::{
     InputSpec, Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, Shape, input,
 };
 use boundgate_verify::Result as VResult;
-use boundgate_verify::bounds::accessor::{Accumulation, higham_3_5_published, padded_tree_depth};
+use boundgate_verify::bounds::accessor::{Accumulation, padded_tree_depth};
 use boundgate_verify::bounds::directed::{add_up, mul_up};
 use boundgate_verify::check::ElementBounds;
 use boundgate_verify::error::require_same_len;
@@ -300,22 +300,16 @@ impl GemvComputation {
     /// store as one more first-order rounding) on the stored values.
     pub fn published(&self, store: bool) -> VResult<ElementBounds> {
         self.check_stored()?;
-        let arithmetic = self.accessors.0.arithmetic();
         let (sa, sx) = (&self.stored.0.values, &self.stored.1.values);
-        let bounds: Vec<_> = (0..self.before_store.len())
-            .map(|i| {
-                let acc = self.accumulation(i, sa, sx);
-                higham_3_5_published(
-                    arithmetic,
-                    self.accessors.0.storage_format(),
-                    store,
-                    acc.depth,
-                    acc.sum_abs,
-                    self.before_store[i],
-                )
-            })
-            .collect();
-        ElementBounds::collect(bounds)
+        common::published_rows(
+            (
+                self.accessors.0.arithmetic(),
+                self.accessors.0.storage_format(),
+            ),
+            store,
+            &self.before_store,
+            |i| self.accumulation(i, sa, sx),
+        )
     }
 }
 

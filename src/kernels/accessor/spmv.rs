@@ -29,7 +29,7 @@ use crate::io::Tensor;
 use crate::kernels::BoundCheck;
 use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, input};
 use boundgate_verify::Result as VResult;
-use boundgate_verify::bounds::accessor::{Accumulation, higham_3_5_published};
+use boundgate_verify::bounds::accessor::Accumulation;
 use boundgate_verify::bounds::directed::{add_up, mul_up};
 use boundgate_verify::check::ElementBounds;
 use boundgate_verify::error::require_same_len;
@@ -247,21 +247,15 @@ impl SpmvComputation {
     /// Per-element published bounds (Higham 2002 (3.5), `n` = depth of the row).
     pub fn published(&self, store: bool) -> VResult<ElementBounds> {
         self.check_stored()?;
-        let arithmetic = self.accessors.0.arithmetic();
-        let bounds: Vec<_> = (0..self.a_read.rows())
-            .map(|i| {
-                let acc = self.accumulation(i);
-                higham_3_5_published(
-                    arithmetic,
-                    self.accessors.0.storage_format(),
-                    store,
-                    acc.depth,
-                    acc.sum_abs,
-                    self.before_store[i],
-                )
-            })
-            .collect();
-        ElementBounds::collect(bounds)
+        common::published_rows(
+            (
+                self.accessors.0.arithmetic(),
+                self.accessors.0.storage_format(),
+            ),
+            store,
+            &self.before_store,
+            |i| self.accumulation(i),
+        )
     }
 }
 
