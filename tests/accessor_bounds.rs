@@ -84,6 +84,11 @@ fn run(kernel: &str, inputs: Vec<(&str, Tensor)>, params: &[String]) -> KernelRu
         .unwrap_or_else(|e| panic!("{kernel} {params:?}: {e}"))
 }
 
+/// Parameters as the kernels parse them.
+fn owned(pairs: &[&str]) -> Vec<String> {
+    pairs.iter().map(|s| s.to_string()).collect()
+}
+
 /// The rigorous verdict is never a violation; returns it.
 fn rigorous_holds(run: &KernelRun, what: &str) -> Outcome {
     let verdicts = run.verdicts().unwrap();
@@ -432,10 +437,7 @@ mod near_overflow {
     /// judged): row 0 is 2^127 + 2^127, row 1 is 1 + 1.
     #[test]
     fn an_overflowing_row_leaves_the_other_rows_judged() {
-        let params: Vec<String> = ["storage=fp32", "arithmetic=fp32", "store=false"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let params = owned(&["storage=fp32", "arithmetic=fp32", "store=false"]);
         let r = run(
             "accessor-gemv",
             vec![
@@ -489,15 +491,12 @@ mod near_overflow {
     /// in fp32 although |v| <= 127 s. Likewise for AXPY.
     #[test]
     fn an_integer_store_whose_read_overflows_the_arithmetic_is_refused() {
-        let params: Vec<String> = [
+        let params = owned(&[
             "storage=int8",
             "arithmetic=fp32",
             "int_rounding=nearest",
             "store=true",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        ]);
         let r = run(
             "accessor-dot",
             vec![
@@ -537,17 +536,14 @@ fn an_exact_component_beyond_f64_does_not_loosen_the_others() {
     let mut a = vec![0.5; n * n];
     a[..14].fill(8.19687411242632e107);
     a[14] = 5.890755577351629e250;
-    let params: Vec<String> = [
+    let params = owned(&[
         "arithmetic=fp64",
         "diag=unit",
         "int_rounding=nearest",
         "storage=int32",
         "store=true",
         "uplo=upper",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    ]);
     let r = run(
         "accessor-trsv",
         vec![
@@ -588,10 +584,7 @@ fn an_overflowing_result_fails_the_published_bound_hypothesis_too() {
     let x = Tensor::vector(vec![2.0, -2.0]);
     for kernel in ["accessor-gemv", "accessor-spmv", "accessor-dot"] {
         for store in ["store=true", "store=false"] {
-            let params: Vec<String> = ["storage=fp32", "arithmetic=fp32", store]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
+            let params = owned(&["storage=fp32", "arithmetic=fp32", store]);
             let inputs = if kernel == "accessor-dot" {
                 vec![("x", Tensor::vector(vec![3e38, 3e38])), ("y", x.clone())]
             } else {
@@ -627,10 +620,7 @@ fn an_overflowing_result_fails_the_published_bound_hypothesis_too() {
 /// exactly (within the exact-solve budget).
 #[test]
 fn a_trsv_bound_tight_to_the_ulp_is_decided() {
-    let params: Vec<String> = ["storage=fp16", "store=false"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let params = owned(&["storage=fp16", "store=false"]);
     let r = run(
         "accessor-trsv",
         vec![
