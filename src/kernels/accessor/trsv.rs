@@ -141,7 +141,7 @@ pub fn accessor_trsv(
     // so with the given value and the storage (it read as if the given
     // diagonal were 0; review, 2026-11-26).
     let stored = Triangular::new(Matrix::new(n, n, &sa.values)?, uplo, diag)?;
-    if let Some(i) = (0..n).find(|&i| diag == Diag::NonUnit && stored.diagonal(i) == 0.0) {
+    if let Some(i) = zero_diagonal(&stored) {
         return Err(boundgate_verify::VerifyError::invalid(
             &format!("a[{i}][{i}]"),
             a[i * n + i],
@@ -185,20 +185,22 @@ pub fn accessor_trsv(
     })
 }
 
+/// The first zero on the diagonal of a non-unit triangle, if any.
+fn zero_diagonal(t: &Triangular<'_>) -> Option<usize> {
+    (t.diag() == Diag::NonUnit)
+        .then(|| (0..t.n()).find(|&i| t.diagonal(i) == 0.0))
+        .flatten()
+}
+
 fn require_nonzero_diagonal(t: &Triangular<'_>) -> VResult<()> {
-    if t.diag() == Diag::Unit {
-        return Ok(());
+    match zero_diagonal(t) {
+        Some(i) => Err(boundgate_verify::VerifyError::invalid(
+            &format!("a[{i}][{i}]"),
+            0.0,
+            "zero on the diagonal: the triangular system is singular",
+        )),
+        None => Ok(()),
     }
-    for i in 0..t.n() {
-        if t.diagonal(i) == 0.0 {
-            return Err(boundgate_verify::VerifyError::invalid(
-                &format!("a[{i}][{i}]"),
-                0.0,
-                "zero on the diagonal: the triangular system is singular",
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// The CPU model of the two kernels (module docs): returns the inverses of
