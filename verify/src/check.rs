@@ -414,9 +414,12 @@ pub struct Verdict {
     /// Of those, the elements whose error may or may not exceed their bound
     /// (an enclosure oracle's interval straddles it).
     pub undecided_elements: usize,
-    /// Elements the bound says nothing about ([`ElementBounds::partial`]):
-    /// not judged, and the reason the outcome is
-    /// [`Outcome::HypothesisNotMet`] when no judged element fails.
+    /// Elements the bound says nothing about: those whose own hypothesis
+    /// failed ([`ElementBounds::partial`]), or every element when the whole
+    /// bound failed one. Not judged, and the reason the outcome is
+    /// [`Outcome::HypothesisNotMet`] when no judged element fails. Where no
+    /// element has a bound, `bound` is `None` either way (a partial bound's
+    /// value, the largest finite element bound, would read as 0).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unbounded_elements: usize,
 }
@@ -529,11 +532,12 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
         // Non-finite inputs: a bound without a value (whatever the reason)
         // leaves the non-finite element to report, as before any judging; a
         // non-finite result where the exact one is finite first, if any.
-        Err(_) if non_finite.is_some() => {
+        Err(e) if non_finite.is_some() => {
             let reported = match non_finite_where(true) {
                 Some(worse) => worse,
                 None => non_finite.expect("checked"),
             };
+            let failed_hypothesis = matches!(e, VerifyError::HypothesisNotMet { .. });
             return Ok(Verdict {
                 errors: summary,
                 bound: None,
@@ -542,7 +546,7 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
                 judged_elements: 0,
                 violated_elements: 0,
                 undecided_elements: 0,
-                unbounded_elements: 0,
+                unbounded_elements: if failed_hypothesis { errors.len() } else { 0 },
             });
         }
         Err(VerifyError::HypothesisNotMet {
@@ -560,7 +564,7 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
                 judged_elements: 0,
                 violated_elements: 0,
                 undecided_elements: 0,
-                unbounded_elements: 0,
+                unbounded_elements: errors.len(),
             });
         }
         Err(other) => return Err(other),
@@ -639,6 +643,9 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
         }
     }
     let ratio = worst.as_ref().map(|w| w.ratio);
+    // No element has a bound: reported as when the whole bound failed a
+    // hypothesis (no bound, every element counted without one).
+    let every_unbounded = unbounded_elements > 0 && unbounded_elements == errors.len();
     let outcome = match worst {
         Some(w) if w.standing == Standing::Violated => Outcome::Violation {
             element: w.element,
@@ -655,6 +662,12 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
         // bound has no value.
         _ => match non_finite {
             Some(outcome) => outcome,
+            None if every_unbounded => Outcome::HypothesisNotMet {
+                reason: format!(
+                    "{} (no element has a bound)",
+                    bounds.unbounded.as_deref().unwrap_or_default()
+                ),
+            },
             None if unbounded_elements > 0 => Outcome::HypothesisNotMet {
                 reason: format!(
                     "{} ({unbounded_elements} of {} elements without a bound; the \
@@ -681,7 +694,7 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
     );
     Ok(Verdict {
         errors: summary,
-        bound: Some(bounds.bound),
+        bound: (!every_unbounded).then_some(bounds.bound),
         ratio,
         outcome,
         judged_elements,
@@ -1090,6 +1103,31 @@ mod tests {
         let all = check(&[finite(1.0, 1.0)], Ok(partial(vec![inf]))).unwrap();
         assert!(matches!(all.outcome, Outcome::HypothesisNotMet { .. }));
         assert_eq!((all.judged_elements, all.ratio), (0, None));
+        // No element with a bound reads as a bound that failed its hypothesis
+        // as a whole: no bound (its value would be the largest finite element
+        // bound, 0), every element counted (2026-11-26; it was 'bound 0').
+        let all = check(
+            &[finite(1.0, 1.0), finite(0.0, 1.0)],
+            Ok(partial(vec![inf, inf])),
+        )
+        .unwrap();
+        let whole = check(
+            &[finite(1.0, 1.0), finite(0.0, 1.0)],
+            Err(VerifyError::HypothesisNotMet {
+                source_ref: "s".into(),
+                hypothesis: "h".into(),
+                detail: "d".into(),
+            }),
+        )
+        .unwrap();
+        for v in [&all, &whole] {
+            assert_eq!(v.bound, None, "{v:?}");
+            assert_eq!((v.judged_elements, v.unbounded_elements), (0, 2), "{v:?}");
+        }
+        let Outcome::HypothesisNotMet { reason } = &all.outcome else {
+            panic!("{all:?}")
+        };
+        assert_eq!(reason, "why (no element has a bound)");
         let none = partial(vec![1.0, 2.0]);
         assert_eq!(
             none,

@@ -239,7 +239,14 @@ impl AccessorGpu {
             let (m, n, lda) = (g.cols, g.rows, g.cols);
             let e = precision.bytes();
             let y_read = if g.y.is_some() { g.outer as u64 * e } else { 0 };
-            let bytes = (g.a.len() + g.x.len()) as u64 * e + y_read + g.outer as u64 * e;
+            // At alpha = 0 BLAS reads neither A nor x ("need not be set"), and
+            // cuBLAS returns after scaling y: only y's bytes are moved.
+            let ax_read = if g.alpha != 0.0 {
+                (g.a.len() + g.x.len()) as u64 * e
+            } else {
+                0
+            };
+            let bytes = ax_read + y_read + g.outer as u64 * e;
             let name = match precision {
                 Precision::Single => "cublasSgemv",
                 Precision::Double => "cublasDgemv",
