@@ -445,6 +445,40 @@ fn bounds_prints_the_catalogue_and_refusals() {
             .all(|l| !l.contains("block FMA")),
         "{text}"
     );
+    // A probabilistic row states its probability for one theta_n and for a
+    // dot product of n terms (Higham and Mary's Theorem 3.1, 1 - n (1 - P):
+    // vacuous for fp16 at n = 1000, lambda = 3, where P(3) = 0.9777).
+    let o = boundgate(&["bounds", "--n", "1000", "--format", "fp16"]);
+    let text = stdout(&o);
+    let higham_mary = text
+        .lines()
+        .find(|l| l.contains("Higham-Mary"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        higham_mary.contains("|theta_n|: p >= 0.977684; a dot: p >= -21.316 (vacuous)"),
+        "{higham_mary}"
+    );
+    // Every rounding mode that is not to nearest refuses the probabilistic
+    // models (rounding errors of mean zero, uniform on [-u, u]).
+    let o = boundgate(&["bounds", "--n", "1000", "--format", "fp16", "--mode", "rtz"]);
+    let text = stdout(&o);
+    let refused: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("gamma~") || l.contains("VIBEA"))
+        .collect();
+    assert_eq!(refused.len(), 4, "{text}");
+    for line in refused {
+        assert!(
+            line.contains("round to nearest") && !line.contains("p >="),
+            "{line}"
+        );
+    }
+    // A bound that overflows binary64 is a row without a value, in the table
+    // and in JSON (serde wrote +inf as null).
+    let o = boundgate(&["bounds", "--n", "16777216", "--format", "e4m3", "--json"]);
+    let json = stdout(&o);
+    assert!(!json.contains("\"value\": null"), "{json}");
+    assert!(json.contains("overflows binary64"), "{json}");
     // A lambda that is not a positive number is bad usage, not a row.
     for lambda in ["--lambda=nan", "--lambda=-1", "--lambda=0"] {
         assert_bad_input(&boundgate(&["bounds", lambda]), "--lambda");

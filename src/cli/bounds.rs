@@ -1,20 +1,29 @@
 //! `boundgate bounds`: the bound catalogue evaluated at given parameters.
+//!
+//! Every printed value is rounded up and every printed probability down
+//! (the decimal rendering included: a table read by people is a claim too).
 
 use crate::audit::report::render_table;
 use crate::error::{Error, ExitCode, Result};
 use crate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
 use boundgate_verify::Result as VResult;
-use boundgate_verify::bounds::dot::{pairwise_depth, recursive_depth};
-use boundgate_verify::bounds::gamma::gamma;
+use boundgate_verify::bounds::directed::{mul_up, sub_down, sub_up};
+use boundgate_verify::bounds::dot::{
+    RIGOROUS_RECURSIVE_NEAREST, pairwise_depth, recursive_depth, recursive_nearest_growth,
+};
+use boundgate_verify::bounds::gamma::{gamma, u64_up};
 use boundgate_verify::bounds::probabilistic::{
-    higham_mary_gamma, vibea_gamma, vibea_gamma_authors_centred, vibea_gamma_first_order,
+    HIGHAM_MARY_THM_2_4, VIBEA_AUTHORS_CENTRED, VIBEA_FIRST_ORDER, VIBEA_PAIRED, higham_mary_gamma,
+    vibea_gamma, vibea_gamma_authors_centred, vibea_gamma_first_order,
 };
 use boundgate_verify::bounds::tc::{
     ANY_ORDER_SOURCE, BLOCK_FMA_SOURCE, block_fma_any_order_constant, block_fma_constant,
 };
-use boundgate_verify::bounds::{Bound, Kind, Quantity, Rigor};
+use boundgate_verify::bounds::{Bound, Kind, Quantity, Rigor, Source, require};
 use boundgate_verify::format::{Format, RoundingMode};
 use clap::Args;
+use rug::float::Round;
+use rug::{Float, Integer};
 use serde_json::json;
 
 #[derive(Debug, Args)]
@@ -36,35 +45,122 @@ pub struct BoundsArgs {
     json: bool,
 }
 
-/// One evaluated entry of the catalogue.
-fn entries(format: Format, args: &BoundsArgs) -> Vec<(String, VResult<Bound>)> {
-    let u = format.unit_roundoff(args.mode);
-    let n = args.n;
+/// One row of the catalogue: its name, and its bound or why it has none.
+struct Row {
+    name: String,
+    bound: std::result::Result<Bound, String>,
+}
+
+impl Row {
+    /// A bound whose value overflowed binary64 says nothing; it is shown as
+    /// a row without a value (JSON has no +inf: it wrote `null`).
+    fn new(name: String, bound: VResult<Bound>) -> Row {
+        let bound = match bound {
+            Ok(b) if b.value.is_finite() => Ok(b),
+            Ok(_) => Err("its value overflows binary64 (+inf): it says nothing here".into()),
+            Err(e) => Err(e.to_string()),
+        };
+        Row { name, bound }
+    }
+
+    /// For a probabilistic `|theta_n|` bound, the probability that it bounds
+    /// a recursive dot product of `n` terms as a coefficient of
+    /// `sum |x_i y_i|`, rounded down: `1 - n (1 - p)`, the union over the `n`
+    /// terms' `theta`s (each of at most `n` roundings). That is Higham and
+    /// Mary 2019, Theorem 3.1 (`Q(lambda, n)`) for their `gamma~`; for the
+    /// Lemma 2.2 constants a term of `j <= n` roundings meets the same
+    /// deviation `lambda sqrt(n) u` with a smaller variance in Bernstein's
+    /// inequality, so its failure is at most `1 - p_b(lambda, u, n)` too.
+    /// May be negative: vacuous.
+    fn dot_probability(&self, n: u64) -> Option<f64> {
+        match self.bound.as_ref().ok()?.kind {
+            Kind::Probabilistic { probability } => {
+                Some(sub_down(1.0, mul_up(u64_up(n), sub_up(1.0, probability))))
+            }
+            Kind::Deterministic => None,
+        }
+    }
+}
+
+/// The probabilistic models (rounding errors of mean zero; iid uniform on
+/// `[-u, u]`) describe round to nearest: under a directed mode every error
+/// of a positive result has one sign, and the bounds do not apply.
+fn nearest_only(
+    mode: RoundingMode,
+    source: &Source,
+    model: &str,
+    bound: impl FnOnce() -> VResult<Bound>,
+) -> VResult<Bound> {
+    require(mode == RoundingMode::NearestEven, source, model, || {
+        format!("mode {mode}: every rounding error of a positive result has one sign")
+    })?;
+    bound()
+}
+
+/// The every-`n` left-to-right bound exists in round to nearest with
+/// subnormals (elsewhere a step can lose more than `|p_k|`: `gamma_n` rows).
+fn every_n(format: Format, mode: RoundingMode, n: u64, fma: bool) -> VResult<Bound> {
+    require(
+        mode == RoundingMode::NearestEven && format.has_subnormals(),
+        &RIGOROUS_RECURSIVE_NEAREST,
+        "round to nearest with subnormals",
+        || format!("mode {mode}, {format}"),
+    )?;
+    let u = format.unit_roundoff(mode);
+    Ok(Bound::deterministic(
+        recursive_nearest_growth(u, n, fma),
+        Quantity::Theta,
+        RIGOROUS_RECURSIVE_NEAREST,
+        Rigor::Rigorous,
+    ))
+}
+
+/// The catalogue's rows for one format.
+fn entries(format: Format, args: &BoundsArgs) -> Vec<Row> {
+    let mode = args.mode;
+    let u = format.unit_roundoff(mode);
+    let (n, lambda) = (args.n, args.lambda);
     let pairwise = pairwise_depth(n.try_into().unwrap_or(usize::MAX));
-    let mut list: Vec<(String, VResult<Bound>)> = vec![
-        (
+    const MEAN_ZERO: &str = "rounding errors independent, of mean zero (round to nearest)";
+    const UNIFORM: &str = "rounding errors iid uniform on [-u, u] (round to nearest)";
+    let mut list = vec![
+        Row::new(
             "gamma_n (recursive dot, DBEA)".into(),
-            gamma(recursive_depth(n as usize), u),
+            gamma(recursive_depth(n.try_into().unwrap_or(usize::MAX)), u),
         ),
-        (
-            "gamma_{ceil(log2 n)+1} (pairwise dot)".into(),
+        Row::new(
+            "recursive dot of rounded products, every n: (n - 1) u (1 + u) + u".into(),
+            every_n(format, mode, n, false),
+        ),
+        Row::new(
+            "FMA chain, every n: n u".into(),
+            every_n(format, mode, n, true),
+        ),
+        Row::new(
+            format!("gamma_d, d = ceil(log2 n) + 1 = {pairwise} (pairwise dot)"),
             gamma(pairwise, u),
         ),
-        (
+        Row::new(
             "Higham-Mary gamma~_n(lambda)".into(),
-            higham_mary_gamma(n, u, args.lambda),
+            nearest_only(mode, &HIGHAM_MARY_THM_2_4, MEAN_ZERO, || {
+                higham_mary_gamma(n, u, lambda)
+            }),
         ),
-        (
+        Row::new(
             "Bhola-Duraisamy VIBEA gamma~_n(lambda), rigorous pairing".into(),
-            vibea_gamma(n, u, args.lambda),
+            nearest_only(mode, &VIBEA_PAIRED, UNIFORM, || vibea_gamma(n, u, lambda)),
         ),
-        (
+        Row::new(
             "VIBEA, authors' centred exp(lambda sqrt(n) u) - 1".into(),
-            vibea_gamma_authors_centred(n, u, args.lambda),
+            nearest_only(mode, &VIBEA_AUTHORS_CENTRED, UNIFORM, || {
+                vibea_gamma_authors_centred(n, u, lambda)
+            }),
         ),
-        (
+        Row::new(
             "VIBEA, authors' first order lambda sqrt(n) u".into(),
-            vibea_gamma_first_order(n, u, args.lambda),
+            nearest_only(mode, &VIBEA_FIRST_ORDER, UNIFORM, || {
+                vibea_gamma_first_order(n, u, lambda)
+            }),
         ),
     ];
     list.extend(tensor_core_entries(format, n));
@@ -76,7 +172,7 @@ fn entries(format: Format, args: &BoundsArgs) -> Vec<(String, VResult<Bound>)> {
 /// one chain of `ceil(n / b)` block steps, and any split, order and
 /// reduction ([`block_fma_any_order_constant`]), coefficients of
 /// `sum max(|a|, 2^emin) max(|b|, 2^emin)` without the underflow terms.
-fn tensor_core_entries(format: Format, n: u64) -> Vec<(String, VResult<Bound>)> {
+fn tensor_core_entries(format: Format, n: u64) -> Vec<Row> {
     let mut list = Vec::new();
     for arch in Arch::ALL {
         for input in TcInput::ALL {
@@ -96,7 +192,7 @@ fn tensor_core_entries(format: Format, n: u64) -> Vec<(String, VResult<Bound>)> 
                     Rigor::Rigorous,
                 ))
             };
-            list.push((
+            list.push(Row::new(
                 format!(
                     "block FMA, one chain, {} (b = {b}, F = {}): (1 + b 2^-F + u_acc)^ceil(n/b) - 1",
                     record.label(),
@@ -104,7 +200,7 @@ fn tensor_core_entries(format: Format, n: u64) -> Vec<(String, VResult<Bound>)> 
                 ),
                 bound(block_fma_constant(&spec, n.div_ceil(b)), BLOCK_FMA_SOURCE),
             ));
-            list.push((
+            list.push(Row::new(
                 format!(
                     "block FMA, any order, {}: (1 + 2^-F + u_acc)^n - 1",
                     record.label()
@@ -116,19 +212,60 @@ fn tensor_core_entries(format: Format, n: u64) -> Vec<(String, VResult<Bound>)> 
     list
 }
 
-fn text(b: &VResult<Bound>) -> (String, String) {
-    match b {
-        Ok(b) => (
-            format!("{:.4e}", b.value),
-            match b.kind {
+/// `v` to five significant digits, rounded up (`d.dddde[+-]x`).
+fn scientific_up(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let (negative, digits, exponent) =
+        Float::with_val(53, v).to_sign_string_exp_round(10, Some(5), Round::Up);
+    let exponent = exponent.expect("a finite nonzero value has an exponent") - 1;
+    let sign = if negative { "-" } else { "" };
+    format!("{sign}{}.{}e{exponent}", &digits[..1], &digits[1..])
+}
+
+/// `p` to `places` decimals, rounded down (a probability is a lower bound).
+fn fixed_down(p: f64, places: u32) -> String {
+    // 53 bits times 10^places (< 2^4 per decimal) are exact at 128 bits.
+    let scaled = Float::with_val(128, p) * Integer::from(10u64.pow(places));
+    let floor = scaled
+        .floor()
+        .to_integer()
+        .expect("a finite probability has an integer floor");
+    let sign = if floor < 0 { "-" } else { "" };
+    let digits = format!("{:0>width$}", floor.abs(), width = places as usize + 1);
+    let (whole, fraction) = digits.split_at(digits.len() - places as usize);
+    format!("{sign}{whole}.{fraction}")
+}
+
+/// "p >= ..." for a probability, "(vacuous)" when it is not positive.
+fn probability_text(p: f64) -> String {
+    if p <= 0.0 {
+        format!("p >= {} (vacuous)", fixed_down(p, 3))
+    } else {
+        format!("p >= {}", fixed_down(p, 6))
+    }
+}
+
+/// The table's value, holds and rigor cells.
+fn text(row: &Row, n: u64) -> [String; 3] {
+    match &row.bound {
+        Ok(b) => {
+            let holds = match b.kind {
                 Kind::Deterministic => "always".into(),
-                Kind::Probabilistic { probability } if probability <= 0.0 => {
-                    format!("p >= {probability:.3} (vacuous)")
-                }
-                Kind::Probabilistic { probability } => format!("p >= {probability:.6}"),
-            },
-        ),
-        Err(e) => ("-".into(), e.to_string()),
+                Kind::Probabilistic { probability } => format!(
+                    "|theta_n|: {}; a dot: {}",
+                    probability_text(probability),
+                    probability_text(row.dot_probability(n).expect("probabilistic"))
+                ),
+            };
+            let rigor = match b.rigor {
+                Rigor::Rigorous => "rigorous",
+                Rigor::Published => "published",
+            };
+            [scientific_up(b.value), holds, rigor.into()]
+        }
+        Err(why) => ["-".into(), why.clone(), String::new()],
     }
 }
 
@@ -151,9 +288,12 @@ pub fn execute(args: BoundsArgs) -> Result<ExitCode> {
             .map(|f| {
                 let list: Vec<_> = entries(*f, &args)
                     .into_iter()
-                    .map(|(name, b)| match b {
-                        Ok(b) => json!({ "name": name, "bound": b }),
-                        Err(e) => json!({ "name": name, "no_value": e.to_string() }),
+                    .map(|row| match (&row.bound, row.dot_probability(args.n)) {
+                        (Ok(b), Some(dot)) => {
+                            json!({ "name": row.name, "bound": b, "dot_probability": dot })
+                        }
+                        (Ok(b), None) => json!({ "name": row.name, "bound": b }),
+                        (Err(why), _) => json!({ "name": row.name, "no_value": why }),
                     })
                     .collect();
                 json!({
@@ -169,15 +309,19 @@ pub fn execute(args: BoundsArgs) -> Result<ExitCode> {
     }
     let mut rows = Vec::new();
     for f in &formats {
-        for (name, b) in entries(*f, &args) {
-            let (value, holds) = text(&b);
-            let source = b.as_ref().map_or(String::new(), |b| b.source.to_string());
+        for row in entries(*f, &args) {
+            let [value, holds, rigor] = text(&row, args.n);
+            let source = row
+                .bound
+                .as_ref()
+                .map_or(String::new(), |b| b.source.to_string());
             rows.push(vec![
                 f.to_string(),
                 format!("{:e}", f.unit_roundoff(args.mode)),
-                name.to_string(),
+                row.name,
                 value,
                 holds,
+                rigor,
                 source,
             ]);
         }
@@ -186,19 +330,43 @@ pub fn execute(args: BoundsArgs) -> Result<ExitCode> {
         "n = {}, mode = {}, lambda = {}",
         args.n, args.mode, args.lambda
     );
+    println!(
+        "value: a bound on |theta_n|, the coefficient of sum|x_i y_i| in a dot product's error \
+         (rounded up); probabilistic rows hold for one theta_n with the first probability and \
+         for a dot product of n terms with the second (the union over its terms), both rounded down"
+    );
     print!(
         "{}",
         render_table(
-            &[
-                "format",
-                "u",
-                "bound (coefficient of sum|x_i y_i|)",
-                "value",
-                "holds",
-                "source"
-            ],
+            &["format", "u", "bound", "value", "holds", "rigor", "source"],
             &rows
         )
     );
     Ok(ExitCode::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The printed decimals are directed: values up, probabilities down.
+    #[test]
+    fn printed_values_round_up_and_probabilities_down() {
+        // 1.110223e-15 (gamma_10 in fp64) printed to nearest read 1.1102e-15.
+        assert_eq!(scientific_up(1.110223e-15), "1.1103e-15");
+        assert_eq!(scientific_up(0.25), "2.5000e-1");
+        // The binary64 nearest 0.004 is above it: up is the next decimal.
+        assert_eq!(scientific_up(4.0e-3), "4.0001e-3");
+        assert_eq!(scientific_up(-0.25), "-2.5000e-1");
+        assert_eq!(scientific_up(0.99999999), "1.0000e0");
+        assert_eq!(scientific_up(0.0), "0");
+        // 1 - 3e-8 printed to nearest read as certainty.
+        assert_eq!(fixed_down(1.0 - 3e-8, 6), "0.999999");
+        assert_eq!(fixed_down(0.9616856563, 6), "0.961685");
+        assert_eq!(fixed_down(1.0, 6), "1.000000");
+        assert_eq!(fixed_down(-21.3216, 3), "-21.322");
+        assert_eq!(fixed_down(-0.0001, 3), "-0.001");
+        assert_eq!(fixed_down(0.0, 3), "0.000");
+        assert_eq!(probability_text(-0.5), "p >= -0.500 (vacuous)");
+    }
 }

@@ -106,7 +106,9 @@ const RIGOROUS_DOT: Source = Source::new(
     "rigorous dot-product bound",
     None,
 );
-const RIGOROUS_RECURSIVE_NEAREST: Source = Source::new(
+/// The source of [`recursive_rigorous`] in round to nearest (and of
+/// [`recursive_nearest_growth`]).
+pub const RIGOROUS_RECURSIVE_NEAREST: Source = Source::new(
     "boundgate (Rump 2012, BIT 52: the induction of its recursive-summation bound in round to nearest, on the rounded products or the FMA steps, with underflow; derivation in bounds::dot)",
     "rigorous left-to-right dot-product bound, any n",
     None,
@@ -496,6 +498,35 @@ pub fn recursive_rigorous(
             format.max_finite()
         ),
     ))
+}
+
+/// The coefficient of `S = sum |x_i y_i|` in [`recursive_rigorous`]'s bound
+/// for round to nearest with subnormals, without its underflow terms (the
+/// bound catalogue's form, like `gamma_n`): `(n - 1) u (1 + u) + u` for the
+/// rounded products (Rump 2012's `(n - 1) u (S + E) + E` with `E = u S`),
+/// `n u` for an FMA chain. Valid for every `n`; rounded up.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::dot::{recursive_nearest_growth, recursive_rigorous};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let u = 2f64.powi(-11);
+/// // fp16, n = 10 000: about 4.9, where gamma_n does not exist.
+/// let g = recursive_nearest_growth(u, 10_000, false);
+/// assert!(g > 4.88 && g < 4.89);
+/// assert_eq!(recursive_nearest_growth(u, 10_000, true), 10_000.0 * u);
+/// // The full bound adds only underflow terms.
+/// let s = 1e4;
+/// let full = recursive_rigorous(Format::FP16, RoundingMode::NearestEven, 10_000, false, s).unwrap();
+/// assert!(full.value >= g * s && full.value <= g * s * (1.0 + 1e-6));
+/// ```
+pub fn recursive_nearest_growth(u: f64, n: u64, fma: bool) -> f64 {
+    let n = n.max(1);
+    if fma {
+        mul_up(u64_up(n), u)
+    } else {
+        add_up(mul_up(mul_up(u64_up(n - 1), u), add_up(1.0, u)), u)
+    }
 }
 
 /// Checks that no intermediate result of a summation of depth `depth` can

@@ -27,8 +27,17 @@ pub const HIGHAM_LEMMA_3_1: Source = Source::new(
 /// The rounding-error model Lemma 3.1 assumes; not checkable from `n` and `u`.
 const MODEL: &str = "|delta_i| <= u, rho_i = +-1";
 
-/// `n` as an `f64`, rounded up (exact for `n <= 2^53`).
-pub(crate) fn u64_up(n: u64) -> f64 {
+/// `n` as an `f64`, rounded up (exact for `n <= 2^53`): every count that
+/// multiplies a bound goes through it (`as` rounds to nearest).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::gamma::u64_up;
+/// assert_eq!(u64_up(1 << 53), 2f64.powi(53));
+/// assert_eq!(u64_up((1 << 53) + 1), 2f64.powi(53) + 2.0);
+/// assert_eq!(u64_up(u64::MAX), 2f64.powi(64));
+/// ```
+pub fn u64_up(n: u64) -> f64 {
     let x = n as f64;
     // `as` rounds to nearest, which can land below n; 2^64 does not fit a u64,
     // hence the comparison in u128.

@@ -50,6 +50,7 @@
 //! (a priori) or finite partials (a posteriori).
 
 use super::super::directed::{add_up, expm1_up, ln1p_up, mul_up};
+use super::super::gamma::u64_up;
 use super::super::{Bound, Quantity, Rigor, Source, require};
 use crate::error::{Result, VerifyError, require_same_len};
 use crate::format::{Format, RoundingMode, exponent_of, pow2};
@@ -378,5 +379,5 @@ pub fn block_fma_a_posteriori(
 pub fn block_fma_constant(spec: &BlockFmaSpec, q: u64) -> f64 {
     let (u_acc, _) = spec.output_errors();
     let beta = add_up(mul_up(spec.block as f64, spec.quantum_scale()), u_acc);
-    expm1_up(mul_up(q as f64, ln1p_up(beta)))
+    expm1_up(mul_up(u64_up(q), ln1p_up(beta)))
 }
