@@ -5,13 +5,17 @@
 //! `f64` exactly). Arrays are 1-D (vectors) or 2-D in C order (matrices);
 //! Fortran order is refused rather than silently transposed. Output is always
 //! float64. A header whose shape promises more data than the file holds is
-//! refused before anything is allocated.
+//! refused before anything is allocated, and the header itself is read as
+//! NumPy writes it (exactly `descr`, `fortran_order` and a shape tuple, at
+//! most 10 000 bytes, as NumPy's reader) before npyz parses it.
 
 use crate::error::{Error, Result};
 use npyz::{DType, NpyFile, Order, TypeStr, WriterBuilder};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read};
 use std::path::Path;
+
+mod header;
 
 /// A dense array of `f64` in C order.
 ///
@@ -92,10 +96,16 @@ fn npy_error(path: &Path, reason: impl Into<String>) -> Error {
     }
 }
 
-/// Checks the header's shape before npyz parses it: npyz multiplies the
-/// dimensions unchecked, so a hostile header such as `(2^62, 8)` would
-/// overflow inside it. Returns where the data starts (the header's end),
-/// or None for a file that is not `.npy` (npyz then says why).
+/// The largest header accepted: NumPy's own reader refuses more than 10 000
+/// bytes unless told otherwise (`max_header_size`, NumPy 1.24), and a
+/// 1- or 2-D float array's header is about 128.
+const MAX_HEADER_BYTES: u64 = 10_000;
+
+/// Checks the header before npyz parses it ([`header::parse`]: npyz's own
+/// parser is exponential in bracket nesting, multiplies the dimensions
+/// unchecked, and sizes a buffer by the header length before reading it).
+/// Returns where the data starts (the header's end), or None for a file
+/// that is not `.npy` (npyz then says why).
 fn precheck_header(path: &Path, file: &mut File) -> Result<Option<u64>> {
     use std::io::{Seek, SeekFrom};
     let io = |source| Error::Io {
@@ -119,37 +129,37 @@ fn precheck_header(path: &Path, file: &mut File) -> Result<Option<u64>> {
         ),
         _ => return Ok(None),
     };
+    if len > MAX_HEADER_BYTES {
+        return Err(npy_error(
+            path,
+            format!("a header of {len} bytes (NumPy's reader accepts at most {MAX_HEADER_BYTES})"),
+        ));
+    }
     let mut header = Vec::new();
     file.seek(SeekFrom::Start(start)).map_err(io)?;
     file.by_ref()
-        .take(len.min(1 << 20))
+        .take(len)
         .read_to_end(&mut header)
         .map_err(io)?;
     file.seek(SeekFrom::Start(0)).map_err(io)?;
-    let header = String::from_utf8_lossy(&header);
-    // Every `shape` key, in either quote style: the dictionary may spell it
-    // with double quotes, or give it twice (npyz takes the last); checking
-    // only the first single-quoted one let both past (review, 2026-11-25).
-    let keys = header
-        .match_indices("'shape'")
-        .chain(header.match_indices("\"shape\""))
-        .map(|(at, _)| at);
-    for at in keys {
-        let tuple = header[at..]
-            .split_once('(')
-            .and_then(|(_, rest)| rest.split_once(')'))
-            .map(|(inside, _)| inside)
-            .unwrap_or("");
-        let mut total: u64 = 1;
-        for dim in tuple.split(',').map(str::trim).filter(|d| !d.is_empty()) {
-            let d: u64 = dim
-                .parse()
-                .map_err(|_| npy_error(path, format!("shape dimension `{dim}` is not a number")))?;
-            total = total
-                .checked_mul(d)
-                .filter(|t| *t <= u64::MAX / 8)
-                .ok_or_else(|| npy_error(path, format!("shape ({tuple}) overflows")))?;
-        }
+    if (header.len() as u64) < len {
+        return Err(npy_error(
+            path,
+            format!(
+                "the header's length, {len} bytes, runs past the end of the file ({} bytes)",
+                start + header.len() as u64
+            ),
+        ));
+    }
+    let text =
+        std::str::from_utf8(&header).map_err(|_| npy_error(path, "the header is not text"))?;
+    let parsed = header::parse(text).map_err(|why| npy_error(path, format!("header: {why}")))?;
+    let mut total: u64 = 1;
+    for &d in &parsed.shape {
+        total = total
+            .checked_mul(d)
+            .filter(|t| *t <= u64::MAX / 8)
+            .ok_or_else(|| npy_error(path, format!("shape {:?} overflows", parsed.shape)))?;
     }
     Ok(Some(start + len))
 }
@@ -393,17 +403,58 @@ mod tests {
             e.contains("hostile.npy") && e.contains("exceeds the file"),
             "{e}"
         );
-        // An overflowing shape spelled with double quotes, or given twice
-        // (npyz takes the last): the check sees every spelling.
+        // An overflowing shape spelled with double quotes, given twice (npyz
+        // takes the last), as a list, or with an escaped key (npyz's product
+        // overflowed and panicked: review, 2026-11-26), or nested brackets
+        // (npyz's parser is exponential in them: 40 levels did not finish).
         let huge = "(4611686018427387904, 8)";
-        for dict in [
-            format!("{{\"descr\": '<f8', \"fortran_order\": False, \"shape\": {huge}, }}"),
-            format!("{{'descr': '<f8', 'fortran_order': False, 'shape': (1,), 'shape': {huge}, }}"),
+        for (dict, reason) in [
+            (
+                format!("{{\"descr\": '<f8', \"fortran_order\": False, \"shape\": {huge}, }}"),
+                "overflows",
+            ),
+            (
+                format!(
+                    "{{'descr': '<f8', 'fortran_order': False, 'shape': (1,), 'shape': {huge}, }}"
+                ),
+                "given twice",
+            ),
+            (
+                "{'descr': '<f8', 'fortran_order': False, 'shape': [4611686018427387904, 8], }"
+                    .into(),
+                "not a tuple",
+            ),
+            (
+                format!("{{'descr': '<f8', 'fortran_order': False, 'sh\\x61pe': {huge}, }}"),
+                "escapes",
+            ),
+            (
+                format!(
+                    "{{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x': {}{}}}",
+                    "[".repeat(40),
+                    "]".repeat(40)
+                ),
+                "unexpected key 'x'",
+            ),
         ] {
             std::fs::write(&p, npy_with_dict(&dict)).unwrap();
             let e = read_npy(&p).unwrap_err().to_string();
-            assert!(e.contains("overflows"), "{dict}: {e}");
+            assert!(
+                e.contains("hostile.npy") && e.contains(reason),
+                "{dict}: {e}"
+            );
         }
+        // A version-2 header length of 4 GiB in a 16-byte file: npyz sized a
+        // buffer by it (an abort under a memory limit); and a long header.
+        std::fs::write(&p, b"\x93NUMPY\x02\x00\xff\xff\xff\xff{}").unwrap();
+        let e = read_npy(&p).unwrap_err().to_string();
+        assert!(e.contains("at most 10000"), "{e}");
+        std::fs::write(&p, b"\x93NUMPY\x02\x00\x00\x01\x00\x00{}").unwrap();
+        let e = read_npy(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("runs past the end of the file (14 bytes)"),
+            "{e}"
+        );
         // An ordinary empty vector stays readable.
         std::fs::write(&p, npy_header("<f8", "(0,)")).unwrap();
         assert_eq!(read_npy(&p).unwrap().data(), &[] as &[f64]);
