@@ -11,6 +11,10 @@ use std::path::PathBuf;
 #[derive(Debug, Subcommand)]
 pub enum OracleCommand {
     /// The exact dot product of two vectors, correctly rounded to float64 (nearest even).
+    ///
+    /// Infinite or NaN inputs give IEEE's result (inf, -inf or NaN; the JSON
+    /// says `exact_is_finite: false`), and an exact value beyond float64's
+    /// range rounds to an infinity; both exit 0.
     Dot {
         /// First vector (.npy).
         #[arg(long)]
