@@ -8,6 +8,7 @@
 
 pub mod audit;
 pub mod cli;
+pub mod decimal;
 pub mod error;
 pub mod generate;
 pub mod gpu;

@@ -164,7 +164,7 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
     let _ = writeln!(
         out,
         "<h2>Verdict</h2>\n<p>{verdict}. {} cells, {} trials; rigorous bounds: {} pass, {} violated, {} undecided, {} hypothesis not met, {} non-finite. \
-         Findings: violations of non-gating bounds (published, or rigorous beside the gate): {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; {} probabilistic bounds inconsistent; \
+         Findings: violations of non-gating bounds (published, or rigorous beside the gate): {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; {}; \
          {} experiments ({} rigorous violations, {} findings).</p>",
         t.cells,
         t.trials,
@@ -176,7 +176,7 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
         p.overflow,
         p.model_gap,
         p.unexplained,
-        t.probabilistic_inconsistent,
+        report.probabilistic_summary(),
         t.experiments,
         t.experiment_violations,
         t.experiment_findings

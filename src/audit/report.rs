@@ -349,6 +349,26 @@ pub struct AuditReport {
 }
 
 impl AuditReport {
+    /// "k of K probabilistic bounds inconsistent at confidence c", with what
+    /// chance alone gives: each cell's bound is its own test at `c`, with no
+    /// correction for their number, so where every claim is true about
+    /// `K (1 - c)` of them still read inconsistent (review, 2026-11-26).
+    pub fn probabilistic_summary(&self) -> String {
+        let judged = self
+            .cells
+            .iter()
+            .flat_map(|c| &c.bounds)
+            .filter(|b| !b.is_rigorous() && b.statistics.is_some())
+            .count();
+        let inconsistent = self.totals.probabilistic_inconsistent;
+        let chance = judged as f64 * (1.0 - self.confidence);
+        format!(
+            "{inconsistent} of {judged} probabilistic bounds inconsistent at confidence {} \
+             (each judged on its own: about {chance:.2} expected by chance if every claim is true)",
+            self.confidence
+        )
+    }
+
     /// Assembles a report of `plan` (or of one shard of it).
     pub fn new(
         plan: &Plan,
@@ -565,10 +585,11 @@ impl AuditReport {
                         let trials = match &s.statistics {
                             None => "n/a".to_string(),
                             Some(st) => format!(
-                                "{}/{} viol, p>={:.3}: {}",
+                                "{}/{} viol, p>={}: {}",
                                 st.violations,
                                 s.judged,
-                                s.claimed_probability,
+                                // Not to nearest: 0.99996 read "p>=1.000".
+                                crate::decimal::probability(s.claimed_probability),
                                 if st.vacuous {
                                     "vacuous"
                                 } else {
@@ -667,8 +688,11 @@ impl AuditReport {
         let _ = writeln!(
             out,
             "Findings: violations of non-gating bounds (published, or rigorous beside the gate): {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; \
-             {} probabilistic bounds inconsistent at confidence {}.",
-            p.overflow, p.model_gap, p.unexplained, t.probabilistic_inconsistent, self.confidence
+             {}.",
+            p.overflow,
+            p.model_gap,
+            p.unexplained,
+            self.probabilistic_summary()
         );
         out
     }
@@ -743,7 +767,7 @@ impl AuditReport {
             out,
             "\n**{} cells, {} trials.** Rigorous bounds: {} pass, {} violated, {} undecided, {} hypothesis not met, {} non-finite. \
              Findings: violations of non-gating bounds (published, or rigorous beside the gate): {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; \
-             {} probabilistic bounds inconsistent.\n",
+             {}.\n",
             t.cells,
             t.trials,
             t.rigorous.pass,
@@ -754,7 +778,7 @@ impl AuditReport {
             t.published_violations.overflow,
             t.published_violations.model_gap,
             t.published_violations.unexplained,
-            t.probabilistic_inconsistent
+            self.probabilistic_summary()
         );
         let _ = writeln!(out, "## Violations and unmet hypotheses\n");
         for c in &self.cells {

@@ -4,6 +4,7 @@
 //! (the decimal rendering included: a table read by people is a claim too).
 
 use crate::audit::report::render_table;
+use crate::decimal::{probability, scientific_up};
 use crate::error::{Error, ExitCode, Result};
 use crate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
 use boundgate_verify::Result as VResult;
@@ -22,8 +23,6 @@ use boundgate_verify::bounds::tc::{
 use boundgate_verify::bounds::{Bound, Kind, Quantity, Rigor, Source, require};
 use boundgate_verify::format::{Format, RoundingMode};
 use clap::Args;
-use rug::float::Round;
-use rug::{Float, Integer};
 use serde_json::json;
 
 #[derive(Debug, Args)]
@@ -212,38 +211,12 @@ fn tensor_core_entries(format: Format, n: u64) -> Vec<Row> {
     list
 }
 
-/// `v` to five significant digits, rounded up (`d.dddde[+-]x`).
-fn scientific_up(v: f64) -> String {
-    if v == 0.0 {
-        return "0".into();
-    }
-    let (negative, digits, exponent) =
-        Float::with_val(53, v).to_sign_string_exp_round(10, Some(5), Round::Up);
-    let exponent = exponent.expect("a finite nonzero value has an exponent") - 1;
-    let sign = if negative { "-" } else { "" };
-    format!("{sign}{}.{}e{exponent}", &digits[..1], &digits[1..])
-}
-
-/// `p` to `places` decimals, rounded down (a probability is a lower bound).
-fn fixed_down(p: f64, places: u32) -> String {
-    // 53 bits times 10^places (< 2^4 per decimal) are exact at 128 bits.
-    let scaled = Float::with_val(128, p) * Integer::from(10u64.pow(places));
-    let floor = scaled
-        .floor()
-        .to_integer()
-        .expect("a finite probability has an integer floor");
-    let sign = if floor < 0 { "-" } else { "" };
-    let digits = format!("{:0>width$}", floor.abs(), width = places as usize + 1);
-    let (whole, fraction) = digits.split_at(digits.len() - places as usize);
-    format!("{sign}{whole}.{fraction}")
-}
-
 /// "p >= ..." for a probability, "(vacuous)" when it is not positive.
 fn probability_text(p: f64) -> String {
     if p <= 0.0 {
-        format!("p >= {} (vacuous)", fixed_down(p, 3))
+        format!("p >= {} (vacuous)", probability(p))
     } else {
-        format!("p >= {}", fixed_down(p, 6))
+        format!("p >= {}", probability(p))
     }
 }
 
@@ -343,30 +316,4 @@ pub fn execute(args: BoundsArgs) -> Result<ExitCode> {
         )
     );
     Ok(ExitCode::Ok)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The printed decimals are directed: values up, probabilities down.
-    #[test]
-    fn printed_values_round_up_and_probabilities_down() {
-        // 1.110223e-15 (gamma_10 in fp64) printed to nearest read 1.1102e-15.
-        assert_eq!(scientific_up(1.110223e-15), "1.1103e-15");
-        assert_eq!(scientific_up(0.25), "2.5000e-1");
-        // The binary64 nearest 0.004 is above it: up is the next decimal.
-        assert_eq!(scientific_up(4.0e-3), "4.0001e-3");
-        assert_eq!(scientific_up(-0.25), "-2.5000e-1");
-        assert_eq!(scientific_up(0.99999999), "1.0000e0");
-        assert_eq!(scientific_up(0.0), "0");
-        // 1 - 3e-8 printed to nearest read as certainty.
-        assert_eq!(fixed_down(1.0 - 3e-8, 6), "0.999999");
-        assert_eq!(fixed_down(0.9616856563, 6), "0.961685");
-        assert_eq!(fixed_down(1.0, 6), "1.000000");
-        assert_eq!(fixed_down(-21.3216, 3), "-21.322");
-        assert_eq!(fixed_down(-0.0001, 3), "-0.001");
-        assert_eq!(fixed_down(0.0, 3), "0.000");
-        assert_eq!(probability_text(-0.5), "p >= -0.500 (vacuous)");
-    }
 }

@@ -707,11 +707,12 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
 /// The judgement of a probabilistic bound over independent trials.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct TrialsVerdict {
-    /// Trials whose bound had a value (hypotheses held) and at least one
-    /// element with a finite exact value.
+    /// Trials with at least one judged element: one with a bound (its
+    /// hypotheses held) and a finite exact value.
     pub judged: u64,
-    /// Trials skipped because a hypothesis failed or no element's exact value
-    /// was finite.
+    /// Trials skipped because no element could be judged: the whole bound's
+    /// hypothesis failed, every element's did, or no exact value was finite
+    /// (all decided by the inputs, never by the violations).
     pub skipped: u64,
     /// Per-trial probability that the bound holds, after a union bound over
     /// the output elements (`1 - m (1 - p)`), minimised over trials.
@@ -870,6 +871,9 @@ pub struct TrialsJudge {
     /// per-element test runs.
     several_elements: bool,
     element_rate: ElementRateSums,
+    /// The first claimed probability that is NaN or above 1 (a bug in a
+    /// bound): [`finish`](TrialsJudge::finish) refuses it.
+    invalid_probability: Option<f64>,
 }
 
 impl Default for TrialsJudge {
@@ -898,6 +902,7 @@ impl TrialsJudge {
             claimed_per_element: 1.0,
             several_elements: false,
             element_rate: ElementRateSums::new(),
+            invalid_probability: None,
         }
     }
 
@@ -928,6 +933,11 @@ impl TrialsJudge {
                 return;
             }
         };
+        // `min` below would pass over a NaN and cap a value above 1 at 1,
+        // judging the bound as deterministic (review, 2026-11-26).
+        if probability.is_nan() || probability > 1.0 {
+            self.invalid_probability.get_or_insert(probability);
+        }
         match v.outcome {
             Outcome::Pass => {}
             Outcome::Violation { .. } => self.violations += 1,
@@ -941,7 +951,14 @@ impl TrialsJudge {
             // be judged held. Skipping the trial would drop only trials
             // without a violation (a trial with one is a Violation whatever
             // else it holds) and bias the count against the claim.
-            Outcome::NonFinite { .. } if v.judged_elements > 0 => {}
+            // Likewise where some elements have no bound (a hypothesis of
+            // their own failed) and the judged ones hold: a violation among
+            // those is a Violation, so skipping only these trials biased the
+            // count against the claim (review, 2026-11-26: half the elements
+            // without a bound took the rejection rate of a true claim from
+            // 1% to 82%).
+            Outcome::NonFinite { .. } | Outcome::HypothesisNotMet { .. }
+                if v.judged_elements > 0 => {}
             Outcome::HypothesisNotMet { .. } | Outcome::NonFinite { .. } => {
                 self.skipped += 1;
                 return;
@@ -974,6 +991,13 @@ impl TrialsJudge {
     /// ```
     pub fn finish(&self, confidence: f64) -> Result<TrialsVerdict> {
         check_confidence(confidence)?;
+        if let Some(p) = self.invalid_probability {
+            return Err(VerifyError::invalid(
+                "claimed probability",
+                p,
+                "a bound's probability must not be NaN or above 1",
+            ));
+        }
         let several_elements = self.several_elements;
         let claimed = self.claimed;
         // A vacuous trial claim can never be rejected, so the per-element test
@@ -1459,6 +1483,47 @@ mod tests {
         assert!(e.consistent, "{e}");
     }
 
+    /// A trial whose bound leaves some elements without a value is judged on
+    /// the others, whether they hold or not: skipping it only when they hold
+    /// (a violation among them is a Violation) biased the count against the
+    /// claim (review, 2026-11-26). Only a trial with no judged element is
+    /// skipped, which its inputs decide.
+    #[test]
+    fn a_trial_with_unbounded_elements_is_judged_on_the_others() {
+        let inf = f64::INFINITY;
+        let partial = ElementBounds::partial(
+            probabilistic(1e-3, 0.9),
+            vec![1e-3, inf],
+            "element 1 may overflow",
+        )
+        .unwrap();
+        let holds = check(&[finite(0.0, 1.0), finite(0.0, 1.0)], Ok(partial.clone())).unwrap();
+        let fails = check(&[finite(1.0, 1.0), finite(0.0, 1.0)], Ok(partial.clone())).unwrap();
+        let none = check(
+            &[finite(0.0, 1.0), finite(0.0, 1.0)],
+            Ok(ElementBounds::partial(probabilistic(1e-3, 0.9), vec![inf, inf], "all").unwrap()),
+        )
+        .unwrap();
+        assert!(matches!(holds.outcome, Outcome::HypothesisNotMet { .. }));
+        assert!(fails.is_violation());
+        let v = judge_trials(&[holds.clone(), fails, holds, none], 0.99).unwrap();
+        assert_eq!((v.judged, v.skipped), (3, 1), "{v:?}");
+        assert_eq!(v.statistics.as_ref().unwrap().violations, 1);
+        let e = v.per_element.as_ref().unwrap();
+        assert_eq!((e.violating, e.elements), (1, 6));
+    }
+
+    /// A claimed probability that is NaN or above 1 is a bug in a bound:
+    /// refused, not judged as a deterministic claim (`min` passed over it).
+    #[test]
+    fn an_invalid_claimed_probability_is_refused() {
+        for p in [f64::NAN, 1.5, f64::INFINITY] {
+            let b = ElementBounds::uniform(probabilistic(1e-3, p), 1);
+            let v = check(&[finite(1.0, 1.0)], Ok(b)).unwrap();
+            assert!(judge_trials(&[v], 0.99).is_err(), "{p}");
+        }
+    }
+
     /// `judge_trials` as it was before it streamed (it collected every
     /// trial's `ElementCounts`, then judged the list): the reference the
     /// streamed form must match to the bit.
@@ -1486,7 +1551,8 @@ mod tests {
                     violations += 1;
                     undecided += 1;
                 }
-                Outcome::NonFinite { .. } if v.judged_elements > 0 => {}
+                Outcome::NonFinite { .. } | Outcome::HypothesisNotMet { .. }
+                    if v.judged_elements > 0 => {}
                 Outcome::HypothesisNotMet { .. } | Outcome::NonFinite { .. } => {
                     skipped += 1;
                     continue;

@@ -286,6 +286,21 @@ fn a_claim_on_the_boundary_is_not_rejected_by_rounding() {
     assert!(!judge_violations(1, 1, 0.999, 0.99).unwrap().consistent);
 }
 
+/// At 2^36 trials the tail's ratio recurrence runs 10^5 steps, and its
+/// rounding errors exceeded the fixed 1e-12 margin: a p-value of
+/// 9.67693273964978e-4 (mpmath) against 1 - c = 9.6769327396495e-4 was
+/// computed 2e-16 below 1 - c and rejected (review, 2026-11-26). The margin
+/// now includes the computed error bound, which grows with the steps.
+#[test]
+fn a_long_tail_sum_does_not_reject_a_claim_by_rounding() {
+    let v = judge_violations(6_872_191_467, 68_719_476_736, 0.9, 0.999032306726035).unwrap();
+    assert!(v.consistent, "{v:?}");
+    assert!(
+        (v.p_value - 9.676932739649783e-4).abs() < 1e-9 * 9.7e-4,
+        "{v:?}"
+    );
+}
+
 /// The per-element judgement (Hoeffding on the fraction of violating
 /// elements) by simulation: its size stays below `1 - confidence` when each
 /// element violates with exactly the claimed probability, both for
