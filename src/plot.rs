@@ -132,18 +132,44 @@ impl Chart {
         self
     }
 
-    /// The drawable points of a series (finite, positive on log axes).
+    /// The drawable points of a series: finite, inside each axis's window
+    /// ([`Chart::window`]).
     fn drawable(&self, s: &Series) -> Vec<(f64, f64)> {
+        let (wx, wy) = (
+            self.window(|p| p.0, self.x_log),
+            self.window(|p| p.1, self.y_log),
+        );
+        let inside = |v: f64, (lo, hi): (f64, f64)| v >= lo && v <= hi;
         s.points
             .iter()
             .copied()
-            .filter(|&(x, y)| {
-                x.is_finite()
-                    && y.is_finite()
-                    && (!self.x_log || x > 0.0)
-                    && (!self.y_log || y > 0.0)
-            })
+            .filter(|&(x, y)| inside(x, wx) && inside(y, wy))
             .collect()
+    }
+
+    /// The values an axis can draw. plotters computes an axis's span in
+    /// binary64 (a difference, or for a log axis a ratio) and its tick loop
+    /// never ends on an infinite one: a ratio of 1e-320 or 1.1e308 on a log
+    /// axis hung `--html` (review, 2026-11-26). So values beyond
+    /// `1e300` in magnitude are not drawn, and a log axis spans at most
+    /// `10^290`, down from its largest value (the top is where violations
+    /// are); points outside are dropped like non-finite ones.
+    fn window(&self, axis: fn(&(f64, f64)) -> f64, log: bool) -> (f64, f64) {
+        const LIMIT: f64 = 1e300;
+        if !log {
+            return (-LIMIT, LIMIT);
+        }
+        let top = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .map(axis)
+            .filter(|&v| v > 0.0 && v <= LIMIT)
+            .fold(0.0, f64::max);
+        if top == 0.0 {
+            return (f64::MIN_POSITIVE, LIMIT);
+        }
+        ((top * 1e-290).max(f64::MIN_POSITIVE), LIMIT)
     }
 
     fn range(&self, axis: fn(&(f64, f64)) -> f64, log: bool) -> (f64, f64) {
@@ -169,8 +195,9 @@ impl Chart {
             };
             (lo / 1.5, hi * 1.5)
         } else {
+            // Scaled before subtracting: within the window, no overflow.
             let pad = if hi > lo {
-                (hi - lo) * 0.05
+                hi * 0.05 - lo * 0.05
             } else {
                 lo.abs().max(1.0) * 0.05
             };
@@ -345,6 +372,24 @@ mod tests {
             let svg = chart.to_svg().unwrap();
             assert!(svg.contains("</svg>"));
         }
+        // Extreme values render (a ratio of 1e-320 or 1.1e308 on a log axis
+        // hung, as did +-1.7e308 on a linear one): beyond the window they
+        // are dropped.
+        for (log, points) in [
+            (true, vec![(1.0, 1e-320), (2.0, 1.0)]),
+            (true, vec![(1.0, 1.1e308), (2.0, 1.0)]),
+            (true, vec![(1.0, 1e-200), (2.0, 1e200)]),
+            (false, vec![(1.0, -1.7e308), (2.0, 1.7e308)]),
+            (false, vec![(1.0, -1e300), (2.0, 1e300)]),
+        ] {
+            let mut chart = Chart::new("t", "x", "y").with(Series::line("a", points.clone()));
+            chart.y_log = log;
+            assert!(chart.to_svg().unwrap().contains("</svg>"), "{points:?}");
+        }
+        let chart = Chart::new("t", "x", "y")
+            .log_y()
+            .with(Series::line("a", vec![(1.0, 1e-320), (2.0, 1.0)]));
+        assert_eq!(chart.drawable(&chart.series[0]), vec![(2.0, 1.0)]);
         // An empty chart still renders.
         assert!(
             Chart::new("empty", "x", "y")

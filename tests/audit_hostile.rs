@@ -91,6 +91,51 @@ fn merge_refuses_forged_counts_units_and_seeds() {
         v["cells"][0]["unit"] = serde_json::json!(7);
     });
     assert_bad_input(&o, "unit.json");
+    // Edits that made the exit code, JUnit and the tables disagree, or
+    // wrapped counts to 0 in release builds (review, 2026-11-26): a second
+    // gating bound, a rigorous bound without a verdict in every trial,
+    // causes that are not the violations', a negative ratio, a duration
+    // that is not one.
+    for (name, forge, field) in [
+        (
+            "gating.json",
+            &(|v: &mut serde_json::Value| v["cells"][0]["bounds"][1]["gating"] = true.into())
+                as &dyn Fn(&mut serde_json::Value),
+            "only the first bound gates",
+        ),
+        (
+            "ungated.json",
+            &|v: &mut serde_json::Value| v["cells"][0]["bounds"][0]["gating"] = false.into(),
+            "must gate",
+        ),
+        (
+            "fewer.json",
+            &|v: &mut serde_json::Value| v["cells"][0]["bounds"][0]["counts"]["pass"] = 0.into(),
+            "a verdict in each",
+        ),
+        (
+            "causes.json",
+            &|v: &mut serde_json::Value| {
+                v["cells"][0]["bounds"][1]["violation_causes"]["unexplained"] =
+                    serde_json::json!(1u64 << 63)
+            },
+            "violation_causes",
+        ),
+        (
+            "ratio.json",
+            &|v: &mut serde_json::Value| v["cells"][0]["bounds"][0]["max_ratio"] = (-3.0).into(),
+            "max_ratio",
+        ),
+        (
+            "seconds.json",
+            &|v: &mut serde_json::Value| v["timings"]["total_seconds"] = (-1.0).into(),
+            "total_seconds",
+        ),
+    ] {
+        let o = merge_forged(&dir, name, &base, forge);
+        assert_bad_input(&o, name);
+        assert_bad_input(&o, field);
+    }
 }
 
 #[test]
@@ -109,6 +154,8 @@ fn a_report_that_cannot_be_written_does_not_hide_a_violation() {
     counts["violation"] = serde_json::json!(1);
     forged["cells"][0]["bounds"][0]["first_violation"] =
         serde_json::json!("seed 2: element 0: error 1e0 > bound 1e-1");
+    // Each violation has its cause (the rigorous bound's own: unexplained).
+    forged["cells"][0]["bounds"][0]["violation_causes"]["unexplained"] = serde_json::json!(1);
     let violated = write(&dir, "violated.json", &forged.to_string());
     let o = boundgate(&["merge", s(&violated), "--json", "/dev/full"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));

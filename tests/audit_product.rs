@@ -67,6 +67,12 @@ fn same_plan_and_seeds_give_byte_identical_json_and_merged_shards_equal_it() {
     other[2].1.plan_digest = "fnv1a64:0000000000000000".into();
     let e = merge(other).unwrap_err().to_string();
     assert!(e.contains("different plans"), "{e}");
+    // A shard run with BOUNDGATE_HEAVY=1 (its experiments' sizes differ):
+    // the environment records it, and they merged silently until 2026-11-26.
+    let mut heavy = shards.clone();
+    heavy[1].1.environment.heavy = !heavy[1].1.environment.heavy;
+    let e = merge(heavy).unwrap_err().to_string();
+    assert!(e.contains("environment differs"), "{e}");
     // A shard field edited in the file: refused, not a panic (it indexed out
     // of bounds until 2026-11-25; found by review).
     for (index, count) in [(0, 3), (5, 3), (1, 0)] {
@@ -153,6 +159,7 @@ fn reports_record_seeds_versions_and_device() {
             "{key}"
         );
     }
+    assert!(json["environment"]["heavy"].is_boolean());
     assert!(json["timings"]["total_seconds"].as_f64().is_some());
     assert!(!report.deterministic_json().contains("total_seconds"));
 }

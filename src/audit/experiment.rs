@@ -71,12 +71,44 @@ impl Table {
 /// flattened in each cell: an unescaped `|` split the default plan's
 /// `||b - Ax|| / ||b||` header into 14 cells against a 7-cell delimiter row,
 /// so GFM rendered the table as text (review of 2026-11-25).
+/// A backslash is escaped first (`a\|b` read as an escaped backslash and a
+/// real separator), and control characters (CR, ESC, NUL ...) become
+/// spaces (review, 2026-11-26).
 pub(crate) fn markdown_row<S: AsRef<str>>(cells: &[S]) -> String {
     let cells: Vec<String> = cells
         .iter()
-        .map(|c| c.as_ref().replace('|', "\\|").replace('\n', " "))
+        .map(|c| {
+            c.as_ref()
+                .chars()
+                .map(|ch| if ch.is_control() { ' ' } else { ch })
+                .collect::<String>()
+                .replace('\\', "\\\\")
+                .replace('|', "\\|")
+        })
         .collect();
     format!("| {} |", cells.join(" | "))
+}
+
+/// Text from a plan (its name, its description) as literal Markdown: every
+/// ASCII punctuation character backslash-escaped (CommonMark allows it for
+/// all of them), so a `#`, `|`, `<script>` or backtick in a plan's name is
+/// text, not a heading, a table, HTML or code; control characters other
+/// than newlines become spaces, and with `one_line` newlines too (review,
+/// 2026-11-26: a plan name injected a heading and raw HTML).
+pub(crate) fn markdown_text(text: &str, one_line: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '\n' if !one_line => out.push('\n'),
+            c if c.is_control() => out.push(' '),
+            c if c.is_ascii_punctuation() => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// What an experiment produced.
@@ -506,6 +538,18 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Plan text is literal in Markdown, and table cells keep their columns
+    /// (review, 2026-11-26).
+    #[test]
+    fn markdown_text_and_rows_stay_literal() {
+        assert_eq!(
+            markdown_text("x | y\n# h <script>`c`\u{1b}", true),
+            "x \\| y \\# h \\<script\\>\\`c\\` "
+        );
+        assert_eq!(markdown_text("a\nb.", false), "a\nb\\.");
+        assert_eq!(markdown_row(&["a\\|b", "c\rd"]), "| a\\\\\\|b | c d |");
+    }
 
     #[test]
     fn element_counts_at_the_limit_pass_and_one_more_is_refused() {

@@ -13,12 +13,23 @@ use crate::error::Result;
 use crate::plot::{Chart, Series};
 use std::fmt::Write as _;
 
-/// Escapes text for HTML.
+/// Escapes text for HTML; control characters other than whitespace, which
+/// HTML does not allow even escaped, and the noncharacters U+FFFE/U+FFFF
+/// become spaces (review, 2026-11-26: a plan name carried ESC and NUL).
 pub(crate) fn html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if c.is_control() || matches!(c, '\u{FFFE}' | '\u{FFFF}') => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;color:#222;padding:0 1em}\
@@ -150,16 +161,11 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
     // The strict gate decides the wording: "every rigorous bound held" next
     // to 20 non-finite verdicts read as a pass that `--strict` fails
     // (review of 2026-11-25).
-    let not_judged = t.rigorous.not_judged();
-    let verdict = match report.strict_exit_code() {
-        crate::error::ExitCode::Ok => {
-            "<span class=\"pass\">PASS: every rigorous bound held</span>".to_string()
-        }
-        crate::error::ExitCode::Unjudged => format!(
-            "<span class=\"pass\">PASS: no rigorous bound violated; {not_judged} verdicts not judged (--strict fails)</span>"
-        ),
-        _ => "<span class=\"fail\">FAIL: a rigorous bound was violated</span>".to_string(),
+    let class = match report.strict_exit_code() {
+        crate::error::ExitCode::Ok | crate::error::ExitCode::Unjudged => "pass",
+        _ => "fail",
     };
+    let verdict = format!("<span class=\"{class}\">{}</span>", report.verdict_text());
     let p = &t.published_violations;
     let _ = writeln!(
         out,

@@ -36,12 +36,7 @@ fn xml(text: &str) -> String {
 }
 
 fn case_name(c: &CellReport) -> String {
-    let params: Vec<String> = c
-        .params
-        .iter()
-        .filter(|(k, _)| *k != "probability")
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
+    let params: Vec<String> = c.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!("{} n={} {}", params.join(" "), c.size, c.distribution)
 }
 

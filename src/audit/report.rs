@@ -97,9 +97,18 @@ impl ViolationCauses {
 
     /// Adds another count.
     pub fn add(&mut self, other: &ViolationCauses) {
-        self.overflow += other.overflow;
-        self.model_gap += other.model_gap;
-        self.unexplained += other.unexplained;
+        // Saturating: counts read back by `merge` are not ours to trust
+        // (2^63 twice wrapped to 0 in release builds; review, 2026-11-26).
+        self.overflow = self.overflow.saturating_add(other.overflow);
+        self.model_gap = self.model_gap.saturating_add(other.model_gap);
+        self.unexplained = self.unexplained.saturating_add(other.unexplained);
+    }
+
+    /// All causes together, or None where they overflow a `u64`.
+    fn total(&self) -> Option<u64> {
+        self.overflow
+            .checked_add(self.model_gap)?
+            .checked_add(self.unexplained)
     }
 }
 
@@ -232,8 +241,7 @@ impl Totals {
             experiments: experiments.len(),
             experiment_violations: experiments
                 .iter()
-                .map(|e| e.report.rigorous_violations)
-                .sum(),
+                .fold(0u64, |a, e| a.saturating_add(e.report.rigorous_violations)),
             experiment_findings: experiments.iter().map(|e| e.report.findings.len()).sum(),
             ..Totals::default()
         };
@@ -282,6 +290,11 @@ pub struct Environment {
     /// Where kernels asking for `backend = auto` or `gpu` would run: the GPU's
     /// name, or why there is none (kernels then run their CPU models).
     pub device: String,
+    /// `BOUNDGATE_HEAVY=1`: experiments ran their opt-in heavy sizes. It
+    /// changes their results, so shards that differ in it do not merge
+    /// (review, 2026-11-26: they merged, and nothing said so).
+    #[serde(default)]
+    pub heavy: bool,
 }
 
 impl Environment {
@@ -296,6 +309,7 @@ impl Environment {
             rustc: env!("BOUNDGATE_RUSTC").to_string(),
             target: format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS),
             device: crate::gpu::probe().to_string(),
+            heavy: crate::generate::heavy(),
         }
     }
 }
@@ -353,6 +367,34 @@ impl AuditReport {
     /// chance alone gives: each cell's bound is its own test at `c`, with no
     /// correction for their number, so where every claim is true about
     /// `K (1 - c)` of them still read inconsistent (review, 2026-11-26).
+    /// The overall verdict in words, as the exit codes decide it (the strict
+    /// gate's wording: "held" only where `--strict` passes too).
+    pub fn verdict_text(&self) -> String {
+        let not_judged = self.totals.rigorous.not_judged();
+        match self.strict_exit_code() {
+            ExitCode::Ok => "PASS: every rigorous bound held".into(),
+            ExitCode::Unjudged => format!(
+                "PASS: no rigorous bound violated; {not_judged} verdicts not judged (--strict fails)"
+            ),
+            _ => "FAIL: a rigorous bound was violated".into(),
+        }
+    }
+
+    /// " Experiments: n run, v rigorous violations, f findings." (empty
+    /// without experiments): an experiment's violation gates the exit code
+    /// as a cell's does, and the totals line read "0 VIOLATED" beside it
+    /// (review, 2026-11-26).
+    fn experiments_summary(&self) -> String {
+        let t = &self.totals;
+        if t.experiments == 0 {
+            return String::new();
+        }
+        format!(
+            " Experiments: {} run, {} rigorous violations, {} findings.",
+            t.experiments, t.experiment_violations, t.experiment_findings
+        )
+    }
+
     pub fn probabilistic_summary(&self) -> String {
         let judged = self
             .cells
@@ -489,6 +531,29 @@ impl AuditReport {
             if let Some(reason) = seeds.problem() {
                 return Err(format!("cells[{i}].trials: {reason}"));
             }
+            // The kernel's rigorous bound comes first, gates, and has a
+            // verdict in every trial; no other bound gates (the exit code,
+            // JUnit and the tables read it there: an edited report with a
+            // second gating bound exited 1 with JUnit at 0 failures).
+            match c.bounds.first() {
+                None => {
+                    return Err(format!(
+                        "cells[{i}].bounds: empty (the rigorous bound comes first)"
+                    ));
+                }
+                Some(b) if !b.gating => {
+                    return Err(format!(
+                        "cells[{i}].bounds[0]: the rigorous bound must gate"
+                    ));
+                }
+                _ => {}
+            }
+            if let Some(j) = c.bounds.iter().skip(1).position(|b| b.gating) {
+                return Err(format!(
+                    "cells[{i}].bounds[{}]: only the first bound gates",
+                    j + 1
+                ));
+            }
             for (j, b) in c.bounds.iter().enumerate() {
                 let k = &b.counts;
                 let sum = [
@@ -506,7 +571,38 @@ impl AuditReport {
                         c.trials
                     ));
                 }
+                if j == 0 && sum != Some(c.trials) {
+                    return Err(format!(
+                        "cells[{i}].bounds[0].counts: the rigorous bound has a verdict in each of the cell's {} trials",
+                        c.trials
+                    ));
+                }
+                // Every violation has one cause.
+                if b.violation_causes.total() != Some(k.violation) {
+                    return Err(format!(
+                        "cells[{i}].bounds[{j}].violation_causes: they do not add up to its {} violations",
+                        k.violation
+                    ));
+                }
+                if b.max_ratio.is_some_and(|r| r.is_nan() || r < 0.0) {
+                    return Err(format!(
+                        "cells[{i}].bounds[{j}].max_ratio: a ratio of an error to a bound is not negative"
+                    ));
+                }
             }
+        }
+        let t = &self.timings;
+        if !(t.total_seconds.is_finite() && t.total_seconds >= 0.0) {
+            return Err(format!(
+                "timings.total_seconds: {} is not a duration",
+                t.total_seconds
+            ));
+        }
+        if let Some(u) = t.timed_units.iter().find(|&&u| u >= self.units) {
+            return Err(format!(
+                "timings.timed_units: unit {u} is beyond the plan's {} units",
+                self.units
+            ));
         }
         Ok(())
     }
@@ -613,9 +709,10 @@ impl AuditReport {
                     .collect();
                 vec![
                     c.kernel.clone(),
+                    // Every parameter, probability too: two cells differing
+                    // only in it read the same (review, 2026-11-26).
                     c.params
                         .iter()
-                        .filter(|(k, _)| *k != "probability")
                         .map(|(k, v)| format!("{k}={v}"))
                         .collect::<Vec<_>>()
                         .join(" "),
@@ -675,14 +772,15 @@ impl AuditReport {
         let t = &self.totals;
         let _ = writeln!(
             out,
-            "\n{} cells, {} trials. Rigorous bounds: {} pass, {} VIOLATED, {} undecided, {} hypothesis not met, {} non-finite.",
+            "\n{} cells, {} trials. Rigorous bounds: {} pass, {} VIOLATED, {} undecided, {} hypothesis not met, {} non-finite.{}",
             t.cells,
             t.trials,
             t.rigorous.pass,
             t.rigorous.violation,
             t.rigorous.undecided,
             t.rigorous.hypothesis_not_met,
-            t.rigorous.non_finite
+            t.rigorous.non_finite,
+            self.experiments_summary()
         );
         let p = &t.published_violations;
         let _ = writeln!(
@@ -738,12 +836,13 @@ impl AuditReport {
         let _ = writeln!(
             out,
             "# boundgate audit: {}\n\n{}\n",
-            self.plan, self.description
+            super::experiment::markdown_text(&self.plan, true),
+            super::experiment::markdown_text(&self.description, false)
         );
         let env = &self.environment;
         let _ = writeln!(
             out,
-            "boundgate {} (checker {}, MPFR {}, GMP {}, {}, {}), device: {}. Schema `{}`, seeds {}..={}, confidence {}.\n",
+            "boundgate {} (checker {}, MPFR {}, GMP {}, {}, {}), device: {}{}. Schema `{}`, seeds {}..={}, confidence {}.\n",
             env.boundgate,
             env.boundgate_verify,
             env.mpfr,
@@ -751,6 +850,11 @@ impl AuditReport {
             env.rustc,
             env.target,
             env.device,
+            if env.heavy {
+                ", heavy sizes (BOUNDGATE_HEAVY=1)"
+            } else {
+                ""
+            },
             self.schema,
             self.seeds.first,
             self.seeds.last(),
@@ -765,9 +869,10 @@ impl AuditReport {
         let t = &self.totals;
         let _ = writeln!(
             out,
-            "\n**{} cells, {} trials.** Rigorous bounds: {} pass, {} violated, {} undecided, {} hypothesis not met, {} non-finite. \
+            "\n**Verdict: {}.** **{} cells, {} trials.** Rigorous bounds: {} pass, {} violated, {} undecided, {} hypothesis not met, {} non-finite.{} \
              Findings: violations of non-gating bounds (published, or rigorous beside the gate): {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; \
              {}.\n",
+            self.verdict_text(),
             t.cells,
             t.trials,
             t.rigorous.pass,
@@ -775,6 +880,7 @@ impl AuditReport {
             t.rigorous.undecided,
             t.rigorous.hypothesis_not_met,
             t.rigorous.non_finite,
+            self.experiments_summary(),
             t.published_violations.overflow,
             t.published_violations.model_gap,
             t.published_violations.unexplained,

@@ -162,7 +162,9 @@ pub fn merge(shards: Vec<(PathBuf, AuditReport)>) -> Result<AuditReport> {
     for (_, r) in shards {
         cells.extend(r.cells);
         experiments.extend(r.experiments);
-        seconds += r.timings.total_seconds;
+        // Finite whatever the shards say (1.7e308 twice summed to inf, which
+        // JSON wrote as null and merge then refused to read back).
+        seconds = (seconds + r.timings.total_seconds).min(f64::MAX);
         timed_units.extend(r.timings.timed_units);
     }
     timed_units.sort_unstable();
