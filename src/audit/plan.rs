@@ -445,6 +445,30 @@ impl Plan {
                 }
             }
         }
+        // A cell twice (a repeated size or parameter value, or overlapping
+        // campaigns, included plans among them) runs the same trials twice
+        // and gave two JUnit cases of one name (review, 2026-11-26).
+        let mut seen = std::collections::HashMap::with_capacity(cells.len());
+        for (i, cell) in cells.iter().enumerate() {
+            let label = super::report::describe_cell(
+                cell.kernel.name(),
+                cell.params.as_map().iter().map(|(k, v)| (*k, v.as_str())),
+                cell.size,
+                &cell.distribution.label(),
+            );
+            let key = (label, cell.seeds.first, cell.seeds.count);
+            if let Some(first) = seen.insert(key.clone(), i) {
+                return Err(Error::Plan {
+                    path: self.source.clone(),
+                    line: None,
+                    field: "campaign".into(),
+                    reason: format!(
+                        "cells {first} and {i} are the same ({}, seeds {}..): a repeated size, parameter value or campaign",
+                        key.0, key.1
+                    ),
+                });
+            }
+        }
         Ok(cells)
     }
 }
@@ -644,6 +668,38 @@ mod tests {
     fn default_plan_is_valid() {
         let plan = Plan::default_plan().unwrap();
         assert!(!plan.cells().unwrap().is_empty());
+    }
+
+    /// A cell given twice is refused, naming both (review, 2026-11-26: they
+    /// ran twice and gave two JUnit cases of one name).
+    #[test]
+    fn repeated_cells_are_refused() {
+        let campaign = "[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [8]\ndistributions = [{ kind = \"uniform\", low = 0.0, high = 1.0 }]\n";
+        let head = "name = \"x\"\nseeds = { first = 1, count = 2 }\n";
+        for text in [
+            format!("{head}{campaign}{campaign}"),
+            format!("{head}{}", campaign.replace("[8]", "[8, 8]")),
+        ] {
+            let plan = Plan::from_toml(&text, Path::new("p.toml"));
+            let e = plan
+                .and_then(|p| p.cells().map(|_| ()))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("cells 0 and 1 are the same"), "{e}");
+        }
+        // Other seeds make another cell.
+        let text = format!(
+            "{head}{campaign}{}",
+            campaign.replace("sizes", "seeds = { first = 5, count = 2 }\nsizes")
+        );
+        assert_eq!(
+            Plan::from_toml(&text, Path::new("p.toml"))
+                .unwrap()
+                .cells()
+                .unwrap()
+                .len(),
+            2
+        );
     }
 
     #[test]
