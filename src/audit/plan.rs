@@ -236,10 +236,14 @@ pub struct Cell {
 impl Plan {
     /// Reads and validates a plan file.
     pub fn from_file(path: &Path) -> Result<Plan> {
-        Plan::from_file_nested(path, 0)
+        Plan::from_file_nested(path, &mut Vec::new())
     }
 
-    fn from_file_nested(path: &Path, depth: usize) -> Result<Plan> {
+    /// `chain`: the files including this one, outermost first (canonical
+    /// paths), so that a cycle is named where it closes.
+    fn from_file_nested(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Plan> {
+        let depth = chain.len();
+        chain.push(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
         let text = read_text(path)?;
         let mut plan = Plan::from_toml(&text, path)?;
         let includes = std::mem::take(&mut plan.include);
@@ -250,11 +254,28 @@ impl Plan {
                 field: format!("include[{i}]"),
                 reason,
             };
-            if depth >= 8 {
-                return Err(located("includes nest deeper than 8 (a cycle?)".into()));
-            }
             let target = path.parent().unwrap_or(Path::new(".")).join(name);
-            let included = Plan::from_file_nested(&target, depth + 1)
+            let canonical = std::fs::canonicalize(&target).unwrap_or_else(|_| target.clone());
+            if let Some(at) = chain.iter().position(|p| *p == canonical) {
+                // Named once, here (the nesting limit below repeated the
+                // cycle in a 500-character line; review, 2026-11-26).
+                let names: Vec<String> = chain[at..]
+                    .iter()
+                    .chain(std::iter::once(&canonical))
+                    .map(|p| {
+                        p.file_name()
+                            .map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into())
+                    })
+                    .collect();
+                return Err(located(format!(
+                    "{name}: an include cycle ({})",
+                    names.join(" -> ")
+                )));
+            }
+            if depth >= 8 {
+                return Err(located("includes nest deeper than 8".into()));
+            }
+            let included = Plan::from_file_nested(&target, chain)
                 .map_err(|e| located(format!("{name}: {e}")))?;
             plan.campaigns
                 .extend(included.campaigns.into_iter().map(|mut c| {
@@ -267,6 +288,7 @@ impl Plan {
                     e
                 }));
         }
+        chain.pop();
         Ok(plan)
     }
 
