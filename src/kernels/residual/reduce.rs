@@ -10,10 +10,13 @@
 //!   weight ("we only need to focus on the numbers with relatively large
 //!   weights"), but eq. (13)-(14) are written with signed `a_ik`, and the
 //!   comparison is not scale-invariant: an entry of `A` is compared with a
-//!   value of `A B`, which grows with `k`. At the paper's size (1024) no entry of
-//!   any of its five distributions passes for `M` in 0.2..1 (the sparse method
-//!   degenerates to direct quantization; `docs/findings/residual.md`), so the
-//!   paper's Fig. 8 densities cannot come from it.
+//!   value of `A B`, which grows with `k`. `Rows` keeps the larger entries,
+//!   `|a_ik| > M * avg(abs(c_i*))` (the intent; the printed `<=` taken
+//!   literally keeps every entry at the paper's size). At the paper's size
+//!   (1024) no entry of any of its five distributions passes for `M` in 0.2..1
+//!   (the sparse method degenerates to direct quantization;
+//!   `docs/findings/residual.md`), so the paper's Fig. 8 densities cannot come
+//!   from it, read either way.
 //! - **the worked example** (§3.1 B) keeps `0.1602` but drops `-0.2394` and
 //!   `-0.4861` in rows whose limit they exceed in magnitude: a *signed*
 //!   comparison with the row means of `|D_F|` (any `M` in `(0.2414, 0.3539)`
