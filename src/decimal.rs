@@ -47,22 +47,34 @@ pub fn fixed_down(p: f64, places: u32) -> String {
     format!("{sign}{whole}.{fraction}")
 }
 
-/// A probability for people: the shortest decimal that reads back as `p`
-/// where it has at most six decimals (`0.99`, the binary64 value a plan
-/// wrote), else six decimals rounded down (three for a vacuous `p <= 0`).
+/// A probability for people: its shortest decimal where that is its exact
+/// value with at most six decimals (`0.5`, `0.25`), else six decimals
+/// rounded down (three for a vacuous `p <= 0`). The shortest round-trip
+/// decimal is not used otherwise: it may lie above the value (0.99 is
+/// 0.98999999999999999112 in binary64, printed here as 0.989999; review,
+/// 2026-11-26).
 ///
 /// # Example
 /// ```
 /// use boundgate::decimal::probability;
-/// assert_eq!(probability(0.99), "0.99");
+/// assert_eq!(probability(0.5), "0.5");
+/// assert_eq!(probability(0.99), "0.989999");
 /// assert_eq!(probability(0.9776844815128396), "0.977684");
 /// assert_eq!(probability(1.0 - 3e-8), "0.999999");
 /// assert_eq!(probability(-21.316123456), "-21.317");
+/// assert_eq!(probability(-2034899313477427712.0), "-2034899313477427712.000");
 /// ```
 pub fn probability(p: f64) -> String {
     let shortest = format!("{p}");
     let decimals = shortest.split_once('.').map_or(0, |(_, f)| f.len());
-    if p.is_finite() && !shortest.contains('e') && decimals <= 6 {
+    // The decimal's own value, to 256 bits: equal to `p` only where the
+    // decimal is exact (a decimal that is not a binary fraction rounds to
+    // something else at 256 bits than at 53).
+    let exact = p.is_finite()
+        && !shortest.contains('e')
+        && decimals <= 6
+        && Float::parse(&shortest).is_ok_and(|d| Float::with_val(256, d) == p);
+    if exact {
         return shortest;
     }
     fixed_down(p, if p > 0.0 { 6 } else { 3 })

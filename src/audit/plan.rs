@@ -448,7 +448,8 @@ impl Plan {
         Ok(())
     }
 
-    /// Expands the plan into its cells, in a fixed order.
+    /// Expands the plan into its cells, in a fixed order; a cell that two
+    /// campaigns (or one, twice) give is kept where it first appears.
     pub fn cells(&self) -> Result<Vec<Cell>> {
         let mut cells = Vec::new();
         for c in &self.campaigns {
@@ -468,29 +469,20 @@ impl Plan {
             }
         }
         // A cell twice (a repeated size or parameter value, or overlapping
-        // campaigns, included plans among them) runs the same trials twice
-        // and gave two JUnit cases of one name (review, 2026-11-26).
-        let mut seen = std::collections::HashMap::with_capacity(cells.len());
-        for (i, cell) in cells.iter().enumerate() {
+        // campaigns, included plans among them) ran the same trials twice and
+        // gave two JUnit cases of one name (review, 2026-11-26): it runs
+        // once, where it first appears. (Refusing it refused two shipped
+        // plans whose campaigns overlap at one size.)
+        let mut seen = std::collections::HashSet::with_capacity(cells.len());
+        cells.retain(|cell| {
             let label = super::report::describe_cell(
                 cell.kernel.name(),
                 cell.params.as_map().iter().map(|(k, v)| (*k, v.as_str())),
                 cell.size,
                 &cell.distribution.label(),
             );
-            let key = (label, cell.seeds.first, cell.seeds.count);
-            if let Some(first) = seen.insert(key.clone(), i) {
-                return Err(Error::Plan {
-                    path: self.source.clone(),
-                    line: None,
-                    field: "campaign".into(),
-                    reason: format!(
-                        "cells {first} and {i} are the same ({}, seeds {}..): a repeated size, parameter value or campaign",
-                        key.0, key.1
-                    ),
-                });
-            }
-        }
+            seen.insert((label, cell.seeds.first, cell.seeds.count))
+        });
         Ok(cells)
     }
 }
@@ -692,22 +684,18 @@ mod tests {
         assert!(!plan.cells().unwrap().is_empty());
     }
 
-    /// A cell given twice is refused, naming both (review, 2026-11-26: they
-    /// ran twice and gave two JUnit cases of one name).
+    /// A cell given twice runs once (review, 2026-11-26: it ran twice and
+    /// gave two JUnit cases of one name).
     #[test]
-    fn repeated_cells_are_refused() {
+    fn repeated_cells_run_once() {
         let campaign = "[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [8]\ndistributions = [{ kind = \"uniform\", low = 0.0, high = 1.0 }]\n";
         let head = "name = \"x\"\nseeds = { first = 1, count = 2 }\n";
         for text in [
             format!("{head}{campaign}{campaign}"),
             format!("{head}{}", campaign.replace("[8]", "[8, 8]")),
         ] {
-            let plan = Plan::from_toml(&text, Path::new("p.toml"));
-            let e = plan
-                .and_then(|p| p.cells().map(|_| ()))
-                .unwrap_err()
-                .to_string();
-            assert!(e.contains("cells 0 and 1 are the same"), "{e}");
+            let plan = Plan::from_toml(&text, Path::new("p.toml")).unwrap();
+            assert_eq!(plan.cells().unwrap().len(), 1);
         }
         // Other seeds make another cell.
         let text = format!(

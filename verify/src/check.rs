@@ -707,8 +707,11 @@ pub fn check(errors: &[ErrorMeasure], bounds: Result<ElementBounds>) -> Result<V
 /// The judgement of a probabilistic bound over independent trials.
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct TrialsVerdict {
-    /// Trials with at least one judged element: one with a bound (its
-    /// hypotheses held) and a finite exact value.
+    /// Trials counted: those with at least one judged element (one with a
+    /// bound, its hypotheses held, and a finite exact value), and an empty
+    /// output's (nothing to violate). Elements without a bound count as
+    /// holding in the per-element test (conservative: its size stays below
+    /// `1 - c`, at some cost in power).
     pub judged: u64,
     /// Trials skipped because no element could be judged: the whole bound's
     /// hypothesis failed, every element's did, or no exact value was finite
