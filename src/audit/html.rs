@@ -13,10 +13,17 @@ use crate::error::Result;
 use crate::plot::{Chart, Series};
 use std::fmt::Write as _;
 
-/// Escapes text for HTML; control characters other than whitespace, which
-/// HTML does not allow even escaped, and the noncharacters U+FFFE/U+FFFF
-/// become spaces (review, 2026-11-26: a plan name carried ESC and NUL).
+/// Escapes text for HTML.
 pub(crate) fn html(text: &str) -> String {
+    escape_markup(text, false)
+}
+
+/// Escapes text for HTML or XML (with `apostrophe`, for attributes quoted
+/// either way): `& < > "` as entities; control characters other than tab,
+/// newline and carriage return, and the noncharacters U+FFFE/U+FFFF, which
+/// neither allows even escaped, as spaces (a plan named "a\u{FFFF}" gave
+/// malformed XML; ESC and NUL reached the HTML: review, 2026-11-26).
+pub(crate) fn escape_markup(text: &str, apostrophe: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -24,6 +31,7 @@ pub(crate) fn html(text: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
+            '\'' if apostrophe => out.push_str("&apos;"),
             '\t' | '\n' | '\r' => out.push(c),
             c if c.is_control() || matches!(c, '\u{FFFE}' | '\u{FFFF}') => out.push(' '),
             c => out.push(c),

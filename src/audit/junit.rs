@@ -17,22 +17,7 @@ use std::fmt::Write as _;
 
 /// Escapes text for XML attributes and content.
 fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // XML 1.0 forbids most control characters and U+FFFE, U+FFFF,
-            // even escaped (a plan named "a\u{FFFF}" gave malformed XML).
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push(' '),
-            '\u{FFFE}' | '\u{FFFF}' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
+    super::html::escape_markup(text, true)
 }
 
 fn case_name(c: &CellReport) -> String {
