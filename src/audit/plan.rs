@@ -321,16 +321,28 @@ impl Plan {
             let line = e
                 .span()
                 .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-            let field = line
-                .and_then(|l| text.lines().nth(l - 1))
-                .and_then(|l| l.split_once('='))
-                .map(|(k, _)| k.trim().to_string())
+            let at = line.and_then(|l| text.lines().nth(l - 1)).map(str::trim);
+            // A table header names its table (`[campaign]` was reported as
+            // field `plan`; review, 2026-11-26).
+            let header = at
+                .filter(|l| l.starts_with('[') && !l.starts_with("[["))
+                .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+            let field = header
+                .clone()
+                .or_else(|| {
+                    at.and_then(|l| l.split_once('='))
+                        .map(|(k, _)| k.trim().to_string())
+                })
                 .unwrap_or_else(|| "plan".to_string());
+            let mut reason = e.message().to_string();
+            if let Some(name) = header.filter(|_| reason.contains("expected a sequence")) {
+                reason.push_str(&format!(" (a list of tables is written [[{name}]])"));
+            }
             Error::Plan {
                 path: path.to_path_buf(),
                 line,
                 field,
-                reason: e.message().to_string(),
+                reason,
             }
         })?;
         plan.validate(path).map_err(|e| match e {
@@ -736,6 +748,14 @@ mod tests {
         let text = "name = \"x\"\nseeds = { first = 1, count = 2 }\n[[campaign]]\nkernel = \"dot-recursive\"\nsizes = \"ten\"\ndistributions = []\n";
         let e = Plan::from_toml(text, p).unwrap_err().to_string();
         assert!(e.starts_with("bad.toml:5: sizes:"), "{e}");
+
+        // A table written where a list of tables belongs names its table.
+        let text = "name = \"x\"\nseeds = { first = 1, count = 2 }\n[campaign]\nkernel = \"dot-recursive\"\nsizes = [8]\ndistributions = []\n";
+        let e = Plan::from_toml(text, p).unwrap_err().to_string();
+        assert!(
+            e.starts_with("bad.toml:3: campaign:") && e.ends_with("written [[campaign]])"),
+            "{e}"
+        );
 
         let text = "name = \"x\"\nseeds = { first = 1, count = 2 }\n[[campaign]]\nkernel = \"nope\"\nsizes = [1]\ndistributions = [{ kind = \"uniform\", low = 0.0, high = 1.0 }]\n";
         let e = Plan::from_toml(text, p).unwrap_err().to_string();
