@@ -5,25 +5,31 @@
 #   run(command="bash scripts/gpu-device.sh [STEP ...]", carry=["gpu-stage"])
 #
 # STEP is any of: env ceilings tests memcheck racecheck bench audit (default:
-# all, in that order); steps joined by '+' run at the same time (e.g.
-# tests+memcheck+racecheck+audit: correctness work may share the GPU; timing
-# steps should run alone). Each step writes its own log under $OUT (the tool
-# brings back at most 8 files); every command runs under its own time limit
-# so that one hang cannot eat the whole call, and the last lines printed are
-# a summary table.
+# all but audit, in that order: audit writes its report's files, about 7, and
+# the tool brings back at most 8, so it runs alone); steps joined by '+' run
+# at the same time (e.g. tests+memcheck+racecheck: correctness work may share
+# the GPU; timing steps should run alone). Each step writes its own log under
+# $OUT; every command, env's included, runs under its own time limit so that
+# one hang cannot eat the whole call, and DEADLINE (seconds from the start,
+# e.g. the call's timeout_s less 20) caps them all: nothing runs past
+# DEADLINE - 10 s, so the summary table, the last lines printed, always comes
+# out. Knobs: SANITIZE="bin:filter ...", SANITIZE_LIMIT, TEST_LIMIT (per test
+# binary, 300 s), TEST_FILTER, BENCHES="name ...", BENCH_LIMIT, DEADLINE. The
+# exit status is 1 when any row is FAIL, TIMEOUT, MISSING, UNKNOWN or SKIPPED
+# (rows EMPTY, a filter that matched no test, are shown, not counted).
 #
 # The device has CUDA 13 (nvcc, NVRTC, cuBLAS, compute-sanitizer) but no Rust;
 # the binaries load libcuda, NVRTC and cuBLAS at run time (cudarc dynamic
 # loading), found through LD_LIBRARY_PATH, and NVRTC gets the toolkit's headers
 # through BOUNDGATE_CUDA_INCLUDE.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 OUT="${OUT:-$PWD/gpu-out}"
 mkdir -p "$OUT"
 STAGE=gpu-stage
 STEPS=("$@")
-((${#STEPS[@]})) || STEPS=(env ceilings tests memcheck racecheck bench audit)
+((${#STEPS[@]})) || STEPS=(env ceilings tests memcheck racecheck bench)
 # What compute-sanitizer runs: test binary (without test-) and a name filter
 # (libtest's substring match; empty = every #[ignore]d device test). The
 # filters pick the device tests whose kernels are the ones to check and
@@ -48,9 +54,13 @@ fi
 SANITIZE_LIMIT="${SANITIZE_LIMIT:-240}"
 BENCH_LIMIT="${BENCH_LIMIT:-300}"
 TEST_FILTER="${TEST_FILTER:-}"
+TEST_LIMIT="${TEST_LIMIT:-300}"
+# DEADLINE=seconds after the start: no command is started, or may run, past
+# DEADLINE - 10 s (so the summary is printed inside the call's timeout_s).
+DEADLINE="${DEADLINE:-}"
 
 CUDA_ROOT="${CUDA_HOME:-/usr/local/cuda}"
-cublas_lib="$(find / -xdev -name 'libcublas.so.13*' -print -quit 2>/dev/null || true)"
+cublas_lib="$(timeout -k 5 30 find / -xdev -name 'libcublas.so.13*' -print -quit 2>/dev/null || true)"
 # Empty when cuBLAS is nowhere (dirname "" would say ".").
 cublas_dir="${cublas_lib:+$(dirname "$cublas_lib")}"
 export LD_LIBRARY_PATH="$CUDA_ROOT/lib64${cublas_dir:+:$cublas_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -70,7 +80,16 @@ record() { printf '%-44s %-10s %s\n' "$1" "$2" "$3" >>"$SUMMARY_FILE"; }
 run_logged() {
     local log="$1" limit="$2" label="$3"
     shift 3
-    local start rc
+    local start rc off
+    if [[ -n "$DEADLINE" ]]; then
+        local left=$((DEADLINE - SECONDS - 10))
+        if ((left < 5)); then
+            record "$label" SKIPPED "deadline"
+            return
+        fi
+        ((limit > left)) && limit=$left
+    fi
+    off=$(stat -c %s "$log" 2>/dev/null || echo 0)
     start=$(date +%s%N)
     {
         echo
@@ -82,27 +101,33 @@ run_logged() {
     local ms=$((($(date +%s%N) - start) / 1000000))
     local secs="$((ms / 1000)).$(((ms % 1000) / 100))"
     local verdict=PASS
-    ((rc == 124 || rc == 137)) && verdict=TIMEOUT
-    ((rc != 0 && rc != 124 && rc != 137)) && verdict="FAIL($rc)"
+    if ((rc == 124 || (rc == 137 && ms >= limit * 1000))); then
+        verdict=TIMEOUT
+    elif ((rc != 0)); then
+        verdict="FAIL($rc)"
+    elif tail -c +$((off + 1)) "$log" | grep -q '^running 0 tests$'; then
+        verdict=EMPTY
+    fi
     echo "=== $label: $verdict in ${secs}s" >>"$log"
     record "$label" "$verdict" "${secs}s"
 }
 
 step_env() {
     local log="$OUT/device.txt"
+    local t="timeout -k 5 30"
     {
         echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
         echo "host: $(uname -a)"
         cat "$STAGE/MANIFEST" 2>/dev/null
-        nvidia-smi
-        nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv
-        nvcc --version
+        $t nvidia-smi
+        $t nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv
+        $t nvcc --version
         echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
         ls "$CUDA_ROOT"/lib64/libnvrtc.so* "$CUDA_ROOT"/lib64/libcublas*.so* 2>&1
         echo "cublas found in: ${cublas_dir:-nowhere}"
-        compute-sanitizer --version
+        $t compute-sanitizer --version
     } >"$log" 2>&1
-    record env done "$(grep -m1 -o 'NVIDIA H[0-9]*[^|]*' "$log" | head -1 | xargs)"
+    record env 'done' "$(grep -m1 -o 'NVIDIA H[0-9]*[^|]*' "$log" | head -1 | xargs)"
 }
 
 step_ceilings() {
@@ -113,10 +138,14 @@ step_ceilings() {
 step_tests() {
     local t
     for t in "$STAGE"/test-*; do
+        if [[ ! -x "$t" ]]; then
+            record tests MISSING "no $STAGE/test-*"
+            continue
+        fi
         local name="${t##*/test-}"
         # --include-ignored: the device tests are #[ignore]d ("needs an NVIDIA
         # GPU"); the others in these binaries run too. One thread: one GPU.
-        run_logged "$OUT/tests.log" 300 "test $name" \
+        run_logged "$OUT/tests.log" "$TEST_LIMIT" "test $name" \
             "$t" --include-ignored --nocapture --test-threads=1 $TEST_FILTER
     done
 }
@@ -127,7 +156,11 @@ sanitize_with() {
     for entry in "${SANITIZE_RUNS[@]}"; do
         name="${entry%%:*}"
         filter="${entry#*:}"
-        [[ -x "$STAGE/test-$name" ]] || continue
+        [[ "$entry" == *:* ]] || filter=""
+        if [[ ! -x "$STAGE/test-$name" ]]; then
+            record "$tool $name" MISSING "no $STAGE/test-$name"
+            continue
+        fi
         run_logged "$OUT/$tool.log" "$SANITIZE_LIMIT" "$tool $name ${filter:-(all)}" \
             compute-sanitizer --tool "$tool" --error-exitcode 86 \
             --target-processes all --print-limit 20 \
@@ -147,7 +180,11 @@ step_bench() {
         if [[ -n "${BENCHES:-}" && " $BENCHES " != *" ${b##*/bench-} "* ]]; then
             continue
         fi
+        [[ -x "$b" ]] || continue
         run_logged "$OUT/bench.log" "$BENCH_LIMIT" "bench ${b##*/bench-}" "$b" --bench
+    done
+    for b in ${BENCHES:-}; do
+        [[ -x "$STAGE/bench-$b" ]] || record "bench $b" MISSING "no $STAGE/bench-$b"
     done
 }
 
@@ -171,6 +208,7 @@ run_step() {
     env | ceilings | tests | memcheck | racecheck | bench | audit) "step_$1" ;;
     *)
         echo "unknown step: $1 (env ceilings tests memcheck racecheck bench audit)" >&2
+        record "step $1" UNKNOWN "env ceilings tests memcheck racecheck bench audit"
         return 2
         ;;
     esac
@@ -187,3 +225,8 @@ done
 echo
 printf '%-44s %-10s %s\n' step verdict "time/what"
 cat "$SUMMARY_FILE"
+# The exit status says whether anything went wrong (it was always 0): a
+# failure, a time-out, a missing binary, an unknown step or one skipped at
+# the deadline. EMPTY (a filter that matched no test) is shown, not counted:
+# TEST_FILTER leaves most binaries without a match on purpose.
+! grep -qE ' (FAIL|TIMEOUT|MISSING|UNKNOWN|SKIPPED)' "$SUMMARY_FILE"
