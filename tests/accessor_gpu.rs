@@ -22,11 +22,13 @@ mod with_nvrtc {
                 "NVRTC is not available: {e}; run scripts/install-cuda-nvrtc.sh or set BOUNDGATE_SKIP_NVRTC=1"
             );
         }
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/accessor_blas.cu");
-        let source = std::fs::read_to_string(path).expect("readable kernel");
+        // The source embedded in the library, as the launchers compile it:
+        // a path fixed at build time is not there on the device, which runs
+        // the staged binary from another checkout (review, 2026-11-26).
+        let kernel = boundgate::gpu::sources::ACCESSOR_BLAS;
         let built = nvrtc::compile(
-            "kernels/accessor_blas.cu",
-            &source,
+            kernel.path,
+            kernel.source,
             &BuildOptions::new(Target::Ptx(9, 0)).strict(),
         )
         .expect("compiles");
