@@ -132,18 +132,23 @@ impl Chart {
         self
     }
 
-    /// The drawable points of a series: finite, inside each axis's window
-    /// ([`Chart::window`]).
-    fn drawable(&self, s: &Series) -> Vec<(f64, f64)> {
+    /// The drawable points of each series, in order: finite, inside each
+    /// axis's window ([`Chart::window`], computed once for all series).
+    fn drawable(&self) -> Vec<Vec<(f64, f64)>> {
         let (wx, wy) = (
             self.window(|p| p.0, self.x_log),
             self.window(|p| p.1, self.y_log),
         );
         let inside = |v: f64, (lo, hi): (f64, f64)| v >= lo && v <= hi;
-        s.points
+        self.series
             .iter()
-            .copied()
-            .filter(|&(x, y)| inside(x, wx) && inside(y, wy))
+            .map(|s| {
+                s.points
+                    .iter()
+                    .copied()
+                    .filter(|&(x, y)| inside(x, wx) && inside(y, wy))
+                    .collect()
+            })
             .collect()
     }
 
@@ -172,16 +177,13 @@ impl Chart {
         ((top * 1e-290).max(f64::MIN_POSITIVE), LIMIT)
     }
 
-    fn range(&self, axis: fn(&(f64, f64)) -> f64, log: bool) -> (f64, f64) {
-        let values: Vec<f64> = self
-            .series
+    /// The axis range over the drawable points.
+    fn range(drawable: &[Vec<(f64, f64)>], axis: fn(&(f64, f64)) -> f64, log: bool) -> (f64, f64) {
+        let (lo, hi) = drawable
             .iter()
-            .flat_map(|s| self.drawable(s))
-            .map(|p| axis(&p))
-            .collect();
-        let (lo, hi) = values
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            .flatten()
+            .map(axis)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
                 (a.min(v), b.max(v))
             });
         if !lo.is_finite() {
@@ -226,8 +228,9 @@ impl Chart {
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let x = self.range(|p| p.0, self.x_log);
-        let y = self.range(|p| p.1, self.y_log);
+        let drawable = self.drawable();
+        let x = Chart::range(&drawable, |p| p.0, self.x_log);
+        let y = Chart::range(&drawable, |p| p.1, self.y_log);
         let mut builder = ChartBuilder::on(root);
         builder
             .caption(&self.title, ("sans-serif", 20))
@@ -240,25 +243,25 @@ impl Chart {
                 let chart = builder
                     .build_cartesian_2d(x.0..x.1, y.0..y.1)
                     .map_err(|e| e.to_string())?;
-                self.fill(chart)
+                self.fill(chart, drawable)
             }
             (true, false) => {
                 let chart = builder
                     .build_cartesian_2d((x.0..x.1).log_scale(), y.0..y.1)
                     .map_err(|e| e.to_string())?;
-                self.fill(chart)
+                self.fill(chart, drawable)
             }
             (false, true) => {
                 let chart = builder
                     .build_cartesian_2d(x.0..x.1, (y.0..y.1).log_scale())
                     .map_err(|e| e.to_string())?;
-                self.fill(chart)
+                self.fill(chart, drawable)
             }
             (true, true) => {
                 let chart = builder
                     .build_cartesian_2d((x.0..x.1).log_scale(), (y.0..y.1).log_scale())
                     .map_err(|e| e.to_string())?;
-                self.fill(chart)
+                self.fill(chart, drawable)
             }
         }
     }
@@ -266,6 +269,7 @@ impl Chart {
     fn fill<'a, DB, X, Y>(
         &self,
         mut chart: ChartContext<'a, DB, Cartesian2d<X, Y>>,
+        drawable: Vec<Vec<(f64, f64)>>,
     ) -> std::result::Result<(), String>
     where
         DB: DrawingBackend + 'a,
@@ -281,9 +285,8 @@ impl Chart {
             .y_label_formatter(&|v| short(*v))
             .draw()
             .map_err(|e| e.to_string())?;
-        for (i, s) in self.series.iter().enumerate() {
+        for (i, (s, points)) in self.series.iter().zip(drawable).enumerate() {
             let color = COLORS[i % COLORS.len()].to_rgba();
-            let points = self.drawable(s);
             let drawn = match s.style {
                 Style::Line => chart
                     .draw_series(LineSeries::new(points, color.stroke_width(2)))
@@ -389,7 +392,7 @@ mod tests {
         let chart = Chart::new("t", "x", "y")
             .log_y()
             .with(Series::line("a", vec![(1.0, 1e-320), (2.0, 1.0)]));
-        assert_eq!(chart.drawable(&chart.series[0]), vec![(2.0, 1.0)]);
+        assert_eq!(chart.drawable(), vec![vec![(2.0, 1.0)]]);
         // An empty chart still renders.
         assert!(
             Chart::new("empty", "x", "y")
