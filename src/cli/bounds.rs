@@ -119,13 +119,41 @@ fn entries(format: Format, args: &BoundsArgs) -> Vec<Row> {
     let mode = args.mode;
     let u = format.unit_roundoff(mode);
     let (n, lambda) = (args.n, args.lambda);
-    let pairwise = pairwise_depth(n.try_into().unwrap_or(usize::MAX));
+    let terms: usize = n.try_into().unwrap_or(usize::MAX);
+    let pairwise = pairwise_depth(terms);
     const MEAN_ZERO: &str = "rounding errors independent, of mean zero (round to nearest)";
     const UNIFORM: &str = "rounding errors iid uniform on [-u, u] (round to nearest)";
+    type Probabilistic = fn(u64, f64, f64) -> VResult<Bound>;
+    let probabilistic: [(&str, &Source, &str, Probabilistic); 4] = [
+        (
+            "Higham-Mary gamma~_n(lambda)",
+            &HIGHAM_MARY_THM_2_4,
+            MEAN_ZERO,
+            higham_mary_gamma,
+        ),
+        (
+            "Bhola-Duraisamy VIBEA gamma~_n(lambda), rigorous pairing",
+            &VIBEA_PAIRED,
+            UNIFORM,
+            vibea_gamma,
+        ),
+        (
+            "VIBEA, authors' centred exp(lambda sqrt(n) u) - 1",
+            &VIBEA_AUTHORS_CENTRED,
+            UNIFORM,
+            vibea_gamma_authors_centred,
+        ),
+        (
+            "VIBEA, authors' first order lambda sqrt(n) u",
+            &VIBEA_FIRST_ORDER,
+            UNIFORM,
+            vibea_gamma_first_order,
+        ),
+    ];
     let mut list = vec![
         Row::new(
             "gamma_n (recursive dot, DBEA)".into(),
-            gamma(recursive_depth(n.try_into().unwrap_or(usize::MAX)), u),
+            gamma(recursive_depth(terms), u),
         ),
         Row::new(
             "recursive dot of rounded products, every n: (n - 1) u (1 + u) + u".into(),
@@ -139,29 +167,13 @@ fn entries(format: Format, args: &BoundsArgs) -> Vec<Row> {
             format!("gamma_d, d = ceil(log2 n) + 1 = {pairwise} (pairwise dot)"),
             gamma(pairwise, u),
         ),
-        Row::new(
-            "Higham-Mary gamma~_n(lambda)".into(),
-            nearest_only(mode, &HIGHAM_MARY_THM_2_4, MEAN_ZERO, || {
-                higham_mary_gamma(n, u, lambda)
-            }),
-        ),
-        Row::new(
-            "Bhola-Duraisamy VIBEA gamma~_n(lambda), rigorous pairing".into(),
-            nearest_only(mode, &VIBEA_PAIRED, UNIFORM, || vibea_gamma(n, u, lambda)),
-        ),
-        Row::new(
-            "VIBEA, authors' centred exp(lambda sqrt(n) u) - 1".into(),
-            nearest_only(mode, &VIBEA_AUTHORS_CENTRED, UNIFORM, || {
-                vibea_gamma_authors_centred(n, u, lambda)
-            }),
-        ),
-        Row::new(
-            "VIBEA, authors' first order lambda sqrt(n) u".into(),
-            nearest_only(mode, &VIBEA_FIRST_ORDER, UNIFORM, || {
-                vibea_gamma_first_order(n, u, lambda)
-            }),
-        ),
     ];
+    list.extend(probabilistic.map(|(name, source, model, bound)| {
+        Row::new(
+            name.into(),
+            nearest_only(mode, source, model, || bound(n, u, lambda)),
+        )
+    }));
     list.extend(tensor_core_entries(format, n));
     list
 }
