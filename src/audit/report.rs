@@ -142,6 +142,16 @@ impl BoundSummary {
     fn is_rigorous(&self) -> bool {
         self.gating
     }
+
+    /// The statistical judgement of a probabilistic bound beside the gate:
+    /// what the totals count as consistent or not, and the summary as judged.
+    fn probabilistic(&self) -> Option<&TrialsVerdict> {
+        if self.is_rigorous() {
+            None
+        } else {
+            self.statistics.as_ref()
+        }
+    }
 }
 
 /// The results of one cell.
@@ -250,7 +260,7 @@ impl Totals {
             for b in &c.bounds {
                 if b.is_rigorous() {
                     t.rigorous.add(&b.counts);
-                } else if let Some(s) = &b.statistics {
+                } else if let Some(s) = b.probabilistic() {
                     t.probabilistic_inconsistent += u64::from(!s.consistent());
                 } else {
                     t.published_violations.add(&b.violation_causes);
@@ -400,7 +410,7 @@ impl AuditReport {
             .cells
             .iter()
             .flat_map(|c| &c.bounds)
-            .filter(|b| !b.is_rigorous() && b.statistics.is_some())
+            .filter(|b| b.probabilistic().is_some())
             .count();
         let inconsistent = self.totals.probabilistic_inconsistent;
         let chance = judged as f64 * (1.0 - self.confidence);
