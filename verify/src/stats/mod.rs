@@ -161,11 +161,6 @@ fn tail_ge(k: u64, n: u64, q: f64) -> f64 {
     BinomialTail::new(k, n).at(q)
 }
 
-/// [`tail_ge`] with a bound on its absolute error.
-fn tail_ge_with_error(k: u64, n: u64, q: f64) -> Tail {
-    BinomialTail::new(k, n).with_error(q)
-}
-
 /// `q -> P[Bin(n, q) >= k]` for fixed `k` and `n`, with the binomial
 /// coefficients (the costly `ln Gamma`s) computed once.
 struct BinomialTail {
@@ -419,7 +414,7 @@ pub fn judge_violations(
     let vacuous = claimed_probability <= 0.0;
     // Rounded up: the claim gets the benefit of the last bit.
     let allowed_rate = crate::bounds::directed::sub_up(1.0, claimed_probability).min(1.0);
-    let tail = tail_ge_with_error(violations, trials, allowed_rate);
+    let tail = BinomialTail::new(violations, trials).with_error(allowed_rate);
     let p_value = tail.value;
     // Rejected only when the p-value is below 1 - c by more than both its
     // computed error bound and the fixed margin.
