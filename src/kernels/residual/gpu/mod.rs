@@ -176,7 +176,7 @@ fn run(
     let dev = Device::open(&sources::RESIDUAL)?;
     let d_a = dev.upload(a32)?;
     let d_b = dev.upload(b32)?;
-    let pass = device_pass(&dev, kind, &d_a, &d_b, (m, k, n), cfg)?;
+    let pass = device_pass(&dev, kind, &d_a, &d_b, (m, k, n), cfg, Purpose::Compare)?;
     let kp = pass.kp;
     let untranspose = |t: Vec<i8>, rows: usize, cols: usize| -> Vec<i8> {
         // t is cols x kp holding (row r, col c) at c * kp + r.
@@ -205,8 +205,8 @@ fn run(
         d: d.into_iter().map(f64::from).collect(),
         aq: unpad(dev.download(&pass.qa.q)?, m),
         bq: untranspose(dev.download(&pass.qb.q)?, k, n),
-        raq: unpad(dev.download(&pass.qra.q)?, m),
-        rbq: untranspose(dev.download(&pass.qrb.q)?, k, n),
+        raq: unpad(dev.download(&residuals(&pass)?.0.q)?, m),
+        rbq: untranspose(dev.download(&residuals(&pass)?.1.q)?, k, n),
         p0: dev.download(&pass.p0)?,
         d_f: d_f.into_iter().map(f64::from).collect(),
         path: pass.path,
@@ -220,8 +220,8 @@ struct DevicePass {
     kp: usize,
     qa: Quantized,
     qb: Quantized,
-    qra: Quantized,
-    qrb: Quantized,
+    /// The quantized residuals `RA`, `RB` (`None`: a timed plain int8 run).
+    residuals: Option<(Quantized, Quantized)>,
     p0: CudaSlice<i32>,
     d_f: CudaSlice<f32>,
     /// `D` when the method compensates (`None`: `D = D_F`).
@@ -230,10 +230,30 @@ struct DevicePass {
     densities: Option<(f64, f64)>,
 }
 
-/// Algorithm 1 on operands already on the device: quantize A, B and their
-/// residuals, `P0`, `D_F`, then the compensation of the method (none, the
-/// two dense products, or the reduction with CSR products). Launches only
-/// (the sparse method reads its row counts back to size the CSR arrays).
+/// Why a device pass runs: to compare every matrix with the CPU model, or to
+/// be timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Purpose {
+    /// Every intermediate, the residuals' quantization included, is kept.
+    Compare,
+    /// Only what the method needs: a plain int8 run (`Method::Direct`)
+    /// computes no residuals.
+    Time,
+}
+
+/// The quantized residuals of a pass, which every pass but a timed plain
+/// int8 one has.
+fn residuals(pass: &DevicePass) -> Result<&(Quantized, Quantized), GpuError> {
+    pass.residuals.as_ref().ok_or_else(|| {
+        GpuError::Internal("a timed plain int8 pass has no quantized residuals".into())
+    })
+}
+
+/// Algorithm 1 on operands already on the device: quantize A, B and (where
+/// the method or the comparison needs them) their residuals, `P0`, `D_F`,
+/// then the compensation of the method (none, the two dense products, or the
+/// reduction with CSR products). Launches only (the sparse method reads its
+/// row counts back to size the CSR arrays).
 fn device_pass(
     dev: &Device,
     kind: Int8Gemm,
@@ -241,18 +261,27 @@ fn device_pass(
     d_b: &CudaSlice<f32>,
     (m, k, n): (usize, usize, usize),
     cfg: &RunConfig,
+    purpose: Purpose,
 ) -> Result<DevicePass, GpuError> {
     // Zero padding to 16 bytes: 4-byte words for dp4a, 16-byte rows for the
     // IMMA kernel's cp.async (zeros add nothing to an integer sum).
     let kp = k.div_ceil(16) * 16;
     let axis_a = cfg.granularity.axis(true);
     let axis_b = cfg.granularity.axis(false);
-    let qa = quantize(dev, d_a, (m, k), axis_a, cfg, false, kp, true)?;
-    let qb = quantize(dev, d_b, (k, n), axis_b, cfg, true, kp, true)?;
-    let ra = qa.residual.as_ref().expect("asked for");
-    let rb = qb.residual.as_ref().expect("asked for");
-    let qra = quantize(dev, ra, (m, k), axis_a, cfg, false, kp, false)?;
-    let qrb = quantize(dev, rb, (k, n), axis_b, cfg, true, kp, false)?;
+    // A timed plain int8 run quantizes A and B and nothing else: until the
+    // review of the 2026-11-26 H100 run it also wrote the residuals RA, RB
+    // and quantized them, work a plain int8 GEMM does not do, which made the
+    // baseline slower and the sparse method's ratio to it look better.
+    let with_residuals = cfg.method != Method::Direct || purpose == Purpose::Compare;
+    let qa = quantize(dev, d_a, (m, k), axis_a, cfg, false, kp, with_residuals)?;
+    let qb = quantize(dev, d_b, (k, n), axis_b, cfg, true, kp, with_residuals)?;
+    let quantized_residuals = match (&qa.residual, &qb.residual) {
+        (Some(ra), Some(rb)) => Some((
+            quantize(dev, ra, (m, k), axis_a, cfg, false, kp, false)?,
+            quantize(dev, rb, (k, n), axis_b, cfg, true, kp, false)?,
+        )),
+        _ => None,
+    };
     let p0 = gemm(dev, kind, &qa.q, &qb.q, (m, n, kp))?;
     let (m64, n64) = (m as u64, n as u64);
     let (ca, cb) = (axis_code(axis_a), axis_code(axis_b));
@@ -276,20 +305,29 @@ fn device_pass(
             .map_err(driver("launch residual_dequantize"))?;
     }
     let mut densities = None;
+    let needed = || {
+        quantized_residuals.as_ref().ok_or_else(|| {
+            GpuError::Internal("the residuals were not quantized for a compensating method".into())
+        })
+    };
     let (p1, p2, path) = match cfg.method {
         Method::Direct => (None, None, Path::Direct),
-        Method::Full => (
-            Some(gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?),
-            Some(gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?),
-            Path::Dense,
-        ),
+        Method::Full => {
+            let (qra, qrb) = needed()?;
+            (
+                Some(gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?),
+                Some(gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?),
+                Path::Dense,
+            )
+        }
         Method::Sparse => {
+            let (qra, qrb) = needed()?;
             let (p1, p2, path, dens) = sparse(
                 (dev, kind),
                 d_a,
                 d_b,
                 &d_f,
-                (&qa, &qb, &qra, &qrb),
+                (&qa, &qb, qra, qrb),
                 (m, k, n, kp),
                 cfg,
             )?;
@@ -297,8 +335,8 @@ fn device_pass(
             (Some(p1), Some(p2), path)
         }
     };
-    let d = match (p1, p2) {
-        (Some(p1), Some(p2)) => {
+    let d = match (p1, p2, &quantized_residuals) {
+        (Some(p1), Some(p2), Some((qra, qrb))) => {
             // SAFETY: residual_combine writes every element of D.
             let mut d = unsafe { dev.uninit::<f32>(m * n) }?;
             let f = dev.function("residual_combine")?;
@@ -329,8 +367,7 @@ fn device_pass(
         kp,
         qa,
         qb,
-        qra,
-        qrb,
+        residuals: quantized_residuals,
         p0,
         d_f,
         d,
@@ -415,7 +452,7 @@ pub fn time_gpu_with(
         let d_a = dev.upload(&a32)?;
         let d_b = dev.upload(&b32)?;
         let (first, seconds) = median_seconds(repetitions, || {
-            let pass = device_pass(&dev, kind, &d_a, &d_b, (m, k, n), cfg)?;
+            let pass = device_pass(&dev, kind, &d_a, &d_b, (m, k, n), cfg, Purpose::Time)?;
             dev.stream
                 .synchronize()
                 .map_err(driver("cuStreamSynchronize"))?;
