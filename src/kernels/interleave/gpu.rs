@@ -13,8 +13,8 @@
 //! (the thesis's speedup, Freytag 2023, §5.2: runtime of the exact kernel
 //! over that of the schedule, conversions included) and measures the final
 //! state's loss against the `float` run's; `benches/interleave_gpu.rs`
-//! replays the schedules of `plans/interleave-gpu/` with it. Not yet run on
-//! a device (written after the H100 session).
+//! replays the schedules of `plans/interleave-gpu/` with it (H100,
+//! 2026-11-26: docs/gpu/2026-11-26-h100.md).
 
 use super::hotspot::HotSpot3D;
 use super::loss::{LossMeasure, accuracy_loss};

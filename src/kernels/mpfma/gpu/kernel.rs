@@ -22,12 +22,14 @@ pub enum GemmKernel {
     /// H100 on 2026-11-24: bit-exact, 3.7 % of cuBLAS).
     Simple,
     /// `mpfma_gemm_pipelined_*`: K in slices of 32, 16-byte loads, the next
-    /// slice loaded while the current one is multiplied (not yet run on a device).
+    /// slice loaded while the current one is multiplied (H100, 2026-11-26:
+    /// bit-exact, 15.5 % of cuBLAS).
     Pipelined,
     /// `mpfma_gemm_wide_*` (fp16 and bf16 inputs): 128 x 128 tiles per block
-    /// of 256 threads, a 3-stage cp.async pipeline, ldmatrix fragments (not
-    /// yet run on a device; ptxas: about 100 registers, no spills; 56 832 B of
-    /// dynamic shared memory, so two blocks per SM).
+    /// of 256 threads, a 3-stage cp.async pipeline, ldmatrix fragments (H100,
+    /// 2026-11-26: bit-exact, racecheck clean, 29 % of cuBLAS; ptxas: about
+    /// 100 registers, no spills; 56 832 B of dynamic shared memory, so two
+    /// blocks per SM).
     Wide,
 }
 
