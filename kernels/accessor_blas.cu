@@ -27,9 +27,10 @@
 //         and writes the result in the arithmetic format and through the accessor.
 //   AXPY  y[i] = w(fma(alpha, r(x[i]), r(y[i]))).
 //   GEMV  op(A) = A: 8 warps per block, a warp per row: lane l chains the columns
-//         l, l + 32, ...; warp_tree. op(A) = A^T: blocks of 32 x 8 threads, thread
-//         (c, g) chains the rows g, g + 8, ... of column 32*blockIdx.x + c; a tree
-//         over g (s = 4, 2, 1) in shared memory. Then y = alpha == 0 ? (beta == 0 ?
+//         l, l + 32, ...; warp_tree. op(A) = A^T: blocks of 32 x G threads (G =
+//         blockDim.y, a power of two <= 32: TRANSPOSED_GROUPS = 32 in gemv.rs), thread
+//         (c, g) chains the rows g, g + G, ... of column 32*blockIdx.x + c; a tree
+//         over g (s = G/2, ..., 2, 1) in shared memory. Then y = alpha == 0 ? (beta == 0 ?
 //         +0 : beta*y0) : beta == 0 ? alpha*s : fma(alpha, s, beta*y0) (BLAS: the
 //         sum unused when alpha is 0), written through the accessor.
 //   SPMV  CSR: a warp per row, lane l chains the row's entries l, l + 32, ...;
@@ -288,42 +289,45 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
                                               typename A::T* __restrict__ y_arith,
                                               typename St::S* __restrict__ y) {
     typedef typename A::T T;
-    __shared__ __align__(8) unsigned char sh_raw[8 * 32 * sizeof(double)];
+    // Up to 32 row groups of 32 columns: 8 KB for binary64 sums.
+    __shared__ __align__(8) unsigned char sh_raw[32 * 32 * sizeof(double)];
     T* sh = reinterpret_cast<T*>(sh_raw);
-    const unsigned int c = threadIdx.x;  // 0..31
-    const unsigned int g = threadIdx.y;  // 0..7
+    const unsigned int c = threadIdx.x;       // 0..31
+    const unsigned int g = threadIdx.y;       // 0..G-1
+    const index_t groups = blockDim.y;        // G, a power of two <= 32
     const index_t col = (index_t)blockIdx.x * 32 + c;
     T acc = 0;
     if (col < n) {
         // Eight rows' loads are issued before their eight FMAs, which stay one
-        // chain in row order (g, g + 8, g + 16, ...: the CPU model's order, the
+        // chain in row order (g, g + G, g + 2G, ...: the CPU model's order, the
         // same result). A `#pragma unroll` of the plain loop did not do this:
         // its trip count is unknown, so every unrolled step kept its exit
         // branch and each load still waited behind the previous FMA (PTX,
-        // 2026-11-25). At 4096 columns the grid has only 128 blocks, and that
-        // latency-bound chain left gemv^T at 0.64x our fp32 kernel on the H100
-        // (2026-11-24); not yet re-measured.
+        // 2026-11-25). G was 8 until 2026-11-26: at 4096 columns that is
+        // 128 blocks of 256 threads, one small block per SM of the H100, and
+        // gemv^T reached 29 % of copy (0.71x our fp32 kernel); 32 groups give
+        // four times the loads in flight (not yet run on a device).
         index_t i = g;
-        for (; i + 56 < m; i += 64) {
+        for (; i + 7 * groups < m; i += 8 * groups) {
             T av[8];
             T xv[8];
 #pragma unroll
             for (unsigned int u = 0; u < 8; ++u) {
-                av[u] = St::template read<A>(a, (i + 8 * u) * n + col);
-                xv[u] = St::template read<A>(x, i + 8 * u);
+                av[u] = St::template read<A>(a, (i + groups * u) * n + col);
+                xv[u] = St::template read<A>(x, i + groups * u);
             }
 #pragma unroll
             for (unsigned int u = 0; u < 8; ++u) {
                 acc = A::fma(av[u], xv[u], acc);
             }
         }
-        for (; i < m; i += 8) {
+        for (; i < m; i += groups) {
             acc = A::fma(St::template read<A>(a, i * n + col), St::template read<A>(x, i), acc);
         }
     }
     sh[g * 32 + c] = acc;
     __syncthreads();
-    for (unsigned int s = 4; s > 0; s >>= 1) {
+    for (unsigned int s = (unsigned int)groups / 2; s > 0; s >>= 1) {
         if (g < s) {
             sh[g * 32 + c] = A::add(sh[g * 32 + c], sh[(g + s) * 32 + c]);
         }
@@ -510,7 +514,9 @@ static __device__ __forceinline__ void roofline(const typename St::S* __restrict
                                                          St::S* __restrict__ y) {                         \
         gemv_n<St, A>(m, n, alpha, a, x, beta, y0, y_arith, y);                                           \
     }                                                                                                     \
-    extern "C" __global__ void accessor_gemv_t_##SN##_##AN(index_t m, index_t n, A::T alpha,              \
+    /* 32 x TRANSPOSED_GROUPS (32) threads: at most 64 registers each. */                               \
+    extern "C" __global__ void __launch_bounds__(1024)                                                    \
+        accessor_gemv_t_##SN##_##AN(index_t m, index_t n, A::T alpha,                                     \
                                                          const St::S* __restrict__ a,                     \
                                                          const St::S* __restrict__ x, A::T beta,          \
                                                          const St::S* __restrict__ y0,                    \

@@ -436,6 +436,8 @@ mod device {
             (64, 33),
             (100, 257),
             (300, 200),
+            // Transposed: several 8-row batches per thread of the 32 groups.
+            (1000, 40),
         ];
         for (stream, (m, n)) in shapes.into_iter().enumerate() {
             let d = &DISTRIBUTIONS[stream % 2];

@@ -145,15 +145,16 @@ fn gemv_by_threads<A: Native>(
             .collect(),
         Transpose::Yes => (0..n)
             .map(|j| {
-                let mut sh = [A::default(); 8];
+                // blockDim.y = 32 row groups (8 until 2026-11-26).
+                let mut sh = [A::default(); 32];
                 for (g, acc) in sh.iter_mut().enumerate() {
                     let mut i = g;
                     while i < m {
                         *acc = A::fma(A::of(a[i * n + j]), A::of(x[i]), *acc);
-                        i += 8;
+                        i += 32;
                     }
                 }
-                for s in [4, 2, 1] {
+                for s in [16, 8, 4, 2, 1] {
                     let before = sh;
                     for g in 0..s {
                         sh[g] = A::add(before[g], before[g + s]);
@@ -170,7 +171,15 @@ fn gemv_equals_the_kernel_thread_by_thread() {
     let seed = 0x6e_77;
     println!("seed {seed:#x}");
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    for (m, n) in [(1, 1), (3, 70), (70, 3), (33, 64), (64, 33), (100, 257)] {
+    for (m, n) in [
+        (1, 1),
+        (3, 70),
+        (70, 3),
+        (33, 64),
+        (64, 33),
+        (100, 257),
+        (300, 40),
+    ] {
         let a = values(&mut rng, m * n, 10);
         for trans in [Transpose::No, Transpose::Yes] {
             let (inner, outer) = if trans == Transpose::No {

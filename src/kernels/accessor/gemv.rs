@@ -5,10 +5,10 @@
 //! - `op(A) = A` (A row-major, `m x n`): one warp per row ([`warp_dot`]: lane
 //!   `l` chains the columns `l, l + 32, ...`, then the warp tree), depth
 //!   [`warp_dot_depth`]`(n)`.
-//! - `op(A) = A^T`: a block of 32 x 8 threads per 32 columns; thread `(g, c)`
-//!   chains the rows `g, g + 8, ...` of column `c` (coalesced reads), then a
-//!   tree over the 8 groups (`v[g] += v[g + s]`, `s = 4, 2, 1`), depth
-//!   `ceil(m / 8) + ceil(log2 min(m, 8))` ([`transposed_depth`]).
+//! - `op(A) = A^T`: a block of 32 x 32 threads per 32 columns; thread `(g, c)`
+//!   chains the rows `g, g + 32, ...` of column `c` (coalesced reads), then a
+//!   tree over the 32 groups (`v[g] += v[g + s]`, `s = 16, 8, 4, 2, 1`), depth
+//!   `ceil(m / 32) + ceil(log2 min(m, 32))` ([`transposed_depth`]).
 //! - Then `y_i = fl(alpha s_i)` if `beta = 0`, else `fma(alpha, s_i, fl(beta y_i))`;
 //!   with `alpha = 0` the sum is not used, as in BLAS (`fl(beta y_i)`, or +0):
 //!   [`common::blas_epilogue`]. Then the store.
@@ -41,15 +41,20 @@ use boundgate_verify::error::require_same_len;
 use boundgate_verify::oracle::{ExactOp, Gemv, Matrix, Transpose};
 use serde_json::json;
 
-/// Row groups of the transposed kernel (threads per column).
-pub const TRANSPOSED_GROUPS: usize = 8;
+/// Row groups of the transposed kernel (threads per column; the kernel's
+/// `blockDim.y`, a power of two of at most 32, its shared memory's size).
+/// 8 until 2026-11-26: 32 puts four times the threads on a 4096-column
+/// matrix, whose 128 blocks of 256 threads left one small block per SM of
+/// the H100 (gemv^T at 29 % of copy; docs/gpu/2026-11-26-h100.md).
+pub const TRANSPOSED_GROUPS: usize = 32;
+const _: () = assert!(TRANSPOSED_GROUPS.is_power_of_two() && TRANSPOSED_GROUPS <= 32);
 
 /// The depth of the transposed kernel's sum over `m` rows.
 ///
 /// # Example
 /// ```
 /// use boundgate::kernels::accessor::gemv::transposed_depth;
-/// assert_eq!(transposed_depth(1000), 125 + 3);
+/// assert_eq!(transposed_depth(1000), 32 + 5);
 /// assert_eq!(transposed_depth(3), 1 + 2);
 /// ```
 pub fn transposed_depth(m: usize) -> u64 {
@@ -352,7 +357,7 @@ const PARAMS: [ParamSpec; 11] = common::params_with_scalars(TRANS);
 
 const INFO: KernelInfo = KernelInfo {
     name: "accessor-gemv",
-    summary: "y := alpha op(A) x + beta y through the memory accessor; GPU order: a warp per row (or 8 row groups per column, transposed), FMA chains and trees",
+    summary: "y := alpha op(A) x + beta y through the memory accessor; GPU order: a warp per row (or 32 row groups per column, transposed), FMA chains and trees",
     inputs: GEMV_INPUTS,
     params: &PARAMS,
     non_finite: super::common::NON_FINITE,

@@ -54,7 +54,7 @@ impl AccessorGpu {
                 blocks_for(g.out.len, ROW_WARPS)?,
                 ((ROW_WARPS * WARP) as u32, 1),
             ),
-            // 32 columns x 8 row groups per block.
+            // 32 columns x TRANSPOSED_GROUPS (32) row groups per block.
             Transpose::Yes => config(
                 blocks_for(g.out.len, WARP)?,
                 (
@@ -82,7 +82,7 @@ impl AccessorGpu {
         Ok(())
     }
 
-    /// The GEMV kernel (`op(A) = A`: a warp per row; `A^T`: 32 x 8 threads per
+    /// The GEMV kernel (`op(A) = A`: a warp per row; `A^T`: 32 x 32 threads per
     /// 32 columns) on operands stored through `spec`; the CPU model is
     /// [`accessor_gemv`](crate::kernels::accessor::gemv::accessor_gemv) with `store = true`.
     ///
