@@ -5,7 +5,7 @@
 //! - `op(A) = A` (A row-major, `m x n`): one warp per row ([`warp_dot`]: lane
 //!   `l` chains the columns `l, l + 32, ...`, then the warp tree), depth
 //!   [`warp_dot_depth`]`(n)`.
-//! - `op(A) = A^T`: a block of 32 x 32 threads per 32 columns; thread `(g, c)`
+//! - `op(A) = A^T`: a block of 32 x 32 threads per 32 columns; thread `(c, g)`
 //!   chains the rows `g, g + 32, ...` of column `c` (coalesced reads), then a
 //!   tree over the 32 groups (`v[g] += v[g + s]`, `s = 16, 8, 4, 2, 1`), depth
 //!   `ceil(m / 32) + ceil(log2 min(m, 32))` ([`transposed_depth`]).

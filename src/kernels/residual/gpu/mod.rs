@@ -361,7 +361,15 @@ fn device_pass(
             }
             Some(d)
         }
-        _ => None,
+        (None, None, _) => None,
+        // A compensation without its residuals (or half of one) would leave
+        // D = D_F silently: the arms above make it impossible, and if that
+        // ever changes it is an error, not a result.
+        _ => {
+            return Err(GpuError::Internal(
+                "a compensating product without its residuals".into(),
+            ));
+        }
     };
     Ok(DevicePass {
         kp,
