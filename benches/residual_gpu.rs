@@ -17,6 +17,13 @@
 //! A plain program (criterion does not time GPUs):
 //! `cargo bench --features cuda --bench residual_gpu`; prints "skipped"
 //! without a GPU. Seeds fixed; medians; TOPS = 2 m n k / t. Recorded in docs/gpu/.
+//!
+//! A subset, for a profiler (`scripts/gpu-device.sh profile`, Nsight Compute's
+//! per-kernel durations of one configuration): `RESIDUAL_BENCH_SIZES="4096"`,
+//! `RESIDUAL_BENCH_GEMMS="dp4a"`, `RESIDUAL_BENCH_METHODS="direct sparse"`
+//! (of direct, full, sparse), `RESIDUAL_BENCH_DENSITIES="1e-4"`,
+//! `RESIDUAL_BENCH_REPETITIONS=1`; unset, the whole sweep. A value that does
+//! not parse stops the program with one line naming the variable.
 
 use boundgate::kernels::residual::gpu::{Int8Gemm, ResidualTiming, time_gpu_with};
 use boundgate::kernels::residual::kernel::RunConfig;
@@ -73,27 +80,97 @@ fn show(label: &str, n: usize, t: &Result<ResidualTiming, boundgate::gpu::GpuErr
     }
 }
 
+/// The sweep's subset chosen by the `RESIDUAL_BENCH_*` variables.
+struct Selection {
+    sizes: Vec<usize>,
+    gemms: Vec<Int8Gemm>,
+    methods: Vec<String>,
+    densities: Vec<f64>,
+    repetitions: Option<usize>,
+}
+
+/// `name`'s words parsed by `parse`, or `all` when unset.
+fn words<T>(name: &str, all: Vec<T>, parse: impl Fn(&str) -> Option<T>) -> Result<Vec<T>, String> {
+    let Ok(text) = std::env::var(name) else {
+        return Ok(all);
+    };
+    let chosen = text
+        .split_whitespace()
+        .map(|w| parse(w).ok_or_else(|| format!("{name}: `{w}` is not one of the choices")))
+        .collect::<Result<Vec<T>, String>>()?;
+    if chosen.is_empty() {
+        return Err(format!("{name}: empty"));
+    }
+    Ok(chosen)
+}
+
+fn selection() -> Result<Selection, String> {
+    let methods = ["direct", "full", "sparse"];
+    Ok(Selection {
+        sizes: words("RESIDUAL_BENCH_SIZES", SIZES.to_vec(), |w| {
+            w.parse().ok().filter(|&n| n > 0)
+        })?,
+        gemms: words("RESIDUAL_BENCH_GEMMS", Int8Gemm::ALL.to_vec(), |w| {
+            Int8Gemm::ALL.into_iter().find(|g| g.name() == w)
+        })?,
+        methods: words(
+            "RESIDUAL_BENCH_METHODS",
+            methods.map(String::from).to_vec(),
+            |w| methods.contains(&w).then(|| w.to_string()),
+        )?,
+        densities: words("RESIDUAL_BENCH_DENSITIES", DENSITIES.to_vec(), |w| {
+            w.parse().ok().filter(|d: &f64| *d > 0.0 && *d < 1.0)
+        })?,
+        repetitions: words("RESIDUAL_BENCH_REPETITIONS", Vec::new(), |w| {
+            w.parse().ok().filter(|&r: &usize| r > 0)
+        })?
+        .first()
+        .copied(),
+    })
+}
+
 fn main() {
+    let sel = match selection() {
+        Ok(sel) => sel,
+        Err(e) => {
+            eprintln!("residual_gpu: {e}");
+            std::process::exit(2);
+        }
+    };
     if let boundgate::gpu::DeviceStatus::Unavailable { reason } = boundgate::gpu::probe() {
         println!("residual_gpu: skipped ({reason})");
         return;
     }
     println!("residual_gpu: int8, vector-wise absmax, U(0,1), seed {SEED}, medians");
-    for n in SIZES {
-        let repetitions = if n >= 16384 { 3 } else { 7 };
+    let runs = |m: &str| sel.methods.iter().any(|x| x == m);
+    for &n in &sel.sizes {
+        let repetitions = sel.repetitions.unwrap_or(if n >= 16384 { 3 } else { 7 });
         let (a, b) = (uniform(n * n, 0), uniform(n * n, 1));
         let shape = (n, n, n);
-        for kind in Int8Gemm::ALL {
+        for &kind in &sel.gemms {
             let gemm = kind.name();
             let time = |cfg: &RunConfig| time_gpu_with(kind, &a, &b, shape, cfg, repetitions);
-            let direct = time(&config(Method::Direct, 0.5));
-            show(&format!("{gemm} plain int8 (direct)"), n, &direct);
-            let full = time(&config(Method::Full, 0.5));
-            show(&format!("{gemm} full residual"), n, &full);
-            for density in DENSITIES {
+            let direct = if runs("direct") {
+                let t = time(&config(Method::Direct, 0.5));
+                show(&format!("{gemm} plain int8 (direct)"), n, &t);
+                Some(t)
+            } else {
+                None
+            };
+            let full = if runs("full") {
+                let t = time(&config(Method::Full, 0.5));
+                show(&format!("{gemm} full residual"), n, &t);
+                Some(t)
+            } else {
+                None
+            };
+            if !runs("sparse") {
+                continue;
+            }
+            for &density in &sel.densities {
                 let sparse = time(&config(Method::Sparse, 1.0 - density));
                 show(&format!("{gemm} sparse, density {density:.0e}"), n, &sparse);
-                if let (Ok(s), Ok(f), Ok(d)) = (&sparse, &full, &direct) {
+                if let (Ok(s), Some(Ok(f)), Some(Ok(d))) = (&sparse, &full, &direct) {
                     println!(
                         "{n:>6} {:<28} {:.2}x full (target >= 2 at <= 1e-4), {:.2}x plain int8 (target >= 0.8)",
                         "",

@@ -4,8 +4,9 @@
 #
 #   run(command="bash scripts/gpu-device.sh [STEP ...]", carry=["gpu-stage"])
 #
-# STEP is any of: env ceilings tests memcheck racecheck bench audit (default:
-# all but audit, in that order: audit writes its report's files, 8 with the
+# STEP is any of: env ceilings tests memcheck racecheck bench profile audit
+# (profile: Nsight Compute per-kernel durations of one bench; default:
+# all but profile and audit, in that order: audit writes its report's files, 8 with the
 # log and the summary, and the tool brings back at most 8, so it runs
 # alone); steps joined by '+' run at the same time (e.g.
 # tests+memcheck+racecheck: correctness work may share the GPU; timing steps
@@ -15,7 +16,8 @@
 # e.g. the call's timeout_s less 20) caps them all: nothing runs past
 # DEADLINE - 10 s, so the summary table, the last lines printed, always comes
 # out. Knobs: SANITIZE="bin:filter ...", SANITIZE_LIMIT, TEST_LIMIT (per test
-# binary, 300 s), TEST_FILTER, BENCHES="name ...", BENCH_LIMIT, DEADLINE. The
+# binary, 300 s), TEST_FILTER, BENCHES="name ...", BENCH_LIMIT, PROFILE_BENCH,
+# PROFILE_LIMIT, DEADLINE. The
 # exit status is 1 when any row is FAIL, TIMEOUT, MISSING, UNKNOWN or SKIPPED
 # (rows EMPTY, a filter that matched no test, are shown, not counted).
 #
@@ -189,6 +191,30 @@ step_bench() {
     done
 }
 
+# Nsight Compute's per-kernel durations (one metric, no replay) of one bench,
+# PROFILE_BENCH (default residual_gpu), narrowed by its own variables (e.g.
+# RESIDUAL_BENCH_SIZES=4096 RESIDUAL_BENCH_GEMMS=dp4a ... : see the bench's
+# header); the bench's own timings print beside them, so the host's share (the
+# sparse path's read-backs and scans) is the difference. --clock-control none:
+# the clocks the bench saw (KINDS.md: ncu read counters on this machine so).
+step_profile() {
+    local bench="${PROFILE_BENCH:-residual_gpu}"
+    if [[ ! -x "$STAGE/bench-$bench" ]]; then
+        record "profile $bench" MISSING "no $STAGE/bench-$bench"
+        return
+    fi
+    # On the PATH, or where the device image installs Nsight Compute.
+    local ncu
+    ncu="$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -n 1)"
+    if [[ -z "$ncu" ]]; then
+        record "profile $bench" MISSING "no ncu on the PATH or in /opt/nvidia/nsight-compute"
+        return
+    fi
+    run_logged "$OUT/profile.log" "${PROFILE_LIMIT:-240}" "profile $bench" \
+        "$ncu" --clock-control none --metrics gpu__time_duration.sum \
+        --print-summary per-kernel --csv "$STAGE/bench-$bench" --bench
+}
+
 step_audit() {
     run_logged "$OUT/audit.log" 300 "audit plans/gpu.toml" \
         "$STAGE/boundgate" audit --plan plans/gpu.toml --quiet \
@@ -212,10 +238,10 @@ step_audit() {
 
 run_step() {
     case "$1" in
-    env | ceilings | tests | memcheck | racecheck | bench | audit) "step_$1" ;;
+    env | ceilings | tests | memcheck | racecheck | bench | profile | audit) "step_$1" ;;
     *)
-        echo "unknown step: $1 (env ceilings tests memcheck racecheck bench audit)" >&2
-        record "step $1" UNKNOWN "env ceilings tests memcheck racecheck bench audit"
+        echo "unknown step: $1 (env ceilings tests memcheck racecheck bench profile audit)" >&2
+        record "step $1" UNKNOWN "env ceilings tests memcheck racecheck bench profile audit"
         return 2
         ;;
     esac
