@@ -149,6 +149,7 @@ fn reports_record_seeds_versions_and_device() {
         "mpfr",
         "gmp",
         "rustc",
+        "commit",
         "target",
         "device",
     ] {
@@ -170,6 +171,7 @@ fn report_snapshot() {
     let mut report = run(None);
     // Build and machine details are not part of the reviewed content.
     report.environment.rustc = "<rustc>".into();
+    report.environment.commit = "<commit>".into();
     report.environment.device = "<device>".into();
     report.environment.target = "<target>".into();
     report.environment.boundgate = "<version>".into();

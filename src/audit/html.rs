@@ -146,8 +146,9 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
     let env = &report.environment;
     let _ = writeln!(
         out,
-        "<p class=\"meta\">boundgate {} · checker {} · MPFR {} · GMP {} · {} · {} · device: {}<br>schema {} · plan digest {} · seeds {}..={} · confidence {}{} · {:.1} s</p>",
+        "<p class=\"meta\">boundgate {} · commit {} · checker {} · MPFR {} · GMP {} · {} · {} · device: {}<br>schema {} · plan digest {} · seeds {}..={} · confidence {}{} · {:.1} s</p>",
         html(&env.boundgate),
+        html(env.commit_label()),
         html(&env.boundgate_verify),
         html(&env.mpfr),
         html(&env.gmp),

@@ -295,6 +295,11 @@ pub struct Environment {
     pub gmp: String,
     /// The compiler that built this binary.
     pub rustc: String,
+    /// The commit this binary was built from (`git rev-parse --short=12`),
+    /// `-dirty` when tracked files differed from it, `unknown` outside a
+    /// checkout; empty in reports written before 2026-11-26.
+    #[serde(default)]
+    pub commit: String,
     /// Target architecture and OS.
     pub target: String,
     /// Where kernels asking for `backend = auto` or `gpu` would run: the GPU's
@@ -308,6 +313,23 @@ pub struct Environment {
 }
 
 impl Environment {
+    /// The commit as shown in reports: `unknown` where none was recorded.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::report::Environment;
+    /// let mut env = Environment::current();
+    /// env.commit = String::new();
+    /// assert_eq!(env.commit_label(), "unknown");
+    /// ```
+    pub fn commit_label(&self) -> &str {
+        if self.commit.is_empty() {
+            "unknown"
+        } else {
+            &self.commit
+        }
+    }
+
     /// This process's environment.
     pub fn current() -> Environment {
         let (mpfr, gmp) = boundgate_verify::oracle::mpfr::library_versions();
@@ -317,6 +339,7 @@ impl Environment {
             mpfr,
             gmp,
             rustc: env!("BOUNDGATE_RUSTC").to_string(),
+            commit: env!("BOUNDGATE_COMMIT").to_string(),
             target: format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS),
             device: crate::gpu::probe().to_string(),
             heavy: crate::generate::heavy(),
@@ -852,8 +875,9 @@ impl AuditReport {
         let env = &self.environment;
         let _ = writeln!(
             out,
-            "boundgate {} (checker {}, MPFR {}, GMP {}, {}, {}), device: {}{}. Schema `{}`, seeds {}..={}, confidence {}.\n",
+            "boundgate {} (commit {}, checker {}, MPFR {}, GMP {}, {}, {}), device: {}{}. Schema `{}`, seeds {}..={}, confidence {}.\n",
             env.boundgate,
+            env.commit_label(),
             env.boundgate_verify,
             env.mpfr,
             env.gmp,

@@ -120,7 +120,7 @@ pub fn merge(shards: Vec<(PathBuf, AuditReport)>) -> Result<AuditReport> {
             return Err(bad(
                 path,
                 format!(
-                    "environment differs from {}'s (versions, target or device): the merge would not be reproducible",
+                    "environment differs from {}'s (versions, commit, target or device): the merge would not be reproducible",
                     first_path.display()
                 ),
             ));
