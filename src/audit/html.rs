@@ -175,12 +175,10 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
         _ => "fail",
     };
     let verdict = format!("<span class=\"{class}\">{}</span>", report.verdict_text());
-    let p = &t.published_violations;
     let _ = writeln!(
         out,
         "<h2>Verdict</h2>\n<p>{verdict}. {} cells, {} trials; rigorous bounds: {} pass, {} violated, {} undecided, {} hypothesis not met, {} non-finite. \
-         Findings: violations of non-gating bounds (published, or rigorous beside the gate): {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; {}; \
-         {} experiments ({} rigorous violations, {} findings).</p>",
+         Findings: {}; {} experiments ({} rigorous violations, {} findings).</p>",
         t.cells,
         t.trials,
         t.rigorous.pass,
@@ -188,10 +186,7 @@ pub fn to_html(report: &AuditReport) -> Result<String> {
         t.rigorous.undecided,
         t.rigorous.hypothesis_not_met,
         t.rigorous.non_finite,
-        p.overflow,
-        p.model_gap,
-        p.unexplained,
-        report.probabilistic_summary(),
+        report.findings_summary(),
         t.experiments,
         t.experiment_violations,
         t.experiment_findings

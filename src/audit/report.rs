@@ -396,10 +396,6 @@ pub struct AuditReport {
 }
 
 impl AuditReport {
-    /// "k of K probabilistic bounds inconsistent at confidence c", with what
-    /// chance alone gives: each cell's bound is its own test at `c`, with no
-    /// correction for their number, so where every claim is true about
-    /// `K (1 - c)` of them still read inconsistent (review, 2026-11-26).
     /// The overall verdict in words, as the exit codes decide it (the strict
     /// gate's wording: "held" only where `--strict` passes too).
     pub fn verdict_text(&self) -> String {
@@ -428,6 +424,10 @@ impl AuditReport {
         )
     }
 
+    /// "k of K probabilistic bounds inconsistent at confidence c", with what
+    /// chance alone gives: each cell's bound is its own test at `c`, with no
+    /// correction for their number, so where every claim is true about
+    /// `K (1 - c)` of them still read inconsistent (review, 2026-11-26).
     pub fn probabilistic_summary(&self) -> String {
         let judged = self
             .cells
@@ -441,6 +441,22 @@ impl AuditReport {
             "{inconsistent} of {judged} probabilistic bounds inconsistent at confidence {} \
              (each judged on its own: about {chance:.2} expected by chance if every claim is true)",
             self.confidence
+        )
+    }
+
+    /// "violations of non-gating bounds ...; k of K probabilistic bounds
+    /// inconsistent ...": the findings clause of the totals, one wording for
+    /// the text summary, the Markdown and the HTML.
+    pub(crate) fn findings_summary(&self) -> String {
+        let p = &self.totals.published_violations;
+        format!(
+            "violations of non-gating bounds (published, or rigorous beside the gate): {} with \
+             possible overflow, {} within the rigorous model (a term the published bound omits), \
+             {} unexplained; {}",
+            p.overflow,
+            p.model_gap,
+            p.unexplained,
+            self.probabilistic_summary()
         )
     }
 
@@ -815,16 +831,7 @@ impl AuditReport {
             t.rigorous.non_finite,
             self.experiments_summary()
         );
-        let p = &t.published_violations;
-        let _ = writeln!(
-            out,
-            "Findings: violations of non-gating bounds (published, or rigorous beside the gate): {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; \
-             {}.",
-            p.overflow,
-            p.model_gap,
-            p.unexplained,
-            self.probabilistic_summary()
-        );
+        let _ = writeln!(out, "Findings: {}.", self.findings_summary());
         out
     }
 
@@ -904,8 +911,7 @@ impl AuditReport {
         let _ = writeln!(
             out,
             "\n**Verdict: {}.** **{} cells, {} trials.** Rigorous bounds: {} pass, {} violated, {} undecided, {} hypothesis not met, {} non-finite.{} \
-             Findings: violations of non-gating bounds (published, or rigorous beside the gate): {} with possible overflow, {} within the rigorous model (a term the published bound omits), {} unexplained; \
-             {}.\n",
+             Findings: {}.\n",
             self.verdict_text(),
             t.cells,
             t.trials,
@@ -915,10 +921,7 @@ impl AuditReport {
             t.rigorous.hypothesis_not_met,
             t.rigorous.non_finite,
             self.experiments_summary(),
-            t.published_violations.overflow,
-            t.published_violations.model_gap,
-            t.published_violations.unexplained,
-            self.probabilistic_summary()
+            self.findings_summary()
         );
         let _ = writeln!(out, "## Violations and unmet hypotheses\n");
         for c in &self.cells {
