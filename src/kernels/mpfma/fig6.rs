@@ -35,7 +35,7 @@
 //! an H100, 2026-11-26: docs/gpu/2026-11-26-h100.md).
 
 use super::common::transpose;
-use super::gemm::{GemmConfig, GemmOperands, any_order_bound, run_model};
+use super::gemm::{GemmConfig, GemmOperands, any_order_bound, fp16_conversion_error_up, run_model};
 use super::gpu::VendorReduction;
 use super::record::{Arch, TcInput, TcOutput, TcRecord};
 use crate::audit::experiment::{
@@ -45,11 +45,11 @@ use crate::audit::experiment::{
 use crate::error::{Error, Result};
 use crate::generate::Distribution;
 use crate::plot::{Chart, Series, ecdf};
-use boundgate_verify::bounds::directed::{add_up, mul_up};
+use boundgate_verify::bounds::directed::add_up;
 use boundgate_verify::bounds::tc::{
     GammaTilde, GemmShape, ThmConstant, block_fma_a_priori, thm_3_7_constant, thm_3_9, vibea_lambda,
 };
-use boundgate_verify::format::{Format, RoundingMode};
+use boundgate_verify::format::Format;
 use boundgate_verify::oracle::{self, ErrorMeasure, Matrix};
 use serde_json::json;
 
@@ -183,15 +183,7 @@ fn device_element_bound(
 /// after its conversion to fp16 (nearest even): `b + u16 (magnitude + b) +
 /// eta16`, rounded up.
 fn with_fp16_conversion(b: f64, magnitude: f64) -> f64 {
-    let fp16 = Format::FP16;
-    let rne = RoundingMode::NearestEven;
-    add_up(
-        b,
-        add_up(
-            mul_up(fp16.unit_roundoff(rne), add_up(magnitude, b)),
-            fp16.underflow_abs_error(rne),
-        ),
-    )
+    add_up(b, fp16_conversion_error_up(add_up(magnitude, b)))
 }
 
 fn max_and_median(values: &[f64]) -> (f64, f64) {
@@ -434,21 +426,15 @@ impl Experiment for Fig6 {
                     }
                     continue;
                 };
-                let fp16 = Format::FP16;
                 // The epilogue's conversion, a priori (u16 (S + bound) + eta) and a posteriori.
-                let epilogue = |bound: f64| {
-                    if config.fp16_epilogue {
-                        with_fp16_conversion(bound, s[e])
-                    } else {
-                        bound
-                    }
-                };
-                let post_extra = if config.fp16_epilogue {
-                    fp16.ulp(run.d[e]) / 2.0
+                let (prior, post_extra) = if config.fp16_epilogue {
+                    (
+                        with_fp16_conversion(a_priori[e], s[e]),
+                        Format::FP16.ulp(run.d[e]) / 2.0,
+                    )
                 } else {
-                    0.0
+                    (a_priori[e], 0.0)
                 };
-                let prior = epilogue(a_priori[e]);
                 // The a-posteriori bound reads the model's block results:
                 // valid for the result only where it is the model's.
                 let posterior = match (&run.a_posteriori[e], same_as_model[e]) {

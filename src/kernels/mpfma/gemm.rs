@@ -315,11 +315,20 @@ fn epilogue_up(magnitude: f64) -> VResult<f64> {
             detail: format!("|D_ij| may reach {magnitude:e} > 65504"),
         });
     }
+    Ok(fp16_conversion_error_up(magnitude))
+}
+
+/// The error of converting an fp32 value of magnitude at most `magnitude`
+/// to fp16 (nearest even) where it stays finite: `u16 magnitude + eta16`,
+/// rounded up. [`epilogue_up`] adds the no-overflow hypothesis;
+/// `mpfma-fig6` uses it for device results that are finite.
+pub(super) fn fp16_conversion_error_up(magnitude: f64) -> f64 {
+    let fp16 = Format::FP16;
     let rne = RoundingMode::NearestEven;
-    Ok(add_up(
+    add_up(
         mul_up(fp16.unit_roundoff(rne), magnitude),
         fp16.underflow_abs_error(rne),
-    ))
+    )
 }
 
 /// Per-element sums `(|A||B|)_ij` of two row-major operands, rounded up.
