@@ -177,6 +177,7 @@ fn run(
     let d_a = dev.upload(a32)?;
     let d_b = dev.upload(b32)?;
     let pass = device_pass(&dev, kind, &d_a, &d_b, (m, k, n), cfg, Purpose::Compare)?;
+    let (qra, qrb) = residuals(&pass.residuals)?;
     let kp = pass.kp;
     let untranspose = |t: Vec<i8>, rows: usize, cols: usize| -> Vec<i8> {
         // t is cols x kp holding (row r, col c) at c * kp + r.
@@ -205,8 +206,8 @@ fn run(
         d: d.into_iter().map(f64::from).collect(),
         aq: unpad(dev.download(&pass.qa.q)?, m),
         bq: untranspose(dev.download(&pass.qb.q)?, k, n),
-        raq: unpad(dev.download(&residuals(&pass)?.0.q)?, m),
-        rbq: untranspose(dev.download(&residuals(&pass)?.1.q)?, k, n),
+        raq: unpad(dev.download(&qra.q)?, m),
+        rbq: untranspose(dev.download(&qrb.q)?, k, n),
         p0: dev.download(&pass.p0)?,
         d_f: d_f.into_iter().map(f64::from).collect(),
         path: pass.path,
@@ -242,10 +243,12 @@ enum Purpose {
 }
 
 /// The quantized residuals of a pass, which every pass but a timed plain
-/// int8 one has.
-fn residuals(pass: &DevicePass) -> Result<&(Quantized, Quantized), GpuError> {
-    pass.residuals.as_ref().ok_or_else(|| {
-        GpuError::Internal("a timed plain int8 pass has no quantized residuals".into())
+/// int8 one has: the comparison and the compensating methods need them.
+fn residuals(
+    quantized: &Option<(Quantized, Quantized)>,
+) -> Result<&(Quantized, Quantized), GpuError> {
+    quantized.as_ref().ok_or_else(|| {
+        GpuError::Internal("the residuals were not quantized for a pass that needs them".into())
     })
 }
 
@@ -305,23 +308,21 @@ fn device_pass(
             .map_err(driver("launch residual_dequantize"))?;
     }
     let mut densities = None;
-    let needed = || {
-        quantized_residuals.as_ref().ok_or_else(|| {
-            GpuError::Internal("the residuals were not quantized for a compensating method".into())
-        })
-    };
-    let (p1, p2, path) = match cfg.method {
-        Method::Direct => (None, None, Path::Direct),
+    // The compensating products `P1 = A' RB'`, `P2 = RA' B'` (none: direct).
+    let (products, path) = match cfg.method {
+        Method::Direct => (None, Path::Direct),
         Method::Full => {
-            let (qra, qrb) = needed()?;
+            let (qra, qrb) = residuals(&quantized_residuals)?;
             (
-                Some(gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?),
-                Some(gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?),
+                Some((
+                    gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?,
+                    gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?,
+                )),
                 Path::Dense,
             )
         }
         Method::Sparse => {
-            let (qra, qrb) = needed()?;
+            let (qra, qrb) = residuals(&quantized_residuals)?;
             let (p1, p2, path, dens) = sparse(
                 (dev, kind),
                 d_a,
@@ -332,11 +333,12 @@ fn device_pass(
                 cfg,
             )?;
             densities = Some(dens);
-            (Some(p1), Some(p2), path)
+            (Some((p1, p2)), path)
         }
     };
-    let d = match (p1, p2, &quantized_residuals) {
-        (Some(p1), Some(p2), Some((qra, qrb))) => {
+    let d = match products {
+        Some((p1, p2)) => {
+            let (qra, qrb) = residuals(&quantized_residuals)?;
             // SAFETY: residual_combine writes every element of D.
             let mut d = unsafe { dev.uninit::<f32>(m * n) }?;
             let f = dev.function("residual_combine")?;
@@ -361,15 +363,7 @@ fn device_pass(
             }
             Some(d)
         }
-        (None, None, _) => None,
-        // A compensation without its residuals (or half of one) would leave
-        // D = D_F silently: the arms above make it impossible, and if that
-        // ever changes it is an error, not a result.
-        _ => {
-            return Err(GpuError::Internal(
-                "a compensating product without its residuals".into(),
-            ));
-        }
+        None => None,
     };
     Ok(DevicePass {
         kp,
