@@ -84,7 +84,7 @@ fn show(label: &str, n: usize, t: &Result<ResidualTiming, boundgate::gpu::GpuErr
 struct Selection {
     sizes: Vec<usize>,
     gemms: Vec<Int8Gemm>,
-    methods: Vec<String>,
+    methods: Vec<&'static str>,
     densities: Vec<f64>,
     repetitions: Option<usize>,
 }
@@ -113,11 +113,9 @@ fn selection() -> Result<Selection, String> {
         gemms: words("RESIDUAL_BENCH_GEMMS", Int8Gemm::ALL.to_vec(), |w| {
             Int8Gemm::ALL.into_iter().find(|g| g.name() == w)
         })?,
-        methods: words(
-            "RESIDUAL_BENCH_METHODS",
-            methods.map(String::from).to_vec(),
-            |w| methods.contains(&w).then(|| w.to_string()),
-        )?,
+        methods: words("RESIDUAL_BENCH_METHODS", methods.to_vec(), |w| {
+            methods.into_iter().find(|m| *m == w)
+        })?,
         densities: words("RESIDUAL_BENCH_DENSITIES", DENSITIES.to_vec(), |w| {
             w.parse().ok().filter(|d: &f64| *d > 0.0 && *d < 1.0)
         })?,
@@ -142,7 +140,7 @@ fn main() {
         return;
     }
     println!("residual_gpu: int8, vector-wise absmax, U(0,1), seed {SEED}, medians");
-    let runs = |m: &str| sel.methods.iter().any(|x| x == m);
+    let runs = |m: &str| sel.methods.contains(&m);
     for &n in &sel.sizes {
         let repetitions = sel.repetitions.unwrap_or(if n >= 16384 { 3 } else { 7 });
         let (a, b) = (uniform(n * n, 0), uniform(n * n, 1));
@@ -150,20 +148,16 @@ fn main() {
         for &kind in &sel.gemms {
             let gemm = kind.name();
             let time = |cfg: &RunConfig| time_gpu_with(kind, &a, &b, shape, cfg, repetitions);
-            let direct = if runs("direct") {
-                let t = time(&config(Method::Direct, 0.5));
-                show(&format!("{gemm} plain int8 (direct)"), n, &t);
-                Some(t)
-            } else {
-                None
+            // A baseline's timing, shown, where the selection runs it.
+            let baseline = |name: &str, method: Method, label: &str| {
+                runs(name).then(|| {
+                    let t = time(&config(method, 0.5));
+                    show(&format!("{gemm} {label}"), n, &t);
+                    t
+                })
             };
-            let full = if runs("full") {
-                let t = time(&config(Method::Full, 0.5));
-                show(&format!("{gemm} full residual"), n, &t);
-                Some(t)
-            } else {
-                None
-            };
+            let direct = baseline("direct", Method::Direct, "plain int8 (direct)");
+            let full = baseline("full", Method::Full, "full residual");
             if !runs("sparse") {
                 continue;
             }

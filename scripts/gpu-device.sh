@@ -5,21 +5,21 @@
 #   run(command="bash scripts/gpu-device.sh [STEP ...]", carry=["gpu-stage"])
 #
 # STEP is any of: env ceilings tests memcheck racecheck bench profile audit
-# (profile: Nsight Compute per-kernel durations of one bench; default:
-# all but profile and audit, in that order: audit writes its report's files, 8 with the
-# log and the summary, and the tool brings back at most 8, so it runs
-# alone); steps joined by '+' run at the same time (e.g.
+# (profile: Nsight Compute's per-kernel durations of one bench). Default: all
+# but profile and audit, in that order (audit writes its report's files, 8
+# with the log and the summary, and the tool brings back at most 8, so it
+# runs alone). Steps joined by '+' run at the same time (e.g.
 # tests+memcheck+racecheck: correctness work may share the GPU; timing steps
-# should run alone). Each step writes its own log under
-# $OUT; every command, env's included, runs under its own time limit so that
-# one hang cannot eat the whole call, and DEADLINE (seconds from the start,
-# e.g. the call's timeout_s less 20) caps them all: nothing runs past
-# DEADLINE - 10 s, so the summary table, the last lines printed, always comes
-# out. Knobs: SANITIZE="bin:filter ...", SANITIZE_LIMIT, TEST_LIMIT (per test
-# binary, 300 s), TEST_FILTER, BENCHES="name ...", BENCH_LIMIT, PROFILE_BENCH,
-# PROFILE_LIMIT, DEADLINE. The
-# exit status is 1 when any row is FAIL, TIMEOUT, MISSING, UNKNOWN or SKIPPED
-# (rows EMPTY, a filter that matched no test, are shown, not counted).
+# should run alone). Each step writes its own log under $OUT; every command,
+# env's included, runs under its own time limit so that one hang cannot eat
+# the whole call, and DEADLINE (seconds from the start, e.g. the call's
+# timeout_s less 20) caps them all: nothing runs past DEADLINE - 10 s, so the
+# summary table, the last lines printed, always comes out. Knobs:
+# SANITIZE="bin:filter ...", SANITIZE_LIMIT, TEST_LIMIT (per test binary,
+# 300 s), TEST_FILTER, BENCHES="name ...", BENCH_LIMIT, PROFILE_BENCH,
+# PROFILE_LIMIT, DEADLINE. The exit status is 1 when any row is FAIL,
+# TIMEOUT, MISSING, UNKNOWN or SKIPPED (rows EMPTY, a filter that matched no
+# test, are shown, not counted).
 #
 # The device has CUDA 13 (nvcc, NVRTC, cuBLAS, compute-sanitizer) but no Rust;
 # the binaries load libcuda, NVRTC and cuBLAS at run time (cudarc dynamic
@@ -240,8 +240,9 @@ run_step() {
     case "$1" in
     env | ceilings | tests | memcheck | racecheck | bench | profile | audit) "step_$1" ;;
     *)
-        echo "unknown step: $1 (env ceilings tests memcheck racecheck bench profile audit)" >&2
-        record "step $1" UNKNOWN "env ceilings tests memcheck racecheck bench profile audit"
+        local known="env ceilings tests memcheck racecheck bench profile audit"
+        echo "unknown step: $1 ($known)" >&2
+        record "step $1" UNKNOWN "$known"
         return 2
         ;;
     esac
