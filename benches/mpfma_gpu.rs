@@ -4,8 +4,10 @@
 //! issue's target: at least 50% of cuBLAS). Both of our kernels: `simple`
 //! (K in slices of 16, scalar loads; 3.7 % of cuBLAS on the H100, 2026-11-24)
 //! `pipelined` (slices of 32, 16-byte loads, the next slice in flight) and
-//! `wide` (128 x 128 tiles, a 3-stage cp.async pipeline, ldmatrix; the one meant
-//! to reach the target), all the same D bit for bit. A plain program (criterion does not time GPUs):
+//! `wide` (128 x 128 tiles, a 3-stage cp.async pipeline, ldmatrix; 29 % of
+//! cuBLAS on the H100, 2026-11-26) and `wgmma` (sm_90a only: Hopper's
+//! warpgroup MMA, 128 x 256 tiles, a 4-stage ring; the one meant to reach the
+//! target), all the same D bit for bit. A plain program (criterion does not time GPUs):
 //! `cargo bench --features cuda --bench mpfma_gpu`; it prints "skipped"
 //! without a GPU. Record its output in docs/mpfma.md.
 
@@ -30,16 +32,19 @@ fn main() {
                         ),
                     }
                 }
-                match time_gemm_with(GemmKernel::Wide, (n, n, n), 10) {
-                    Err(e) => println!("n = {n}: {e}"),
-                    Ok((ours, _)) => match time_cublaslt((n, n, n), 10) {
-                        Err(e) => println!("n = {n}: cuBLASLt: {e}"),
-                        Ok((lt, algo)) => println!(
-                            "n = {n}: cuBLASLt {:.1} TFLOP/s ({algo}), ours (wide)/cuBLASLt {:.3}",
-                            flops / lt / 1e12,
-                            lt / ours
-                        ),
-                    },
+                for kernel in [GemmKernel::Wide, GemmKernel::Warpgroup] {
+                    match time_gemm_with(kernel, (n, n, n), 10) {
+                        Err(e) => println!("n = {n}: {}: {e}", kernel.name()),
+                        Ok((ours, _)) => match time_cublaslt((n, n, n), 10) {
+                            Err(e) => println!("n = {n}: cuBLASLt: {e}"),
+                            Ok((lt, algo)) => println!(
+                                "n = {n}: cuBLASLt {:.1} TFLOP/s ({algo}), ours ({})/cuBLASLt {:.3}",
+                                flops / lt / 1e12,
+                                kernel.name(),
+                                lt / ours
+                            ),
+                        },
+                    }
                 }
             }
         }

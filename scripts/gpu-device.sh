@@ -138,6 +138,8 @@ step_ceilings() {
         python3 scripts/gpu_ceilings.py
 }
 
+# TESTS="mpfma_gpu accessor_gpu" runs only those test binaries (default: every
+# staged one).
 step_tests() {
     local t
     for t in "$STAGE"/test-*; do
@@ -146,10 +148,16 @@ step_tests() {
             continue
         fi
         local name="${t##*/test-}"
+        if [[ -n "${TESTS:-}" && " $TESTS " != *" $name "* ]]; then
+            continue
+        fi
         # --include-ignored: the device tests are #[ignore]d ("needs an NVIDIA
         # GPU"); the others in these binaries run too. One thread: one GPU.
         run_logged "$OUT/tests.log" "$TEST_LIMIT" "test $name" \
             "$t" --include-ignored --nocapture --test-threads=1 $TEST_FILTER
+    done
+    for t in ${TESTS:-}; do
+        [[ -x "$STAGE/test-$t" ]] || record "test $t" MISSING "no $STAGE/test-$t"
     done
 }
 

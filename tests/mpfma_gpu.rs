@@ -76,6 +76,76 @@ fn gemm_ptx_has_only_the_tensor_core_steps_of_the_model() {
     }
 }
 
+/// The same for `kernels/mpfma_wgmma.cu` (compute_90a): its only arithmetic
+/// on values is the two wgmma instructions, fp16 and bf16 into fp32, with A
+/// K-major and B N-major (imm-trans-b = 1), accumulating (scale-d true).
+#[test]
+fn wgmma_ptx_has_only_the_tensor_core_steps_of_the_model() {
+    if !nvrtc_available() {
+        return;
+    }
+    let source = boundgate::gpu::sources::MPFMA_WGMMA;
+    let built = nvrtc::compile(
+        source.path,
+        source.source,
+        &BuildOptions::new(Target::PtxArchSpecific(9, 0)).strict(),
+    )
+    .expect("compiles");
+    let ptx = String::from_utf8_lossy(&built.image);
+    let mut steps = std::collections::BTreeSet::new();
+    for line in ptx.lines() {
+        let Some(op) = line.split_whitespace().next() else {
+            continue;
+        };
+        assert!(
+            !op.starts_with("atom") && !op.starts_with("red."),
+            "atomic: {line}"
+        );
+        let float_arith = (op.ends_with(".f32") || op.ends_with(".f16") || op.ends_with(".f64"))
+            && ["add", "sub", "mul", "fma", "div"]
+                .iter()
+                .any(|a| op.starts_with(a));
+        assert!(!float_arith, "arithmetic outside the wgmma: {line}");
+        if op.starts_with("wgmma.mma_async") {
+            assert!(
+                line.trim_end().ends_with("p, 1, 1, 0, 1;"),
+                "operands: {line}"
+            );
+            steps.insert(op.to_string());
+        }
+    }
+    let expected: std::collections::BTreeSet<String> = [
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(steps, expected);
+}
+
+/// Our GEMM kernels that run on the device: all but the wgmma kernel
+/// (sm_90a only) on a device other than compute capability 9.0.
+fn device_kernels() -> Vec<GemmKernel> {
+    let boundgate::gpu::DeviceStatus::Available(info) = boundgate::gpu::probe() else {
+        panic!("no GPU (run with --ignored on the device)");
+    };
+    GemmKernel::ALL
+        .into_iter()
+        .filter(|k| {
+            let runs = k.source().cubin_for(info.compute_capability).is_ok();
+            if !runs {
+                println!(
+                    "{}: not on this device ({:?})",
+                    k.name(),
+                    info.compute_capability
+                );
+            }
+            runs
+        })
+        .collect()
+}
+
 /// The device's records that `kernels/mpfma_gemm.cu` implements.
 fn device_records() -> Vec<TcRecord> {
     let arch = device_arch().expect("a GPU with a record (run with --ignored on the device)");
@@ -172,19 +242,23 @@ fn model_with_c(
     d
 }
 
-/// The pipelined and the wide kernels (K in slices of 32, a last slice of 16
-/// half used; the wide one with 128 x 128 tiles, cp.async and ldmatrix)
-/// against the model and the simple kernel: K multiples of 16 that are and
-/// are not multiples of 32, shapes below, at and beyond one tile, C given and
-/// not (the sign of an exact zero is a test of its own). The wide kernel
-/// has no tf32 entry (ldmatrix moves 16-bit elements) and skips that record.
+/// The pipelined, the wide and (on sm_90) the wgmma kernels (K in slices of
+/// 32, a last slice of 16 half used; the wide one with 128 x 128 tiles,
+/// cp.async and ldmatrix; the wgmma one with 128 x 256 tiles, slices of 64
+/// and a last slice of 16, 32 or 48) against the model: K multiples of 16
+/// that are and are not multiples of 32 and 64, shapes below, at and beyond
+/// one tile, C given and not (the sign of an exact zero is a test of its
+/// own). The wide and wgmma kernels have no tf32 entry and skip that record.
 #[test]
 #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
 fn the_pipelined_and_wide_gemms_match_the_model_bit_for_bit() {
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     for record in device_records() {
         let unit = BlockFma::new(&record);
-        for kernel in [GemmKernel::Pipelined, GemmKernel::Wide] {
+        for kernel in device_kernels()
+            .into_iter()
+            .filter(|&k| k != GemmKernel::Simple)
+        {
             if kernel.entry(record.input, record.output).is_err() {
                 println!("{}: no {} kernel", record.label(), kernel.name());
                 continue;
@@ -192,6 +266,7 @@ fn the_pipelined_and_wide_gemms_match_the_model_bit_for_bit() {
             for (m, k, t, wide) in [
                 (64, 64, 64, false),
                 (64, 48, 64, false),
+                (64, 96, 64, false),
                 (100, 300, 70, true),
                 (128, 1040, 192, false),
                 (17, 1000, 9, true),
@@ -242,7 +317,7 @@ fn the_sign_of_an_exactly_zero_result_matches_the_model() {
         let x = vec![-0.0; k];
         let y = vec![1.0; k];
         let model = unit.chain(&x, &y, -0.0).0;
-        for kernel in [GemmKernel::Simple, GemmKernel::Pipelined, GemmKernel::Wide] {
+        for kernel in device_kernels() {
             if kernel.entry(record.input, record.output).is_err() {
                 continue;
             }

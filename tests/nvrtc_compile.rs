@@ -1,5 +1,7 @@
 //! Every `kernels/*.cu` compiles with NVRTC, for compute_80 and compute_90 (PTX)
-//! and sm_80 and sm_90 (CUBIN, what the launchers load), without a single
+//! and sm_80 and sm_90 (CUBIN, what the launchers load), or for compute_90a and
+//! sm_90a alone where the file uses Hopper-only instructions
+//! (`kernels/mpfma_wgmma.cu`; `KernelSource::check_targets`), without a single
 //! warning, with no include folder (our own headers, `kernels/include/*.cuh`,
 //! reach NVRTC in memory). NVRTC needs no driver and no GPU, so this runs in CI.
 //!
@@ -114,12 +116,16 @@ mod with_nvrtc {
         }
     }
 
-    const TARGETS: [Target; 4] = [
-        Target::Ptx(8, 0),
-        Target::Ptx(9, 0),
-        Target::Cubin(8, 0),
-        Target::Cubin(9, 0),
-    ];
+    /// The targets `name` is checked for: its embedded source's
+    /// `check_targets` (sm_80 and sm_90 for a portable file, sm_90a for
+    /// `kernels/mpfma_wgmma.cu`).
+    fn targets_of(name: &str) -> Vec<Target> {
+        boundgate::gpu::sources::ALL
+            .iter()
+            .find(|k| k.path == name)
+            .unwrap_or_else(|| panic!("{name} is not embedded"))
+            .check_targets()
+    }
 
     #[test]
     fn every_kernel_compiles_without_errors_or_warnings() {
@@ -131,7 +137,7 @@ mod with_nvrtc {
         for file in kernel_files() {
             let name = repo_path(&file);
             let source = std::fs::read_to_string(&file).expect("readable kernel");
-            for target in TARGETS {
+            for target in targets_of(&name) {
                 // Strict: any log at all (a warning) fails the build. No include
                 // folder: a device may have no CUDA headers, and our own
                 // (kernels/include) reach NVRTC in memory.
@@ -301,10 +307,11 @@ mod with_nvrtc {
         }
         let mut problems = Vec::new();
         let mut wide = 0;
+        let mut warpgroup = 0;
         for file in kernel_files() {
             let name = repo_path(&file);
             let source = std::fs::read_to_string(&file).expect("readable kernel");
-            for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {
+            for target in targets_of(&name).into_iter().filter(|t| t.is_cubin()) {
                 let built = nvrtc::compile(
                     &name,
                     &source,
@@ -331,6 +338,19 @@ mod with_nvrtc {
                             r.stack_bytes
                         ));
                     }
+                    if entry.starts_with("mpfma_gemm_wgmma_") {
+                        // One block per SM by design: two warpgroups, 2 x 64 fp32
+                        // accumulators a thread, four 48 KiB stages.
+                        warpgroup += 1;
+                        if r.registers == 0 || r.registers > 255 {
+                            problems.push(format!("{entry} ({target}): {} registers", r.registers));
+                        }
+                        let shared = r.shared_bytes
+                            + u64::from(GemmKernel::Warpgroup.dynamic_shared_bytes());
+                        if shared > 227 * 1024 {
+                            problems.push(format!("{entry} ({target}): {shared} B shared"));
+                        }
+                    }
                     if entry.starts_with("mpfma_gemm_wide_") || entry == "residual_gemm_imma" {
                         wide += 1;
                         if r.registers == 0 || r.registers > 128 {
@@ -353,6 +373,7 @@ mod with_nvrtc {
             }
         }
         assert_eq!(wide, 8, "three wide GEMMs and the IMMA GEMM, two targets");
+        assert_eq!(warpgroup, 2, "two wgmma GEMMs, sm_90a");
         assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 }

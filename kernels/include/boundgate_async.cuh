@@ -1,7 +1,7 @@
 // Asynchronous copies and warp-wide shared-memory loads for the tensor-core GEMMs
-// (kernels/mpfma_gemm.cu's wide kernel, kernels/residual.cu's IMMA kernel), sm_80 and
-// later. Shared by both files: NVRTC receives this header in memory (src/gpu/sources.rs,
-// HEADERS; every build gets it), so no include path is needed at run time. With nvcc,
+// (kernels/mpfma_gemm.cu's wide kernel, kernels/mpfma_wgmma.cu, kernels/residual.cu's
+// IMMA kernel), sm_80 and later. Shared by these files: NVRTC receives this header in
+// memory (src/gpu/sources.rs, HEADERS; every build gets it), so no include path is needed at run time. With nvcc,
 // pass -I kernels/include.
 //
 // Semantics: PTX ISA, "Data Movement and Conversion Instructions: cp.async",
@@ -18,12 +18,18 @@ __device__ __forceinline__ unsigned int bg_shared_addr(const void* p) {
     return a;
 }
 
-// 16 bytes from global to shared memory, asynchronously; zeros when !valid (src-size 0:
-// nothing is read, the pointer is only named). Both addresses 16-byte aligned.
-__device__ __forceinline__ void bg_cp_async16(void* dst, const void* src, bool valid) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(bg_shared_addr(dst)),
-                 "l"(src), "r"(valid ? 16 : 0)
+// 16 bytes from global memory to the shared-memory address dst, asynchronously; zeros
+// when !valid (src-size 0: nothing is read, the pointer is only named). Both addresses
+// 16-byte aligned.
+__device__ __forceinline__ void bg_cp_async16_shared(unsigned int dst, const void* src, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
+                 "r"(valid ? 16 : 0)
                  : "memory");
+}
+
+// bg_cp_async16_shared to a generic pointer into shared memory.
+__device__ __forceinline__ void bg_cp_async16(void* dst, const void* src, bool valid) {
+    bg_cp_async16_shared(bg_shared_addr(dst), src, valid);
 }
 
 // Closes the group of copies issued since the last commit.

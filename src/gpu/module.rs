@@ -2,7 +2,7 @@
 //! what every family's launcher needs (open, look up a function, copy data
 //! in and out). Errors are typed [`GpuError`]s naming the driver call.
 
-use super::nvrtc::{BuildOptions, Target, compile};
+use super::nvrtc::{BuildOptions, compile};
 use super::sources::KernelSource;
 use super::{DeviceInfo, DeviceStatus, GpuError, probe};
 use cudarc::driver::{
@@ -57,19 +57,19 @@ pub struct KernelModule {
 
 impl KernelModule {
     /// Probes the device, compiles `source` for its compute capability
-    /// (cubin), loads it and creates a stream.
+    /// (cubin; [`KernelSource::cubin_for`]), loads it and creates a stream.
+    ///
+    /// # Errors
+    /// No device, an architecture-specific file on another architecture
+    /// ([`GpuError::Unsupported`]), a compile or driver failure.
     pub fn open(source: &KernelSource) -> Result<KernelModule, GpuError> {
         let info = match probe() {
             DeviceStatus::Available(info) => info,
             DeviceStatus::Unavailable { reason } => return Err(reason),
         };
+        let target = source.cubin_for(info.compute_capability)?;
         let context = CudaContext::new(0).map_err(driver("open device 0"))?;
-        let (major, minor) = info.compute_capability;
-        let built = compile(
-            source.path,
-            source.source,
-            &BuildOptions::new(Target::Cubin(major, minor)),
-        )?;
+        let built = compile(source.path, source.source, &BuildOptions::new(target))?;
         let module = context
             .load_module(cudarc::nvrtc::Ptx::from_binary(built.image))
             .map_err(driver("cuModuleLoadData"))?;

@@ -24,11 +24,17 @@ use std::path::PathBuf;
 
 /// What NVRTC produces, for which architecture `(major, minor)`.
 ///
+/// The `*ArchSpecific` targets (`compute_90a`, `sm_90a`) add the features of
+/// one architecture that no later one keeps (Hopper's `wgmma`, `setmaxnreg`):
+/// code built for them runs on that compute capability only.
+///
 /// # Example
 /// ```
 /// use boundgate::gpu::nvrtc::Target;
 /// assert_eq!(Target::Cubin(9, 0).arch_option(), "--gpu-architecture=sm_90");
 /// assert_eq!(Target::Ptx(8, 0).to_string(), "compute_80 (PTX)");
+/// assert_eq!(Target::CubinArchSpecific(9, 0).arch(), "sm_90a");
+/// assert_eq!(Target::PtxArchSpecific(9, 0).to_string(), "compute_90a (PTX)");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
@@ -36,15 +42,26 @@ pub enum Target {
     Ptx(u32, u32),
     /// Machine code for `sm_<major><minor>`.
     Cubin(u32, u32),
+    /// PTX for `compute_<major><minor>a`.
+    PtxArchSpecific(u32, u32),
+    /// Machine code for `sm_<major><minor>a`.
+    CubinArchSpecific(u32, u32),
 }
 
 impl Target {
-    /// The architecture name NVRTC takes: `compute_90` or `sm_90`.
+    /// The architecture name NVRTC takes: `compute_90`, `sm_90`, `sm_90a`.
     pub fn arch(self) -> String {
         match self {
             Target::Ptx(major, minor) => format!("compute_{major}{minor}"),
             Target::Cubin(major, minor) => format!("sm_{major}{minor}"),
+            Target::PtxArchSpecific(major, minor) => format!("compute_{major}{minor}a"),
+            Target::CubinArchSpecific(major, minor) => format!("sm_{major}{minor}a"),
         }
+    }
+
+    /// Machine code (ptxas runs), not PTX.
+    pub fn is_cubin(self) -> bool {
+        matches!(self, Target::Cubin(..) | Target::CubinArchSpecific(..))
     }
 
     /// The `--gpu-architecture=` option.
@@ -55,10 +72,7 @@ impl Target {
 
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = match self {
-            Target::Ptx(..) => "PTX",
-            Target::Cubin(..) => "CUBIN",
-        };
+        let kind = if self.is_cubin() { "CUBIN" } else { "PTX" };
         write!(f, "{} ({kind})", self.arch())
     }
 }
@@ -229,7 +243,7 @@ mod ffi {
     //! its `compile_ptx_with_opts`: that one discards the log of a successful
     //! build (warnings), cannot return CUBIN, and unwraps on some failures.
 
-    use super::{BuildOptions, Compiled, Target};
+    use super::{BuildOptions, Compiled};
     use crate::gpu::sources::HEADERS;
     use crate::gpu::{GpuError, guard, loader};
     use cudarc::nvrtc::{result, sys};
@@ -302,12 +316,13 @@ mod ffi {
                     log,
                 ));
             }
-            let image = match options.target {
-                // SAFETY: the program compiled; PTX is NUL-terminated text.
-                Target::Ptx(..) => unsafe { result::get_ptx(program.0) }
-                    .map(|ptx| ptx.iter().map(|&c| c as u8).collect()),
+            let image = if options.target.is_cubin() {
                 // SAFETY: the program compiled for a real architecture.
-                Target::Cubin(..) => unsafe { cubin(program.0) },
+                unsafe { cubin(program.0) }
+            } else {
+                // SAFETY: the program compiled; PTX is NUL-terminated text.
+                unsafe { result::get_ptx(program.0) }
+                    .map(|ptx| ptx.iter().map(|&c| c as u8).collect())
             }
             .map_err(|e| failure(describe(e), log.clone()))?;
             Ok(Compiled {
@@ -404,18 +419,17 @@ mod ffi {
     impl Compiled {
         /// The image as cudarc's loadable module type.
         pub(crate) fn to_module_image(&self) -> cudarc::nvrtc::Ptx {
-            match self.target {
-                Target::Ptx(..) => {
-                    let end = self
-                        .image
-                        .iter()
-                        .position(|&b| b == 0)
-                        .unwrap_or(self.image.len());
-                    cudarc::nvrtc::Ptx::from_src(
-                        String::from_utf8_lossy(&self.image[..end]).into_owned(),
-                    )
-                }
-                Target::Cubin(..) => cudarc::nvrtc::Ptx::from_binary(self.image.clone()),
+            if self.target.is_cubin() {
+                cudarc::nvrtc::Ptx::from_binary(self.image.clone())
+            } else {
+                let end = self
+                    .image
+                    .iter()
+                    .position(|&b| b == 0)
+                    .unwrap_or(self.image.len());
+                cudarc::nvrtc::Ptx::from_src(
+                    String::from_utf8_lossy(&self.image[..end]).into_owned(),
+                )
             }
         }
     }

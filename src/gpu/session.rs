@@ -2,7 +2,7 @@
 //! kernel modules built for it so far (each `kernels/*.cu` is compiled by NVRTC
 //! once per process, for the device's own architecture).
 
-use super::nvrtc::{BuildOptions, Target, compile};
+use super::nvrtc::{BuildOptions, compile};
 use super::sources::KernelSource;
 use super::{DeviceInfo, GpuError, guard, loader};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, DriverError, sys};
@@ -74,12 +74,8 @@ impl Session {
         if let Some(module) = modules.get(kernel.path) {
             return Ok(module.clone());
         }
-        let (major, minor) = self.info.compute_capability;
-        let built = compile(
-            kernel.path,
-            kernel.source,
-            &BuildOptions::new(Target::Cubin(major, minor)),
-        )?;
+        let target = kernel.cubin_for(self.info.compute_capability)?;
+        let built = compile(kernel.path, kernel.source, &BuildOptions::new(target))?;
         let module = self
             .context
             .load_module(built.to_module_image())

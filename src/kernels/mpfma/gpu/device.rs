@@ -24,6 +24,19 @@ pub(super) fn module() -> Result<&'static KernelModule, GpuError> {
         .map_err(Clone::clone)
 }
 
+/// The module holding `kernel`: [`module`] or, for the wgmma kernel,
+/// `kernels/mpfma_wgmma.cu` (sm_90a), likewise compiled once per process.
+fn module_of(kernel: GemmKernel) -> Result<&'static KernelModule, GpuError> {
+    static WGMMA: OnceLock<Result<KernelModule, GpuError>> = OnceLock::new();
+    match kernel {
+        GemmKernel::Warpgroup => WGMMA
+            .get_or_init(|| guard::catch(|| KernelModule::open(&kernel.source())))
+            .as_ref()
+            .map_err(Clone::clone),
+        _ => module(),
+    }
+}
+
 /// Zero-padded copy of a row-major `rows x cols` matrix as `prows x pcols`.
 fn padded(data: &[f64], (rows, cols): (usize, usize), (prows, pcols): (usize, usize)) -> Vec<f64> {
     let mut out = vec![0.0; prows * pcols];
@@ -127,7 +140,7 @@ pub(super) fn gemm(
     let name = kernel.entry(record.input, record.output)?;
     let (pm, pk, pt) = kernel.padded((m, k, t));
     let dims = (as_int("m", pm)?, as_int("t", pt)?, as_int("k", pk)?);
-    let module = module()?;
+    let module = module_of(kernel)?;
     let ap = padded(a, (m, k), (pm, pk));
     let bp = padded(b, (k, t), (pk, pt));
     let cp = c.map(|c| padded(c, (m, t), (pm, pt)));
@@ -223,7 +236,7 @@ pub(super) fn time_gemm(
 ) -> Result<(f64, f64), GpuError> {
     let name = kernel.entry(TcInput::Fp16, TcOutput::Fp32)?;
     let (rows, cols, inner) = (as_int("m", m)?, as_int("t", t)?, as_int("k", k)?);
-    let module = module()?;
+    let module = module_of(kernel)?;
     guard::catch(|| {
         let (a, b) = timing_operands((m, k, t));
         let d_a = module.upload(&a)?;

@@ -1,5 +1,6 @@
-//! Which of our GEMM kernels in `kernels/mpfma_gemm.cu` runs: tile, block,
-//! shared memory and entry point of each. All of them issue the same mma
+//! Which of our GEMM kernels in `kernels/mpfma_gemm.cu` and
+//! `kernels/mpfma_wgmma.cu` runs: source, tile, block, shared memory and entry
+//! point of each. All of them issue the same mma
 //! instructions on every accumulator in the same order as the block-FMA
 //! model (Bhola and Duraisamy, Algorithm 1, with the record's block FMA), so
 //! their D is the same bit for bit; they differ in how A and B reach the
@@ -7,6 +8,7 @@
 
 use super::super::record::{TcInput, TcOutput};
 use crate::gpu::GpuError;
+use crate::gpu::sources::{self, KernelSource};
 
 /// One of our GEMM kernels.
 ///
@@ -14,7 +16,7 @@ use crate::gpu::GpuError;
 /// ```
 /// use boundgate::kernels::mpfma::gpu::GemmKernel;
 /// let names: Vec<_> = GemmKernel::ALL.iter().map(|k| k.name()).collect();
-/// assert_eq!(names, ["simple", "pipelined", "wide"]);
+/// assert_eq!(names, ["simple", "pipelined", "wide", "wgmma"]);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GemmKernel {
@@ -31,11 +33,21 @@ pub enum GemmKernel {
     /// 100 registers, no spills; 56 832 B of dynamic shared memory, so two
     /// blocks per SM).
     Wide,
+    /// `mpfma_gemm_wgmma_*` (fp16 and bf16 inputs, fp32 accumulation;
+    /// `kernels/mpfma_wgmma.cu`, sm_90a only): Hopper's warpgroup MMA,
+    /// 128 x 256 tiles per block of two warpgroups, a 4-stage cp.async ring
+    /// in 128-byte-swizzled shared memory, one block per SM.
+    Warpgroup,
 }
 
 impl GemmKernel {
     /// Every kernel.
-    pub const ALL: [GemmKernel; 3] = [GemmKernel::Simple, GemmKernel::Pipelined, GemmKernel::Wide];
+    pub const ALL: [GemmKernel; 4] = [
+        GemmKernel::Simple,
+        GemmKernel::Pipelined,
+        GemmKernel::Wide,
+        GemmKernel::Warpgroup,
+    ];
 
     /// Its name in reports.
     pub fn name(self) -> &'static str {
@@ -43,22 +55,56 @@ impl GemmKernel {
             GemmKernel::Simple => "simple",
             GemmKernel::Pipelined => "pipelined",
             GemmKernel::Wide => "wide",
+            GemmKernel::Warpgroup => "wgmma",
         }
     }
 
-    /// The side of the square tile of D one block computes: M and N are
-    /// padded to a multiple of it.
+    /// The kernel file it is in.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// assert_eq!(GemmKernel::Wide.source().path, "kernels/mpfma_gemm.cu");
+    /// assert_eq!(GemmKernel::Warpgroup.source().path, "kernels/mpfma_wgmma.cu");
+    /// ```
+    pub fn source(self) -> KernelSource {
+        match self {
+            GemmKernel::Warpgroup => sources::MPFMA_WGMMA,
+            _ => sources::MPFMA_GEMM,
+        }
+    }
+
+    /// What M and N are padded to a multiple of: the side of the square
+    /// tile of D one block computes, or for the wgmma kernel, whose blocks
+    /// are 128 x 256 ([`GemmKernel::block_tile`]), the larger side.
     ///
     /// # Example
     /// ```
     /// use boundgate::kernels::mpfma::gpu::GemmKernel;
     /// assert_eq!(GemmKernel::Simple.tile(), 64);
     /// assert_eq!(GemmKernel::Wide.tile(), 128);
+    /// assert_eq!(GemmKernel::Warpgroup.tile(), 256);
     /// ```
     pub fn tile(self) -> usize {
         match self {
             GemmKernel::Simple | GemmKernel::Pipelined => 64,
             GemmKernel::Wide => 128,
+            GemmKernel::Warpgroup => 256,
+        }
+    }
+
+    /// Rows and columns of the tile of D one block computes.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// assert_eq!(GemmKernel::Wide.block_tile(), (128, 128));
+    /// assert_eq!(GemmKernel::Warpgroup.block_tile(), (128, 256));
+    /// ```
+    pub fn block_tile(self) -> (usize, usize) {
+        match self {
+            GemmKernel::Warpgroup => (128, 256),
+            other => (other.tile(), other.tile()),
         }
     }
 
@@ -73,7 +119,7 @@ impl GemmKernel {
     pub fn threads(self) -> u32 {
         match self {
             GemmKernel::Simple | GemmKernel::Pipelined => 128,
-            GemmKernel::Wide => 256,
+            GemmKernel::Wide | GemmKernel::Warpgroup => 256,
         }
     }
 
@@ -95,7 +141,7 @@ impl GemmKernel {
     /// assert!(GemmKernel::Wide.entry(TcInput::Tf32, TcOutput::Fp32).is_err());
     /// ```
     pub fn entry(self, input: TcInput, output: TcOutput) -> Result<&'static str, GpuError> {
-        use GemmKernel::{Pipelined, Simple, Wide};
+        use GemmKernel::{Pipelined, Simple, Warpgroup, Wide};
         Ok(match (input, output, self) {
             (TcInput::Fp16, TcOutput::Fp32, Simple) => "mpfma_gemm_f16_f32",
             (TcInput::Fp16, TcOutput::Fp16, Simple) => "mpfma_gemm_f16_f16",
@@ -108,6 +154,8 @@ impl GemmKernel {
             (TcInput::Fp16, TcOutput::Fp32, Wide) => "mpfma_gemm_wide_f16_f32",
             (TcInput::Fp16, TcOutput::Fp16, Wide) => "mpfma_gemm_wide_f16_f16",
             (TcInput::Bf16, TcOutput::Fp32, Wide) => "mpfma_gemm_wide_bf16_f32",
+            (TcInput::Fp16, TcOutput::Fp32, Warpgroup) => "mpfma_gemm_wgmma_f16_f32",
+            (TcInput::Bf16, TcOutput::Fp32, Warpgroup) => "mpfma_gemm_wgmma_bf16_f32",
             _ => {
                 return Err(GpuError::Unsupported(format!(
                     "no {} kernel for {input} inputs with {} accumulation",
@@ -120,19 +168,23 @@ impl GemmKernel {
 
     /// Dynamic shared memory per block, in bytes: the wide kernel's three
     /// pipeline stages of A (128 x 40) and B (32 x 136) 16-bit elements
-    /// (`kernels/mpfma_gemm.cu`: `WIDE_STAGES`); the others use static
+    /// (`kernels/mpfma_gemm.cu`: `WIDE_STAGES`); the wgmma kernel's four
+    /// stages of A (128 x 64) and B (64 x 256) and 1024 bytes to align them
+    /// (`kernels/mpfma_wgmma.cu`: `WG_SHARED_BYTES`); the others use static
     /// shared memory only.
     ///
     /// # Example
     /// ```
     /// use boundgate::kernels::mpfma::gpu::GemmKernel;
     /// assert_eq!(GemmKernel::Wide.dynamic_shared_bytes(), 56_832);
+    /// assert_eq!(GemmKernel::Warpgroup.dynamic_shared_bytes(), 197_632);
     /// assert_eq!(GemmKernel::Simple.dynamic_shared_bytes(), 0);
     /// ```
     pub fn dynamic_shared_bytes(self) -> u32 {
         match self {
             GemmKernel::Simple | GemmKernel::Pipelined => 0,
             GemmKernel::Wide => 3 * (128 * 40 + 32 * 136) * 2,
+            GemmKernel::Warpgroup => 4 * (128 * 64 + 64 * 256) * 2 + 1024,
         }
     }
 
@@ -188,8 +240,9 @@ impl GemmKernel {
     /// The launch for a padded `m x t` output: one block per tile.
     #[cfg(feature = "cuda")]
     pub(super) fn launch(self, m: usize, t: usize) -> cudarc::driver::LaunchConfig {
+        let (rows, cols) = self.block_tile();
         cudarc::driver::LaunchConfig {
-            grid_dim: ((t / self.tile()) as u32, (m / self.tile()) as u32, 1),
+            grid_dim: ((t / cols) as u32, (m / rows) as u32, 1),
             block_dim: (self.threads(), 1, 1),
             shared_mem_bytes: self.dynamic_shared_bytes(),
         }
