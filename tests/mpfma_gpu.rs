@@ -746,3 +746,53 @@ fn vendor_backends_of_mpfma_gemm_pass_the_any_order_bound() {
         );
     }
 }
+
+/// `boundgate run mpfma-gemm --param backend=gpu --param kernel=NAME` end to
+/// end on the device, for each of our kernels the device runs and each record
+/// it has an entry for: ran on that kernel, rigorous bound passed (the
+/// kernels equal the model bit for bit, so the model's chained bound holds).
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+fn our_kernels_through_mpfma_gemm_pass_the_rigorous_bound() {
+    use boundgate::io::Tensor;
+    use boundgate::kernels::mpfma::gemm::MpfmaGemm;
+    use boundgate::kernels::{Inputs, Kernel, Params};
+    use boundgate_verify::check::Outcome;
+    let arch = device_arch().unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(10);
+    let (m, k, t) = (130, 1040, 270);
+    for kernel in device_kernels() {
+        for (input, output) in [("fp16", "fp32"), ("bf16", "fp32"), ("fp16", "fp16")] {
+            let record =
+                TcRecord::lookup(arch, input.parse().unwrap(), output.parse().unwrap()).unwrap();
+            if kernel.entry(record.input, record.output).is_err() {
+                continue;
+            }
+            let mut inputs = Inputs::new();
+            let a = random_operands(&record, &mut rng, m * k, false);
+            let b = random_operands(&record, &mut rng, k * t, false);
+            inputs.insert("a".into(), Tensor::matrix(m, k, a).unwrap());
+            inputs.insert("b".into(), Tensor::matrix(k, t, b).unwrap());
+            let pairs: Vec<String> = [
+                "backend=gpu".to_string(),
+                format!("kernel={}", kernel.name()),
+                format!("input={input}"),
+                format!("output={output}"),
+                format!("arch={}", arch.name()),
+            ]
+            .into();
+            let run = MpfmaGemm
+                .run(&inputs, &Params::parse(&MpfmaGemm, &pairs).unwrap())
+                .unwrap_or_else(|e| panic!("{pairs:?}: {e}"));
+            let ran_on = run.details["ran_on"].as_str().unwrap().to_string();
+            println!("{pairs:?}: ran on {ran_on}");
+            assert_eq!(ran_on, format!("gpu ({arch}, {} kernel)", kernel.name()));
+            let verdicts = run.verdicts().unwrap();
+            assert!(
+                matches!(verdicts[0].verdict.outcome, Outcome::Pass),
+                "{pairs:?}: {:?}",
+                verdicts[0].verdict
+            );
+        }
+    }
+}

@@ -320,6 +320,47 @@ fn gpu_backend_without_a_gpu_is_an_error_and_auto_falls_back() {
     }
 }
 
+/// `kernel` picks one of our GEMMs for backend gpu or auto; elsewhere it is
+/// refused, not ignored. A kernel without an entry for the record (wgmma:
+/// fp16/bf16 into fp32 only) is refused by gpu and falls back under auto,
+/// saying why, on any machine (the entry is checked before the device).
+#[test]
+fn the_kernel_parameter_is_for_our_gpu_kernels_only() {
+    let a = matrix(2, 16, pseudo);
+    let b = matrix(16, 2, pseudo);
+    for backend in ["backend=cpu", "backend=gemmex", "backend=cublaslt"] {
+        let e = run_gemm(a.clone(), b.clone(), &[backend, "kernel=wgmma"]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("kernel = wgmma: only for backend gpu or auto"),
+            "{backend}: {e}"
+        );
+    }
+    // The default, simple, is accepted everywhere (it names the model's order).
+    run_gemm(a.clone(), b.clone(), &["backend=cpu", "kernel=simple"]).unwrap();
+    let e = Params::parse(&MpfmaGemm, &["kernel=fast".to_string()]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("expected one of simple, pipelined, wide, wgmma"),
+        "{e}"
+    );
+    for kernel in ["kernel=wgmma", "kernel=wide"] {
+        let e = run_gemm(a.clone(), b.clone(), &["backend=gpu", "input=tf32", kernel]).unwrap_err();
+        assert!(e.to_string().contains("tf32 inputs"), "{kernel}: {e}");
+        let run = run_gemm(
+            a.clone(),
+            b.clone(),
+            &["backend=auto", "input=tf32", kernel],
+        )
+        .unwrap();
+        let ran_on = run.details["ran_on"].as_str().unwrap();
+        assert!(
+            ran_on.starts_with("cpu model (") && ran_on.contains("tf32"),
+            "{ran_on}"
+        );
+    }
+}
+
 /// The vendor backends refuse what they cannot run before any device work
 /// (Algorithm 1, fp16 accumulation, GemmEx with bf16), and without a device
 /// say why in one line (`GPU: ...`); they never fall back to the model.

@@ -14,7 +14,7 @@ use super::blockfma::BlockFma;
 use super::common::{
     U_GIVEN_F64, add_each, add_to, element_bounds, representation_up, scaled, transpose,
 };
-use super::gpu::{Vendor, VendorReduction};
+use super::gpu::{GemmKernel, Vendor, VendorReduction};
 use super::record::{Arch, TcInput, TcOutput, TcRecord};
 use crate::error::{Error, Result};
 use crate::io::Tensor;
@@ -94,6 +94,12 @@ const PARAMS: &[ParamSpec] = &[
         default: "cpu",
         kind: ParamKind::Choice(&["cpu", "gpu", "auto", "gemmex", "cublaslt"]),
         help: "cpu: the model; gpu: kernels/mpfma_gemm.cu (needs a device matching the record, model tc, fp16/bf16/tf32); auto: gpu when possible; gemmex, cublaslt: the vendor GEMM on the device (model tc, fp32 accumulation; GemmEx fp16 inputs only), held to the any-order rigorous bound (its split and order are the library's)",
+    },
+    ParamSpec {
+        key: "kernel",
+        default: "simple",
+        kind: ParamKind::Choice(&["simple", "pipelined", "wide", "wgmma"]),
+        help: "backend gpu or auto only: which of our GEMMs runs, all the block-FMA model's order bit for bit. simple: any input and accumulation; pipelined: the same, 16-byte loads; wide: 128 x 128 tiles, fp16/bf16 inputs; wgmma: Hopper's warpgroup MMA (sm_90 only), fp16/bf16 inputs, fp32 accumulation, the fastest",
     },
     ParamSpec {
         key: "reduction",
@@ -792,6 +798,13 @@ impl Kernel for MpfmaGemm {
         )?;
         let reduction: VendorReduction = params.text("reduction")?.parse()?;
         let backend = params.text("backend")?;
+        let kernel: GemmKernel = params.text("kernel")?.parse()?;
+        if kernel != GemmKernel::Simple && !matches!(backend, "gpu" | "auto") {
+            return Err(Error::usage(format!(
+                "kernel = {}: only for backend gpu or auto (our GEMMs), not backend = {backend}",
+                kernel.name()
+            )));
+        }
         let vendor = match backend {
             "gemmex" => Some(Vendor::GemmEx),
             "cublaslt" => Some(Vendor::Lt),
@@ -812,7 +825,7 @@ impl Kernel for MpfmaGemm {
             }
             None if backend == "cpu" => (run_model(&config, &ops), InnerOrder::Chain),
             None => (
-                super::gpu::run_or_model(&config, &ops, backend == "gpu")?,
+                super::gpu::run_or_model(&config, &ops, kernel, backend == "gpu")?,
                 InnerOrder::Chain,
             ),
         };

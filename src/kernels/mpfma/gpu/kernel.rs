@@ -274,6 +274,31 @@ impl GemmKernel {
     }
 }
 
+impl std::str::FromStr for GemmKernel {
+    type Err = crate::error::Error;
+
+    /// A kernel by its [`GemmKernel::name`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// assert_eq!("wgmma".parse::<GemmKernel>().unwrap(), GemmKernel::Warpgroup);
+    /// assert!("fast".parse::<GemmKernel>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<GemmKernel, Self::Err> {
+        GemmKernel::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                let known: Vec<_> = GemmKernel::ALL.iter().map(|k| k.name()).collect();
+                crate::error::Error::usage(format!(
+                    "unknown kernel `{s}` (known: {})",
+                    known.join(", ")
+                ))
+            })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -94,7 +94,7 @@ fn overridden_block(config: &GemmConfig) -> Option<GpuError> {
 }
 
 /// Why `kernels/mpfma_gemm.cu` cannot run `config` on this machine, if it cannot.
-fn unsupported(config: &GemmConfig) -> Option<GpuError> {
+fn unsupported(config: &GemmConfig, kernel: GemmKernel) -> Option<GpuError> {
     if config.alg1 {
         return Some(GpuError::Unsupported(
             "model alg1 is a CPU model only".into(),
@@ -112,13 +112,21 @@ fn unsupported(config: &GemmConfig) -> Option<GpuError> {
             config.record.input
         )));
     }
+    if let Err(reason) = kernel.entry(config.record.input, config.record.output) {
+        return Some(reason);
+    }
     match device_arch() {
         Err(reason) => Some(reason),
         Ok(arch) if arch != config.record.arch => Some(GpuError::Unsupported(format!(
             "the device is {arch}, the record {}",
             config.record.arch
         ))),
-        Ok(_) => None,
+        Ok(_) => match crate::gpu::probe() {
+            crate::gpu::DeviceStatus::Available(info) => {
+                kernel.source().cubin_for(info.compute_capability).err()
+            }
+            crate::gpu::DeviceStatus::Unavailable { reason } => Some(reason),
+        },
     }
 }
 
@@ -128,20 +136,26 @@ fn unsupported(config: &GemmConfig) -> Option<GpuError> {
 /// # Errors
 /// [`Error::Gpu`](crate::error::Error::Gpu) when the GPU is required and
 /// cannot run the configuration, or when the device fails.
-pub fn run_or_model(config: &GemmConfig, ops: &GemmOperands, required: bool) -> Result<GemmRun> {
-    match unsupported(config) {
+pub fn run_or_model(
+    config: &GemmConfig,
+    ops: &GemmOperands,
+    kernel: GemmKernel,
+    required: bool,
+) -> Result<GemmRun> {
+    match unsupported(config, kernel) {
         Some(reason) if required => Err(reason.into()),
         Some(reason) => {
             let mut run = run_model(config, ops);
             run.ran_on = format!("cpu model ({reason})");
             Ok(run)
         }
-        None => run_on_device(config, ops),
+        None => run_on_device(config, ops, kernel),
     }
 }
 
-fn run_on_device(config: &GemmConfig, ops: &GemmOperands) -> Result<GemmRun> {
-    let mut d = gemm_on_device(
+fn run_on_device(config: &GemmConfig, ops: &GemmOperands, kernel: GemmKernel) -> Result<GemmRun> {
+    let mut d = gemm_on_device_with(
+        kernel,
         &config.record,
         &ops.a_read,
         &ops.b_read,
@@ -161,7 +175,7 @@ fn run_on_device(config: &GemmConfig, ops: &GemmOperands) -> Result<GemmRun> {
     Ok(GemmRun {
         d,
         a_posteriori: model.a_posteriori,
-        ran_on: format!("gpu ({})", config.record.arch),
+        ran_on: format!("gpu ({}, {} kernel)", config.record.arch, kernel.name()),
         split_k: None,
     })
 }
@@ -244,7 +258,7 @@ pub fn probe_unit(record: &TcRecord) -> std::result::Result<Box<dyn MatrixUnit>,
         alg1: false,
         fp16_epilogue: false,
     };
-    if let Some(reason) = unsupported(&config) {
+    if let Some(reason) = unsupported(&config, GemmKernel::Simple) {
         return Err(reason);
     }
     #[cfg(feature = "cuda")]
