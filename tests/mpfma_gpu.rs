@@ -58,22 +58,35 @@ fn gemm_ptx_has_only_the_tensor_core_steps_of_the_model() {
         ] {
             assert!(ptx.contains(needle), "{target}: no {needle}");
         }
-        for line in ptx.lines() {
-            let Some(op) = line.split_whitespace().next() else {
-                continue;
-            };
-            assert!(
-                !op.starts_with("atom") && !op.starts_with("red."),
-                "atomic: {line}"
-            );
-            let float_arith =
-                (op.ends_with(".f32") || op.ends_with(".f16") || op.ends_with(".f64"))
-                    && ["add", "sub", "mul", "fma", "div"]
-                        .iter()
-                        .any(|a| op.starts_with(a));
-            assert!(!float_arith, "{target}: arithmetic outside the mma: {line}");
+        for (op, line) in ptx_instructions(&ptx) {
+            assert_no_value_arithmetic(op, line, &format!("{target}"));
         }
     }
+}
+
+/// Each PTX line's first word (the instruction, with its type suffixes) and
+/// the line.
+fn ptx_instructions(ptx: &str) -> impl Iterator<Item = (&str, &str)> {
+    ptx.lines()
+        .filter_map(|line| line.split_whitespace().next().map(|op| (op, line)))
+}
+
+/// A tensor-core GEMM's PTX moves bits and issues the matrix instructions:
+/// no atomic and no floating-point add, sub, mul, fma or div of its own
+/// (which the block-FMA model does not have).
+fn assert_no_value_arithmetic(op: &str, line: &str, what: &str) {
+    assert!(
+        !op.starts_with("atom") && !op.starts_with("red."),
+        "{what}: atomic: {line}"
+    );
+    let float_arith = (op.ends_with(".f32") || op.ends_with(".f16") || op.ends_with(".f64"))
+        && ["add", "sub", "mul", "fma", "div"]
+            .iter()
+            .any(|a| op.starts_with(a));
+    assert!(
+        !float_arith,
+        "{what}: arithmetic outside the tensor-core steps: {line}"
+    );
 }
 
 /// The same for `kernels/mpfma_wgmma.cu` (compute_90a): its only arithmetic
@@ -93,19 +106,8 @@ fn wgmma_ptx_has_only_the_tensor_core_steps_of_the_model() {
     .expect("compiles");
     let ptx = String::from_utf8_lossy(&built.image);
     let mut steps = std::collections::BTreeSet::new();
-    for line in ptx.lines() {
-        let Some(op) = line.split_whitespace().next() else {
-            continue;
-        };
-        assert!(
-            !op.starts_with("atom") && !op.starts_with("red."),
-            "atomic: {line}"
-        );
-        let float_arith = (op.ends_with(".f32") || op.ends_with(".f16") || op.ends_with(".f64"))
-            && ["add", "sub", "mul", "fma", "div"]
-                .iter()
-                .any(|a| op.starts_with(a));
-        assert!(!float_arith, "arithmetic outside the wgmma: {line}");
+    for (op, line) in ptx_instructions(&ptx) {
+        assert_no_value_arithmetic(op, line, source.path);
         if op.starts_with("wgmma.mma_async") {
             assert!(
                 line.trim_end().ends_with("p, 1, 1, 0, 1;"),
@@ -693,10 +695,6 @@ fn cublaslt_and_gemmex_on_listing_1() {
 #[test]
 #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
 fn vendor_backends_of_mpfma_gemm_pass_the_any_order_bound() {
-    use boundgate::io::Tensor;
-    use boundgate::kernels::mpfma::gemm::MpfmaGemm;
-    use boundgate::kernels::{Inputs, Kernel, Params};
-    use boundgate_verify::check::Outcome;
     let arch = device_arch().unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let (m, k, t) = (128, 2048, 16);
@@ -712,21 +710,15 @@ fn vendor_backends_of_mpfma_gemm_pass_the_any_order_bound() {
     ] {
         let mut draw =
             |len: usize| -> Vec<f64> { (0..len).map(|_| rng.random_range(-1.0..1.0)).collect() };
-        let mut inputs = Inputs::new();
-        inputs.insert("a".into(), Tensor::matrix(m, k, draw(m * k)).unwrap());
-        inputs.insert("b".into(), Tensor::matrix(k, t, draw(k * t)).unwrap());
-        let pairs: Vec<String> = [
+        let (a, b) = (draw(m * k), draw(k * t));
+        let pairs = [
             format!("backend={backend}"),
             format!("input={input}"),
             format!("output={output}"),
             format!("arch={}", arch.name()),
             format!("reduction={reduction}"),
-        ]
-        .into();
-        let run = MpfmaGemm
-            .run(&inputs, &Params::parse(&MpfmaGemm, &pairs).unwrap())
-            .unwrap_or_else(|e| panic!("{pairs:?}: {e}"));
-        let verdicts = run.verdicts().unwrap();
+        ];
+        let (run, verdicts) = run_mpfma_gemm((a, b), (m, k, t), &pairs);
         for v in verdicts.iter().filter(|v| v.label.starts_with("rigorous")) {
             println!(
                 "{backend} {input} -> {output}, reduction {reduction}: {}: {:?}, ratio {:?}",
@@ -739,12 +731,39 @@ fn vendor_backends_of_mpfma_gemm_pass_the_any_order_bound() {
             ran_on.starts_with(&format!("gpu ({arch}, {backend}: ")),
             "{ran_on}"
         );
-        assert!(
-            matches!(verdicts[0].verdict.outcome, Outcome::Pass),
-            "{pairs:?}: {:?}",
-            verdicts[0].verdict
-        );
     }
+}
+
+/// `mpfma-gemm` on `a` (`m x k`) and `b` (`k x t`) with `pairs` as its
+/// parameters, through the kernel's own entry point (as `boundgate run`
+/// calls it); asserts the gate, the first (rigorous) verdict, passed.
+fn run_mpfma_gemm(
+    (a, b): (Vec<f64>, Vec<f64>),
+    (m, k, t): (usize, usize, usize),
+    pairs: &[String],
+) -> (
+    boundgate::kernels::KernelRun,
+    Vec<boundgate::kernels::LabelledVerdict>,
+) {
+    use boundgate::io::Tensor;
+    use boundgate::kernels::mpfma::gemm::MpfmaGemm;
+    use boundgate::kernels::{Inputs, Kernel, Params};
+    let mut inputs = Inputs::new();
+    inputs.insert("a".into(), Tensor::matrix(m, k, a).unwrap());
+    inputs.insert("b".into(), Tensor::matrix(k, t, b).unwrap());
+    let run = MpfmaGemm
+        .run(&inputs, &Params::parse(&MpfmaGemm, pairs).unwrap())
+        .unwrap_or_else(|e| panic!("{pairs:?}: {e}"));
+    let verdicts = run.verdicts().unwrap();
+    assert!(
+        matches!(
+            verdicts[0].verdict.outcome,
+            boundgate_verify::check::Outcome::Pass
+        ),
+        "{pairs:?}: {:?}",
+        verdicts[0].verdict
+    );
+    (run, verdicts)
 }
 
 /// `boundgate run mpfma-gemm --param backend=gpu --param kernel=NAME` end to
@@ -754,10 +773,6 @@ fn vendor_backends_of_mpfma_gemm_pass_the_any_order_bound() {
 #[test]
 #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
 fn our_kernels_through_mpfma_gemm_pass_the_rigorous_bound() {
-    use boundgate::io::Tensor;
-    use boundgate::kernels::mpfma::gemm::MpfmaGemm;
-    use boundgate::kernels::{Inputs, Kernel, Params};
-    use boundgate_verify::check::Outcome;
     let arch = device_arch().unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(10);
     let (m, k, t) = (130, 1040, 270);
@@ -768,31 +783,19 @@ fn our_kernels_through_mpfma_gemm_pass_the_rigorous_bound() {
             if kernel.entry(record.input, record.output).is_err() {
                 continue;
             }
-            let mut inputs = Inputs::new();
             let a = random_operands(&record, &mut rng, m * k, false);
             let b = random_operands(&record, &mut rng, k * t, false);
-            inputs.insert("a".into(), Tensor::matrix(m, k, a).unwrap());
-            inputs.insert("b".into(), Tensor::matrix(k, t, b).unwrap());
-            let pairs: Vec<String> = [
+            let pairs = [
                 "backend=gpu".to_string(),
                 format!("kernel={}", kernel.name()),
                 format!("input={input}"),
                 format!("output={output}"),
                 format!("arch={}", arch.name()),
-            ]
-            .into();
-            let run = MpfmaGemm
-                .run(&inputs, &Params::parse(&MpfmaGemm, &pairs).unwrap())
-                .unwrap_or_else(|e| panic!("{pairs:?}: {e}"));
+            ];
+            let (run, _) = run_mpfma_gemm((a, b), (m, k, t), &pairs);
             let ran_on = run.details["ran_on"].as_str().unwrap().to_string();
             println!("{pairs:?}: ran on {ran_on}");
             assert_eq!(ran_on, format!("gpu ({arch}, {} kernel)", kernel.name()));
-            let verdicts = run.verdicts().unwrap();
-            assert!(
-                matches!(verdicts[0].verdict.outcome, Outcome::Pass),
-                "{pairs:?}: {:?}",
-                verdicts[0].verdict
-            );
         }
     }
 }
