@@ -11,8 +11,9 @@
 // instruction: wgmma.mma_async m64n128k16 (a warpgroup of four warps, 64 x 128 outputs
 // per instruction, both operands read by the tensor cores from shared memory) instead
 // of mma.sync m16n8k16. On the H100 cuBLAS's kernels are built on it (SASS HGMMA) and
-// reach about 3.4x our mma.sync kernel (docs/gpu/2026-11-26-h100.md); a kernel of
-// HMMA alone stays on the slower path (/work/.library/device/HOPPER.md). Whether
+// reach about 3.4x our mma.sync kernel (docs/gpu/2026-11-26-h100.md), whose SASS
+// is HMMA alone (the warp-level path; NVIDIA's Hopper tuning guide points matrix
+// code at the warpgroup instructions). Whether
 // one wgmma k16 step is the same fused block as one mma.sync m16n8k16 on sm_90 (the
 // records' b = 16, no split) is what tests/mpfma_gpu.rs checks on the device, bit for
 // bit against the model; cuBLAS's HGMMA kernels already matched the model wherever
@@ -78,6 +79,12 @@ typedef unsigned long long u64;
 // The launcher's dynamic shared memory: src/kernels/mpfma/gpu/kernel.rs
 // (GemmKernel::Warpgroup.dynamic_shared_bytes) must equal this.
 #define WG_SHARED_BYTES (WG_STAGES * WG_STAGE_BYTES + 1024)
+static_assert(WG_SHARED_BYTES == 197632,
+              "GemmKernel::Warpgroup.dynamic_shared_bytes() (src/kernels/mpfma/gpu/kernel.rs) "
+              "launches with 197632 bytes; change both together");
+// The ring: slice s multiplied, s - 1 possibly still read by the wgmma group in flight,
+// s + 1 .. s + WG_AHEAD loading.
+static_assert(WG_STAGES >= WG_AHEAD + 2, "the stage being overwritten may still be read");
 
 // Byte offset of 16-byte chunk c (0..7) of 128-byte row r in a 128-byte-swizzled region.
 __device__ __forceinline__ u32 wg_swizzled(u32 r, u32 c) {
@@ -287,7 +294,8 @@ __device__ __forceinline__ void gemm_tile_wgmma(const u16* __restrict__ A, const
         switch ((K - whole * WG_BK) / 16) {
             case 1: wg_slice_mma<V, 1>(acc, sa, sb); break;
             case 2: wg_slice_mma<V, 2>(acc, sa, sb); break;
-            default: wg_slice_mma<V, 3>(acc, sa, sb); break;
+            case 3: wg_slice_mma<V, 3>(acc, sa, sb); break;
+            default: __trap();  // K not a multiple of 16: the host pads it, never here
         }
         wg_commit();
         wg_wait<0>();

@@ -16,7 +16,7 @@
 # timeout_s less 20) caps them all: nothing runs past DEADLINE - 10 s, so the
 # summary table, the last lines printed, always comes out. Knobs:
 # SANITIZE="bin:filter ...", SANITIZE_LIMIT, TEST_LIMIT (per test binary,
-# 300 s), TEST_FILTER, BENCHES="name ...", BENCH_LIMIT, PROFILE_BENCH,
+# 300 s), TEST_FILTER, TESTS="name ...", BENCHES="name ...", BENCH_LIMIT, PROFILE_BENCH,
 # PROFILE_LIMIT, DEADLINE. The exit status is 1 when any row is FAIL,
 # TIMEOUT, MISSING, UNKNOWN or SKIPPED (rows EMPTY, a filter that matched no
 # test, are shown, not counted).

@@ -336,6 +336,21 @@ fn the_kernel_parameter_is_for_our_gpu_kernels_only() {
             "{backend}: {e}"
         );
     }
+    // The choices are exactly our kernels, by name.
+    let spec = MpfmaGemm
+        .params()
+        .iter()
+        .find(|s| s.key == "kernel")
+        .expect("a kernel parameter");
+    let names: Vec<&str> = boundgate::kernels::mpfma::gpu::GemmKernel::ALL
+        .iter()
+        .map(|k| k.name())
+        .collect();
+    assert!(
+        matches!(spec.kind, boundgate::kernels::ParamKind::Choice(words) if words == names.as_slice()),
+        "{:?}",
+        spec.kind
+    );
     // The default, simple, is accepted everywhere (it names the model's order).
     run_gemm(a.clone(), b.clone(), &["backend=cpu", "kernel=simple"]).unwrap();
     let e = Params::parse(&MpfmaGemm, &["kernel=fast".to_string()]).unwrap_err();

@@ -292,14 +292,16 @@ mod with_nvrtc {
     }
 
     /// No entry point of any kernel spills registers or keeps a stack frame
-    /// on sm_80 or sm_90: both live in local memory, and a run-time-indexed
+    /// on sm_80 or sm_90 (sm_90a for the wgmma GEMM): both live in local memory, and a run-time-indexed
     /// local array (the qdot tile kernels' accumulators until 2026-11-25, a
     /// 1024- and a 2560-byte frame) turns every step into a scattered load and
     /// store through L1 to L2. And the
     /// tensor-core GEMMs' 256-thread blocks (the wide mpfma GEMM, the residual
     /// IMMA GEMM) fit two to an SM (<= 128 registers per thread, two blocks'
     /// static and dynamic shared memory within sm_80's 164 KiB): what their
-    /// design counts on to hide the latency of their loads.
+    /// design counts on to hide the latency of their loads. The wgmma GEMM is
+    /// one block per SM by design (two warpgroups' accumulators, four 48 KiB
+    /// stages): its shared memory within sm_90's 227 KiB per block.
     #[test]
     fn no_kernel_uses_local_memory_and_the_tensor_core_gemms_fit_two_blocks_per_sm() {
         if !nvrtc_available() {
@@ -341,9 +343,11 @@ mod with_nvrtc {
                     if entry.starts_with("mpfma_gemm_wgmma_") {
                         // One block per SM by design: two warpgroups, 2 x 64 fp32
                         // accumulators a thread, four 48 KiB stages.
+                        // (ptxas caps registers at 255: spills, checked above, are
+                        // the real limit; 0 would mean the report was not read.)
                         warpgroup += 1;
-                        if r.registers == 0 || r.registers > 255 {
-                            problems.push(format!("{entry} ({target}): {} registers", r.registers));
+                        if r.registers == 0 {
+                            problems.push(format!("{entry} ({target}): no register count"));
                         }
                         let shared = r.shared_bytes
                             + u64::from(GemmKernel::Warpgroup.dynamic_shared_bytes());

@@ -10,6 +10,10 @@
 //!   architecture, which the driver compiles at load time. Used to check that
 //!   the sources compile for an architecture without needing its machine code.
 //!
+//! Each in an architecture-specific form too ([`Target::CubinArchSpecific`],
+//! [`Target::PtxArchSpecific`]: `sm_90a`, `compute_90a`), for a file that
+//! uses instructions of that architecture alone (`kernels/mpfma_wgmma.cu`).
+//!
 //! Every build uses `--fmad=false --ftz=false --prec-div=true --prec-sqrt=true`:
 //! the kernels' order and rounding are part of their specification (their CPU
 //! models reproduce them bit for bit), so the compiler may not contract a
@@ -24,9 +28,9 @@ use std::path::PathBuf;
 
 /// What NVRTC produces, for which architecture `(major, minor)`.
 ///
-/// The `*ArchSpecific` targets (`compute_90a`, `sm_90a`) add the features of
-/// one architecture that no later one keeps (Hopper's `wgmma`, `setmaxnreg`):
-/// code built for them runs on that compute capability only.
+/// The `*ArchSpecific` targets (`compute_90a`, `sm_90a`) add features that
+/// are not carried forward to later architectures (Hopper's `wgmma`): code
+/// built for them runs on that compute capability only.
 ///
 /// # Example
 /// ```
@@ -102,7 +106,7 @@ pub struct BuildOptions {
     pub warnings_as_errors: bool,
     /// Ask ptxas for its resource report (`--ptxas-options=-v`): registers,
     /// spills, stack and shared memory per entry point, in the log. Only
-    /// meaningful for [`Target::Cubin`] (PTX builds run no ptxas); the report
+    /// meaningful for machine code ([`Target::is_cubin`]; PTX builds run no ptxas); the report
     /// fills the log, so it does not go with [`BuildOptions::strict`].
     pub ptxas_report: bool,
 }

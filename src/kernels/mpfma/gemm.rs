@@ -93,7 +93,7 @@ const PARAMS: &[ParamSpec] = &[
         key: "backend",
         default: "cpu",
         kind: ParamKind::Choice(&["cpu", "gpu", "auto", "gemmex", "cublaslt"]),
-        help: "cpu: the model; gpu: kernels/mpfma_gemm.cu (needs a device matching the record, model tc, fp16/bf16/tf32); auto: gpu when possible; gemmex, cublaslt: the vendor GEMM on the device (model tc, fp32 accumulation; GemmEx fp16 inputs only), held to the any-order rigorous bound (its split and order are the library's)",
+        help: "cpu: the model; gpu: our GEMM named by `kernel` (needs a device matching the record, model tc, fp16/bf16/tf32); auto: gpu when possible; gemmex, cublaslt: the vendor GEMM on the device (model tc, fp32 accumulation; GemmEx fp16 inputs only), held to the any-order rigorous bound (its split and order are the library's)",
     },
     ParamSpec {
         key: "kernel",

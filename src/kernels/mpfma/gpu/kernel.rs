@@ -1,10 +1,13 @@
 //! Which of our GEMM kernels in `kernels/mpfma_gemm.cu` and
 //! `kernels/mpfma_wgmma.cu` runs: source, tile, block, shared memory and entry
-//! point of each. All of them issue the same mma
-//! instructions on every accumulator in the same order as the block-FMA
-//! model (Bhola and Duraisamy, Algorithm 1, with the record's block FMA), so
-//! their D is the same bit for bit; they differ in how A and B reach the
-//! tensor cores.
+//! point of each. Every one applies one tensor-core step per 16 of k (8 for
+//! tf32) to each accumulator, k ascending, as the block-FMA model does
+//! (Bhola and Duraisamy, Algorithm 1, with the record's block FMA): the
+//! `mma.sync` kernels issue the same instructions in the same order, so
+//! their D is the same bit for bit by construction; the wgmma kernel's steps
+//! are another instruction, whose equality with the model (and so with the
+//! others) is measured on the device (`tests/mpfma_gpu.rs`). They differ in
+//! how A and B reach the tensor cores.
 
 use super::super::record::{TcInput, TcOutput};
 use crate::gpu::GpuError;
@@ -313,9 +316,27 @@ mod tests {
                 let tile = kernel.tile();
                 assert!(pm >= shape.0 && pm % tile == 0 && pm - shape.0 < tile);
                 assert!(pt >= shape.2 && pt % tile == 0 && pt - shape.2 < tile);
+                // Whole blocks both ways (the launch grid divides by them).
+                let (rows, cols) = kernel.block_tile();
+                assert!(pm % rows == 0 && pt % cols == 0, "{}", kernel.name());
                 assert!(pk >= shape.1 && pk % 16 == 0 && pk - shape.1 < 16);
             }
         }
+    }
+
+    /// The dynamic shared memory the launcher asks for is the kernel's own
+    /// figure: kernels/mpfma_wgmma.cu asserts its WG_SHARED_BYTES at compile
+    /// time against the number written here, so changing one side alone
+    /// fails a build or this test.
+    #[test]
+    fn the_wgmma_launch_shares_the_kernels_shared_memory_size() {
+        let bytes = GemmKernel::Warpgroup.dynamic_shared_bytes();
+        let source = GemmKernel::Warpgroup.source().source;
+        assert!(
+            source.contains(&format!("static_assert(WG_SHARED_BYTES == {bytes},")),
+            "kernels/mpfma_wgmma.cu does not assert {bytes} bytes"
+        );
+        assert!(bytes <= 227 * 1024, "beyond sm_90's 227 KiB per block");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The family's GPU path (feature `cuda`): `kernels/mpfma_gemm.cu` (our blocked
-//! GEMM on `mma.sync`, Algorithm 1's order), the probes on it, and cuBLAS
+//! GEMMs on `mma.sync`, Algorithm 1's order) and `kernels/mpfma_wgmma.cu` (the
+//! same order on Hopper's `wgmma`; [`GemmKernel`]), the probes on the first, and cuBLAS
 //! `GemmEx` and cuBLASLt `cublasLtMatmul` as the vendor kernels to audit.
 //!
 //! Every entry point returns a typed [`GpuError`]: without the feature
@@ -93,7 +94,7 @@ fn overridden_block(config: &GemmConfig) -> Option<GpuError> {
     })
 }
 
-/// Why `kernels/mpfma_gemm.cu` cannot run `config` on this machine, if it cannot.
+/// Why our `kernel` cannot run `config` on this machine, if it cannot.
 fn unsupported(config: &GemmConfig, kernel: GemmKernel) -> Option<GpuError> {
     if config.alg1 {
         return Some(GpuError::Unsupported(
@@ -536,7 +537,7 @@ pub fn gemm_on_device_with(
     }
 }
 
-/// Times `kernels/mpfma_gemm.cu` and cuBLAS `GemmEx` on the same device-resident
+/// Times our simple kernel ([`time_gemm_with`]: any of them) and cuBLAS `GemmEx` on the same device-resident
 /// fp16 operands (`m x k` times `k x t`, fp32 accumulation), `reps` launches
 /// each after one warm-up: returns the seconds per GEMM `(ours, cublas)`.
 /// Only the launches are timed (the stream is synchronized around them).
