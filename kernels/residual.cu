@@ -163,33 +163,77 @@ __device__ __forceinline__ int round_rule(float t, int rule) {
     return __float2int_rn(t);  // nearest, ties to even
 }
 
-// q = clamp(Q(fl(lambda x)), -qmax, qmax); r = fl(x - fl(q / lambda)).
-// q goes to q_out[i * ld + j] (row-major, consecutive threads write consecutive bytes), the
-// padding of q_out being zero beforehand; r (row-major, rows x cols) may be null. B's and
-// RB's transposed copies for dp4a come from residual_transpose_i8 (a thread per element
-// writing q_out[j * ld + i] directly stored bytes a row apart, 2026-11-24).
+// q = clamp(Q(fl(lambda v)), -qmax, qmax) with v = x, or, given a base (the operand's own
+// integers base_q, row length base_ld, and scales base_scales), v = fl(x - fl(q0 / lambda0))
+// its residual, recomputed here by the same operations on the same operands as the pass
+// that quantized x computed it, so the same floats (until 2026-11-27 that pass stored the
+// residual, rows x cols floats, and this one read it back). q goes to q_out[i * ld + j]
+// (row-major, consecutive threads write consecutive bytes), the padding of q_out being
+// zero beforehand. B's and RB's transposed copies for dp4a come from residual_transpose_i8
+// (a thread per element writing q_out[j * ld + i] directly stored bytes a row apart,
+// 2026-11-24).
+//
+// With r_amax (zeroed by the caller, one per line of axis), r = fl(v - fl(q / lambda)) is
+// formed and max |r| per line is written there: the residual's quantization needs it, and
+// finding it here saves a pass over the residual. Maxima are exact in any order;
+// atomicMax on the bit patterns orders non-negative finite floats as their values (r is
+// finite: x is, and q / lambda is at most |x| plus a step). Rows: a warp's lanes share row
+// i, so the warp's maximum (redux.sync) makes one atomic; columns: each thread keeps its
+// column's maximum over its rows and makes one; tensor: one per warp.
+//
+// Threads over the columns, grid y striding over the rows (rows_grid in the launcher): no
+// 64-bit division of a flat index per element (until 2026-11-27). No lane leaves early,
+// so the warp-wide reductions see every lane (lanes past cols carry 0).
 extern "C" __global__ void residual_quantize(const float* __restrict__ x, index_t rows, index_t cols,
+                                             const signed char* __restrict__ base_q,
+                                             index_t base_ld,
+                                             const float* __restrict__ base_scales,
                                              const float* __restrict__ scales, int axis, int rule,
                                              int qmax, index_t ld,
                                              signed char* __restrict__ q_out,
-                                             float* __restrict__ r_out,
+                                             float* __restrict__ r_amax,
                                              unsigned int* __restrict__ saturated) {
-    const index_t at = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (at >= rows * cols) {
-        return;
+    const index_t j = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const bool live = j < cols;
+    unsigned int mine = 0u;  // bits of this thread's max |r| (columns, tensor)
+    for (index_t i = blockIdx.y; i < rows; i += gridDim.y) {
+        unsigned int r_bits = 0u;
+        if (live) {
+            const index_t line = line_of(i, j, axis);
+            float v = x[i * cols + j];
+            if (base_q != 0) {
+                v = __fsub_rn(v, __fdiv_rn(__int2float_rn(base_q[i * base_ld + j]),
+                                           base_scales[line]));
+            }
+            const float lambda = scales[line];
+            int q = round_rule(__fmul_rn(lambda, v), rule);
+            if (q > qmax || q < -qmax) {
+                q = q > qmax ? qmax : -qmax;
+                atomicAdd(saturated, 1u);  // a count: order-independent
+            }
+            q_out[i * ld + j] = (signed char)q;
+            if (r_amax != 0) {
+                r_bits = __float_as_uint(fabsf(__fsub_rn(v, __fdiv_rn(__int2float_rn(q), lambda))));
+            }
+        }
+        if (r_amax != 0 && axis == AXIS_ROWS) {
+            const unsigned int m = __reduce_max_sync(0xffffffffu, r_bits);
+            if ((threadIdx.x & 31u) == 0u && m != 0u) {
+                atomicMax((unsigned int*)r_amax + i, m);
+            }
+        } else {
+            mine = r_bits > mine ? r_bits : mine;
+        }
     }
-    const index_t i = at / cols;
-    const index_t j = at % cols;
-    const float lambda = scales[line_of(i, j, axis)];
-    const float v = x[at];
-    int q = round_rule(__fmul_rn(lambda, v), rule);
-    if (q > qmax || q < -qmax) {
-        q = q > qmax ? qmax : -qmax;
-        atomicAdd(saturated, 1u);  // a count: order-independent
-    }
-    q_out[i * ld + j] = (signed char)q;
-    if (r_out != 0) {
-        r_out[at] = __fsub_rn(v, __fdiv_rn(__int2float_rn(q), lambda));
+    if (r_amax != 0 && axis != AXIS_ROWS) {
+        if (axis == AXIS_TENSOR) {
+            mine = __reduce_max_sync(0xffffffffu, mine);
+            if ((threadIdx.x & 31u) == 0u && mine != 0u) {
+                atomicMax((unsigned int*)r_amax, mine);
+            }
+        } else if (live && mine != 0u) {
+            atomicMax((unsigned int*)r_amax + j, mine);
+        }
     }
 }
 
@@ -416,14 +460,15 @@ extern "C" __global__ void residual_dequantize(const int* __restrict__ p, index_
                                                const float* __restrict__ row_scales, int row_axis,
                                                const float* __restrict__ col_scales, int col_axis,
                                                float* __restrict__ d) {
-    const index_t at = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (at >= m * n) {
+    // Threads over the columns, grid y striding over the rows (as residual_quantize).
+    const index_t j = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= n) {
         return;
     }
-    const index_t i = at / n;
-    const index_t j = at % n;
-    d[at] = dequant(p[at], row_scales[row_axis == AXIS_TENSOR ? 0 : i],
-                    col_scales[col_axis == AXIS_TENSOR ? 0 : j]);
+    const float col_scale = col_scales[col_axis == AXIS_TENSOR ? 0 : j];
+    for (index_t i = blockIdx.y; i < m; i += gridDim.y) {
+        d[i * n + j] = dequant(p[i * n + j], row_scales[row_axis == AXIS_TENSOR ? 0 : i], col_scale);
+    }
 }
 
 // Mean of |d[first + k stride]| over k = 0 .. count - 1 in binary64, summed
@@ -477,10 +522,12 @@ __device__ __forceinline__ bool keeps(float x, double threshold, double mean, do
 // Exponent-field histogram of the nonzero |x| (rule 0's exact mean; exact_mean.rs):
 // bins[E] += the 24-bit significand of every |x| with biased exponent field E >= 1,
 // subnormals (E = 0) into bins[1] with their fraction (the same weight, 2^-149 per unit);
-// count += 1 per nonzero. Integer additions are exact and associative (fewer than 2^40
-// terms per bin fit in u64), so the atomics' order does not matter. One shared-memory
-// histogram per block (blockDim.x a multiple of 32, any grid: grid-stride loop), flushed
-// to the global bins once per block. bins (256) and count must be zeroed by the caller.
+// count += 1 per nonzero, count being bins[256] (one buffer, so that the host reads the
+// histograms of A and B back in one copy, 2026-11-27). Integer additions are exact and
+// associative (fewer than 2^40 terms per bin fit in u64), so the atomics' order does not
+// matter. One shared-memory histogram per block (blockDim.x a multiple of 32, any grid:
+// grid-stride loop), flushed to the global bins once per block. bins (257 entries) must be
+// zeroed by the caller.
 //
 // Warp-aggregated: the lanes of a warp that share a bin are found with __match_any_sync,
 // their significands summed with __reduce_add_sync (redux.sync, sm_80; 32 values below
@@ -489,8 +536,7 @@ __device__ __forceinline__ bool keeps(float x, double threshold, double mean, do
 // them in one exponent field). The loop runs the same number of steps in every lane (base
 // is uniform), so every lane reaches the full-mask match; lanes past n carry no bin (-1).
 extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, index_t n,
-                                                 unsigned long long* __restrict__ bins,
-                                                 unsigned long long* __restrict__ count) {
+                                                 unsigned long long* __restrict__ bins) {
     __shared__ unsigned long long local[256];
     __shared__ unsigned long long local_count;
     for (unsigned int b = threadIdx.x; b < 256; b += blockDim.x) {
@@ -539,7 +585,7 @@ extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, in
         }
     }
     if (threadIdx.x == 0 && local_count != 0ull) {
-        atomicAdd(count, local_count);
+        atomicAdd(&bins[256], local_count);
     }
 }
 
@@ -674,62 +720,66 @@ extern "C" __global__ void residual_mask_fill_rows(const float* __restrict__ x, 
     }
 }
 
-// P1 = A^r_int RB_int: A^r in CSR (m rows), RB row-major (k x n, the quantizer's own
-// layout, before its transposition for dp4a). One block per row i of A^r, threads stride
-// over the output columns j, so a warp reads 32 consecutive bytes of RB's row col_idx[e].
-// (Until 2026-11-25 it read RB's transpose, each warp's loads a row of kp bytes apart.)
-extern "C" __global__ void residual_spmm_rows(const unsigned int* __restrict__ row_ptr,
-                                              const unsigned int* __restrict__ col_idx,
-                                              const signed char* __restrict__ values,
-                                              const signed char* __restrict__ rb, index_t n,
-                                              int* __restrict__ p1) {
-    const index_t i = blockIdx.x;
-    const unsigned int begin = row_ptr[i];
-    const unsigned int end = row_ptr[i + 1];
-    for (index_t j = threadIdx.x; j < n; j += blockDim.x) {
-        int acc = 0;
-        for (unsigned int e = begin; e < end; ++e) {
-            acc += (int)values[e] * (int)rb[(index_t)col_idx[e] * n + j];
-        }
-        p1[i * n + j] = acc;
-    }
-}
-
-// P2 = RA_int B^r_int: RA is m x ld row-major, B^r given by the CSR of its transpose
-// (column j lists its kept rows k). One thread per output (i, j).
-extern "C" __global__ void residual_spmm_cols(const signed char* __restrict__ ra, index_t ld,
-                                              index_t m, const unsigned int* __restrict__ col_ptr,
-                                              const unsigned int* __restrict__ row_idx,
-                                              const signed char* __restrict__ values, index_t n,
-                                              int* __restrict__ p2) {
-    const index_t at = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (at >= m * n) {
-        return;
-    }
-    const index_t i = at / n;
-    const index_t j = at % n;
-    int acc = 0;
-    for (unsigned int e = col_ptr[j]; e < col_ptr[j + 1]; ++e) {
-        acc += (int)ra[i * ld + row_idx[e]] * (int)values[e];
-    }
-    p2[at] = acc;
-}
-
 // D = fl(fl(D_F + dq(P1)) + dq(P2)) (method.rs: combine), with
 // dq(P1; lambda_A_i, lambda_RB_j), dq(P2; lambda_RA_i, lambda_B_j), with
 // dq(P; l1, l2) = fl(fl(fl(P) / max(l1, l2)) / min(l1, l2)) (dequant).
-extern "C" __global__ void residual_combine(const float* __restrict__ d_f, const int* __restrict__ p1,
-                                            const int* __restrict__ p2, index_t m, index_t n,
-                                            const float* __restrict__ la, const float* __restrict__ lrb,
-                                            const float* __restrict__ lra, const float* __restrict__ lb,
-                                            int left_axis, int right_axis, float* __restrict__ d) {
-    const index_t at = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (at >= m * n) {
-        return;
+//
+// Each compensating product is either dense (p1 / p2 given: the full method's GEMMs, or a
+// reduced matrix the density switch sent to the GEMM) or, where its pointer is null,
+// computed here from the CSR of the reduced matrix (Gu, Algorithm 1, the sparse products):
+//   P1_ij = sum over row i of A^r of  a_val[e] RB_int[a_idx[e], j]  (RB row-major, k x n),
+//   P2_ij = sum over column j of B^r of  RA_int[i, b_idx[e]] b_val[e]  (RA m x ld).
+// Integer sums are exact (the host refuses a k whose products could overflow int32,
+// int32_max_k), so their order is free and P1, P2 are method.rs's spmm_csr_dense and
+// spmm_dense_csr bit for bit. Until 2026-11-27 two SpMM kernels wrote P1 and P2 in full
+// (m x n int32 each, zero in the rows and columns the reduced matrices leave empty) and
+// this kernel read them back: four passes over m x n words for products that are almost
+// all zero at the paper's densities.
+//
+// Blocks of threads over the columns j (a warp reads 32 consecutive entries of D_F, of a
+// dense P, of RB's row); grid y strides over the rows i, so no thread divides a 64-bit
+// index. In the sparse products a block shares row i's CSR range (a uniform loop), and
+// each thread's column j of B^r is loaded once for all its rows.
+extern "C" __global__ void residual_combine(
+    const float* __restrict__ d_f, index_t m, index_t n, const int* __restrict__ p1,
+    const unsigned int* __restrict__ a_ptr, const unsigned int* __restrict__ a_idx,
+    const signed char* __restrict__ a_val, const signed char* __restrict__ rb,
+    const int* __restrict__ p2, const signed char* __restrict__ ra, index_t ld,
+    const unsigned int* __restrict__ b_ptr, const unsigned int* __restrict__ b_idx,
+    const signed char* __restrict__ b_val, const float* __restrict__ la,
+    const float* __restrict__ lrb, const float* __restrict__ lra, const float* __restrict__ lb,
+    int left_axis, int right_axis, float* __restrict__ d) {
+    const index_t j = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= n) {
+        return;  // no barrier below: threads past n may leave
     }
-    const index_t i = left_axis == AXIS_TENSOR ? 0 : at / n;
-    const index_t j = right_axis == AXIS_TENSOR ? 0 : at % n;
-    const float y1 = dequant(p1[at], la[i], lrb[j]);
-    const float y2 = dequant(p2[at], lra[i], lb[j]);
-    d[at] = __fadd_rn(__fadd_rn(d_f[at], y1), y2);
+    const index_t jl = right_axis == AXIS_TENSOR ? 0 : j;
+    const float lrb_j = lrb[jl];
+    const float lb_j = lb[jl];
+    const unsigned int b_begin = p2 == 0 ? b_ptr[j] : 0u;
+    const unsigned int b_end = p2 == 0 ? b_ptr[j + 1] : 0u;
+    for (index_t i = blockIdx.y; i < m; i += gridDim.y) {
+        const index_t at = i * n + j;
+        int acc1 = 0;
+        if (p1 != 0) {
+            acc1 = p1[at];
+        } else {
+            const unsigned int a_end = a_ptr[i + 1];
+            for (unsigned int e = a_ptr[i]; e < a_end; ++e) {
+                acc1 += (int)a_val[e] * (int)rb[(index_t)a_idx[e] * n + j];
+            }
+        }
+        int acc2 = 0;
+        if (p2 != 0) {
+            acc2 = p2[at];
+        } else {
+            for (unsigned int e = b_begin; e < b_end; ++e) {
+                acc2 += (int)ra[i * ld + b_idx[e]] * (int)b_val[e];
+            }
+        }
+        const index_t il = left_axis == AXIS_TENSOR ? 0 : i;
+        const float y1 = dequant(acc1, la[il], lrb_j);
+        const float y2 = dequant(acc2, lra[il], lb_j);
+        d[at] = __fadd_rn(__fadd_rn(d_f[at], y1), y2);
+    }
 }

@@ -85,6 +85,29 @@ fn grid(count: usize, threads: u32) -> LaunchConfig {
     }
 }
 
+/// Blocks of `threads` over the `cols` columns, the grid's y striding over
+/// the `rows` rows, each thread about `rows_per_thread` of them (at most
+/// 65535 block rows): the element-wise kernels (`residual_quantize`,
+/// `residual_dequantize`, `residual_combine`) index `(row, column)` without
+/// dividing a flat 64-bit index, and a thread's per-column work (a scale, a
+/// column's CSR range, an atomic maximum) is done once for its rows.
+fn rows_grid(rows: usize, cols: usize, threads: u32, rows_per_thread: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (
+            cols.div_ceil(threads as usize).max(1) as u32,
+            rows.div_ceil(rows_per_thread.max(1)).clamp(1, 65535) as u32,
+            1,
+        ),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Rows per thread of `residual_dequantize` and `residual_combine`: enough
+/// threads to fill the device at 4096^2 (about a million) while each
+/// thread's column scale and CSR range serve several rows.
+const ELEMENTWISE_ROWS_PER_THREAD: usize = 16;
+
 type Device = KernelModule;
 
 /// Runs Gu's Algorithm 1 (or a baseline) on the GPU.
@@ -276,13 +299,29 @@ fn device_pass(
     // and quantized them, work a plain int8 GEMM does not do, which made the
     // baseline slower and the sparse method's ratio to it look better.
     let with_residuals = cfg.method != Method::Direct || purpose == Purpose::Compare;
-    let qa = quantize(dev, d_a, (m, k), axis_a, cfg, false, kp, with_residuals)?;
-    let qb = quantize(dev, d_b, (k, n), axis_b, cfg, true, kp, with_residuals)?;
-    let quantized_residuals = match (&qa.residual, &qb.residual) {
-        (Some(ra), Some(rb)) => Some((
-            quantize(dev, ra, (m, k), axis_a, cfg, false, kp, false)?,
-            quantize(dev, rb, (k, n), axis_b, cfg, true, kp, false)?,
-        )),
+    let operand = Level::Operand {
+        residual_maxima: with_residuals,
+    };
+    let mut qa = quantize(dev, d_a, (m, k), axis_a, cfg, false, kp, operand)?;
+    let operand = Level::Operand {
+        residual_maxima: with_residuals,
+    };
+    let mut qb = quantize(dev, d_b, (k, n), axis_b, cfg, true, kp, operand)?;
+    let quantized_residuals = match (qa.residual_amax.take(), qb.residual_amax.take()) {
+        (Some(ra_amax), Some(rb_amax)) => {
+            let ra = Level::Residual {
+                of: &qa,
+                amax: ra_amax,
+            };
+            let rb = Level::Residual {
+                of: &qb,
+                amax: rb_amax,
+            };
+            Some((
+                quantize(dev, d_a, (m, k), axis_a, cfg, false, kp, ra)?,
+                quantize(dev, d_b, (k, n), axis_b, cfg, true, kp, rb)?,
+            ))
+        }
         _ => None,
     };
     let p0 = gemm(dev, kind, &qa.q, &qb.q, (m, n, kp))?;
@@ -304,7 +343,7 @@ fn device_pass(
             .arg(&qb.scales)
             .arg(&cb)
             .arg(&mut d_f)
-            .launch(grid(m * n, 256))
+            .launch(rows_grid(m, n, 256, ELEMENTWISE_ROWS_PER_THREAD))
             .map_err(driver("launch residual_dequantize"))?;
     }
     let mut densities = None;
@@ -315,8 +354,8 @@ fn device_pass(
             let (qra, qrb) = residuals(&quantized_residuals)?;
             (
                 Some((
-                    gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?,
-                    gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?,
+                    Product::Dense(gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?),
+                    Product::Dense(gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?),
                 )),
                 Path::Dense,
             )
@@ -339,29 +378,15 @@ fn device_pass(
     let d = match products {
         Some((p1, p2)) => {
             let (qra, qrb) = residuals(&quantized_residuals)?;
-            // SAFETY: residual_combine writes every element of D.
-            let mut d = unsafe { dev.uninit::<f32>(m * n) }?;
-            let f = dev.function("residual_combine")?;
-            // SAFETY: signature of residual_combine; every matrix has m x n elements.
-            unsafe {
-                dev.stream
-                    .launch_builder(&f)
-                    .arg(&d_f)
-                    .arg(&p1)
-                    .arg(&p2)
-                    .arg(&m64)
-                    .arg(&n64)
-                    .arg(&qa.scales)
-                    .arg(&qrb.scales)
-                    .arg(&qra.scales)
-                    .arg(&qb.scales)
-                    .arg(&ca)
-                    .arg(&cb)
-                    .arg(&mut d)
-                    .launch(grid(m * n, 256))
-                    .map_err(driver("launch residual_combine"))?;
-            }
-            Some(d)
+            Some(combine(
+                dev,
+                &d_f,
+                (&p1, &p2),
+                (qra, qrb),
+                (&qa.scales, &qb.scales),
+                (m, n, kp),
+                (ca, cb),
+            )?)
         }
         None => None,
     };
@@ -376,6 +401,59 @@ fn device_pass(
         path,
         densities,
     })
+}
+
+/// `D = fl(fl(D_F + dq(P1)) + dq(P2))` by `residual_combine`, which reads a
+/// dense product as it is and multiplies a sparse one's CSR itself.
+#[allow(clippy::too_many_arguments)] // the kernel's parameters, grouped
+fn combine(
+    dev: &Device,
+    d_f: &CudaSlice<f32>,
+    (p1, p2): (&Product, &Product),
+    (qra, qrb): (&Quantized, &Quantized),
+    (a_scales, b_scales): (&CudaSlice<f32>, &CudaSlice<f32>),
+    (m, n, kp): (usize, usize, usize),
+    (ca, cb): (i32, i32),
+) -> Result<CudaSlice<f32>, GpuError> {
+    let (m64, n64, kp64) = (m as u64, n as u64, kp as u64);
+    let null: u64 = 0;
+    let rb_rows = row_major(qrb, "RB")?;
+    // SAFETY: residual_combine writes every element of D.
+    let mut d = unsafe { dev.uninit::<f32>(m * n) }?;
+    let f = dev.function("residual_combine")?;
+    let mut builder = dev.stream.launch_builder(&f);
+    builder.arg(d_f).arg(&m64).arg(&n64);
+    // Each product: its dense matrix, or null and the reduced matrix's CSR
+    // (the other side's pointers null).
+    match p1 {
+        Product::Dense(p) => builder.arg(p).arg(&null).arg(&null).arg(&null),
+        Product::Csr { ptr, idx, val } => builder.arg(&null).arg(ptr).arg(idx).arg(val),
+    };
+    builder.arg(rb_rows);
+    match p2 {
+        Product::Dense(p) => builder.arg(p),
+        Product::Csr { .. } => builder.arg(&null),
+    };
+    builder.arg(&qra.q).arg(&kp64);
+    match p2 {
+        Product::Dense(_) => builder.arg(&null).arg(&null).arg(&null),
+        Product::Csr { ptr, idx, val } => builder.arg(ptr).arg(idx).arg(val),
+    };
+    builder
+        .arg(a_scales)
+        .arg(&qrb.scales)
+        .arg(&qra.scales)
+        .arg(b_scales)
+        .arg(&ca)
+        .arg(&cb)
+        .arg(&mut d);
+    // SAFETY: residual_combine's signature (kernels/residual.cu); D_F and a
+    // dense P are m x n, a CSR's pointer array has one entry more than its
+    // rows (A^r: m) or columns (B^r: n) and its index and value arrays the
+    // scanned counts, RB's rows k x n, RA m x kp, the scales one per line.
+    unsafe { builder.launch(rows_grid(m, n, 256, ELEMENTWISE_ROWS_PER_THREAD)) }
+        .map_err(driver("launch residual_combine"))?;
+    Ok(d)
 }
 
 /// The median time of one run of Algorithm 1 on the device

@@ -1,7 +1,8 @@
 //! The sparse part on the device: the exactly rounded limit of the code's
-//! reduction rule, the masks of `A^r` and `B^r` as CSR, the density switch and
-//! the two SpMMs (Gu, Algorithm 1: the reduced residual products), or the dense products when a
-//! reduced matrix is not sparser than `eta`.
+//! reduction rule, the masks of `A^r` and `B^r` as CSR, and the density
+//! switch (Gu, Algorithm 1): a reduced matrix sparser than `eta` leaves its
+//! CSR for `residual_combine` to multiply (the SpMMs fused into the
+//! combination), one that is not gets the dense product.
 
 use super::*;
 
@@ -34,46 +35,71 @@ impl ColumnChunks {
     }
 }
 
-/// `mean_nnz |x|` over the `len` values of `x`, exactly rounded: the device's
-/// exponent-field histogram (`residual_abs_bins_f32`), weighted and divided
-/// on the host ([`AbsSumBins::from_f32_bins`]).
-pub(super) fn device_nonzero_mean(
+/// `mean_nnz |x|` over the `len` values of each `x`, exactly rounded: the
+/// device's exponent-field histograms (`residual_abs_bins_f32`), read back
+/// in one copy (one synchronisation for A and B, 2026-11-27; it was one per
+/// histogram and one per count), weighted and divided on the host
+/// ([`AbsSumBins::from_f32_bins`]).
+pub(super) fn device_nonzero_means<const N: usize>(
     dev: &Device,
-    x: &CudaSlice<f32>,
-    len: usize,
-) -> Result<f64, GpuError> {
+    matrices: [(&CudaSlice<f32>, usize); N],
+) -> Result<[f64; N], GpuError> {
+    // Per matrix: F32_FIELDS bins, then the count (the kernel's bins[256]).
+    const STRIDE: usize = F32_FIELDS + 1;
     let bins_fn = dev.function("residual_abs_bins_f32")?;
-    let mut bins = dev.zeros::<u64>(F32_FIELDS)?;
-    let mut count = dev.zeros::<u64>(1)?;
-    let len64 = len as u64;
-    // A grid-stride loop over at most 1024 blocks: each block flushes its
-    // shared histogram once, so few global atomics whatever the size.
-    let blocks = len.div_ceil(256).clamp(1, 1024) as u32;
-    let launch = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (256, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    // SAFETY: the kernel's signature (kernels/residual.cu); x holds len
-    // values, bins F32_FIELDS zeroed u64, count one zeroed u64.
-    unsafe {
-        dev.stream
-            .launch_builder(&bins_fn)
-            .arg(x)
-            .arg(&len64)
-            .arg(&mut bins)
-            .arg(&mut count)
-            .launch(launch)
+    let mut all = dev.zeros::<u64>(N * STRIDE)?;
+    for (t, &(x, len)) in matrices.iter().enumerate() {
+        let len64 = len as u64;
+        // A grid-stride loop over at most 1024 blocks: each block flushes its
+        // shared histogram once, so few global atomics whatever the size.
+        let blocks = len.div_ceil(256).clamp(1, 1024) as u32;
+        let launch = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut bins = all.slice_mut(t * STRIDE..(t + 1) * STRIDE);
+        // SAFETY: the kernel's signature (kernels/residual.cu); x holds len
+        // values, bins F32_FIELDS + 1 zeroed u64 (the count last).
+        unsafe {
+            dev.stream
+                .launch_builder(&bins_fn)
+                .arg(x)
+                .arg(&len64)
+                .arg(&mut bins)
+                .launch(launch)
+        }
+        .map_err(driver("launch residual_abs_bins_f32"))?;
     }
-    .map_err(driver("launch residual_abs_bins_f32"))?;
-    let count = dev.download(&count)?[0];
-    let bins = dev.download(&bins)?;
-    AbsSumBins::from_f32_bins(&bins, count)
-        .map(|b| b.mean())
-        .map_err(GpuError::Internal)
+    let all = dev.download(&all)?;
+    let mut means = [0.0; N];
+    for (mean, bins) in means.iter_mut().zip(all.chunks_exact(STRIDE)) {
+        *mean = AbsSumBins::from_f32_bins(&bins[..F32_FIELDS], bins[F32_FIELDS])
+            .map(|b| b.mean())
+            .map_err(GpuError::Internal)?;
+    }
+    Ok(means)
 }
 
-/// The reduction, the density switch and the two SpMMs (or the dense products).
+/// One compensating product (`P1 = A' RB'` or `P2 = RA' B'`) as
+/// `residual_combine` reads it.
+pub(super) enum Product {
+    /// The dense `m x n` int32 product of a GEMM.
+    Dense(CudaSlice<i32>),
+    /// The CSR of the reduced matrix (`A^r` by rows, or `B^r` by columns):
+    /// `residual_combine` multiplies it by the dense residual itself.
+    Csr {
+        /// Where each row (column) starts in `idx` and `val`, and the end.
+        ptr: CudaSlice<u32>,
+        /// Column (row) indices, ascending within a row (column).
+        idx: CudaSlice<u32>,
+        /// The kept integers of `A_int` (`B_int`).
+        val: CudaSlice<i8>,
+    },
+}
+
+/// The reduction, the density switch and the two products: the reduced
+/// matrices' CSR, or the dense products.
 #[allow(clippy::type_complexity)]
 pub(super) fn sparse(
     (dev, kind): (&Device, Int8Gemm),
@@ -83,7 +109,7 @@ pub(super) fn sparse(
     (qa, qb, qra, qrb): (&Quantized, &Quantized, &Quantized, &Quantized),
     (m, k, n, kp): (usize, usize, usize, usize),
     cfg: &RunConfig,
-) -> Result<(CudaSlice<i32>, CudaSlice<i32>, Path, (f64, f64)), GpuError> {
+) -> Result<(Product, Product, Path, (f64, f64)), GpuError> {
     let (m64, k64, n64, kp64) = (m as u64, k as u64, n as u64, kp as u64);
     let mut row_means = dev.zeros::<f64>(m)?;
     let mut col_means = dev.zeros::<f64>(n)?;
@@ -104,16 +130,14 @@ pub(super) fn sparse(
     // CPU model's bit for bit. (Until 2026-11-24 it was a sequential binary64
     // sum on the host, seconds per 16384^2 matrix on the H100 run.) The other
     // rules never read the limit and skip it.
-    let limit = |x: &CudaSlice<f32>, len: usize| -> Result<f64, GpuError> {
-        if cfg.reduction.rule == ReduceRule::Mean {
-            Ok((2.0 * threshold) * device_nonzero_mean(dev, x, len)?)
-        } else {
-            Ok(0.0)
-        }
+    let (limit_a, limit_b) = if cfg.reduction.rule == ReduceRule::Mean {
+        let [mean_a, mean_b] = device_nonzero_means(dev, [(a_dev, m * k), (b_dev, k * n)])?;
+        ((2.0 * threshold) * mean_a, (2.0 * threshold) * mean_b)
+    } else {
+        (0.0, 0.0)
     };
-    let (limit_a, limit_b) = (limit(a_dev, m * k)?, limit(b_dev, k * n)?);
-    let mut counts_a = dev.zeros::<u32>(m)?;
-    let mut counts_b = dev.zeros::<u32>(n)?;
+    // A's row counts, then B's column counts: one buffer, read back in one copy.
+    let mut counts = dev.zeros::<u32>(m + n)?;
     // B's columns in chunks of rows (kernels/residual.cu: residual_mask_count_cols).
     let column_chunks = ColumnChunks::new(k, n);
     let (chunk_rows64, chunks64) = (column_chunks.rows as u64, column_chunks.chunks as u64);
@@ -153,7 +177,7 @@ pub(super) fn sparse(
             .arg(&threshold)
             .arg(&limit_a)
             .arg(&rule)
-            .arg(&mut counts_a)
+            .arg(&mut counts.slice_mut(..m))
             .launch(grid(m * 32, 128))
             .map_err(driver("launch residual_mask_count_rows A"))?;
         dev.stream
@@ -174,22 +198,29 @@ pub(super) fn sparse(
             .arg(&mut chunk_offsets_b)
             .arg(&chunks64)
             .arg(&n64)
-            .arg(&mut counts_b)
+            .arg(&mut counts.slice_mut(m..))
             .launch(grid(n, 256))
             .map_err(driver("launch residual_chunk_scan B"))?;
     }
-    let scan = |c: Vec<u32>| -> Vec<u32> {
+    // The CSR pointers (u32, as the kernels index): a count past u32 is refused.
+    let scan = |c: &[u32]| -> Result<Vec<u32>, GpuError> {
         let mut out = Vec::with_capacity(c.len() + 1);
         let mut s = 0u32;
         out.push(0);
-        for v in c {
-            s += v;
+        for &v in c {
+            s = s.checked_add(v).ok_or_else(|| {
+                GpuError::Internal(
+                    "a reduced matrix keeps more than 2^32 - 1 entries: beyond the \
+                     device CSR's 32-bit indices"
+                        .into(),
+                )
+            })?;
             out.push(s);
         }
-        out
+        Ok(out)
     };
-    let ptr_a = scan(dev.download(&counts_a)?);
-    let ptr_b = scan(dev.download(&counts_b)?);
+    let counts = dev.download(&counts)?;
+    let (ptr_a, ptr_b) = (scan(&counts[..m])?, scan(&counts[m..])?);
     let (nnz_a, nnz_b) = (ptr_a[m] as usize, ptr_b[n] as usize);
     let densities = (nnz_a as f64 / (m * k) as f64, nnz_b as f64 / (k * n) as f64);
     let eta = cfg.reduction.eta;
@@ -202,17 +233,9 @@ pub(super) fn sparse(
     let mut val_b = dev.zeros::<i8>(nnz_b)?;
     let fill_cols = dev.function("residual_mask_fill_cols")?;
     let fill_rows = dev.function("residual_mask_fill_rows")?;
-    let rows_fn = dev.function("residual_spmm_rows")?;
-    let cols_fn = dev.function("residual_spmm_cols")?;
-    // SAFETY: P1 and P2 are written in full before anything reads them:
-    // residual_spmm_rows writes every column of every row, residual_spmm_cols
-    // every element, and a dense product replaces the buffer (gemm).
-    let mut p1 = unsafe { dev.uninit::<i32>(m * n) }?;
-    let mut p2 = unsafe { dev.uninit::<i32>(m * n) }?;
-    let (b_rows, rb_rows) = (row_major(qb, "B")?, row_major(qrb, "RB")?);
+    let b_rows = row_major(qb, "B")?;
     // SAFETY: signatures of the kernels; the CSR buffers have the scanned sizes,
-    // Aq and RAq are m x kp, B's and RB's rows k x n, the chunk offsets
-    // chunks x n, p1 and p2 m x n.
+    // Aq is m x kp, B's rows k x n, the chunk offsets chunks x n.
     unsafe {
         if sparse_a {
             dev.stream
@@ -231,20 +254,6 @@ pub(super) fn sparse(
                 .arg(&mut val_a)
                 .launch(grid(m * 32, 128))
                 .map_err(driver("launch residual_mask_fill_rows A"))?;
-            dev.stream
-                .launch_builder(&rows_fn)
-                .arg(&d_ptr_a)
-                .arg(&idx_a)
-                .arg(&val_a)
-                .arg(rb_rows)
-                .arg(&n64)
-                .arg(&mut p1)
-                .launch(LaunchConfig {
-                    grid_dim: (m as u32, 1, 1),
-                    block_dim: (128, 1, 1),
-                    shared_mem_bytes: 0,
-                })
-                .map_err(driver("launch residual_spmm_rows"))?;
         }
         if sparse_b {
             dev.stream
@@ -264,26 +273,26 @@ pub(super) fn sparse(
                 .arg(&mut val_b)
                 .launch(column_chunks.launch)
                 .map_err(driver("launch residual_mask_fill_cols B"))?;
-            dev.stream
-                .launch_builder(&cols_fn)
-                .arg(&qra.q)
-                .arg(&kp64)
-                .arg(&m64)
-                .arg(&d_ptr_b)
-                .arg(&idx_b)
-                .arg(&val_b)
-                .arg(&n64)
-                .arg(&mut p2)
-                .launch(grid(m * n, 256))
-                .map_err(driver("launch residual_spmm_cols"))?;
         }
     }
-    if !sparse_a {
-        p1 = gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?;
-    }
-    if !sparse_b {
-        p2 = gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?;
-    }
+    let p1 = if sparse_a {
+        Product::Csr {
+            ptr: d_ptr_a,
+            idx: idx_a,
+            val: val_a,
+        }
+    } else {
+        Product::Dense(gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?)
+    };
+    let p2 = if sparse_b {
+        Product::Csr {
+            ptr: d_ptr_b,
+            idx: idx_b,
+            val: val_b,
+        }
+    } else {
+        Product::Dense(gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?)
+    };
     let path = match (sparse_a, sparse_b) {
         (true, true) => Path::Sparse,
         (false, false) => Path::Dense,
