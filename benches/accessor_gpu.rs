@@ -8,7 +8,9 @@
 //! A plain program (criterion does not time GPUs):
 //! `cargo bench --features cuda --bench accessor_gpu`; it prints "skipped"
 //! without a GPU. Record its output in docs/gpu/ (device, driver, date,
-//! command).
+//! command). `ACCESSOR_BENCH_GROUPS="spmv gemv"` runs only those groups (of
+//! dot, gemv, spmv, trsv, roofline; unset: all), for a device call short on
+//! time; a word that is none of them stops the program with one line.
 //!
 //! DOT and GEMV are also timed through cuBLAS (`Sdot`/`Ddot`/`Sgemv`/`Dgemv`,
 //! `AccessorGpu::time_cublas`, the same operands and the same event timing):
@@ -174,7 +176,40 @@ fn compare<'a>(gpu: &AccessorGpu, label: &str, workload: &Workload<'_>) -> Vec<(
     timings
 }
 
+/// The benchmark groups, in the order they run.
+const GROUPS: [&str; 5] = ["dot", "gemv", "spmv", "trsv", "roofline"];
+
+/// The groups `ACCESSOR_BENCH_GROUPS` names (every group when it is unset).
+fn selected_groups() -> Result<Vec<&'static str>, String> {
+    let Ok(text) = std::env::var("ACCESSOR_BENCH_GROUPS") else {
+        return Ok(GROUPS.to_vec());
+    };
+    let chosen = text
+        .split_whitespace()
+        .map(|w| {
+            GROUPS.into_iter().find(|g| *g == w).ok_or_else(|| {
+                format!(
+                    "ACCESSOR_BENCH_GROUPS: `{w}` is not one of {}",
+                    GROUPS.join(", ")
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    if chosen.is_empty() {
+        return Err("ACCESSOR_BENCH_GROUPS: empty".into());
+    }
+    Ok(chosen)
+}
+
 fn main() {
+    let groups = match selected_groups() {
+        Ok(groups) => groups,
+        Err(e) => {
+            eprintln!("accessor_gpu: {e}");
+            std::process::exit(2);
+        }
+    };
+    let runs = |group: &str| groups.contains(&group);
     let gpu = match AccessorGpu::open() {
         Ok(gpu) => gpu,
         Err(e) => {
@@ -183,7 +218,7 @@ fn main() {
         }
     };
     println!("accessor_gpu: {REPETITIONS} launches per measurement after one warm-up");
-    for log2 in [20u32, 24, 26] {
+    for log2 in [20u32, 24, 26].into_iter().filter(|_| runs("dot")) {
         let n = 1usize << log2;
         let (x, y) = (values(n, 1), values(n, 2));
         let label = format!("dot n=2^{log2}");
@@ -191,7 +226,7 @@ fn main() {
         let ours = compare(&gpu, &label, &workload);
         against_cublas(&gpu, &label, &workload, &ours);
     }
-    for n in [4096usize, 16384] {
+    for n in [4096usize, 16384].into_iter().filter(|_| runs("gemv")) {
         let a = values(n * n, 3);
         let x = values(n, 4);
         let transposed = GemvOp {
@@ -211,7 +246,7 @@ fn main() {
             against_cublas(&gpu, &label, &workload, &ours);
         }
     }
-    for side in [64usize, 96] {
+    for side in [64usize, 96].into_iter().filter(|_| runs("spmv")) {
         let a = stencil27(side);
         let x = values(a.cols(), 6);
         for (name, format) in [("csr", SparseFormat::Csr), ("ell", SparseFormat::Ell)] {
@@ -228,7 +263,7 @@ fn main() {
             );
         }
     }
-    for n in [4096usize, 8192] {
+    for n in [4096usize, 8192].into_iter().filter(|_| runs("trsv")) {
         let a = lower_dominant(n);
         let b = values(n, 7);
         compare(
@@ -243,7 +278,9 @@ fn main() {
             },
         );
     }
-    roofline(&gpu);
+    if runs("roofline") {
+        roofline(&gpu);
+    }
 }
 
 /// The experimental roofline (issue 4, item 5; Grützmacher et al. 2021, §3):

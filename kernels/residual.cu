@@ -7,7 +7,7 @@
 // host compiles with --fmad=false --ftz=false --prec-div=true), so outputs agree bit for bit.
 // Integer products are exact whatever the summation order (two's-complement int32 addition
 // is associative modulo 2^32 and the host checks that the exact sums fit), so the GEMM and
-// SpMM kernels may sum in any order. The only other order-dependent steps, the means of
+// the sparse products may sum in any order. The only other order-dependent steps, the means of
 // |D_F|, are summed sequentially in binary64 by one thread per row or column, exactly as the
 // CPU model does, and the scale maxima are order-independent.
 //
@@ -15,10 +15,13 @@
 //   residual_absmax_rows, residual_absmax_strided   max |x| per line (row of A: a block per
 //                         row; column of B or the whole matrix: warps along rows, atomicMax)
 //   residual_scales       lambda = fl(num / amax); 1 for amax = 0; max_pow2 if it overflows
-//   residual_quantize     q = clamp(Q(fl(lambda x))), r = fl(x - fl(q / lambda)), row-major:
-//                         A's and RA's as m x kp, kp = k rounded up to a multiple of 16 (zero
-//                         padding: 4-byte words for dp4a, 16-byte rows for cp.async), B's and
-//                         RB's as k x n
+//   residual_quantize     q = clamp(Q(fl(lambda x))) row-major: A's as m x kp, kp = k rounded
+//                         up to a multiple of 16 (zero padding: 4-byte words for dp4a,
+//                         16-byte rows for cp.async), B's as k x n; with the residuals, also
+//                         max |r| per line, r = fl(x - fl(q / lambda)). Then, for RA and RB,
+//                         residual_scales from those maxima and residual_quantize again with
+//                         the operand's integers as base: r recomputed from x and quantized
+//                         (r is never stored)
 //   residual_transpose_i8 B's and RB's integers transposed (n x kp) for dp4a
 //   residual_gemm_dp4a    P = Aq Bq (int32), 32x32 tiles, dp4a.s32.s32; or
 //   residual_gemm_imma    the same P on the int8 tensor cores (mma.sync m16n8k32), 128x128
@@ -31,24 +34,23 @@
 //                         the host weights the 256 bins by their powers of two and rounds the
 //                         exact sum over the count once (exact_mean.rs), so the limit is the
 //                         CPU model's whatever order the atomics took
-//   residual_mask_count_rows, residual_mask_count_cols + residual_chunk_scan
+//   residual_mask_count_rows, residual_mask_count_cols
 //                         kept entries per row of A (one warp per row) and per column of B
-//                         (threads over columns, chunks of rows) (reduce.rs: rule 0
-//                         |x| >= 2M mean_nnz|X| with that exactly rounded limit,
-//                         rule 1 |x| > M mean, rule 2 x > M mean)
+//                         (threads over columns, chunks of rows; column totals by integer
+//                         atomics) (reduce.rs: rule 0 |x| >= 2M mean_nnz|X| with that exactly
+//                         rounded limit, rule 1 |x| > M mean, rule 2 x > M mean)
 //   (host: exclusive scan of the counts, the density switch, per product)
 //   residual_mask_fill_rows, residual_mask_fill_cols   CSR of A^r (rows) and of B^r's
 //                         transpose (columns), ascending indices (__ballot_sync orders a
-//                         warp's entries in a row; chunk offsets order a column's chunks).
-//                         Coalesced reads both: a thread per row of a row-major matrix reads
-//                         a row apart (2026-11-24, H100: the sparse method ran 6x slower than
-//                         the full residual at 16384)
-//   residual_spmm_rows    P1 = A^r_int RB_int: one row of A^r per block, threads over columns
-//                         of the row-major RB
-//   residual_spmm_cols    P2 = RA_int B^r_int: one thread per output, over column j's kept rows
-//   residual_combine      D = fl(fl(D_F + dq(P1)) + dq(P2))
-// The full residual runs residual_gemm_dp4a for P1 and P2 instead of the two SpMMs; so
-// does the sparse method for a product whose reduced matrix is not sparser than eta.
+//                         warp's entries in a row; the earlier chunks' counts order a
+//                         column's chunks). Coalesced reads both: a thread per row of a
+//                         row-major matrix reads a row apart (2026-11-24, H100: the sparse
+//                         method ran 6x slower than the full residual at 16384)
+//   residual_combine      D = fl(fl(D_F + dq(P1)) + dq(P2)), P1 = A^r_int RB_int and
+//                         P2 = RA_int B^r_int multiplied from the CSRs inside (a block per
+//                         row), or read dense
+// The full residual runs the GEMM for P1 and P2 and residual_combine reads them; so does
+// the sparse method for a product whose reduced matrix is not sparser than eta.
 //
 // No CUDA headers: the kernels use only built-in types, intrinsics and inline PTX. The one
 // include is our own kernels/include/boundgate_async.cuh (cp.async and ldmatrix for the
@@ -529,12 +531,20 @@ __device__ __forceinline__ bool keeps(float x, double threshold, double mean, do
 // grid-stride loop), flushed to the global bins once per block. bins (257 entries) must be
 // zeroed by the caller.
 //
-// Warp-aggregated: the lanes of a warp that share a bin are found with __match_any_sync,
-// their significands summed with __reduce_add_sync (redux.sync, sm_80; 32 values below
-// 2^24 sum below 2^29, exact in u32), and their lowest lane makes the one shared atomic.
-// One atomic per value serialised on one word where the values cluster (U(0,1): half of
-// them in one exponent field). The loop runs the same number of steps in every lane (base
-// is uniform), so every lane reaches the full-mask match; lanes past n carry no bin (-1).
+// Register windows (2026-11-27): each thread sums the significands of the fields in a
+// window of BIN_WINDOW consecutive fields, [top - BIN_WINDOW + 1, top], in registers (u64,
+// one per field: predicated adds, no atomics); a field outside the window goes to the
+// block's shared bin with a shared atomic. top is the largest field among the warp's first
+// nonzero values (redux.sync max; warp-uniform): any top is correct, the window only
+// decides which path a value takes, and one near the largest field sends almost every
+// value to the registers (U(0, 1): 1 - 2^-8 of them). At the end each window field is
+// summed over the warp (shuffles) and added to the shared bin once. Until then the lanes
+// sharing a bin were grouped per step with __match_any_sync and one shared atomic made per
+// group: 101 us per 4096^2 matrix on the H100 (2026-11-27 profile), a quarter of the
+// bandwidth. Sums are exact: a thread adds fewer than 2^40 values below 2^24.
+// The loop runs the same number of steps in every lane (base is uniform), so every lane
+// reaches the full-mask reductions; lanes past n carry no bin (-1).
+#define BIN_WINDOW 8
 extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, index_t n,
                                                  unsigned long long* __restrict__ bins) {
     __shared__ unsigned long long local[256];
@@ -547,6 +557,12 @@ extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, in
     }
     __syncthreads();
     unsigned long long mine = 0ull;
+    unsigned long long window[BIN_WINDOW];
+#pragma unroll
+    for (unsigned int u = 0; u < BIN_WINDOW; ++u) {
+        window[u] = 0ull;
+    }
+    int top = -1;  // warp-uniform: set by the first step with a nonzero value
     const unsigned int lane = threadIdx.x & 31u;
     const index_t stride = (index_t)gridDim.x * blockDim.x;
     for (index_t base = (index_t)blockIdx.x * blockDim.x; base < n; base += stride) {
@@ -563,15 +579,33 @@ extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, in
                 mine += 1ull;
             }
         }
-        const unsigned int peers = __match_any_sync(0xffffffffu, bin);
-        const unsigned int sum = __reduce_add_sync(peers, significand);
-        if (bin >= 0 && lane == (unsigned int)(__ffs((int)peers) - 1)) {
-            atomicAdd(&local[bin], (unsigned long long)sum);
+        if (top < 0) {
+            top = (int)__reduce_max_sync(0xffffffffu, (unsigned int)(bin + 1)) - 1;
+        }
+        const int d = top - bin;
+        if (bin >= 0) {
+            if (d >= 0 && d < BIN_WINDOW) {
+#pragma unroll
+                for (int u = 0; u < BIN_WINDOW; ++u) {
+                    window[u] += d == u ? (unsigned long long)significand : 0ull;
+                }
+            } else {
+                atomicAdd(&local[bin], (unsigned long long)significand);
+            }
         }
     }
-    // The count summed over the warp first (every lane is here: no early
-    // exits), one shared atomic per warp instead of 256 on one word (a
-    // 64-bit shared atomicAdd is a compare-and-swap loop on sm_90).
+    // The window fields and the count summed over the warp (every lane is here: no early
+    // exits), one shared atomic per warp and field.
+#pragma unroll
+    for (int u = 0; u < BIN_WINDOW; ++u) {
+        unsigned long long v = window[u];
+        for (unsigned int offset = 16u; offset > 0u; offset >>= 1) {
+            v += __shfl_down_sync(0xffffffffu, v, offset);
+        }
+        if (lane == 0u && v != 0ull) {
+            atomicAdd(&local[top - u], v);  // v != 0: top - u is a field that occurred
+        }
+    }
     for (unsigned int offset = 16u; offset > 0u; offset >>= 1) {
         mine += __shfl_down_sync(0xffffffffu, mine, offset);
     }
@@ -591,15 +625,19 @@ extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, in
 
 // B's kept entries per column, in chunks of chunk_rows rows: thread (column c, chunk
 // blockIdx.y) counts rows [chunk * chunk_rows, +chunk_rows) of column c into
-// chunk_counts[chunk * cols + c]. Consecutive threads read consecutive columns of a row
-// (coalesced), and chunks x cols threads share the work: one thread per column walking
-// all k rows (until 2026-11-25) left 16 384 threads for a 16384^2 B and 4096 for 4096^2,
-// a few warps per SM, each waiting on its loads.
+// chunk_counts[chunk * cols + c] and adds a nonzero count to totals[c] (zeroed by the
+// caller; integer atomics, so the totals do not depend on their order). Consecutive
+// threads read consecutive columns of a row (coalesced), and chunks x cols threads share
+// the work: one thread per column walking all k rows (until 2026-11-25) left 16 384
+// threads for a 16384^2 B and 4096 for 4096^2, a few warps per SM, each waiting on its
+// loads. (Until 2026-11-27 a separate kernel scanned the chunk counts per column, one
+// thread per column walking the chunks: 35 us at 4096^2 for a few KB of work.)
 extern "C" __global__ void residual_mask_count_cols(const float* __restrict__ x, index_t rows,
                                                     index_t cols, const double* __restrict__ means,
                                                     double threshold, double global_limit, int rule,
                                                     index_t chunk_rows,
-                                                    unsigned int* __restrict__ chunk_counts) {
+                                                    unsigned int* __restrict__ chunk_counts,
+                                                    unsigned int* __restrict__ totals) {
     const index_t c = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
     const index_t chunk = blockIdx.y;
     if (c >= cols) {
@@ -613,50 +651,38 @@ extern "C" __global__ void residual_mask_count_cols(const float* __restrict__ x,
         kept += keeps(x[r * cols + c], threshold, mean, global_limit, rule) ? 1u : 0u;
     }
     chunk_counts[chunk * cols + c] = kept;
-}
-
-// Per column c: chunk_counts[k * cols + c] becomes the exclusive prefix sum over chunks
-// 0 .. k - 1 (in place: where chunk k's entries start within the column), totals[c] the
-// column's count.
-extern "C" __global__ void residual_chunk_scan(unsigned int* __restrict__ chunk_counts,
-                                               index_t chunks, index_t cols,
-                                               unsigned int* __restrict__ totals) {
-    const index_t c = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= cols) {
-        return;
+    if (kept != 0u) {
+        atomicAdd(&totals[c], kept);
     }
-    unsigned int sum = 0;
-    for (index_t k = 0; k < chunks; ++k) {
-        const unsigned int v = chunk_counts[k * cols + c];
-        chunk_counts[k * cols + c] = sum;
-        sum += v;
-    }
-    totals[c] = sum;
 }
 
 // The CSR of B^r's transpose: column c lists its kept rows ascending, with their integers
 // from q (row-major, rows x cols). Thread (c, chunk) writes its chunk's entries from
-// offsets[c] (the host's scan of the column totals) + chunk_offsets[chunk * cols + c]
-// (residual_chunk_scan), rows ascending: the chunks of a column follow each other, so the
-// list is the one a single thread walking the column would write.
+// offsets[c] (the host's scan of the column totals) plus the counts of the column's
+// earlier chunks, rows ascending: the chunks of a column follow each other, so the list is
+// the one a single thread walking the column would write. A chunk that keeps nothing
+// (almost all of them at the paper's densities) reads nothing more.
 extern "C" __global__ void residual_mask_fill_cols(const float* __restrict__ x, index_t rows,
                                                    index_t cols, const double* __restrict__ means,
                                                    double threshold, double global_limit, int rule,
                                                    const signed char* __restrict__ q,
                                                    const unsigned int* __restrict__ offsets,
-                                                   const unsigned int* __restrict__ chunk_offsets,
+                                                   const unsigned int* __restrict__ chunk_counts,
                                                    index_t chunk_rows,
                                                    unsigned int* __restrict__ index,
                                                    signed char* __restrict__ values) {
     const index_t c = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
     const index_t chunk = blockIdx.y;
-    if (c >= cols) {
+    if (c >= cols || chunk_counts[chunk * cols + c] == 0u) {
         return;
+    }
+    unsigned int out = offsets[c];
+    for (index_t earlier = 0; earlier < chunk; ++earlier) {
+        out += chunk_counts[earlier * cols + c];
     }
     const index_t r0 = chunk * chunk_rows;
     const index_t r1 = r0 + chunk_rows < rows ? r0 + chunk_rows : rows;
     const double mean = means[c];
-    unsigned int out = offsets[c] + chunk_offsets[chunk * cols + c];
     for (index_t r = r0; r < r1; ++r) {
         if (keeps(x[r * cols + c], threshold, mean, global_limit, rule)) {
             index[out] = (unsigned int)r;
@@ -665,6 +691,11 @@ extern "C" __global__ void residual_mask_fill_cols(const float* __restrict__ x, 
         }
     }
 }
+
+// Loads in flight per lane in the row-mask kernels: a warp walks its row ROW_MASK_UNROLL
+// groups of 32 entries at a time, the loads of a step issued before their tests (one load
+// per lane per step until 2026-11-27: 61 us per 4096^2 matrix, 1 TB/s, on the H100).
+#define ROW_MASK_UNROLL 4
 
 // A's kept entries per row, one warp per row: lanes read consecutive entries
 // of the row (coalesced), and the warp counts the kept ones with a ballot. Same counts.
@@ -677,12 +708,21 @@ extern "C" __global__ void residual_mask_count_rows(const float* __restrict__ x,
     if (warp >= rows) {
         return;  // whole warps leave together: blockDim.x is a multiple of 32
     }
+    const double mean = means[warp];
     unsigned int c = 0;
-    for (index_t base = 0; base < cols; base += 32) {
-        const index_t t = base + lane;
-        const bool kept = t < cols && keeps(x[warp * cols + t], threshold, means[warp],
-                                            global_limit, rule);
-        c += __popc(__ballot_sync(0xffffffffu, kept));
+    for (index_t base = 0; base < cols; base += 32 * ROW_MASK_UNROLL) {
+        float v[ROW_MASK_UNROLL];
+#pragma unroll
+        for (unsigned int u = 0; u < ROW_MASK_UNROLL; ++u) {
+            const index_t t = base + 32 * u + lane;
+            v[u] = t < cols ? x[warp * cols + t] : 0.0f;
+        }
+#pragma unroll
+        for (unsigned int u = 0; u < ROW_MASK_UNROLL; ++u) {
+            const index_t t = base + 32 * u + lane;
+            const bool kept = t < cols && keeps(v[u], threshold, mean, global_limit, rule);
+            c += __popc(__ballot_sync(0xffffffffu, kept));
+        }
     }
     if (lane == 0) {
         counts[warp] = c;
@@ -691,7 +731,8 @@ extern "C" __global__ void residual_mask_count_rows(const float* __restrict__ x,
 
 // The CSR of A^r (q not transposed), one warp per row: each group
 // of 32 consecutive entries is written at out + (kept lanes below this one), so the column
-// indices come out ascending exactly as in the one-thread loop.
+// indices come out ascending exactly as in the one-thread loop. A row that keeps nothing
+// (offsets equal) reads nothing.
 extern "C" __global__ void residual_mask_fill_rows(const float* __restrict__ x, index_t rows,
                                                   index_t cols, const double* __restrict__ means,
                                                   double threshold, double global_limit, int rule,
@@ -701,22 +742,31 @@ extern "C" __global__ void residual_mask_fill_rows(const float* __restrict__ x, 
                                                   signed char* __restrict__ values) {
     const index_t warp = ((index_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const unsigned int lane = threadIdx.x % 32;
-    if (warp >= rows) {
-        return;
+    if (warp >= rows || offsets[warp] == offsets[warp + 1]) {
+        return;  // warp-uniform
     }
+    const double mean = means[warp];
     unsigned int out = offsets[warp];
     const unsigned int below = (1u << lane) - 1u;
-    for (index_t base = 0; base < cols; base += 32) {
-        const index_t t = base + lane;
-        const bool kept = t < cols && keeps(x[warp * cols + t], threshold, means[warp],
-                                            global_limit, rule);
-        const unsigned int mask = __ballot_sync(0xffffffffu, kept);
-        if (kept) {
-            const unsigned int at = out + __popc(mask & below);
-            index[at] = (unsigned int)t;
-            values[at] = q[warp * ld + t];
+    for (index_t base = 0; base < cols; base += 32 * ROW_MASK_UNROLL) {
+        float v[ROW_MASK_UNROLL];
+#pragma unroll
+        for (unsigned int u = 0; u < ROW_MASK_UNROLL; ++u) {
+            const index_t t = base + 32 * u + lane;
+            v[u] = t < cols ? x[warp * cols + t] : 0.0f;
         }
-        out += __popc(mask);
+#pragma unroll
+        for (unsigned int u = 0; u < ROW_MASK_UNROLL; ++u) {
+            const index_t t = base + 32 * u + lane;
+            const bool kept = t < cols && keeps(v[u], threshold, mean, global_limit, rule);
+            const unsigned int mask = __ballot_sync(0xffffffffu, kept);
+            if (kept) {
+                const unsigned int at = out + __popc(mask & below);
+                index[at] = (unsigned int)t;
+                values[at] = q[warp * ld + t];
+            }
+            out += __popc(mask);
+        }
     }
 }
 
@@ -736,10 +786,14 @@ extern "C" __global__ void residual_mask_fill_rows(const float* __restrict__ x, 
 // this kernel read them back: four passes over m x n words for products that are almost
 // all zero at the paper's densities.
 //
-// Blocks of threads over the columns j (a warp reads 32 consecutive entries of D_F, of a
-// dense P, of RB's row); grid y strides over the rows i, so no thread divides a 64-bit
-// index. In the sparse products a block shares row i's CSR range (a uniform loop), and
-// each thread's column j of B^r is loaded once for all its rows.
+// A block per row i (grid-stride over the rows), its threads over the columns j: a warp
+// reads 32 consecutive entries of D_F, of a dense P, of RB's row. In P1 the block shares
+// row i's CSR range (a uniform loop); in P2 a thread gathers RA_int[i, b_idx[e]] for its
+// column's kept rows, and since the block walks all of row i, that row of RA (k bytes) is
+// fetched into the SM's L1 once and the gathers hit it. (First version, 2026-11-27
+// morning: blocks over 256 columns and 16 rows, so every row of RA went to 16 SMs and the
+// gathers missed L1; 153 us at 4096^2 on the H100 where the dense dequantization of the
+// same rows takes 55 us.)
 extern "C" __global__ void residual_combine(
     const float* __restrict__ d_f, index_t m, index_t n, const int* __restrict__ p1,
     const unsigned int* __restrict__ a_ptr, const unsigned int* __restrict__ a_idx,
@@ -749,37 +803,35 @@ extern "C" __global__ void residual_combine(
     const signed char* __restrict__ b_val, const float* __restrict__ la,
     const float* __restrict__ lrb, const float* __restrict__ lra, const float* __restrict__ lb,
     int left_axis, int right_axis, float* __restrict__ d) {
-    const index_t j = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= n) {
-        return;  // no barrier below: threads past n may leave
-    }
-    const index_t jl = right_axis == AXIS_TENSOR ? 0 : j;
-    const float lrb_j = lrb[jl];
-    const float lb_j = lb[jl];
-    const unsigned int b_begin = p2 == 0 ? b_ptr[j] : 0u;
-    const unsigned int b_end = p2 == 0 ? b_ptr[j + 1] : 0u;
-    for (index_t i = blockIdx.y; i < m; i += gridDim.y) {
-        const index_t at = i * n + j;
-        int acc1 = 0;
-        if (p1 != 0) {
-            acc1 = p1[at];
-        } else {
-            const unsigned int a_end = a_ptr[i + 1];
-            for (unsigned int e = a_ptr[i]; e < a_end; ++e) {
-                acc1 += (int)a_val[e] * (int)rb[(index_t)a_idx[e] * n + j];
-            }
-        }
-        int acc2 = 0;
-        if (p2 != 0) {
-            acc2 = p2[at];
-        } else {
-            for (unsigned int e = b_begin; e < b_end; ++e) {
-                acc2 += (int)ra[i * ld + b_idx[e]] * (int)b_val[e];
-            }
-        }
+    for (index_t i = blockIdx.x; i < m; i += gridDim.x) {
         const index_t il = left_axis == AXIS_TENSOR ? 0 : i;
-        const float y1 = dequant(acc1, la[il], lrb_j);
-        const float y2 = dequant(acc2, lra[il], lb_j);
-        d[at] = __fadd_rn(__fadd_rn(d_f[at], y1), y2);
+        const float la_i = la[il];
+        const float lra_i = lra[il];
+        const unsigned int a_begin = p1 == 0 ? a_ptr[i] : 0u;
+        const unsigned int a_end = p1 == 0 ? a_ptr[i + 1] : 0u;
+        for (index_t j = threadIdx.x; j < n; j += blockDim.x) {
+            const index_t at = i * n + j;
+            int acc1 = 0;
+            if (p1 != 0) {
+                acc1 = p1[at];
+            } else {
+                for (unsigned int e = a_begin; e < a_end; ++e) {
+                    acc1 += (int)a_val[e] * (int)rb[(index_t)a_idx[e] * n + j];
+                }
+            }
+            int acc2 = 0;
+            if (p2 != 0) {
+                acc2 = p2[at];
+            } else {
+                const unsigned int b_end = b_ptr[j + 1];
+                for (unsigned int e = b_ptr[j]; e < b_end; ++e) {
+                    acc2 += (int)ra[i * ld + b_idx[e]] * (int)b_val[e];
+                }
+            }
+            const index_t jl = right_axis == AXIS_TENSOR ? 0 : j;
+            const float y1 = dequant(acc1, la_i, lrb[jl]);
+            const float y2 = dequant(acc2, lra_i, lb[jl]);
+            d[at] = __fadd_rn(__fadd_rn(d_f[at], y1), y2);
+        }
     }
 }

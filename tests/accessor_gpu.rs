@@ -504,11 +504,16 @@ mod device {
         let seed = 0x5b_3700;
         println!("seed {seed:#x}");
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        // The last two: rows longer than a warp (each lane chains several
+        // entries) and row counts that are not multiples of the CSR
+        // kernel's 4 rows per warp.
         for (rows, cols, p) in [
             (1, 1, 1.0),
             (40, 30, 0.2),
             (300, 500, 0.02),
             (1000, 100, 0.1),
+            (70, 200, 0.5),
+            (5, 3000, 0.05),
         ] {
             let a = sparse(&mut rng, rows, cols, p);
             let x: Vec<f64> = (0..cols).map(|_| rng.random_range(-1.0..1.0)).collect();

@@ -282,35 +282,60 @@ mod tests {
     }
 
     /// The device's binning (kernels/residual.cu, residual_abs_bins_f32), in
-    /// Rust, warp step by warp step: the 32 lanes of a step grouped by bin
-    /// (`__match_any_sync`), each group's significands summed in u32
-    /// (`__reduce_add_sync`; checked here: it must not wrap), one addition per
-    /// group into the u64 bin.
+    /// Rust, for one warp taking `values` 32 at a time: the window's top is
+    /// the largest field of the first step with a nonzero value; each lane
+    /// sums the significands of the window's `BIN_WINDOW` fields in its own
+    /// u64 registers (checked here: they must not wrap), any other field goes
+    /// straight to its bin; at the end the window is summed over the lanes
+    /// into the bins.
     fn f32_bins(values: &[f32]) -> (Vec<u64>, u64) {
+        const BIN_WINDOW: usize = 8;
         let mut bins = vec![0u64; F32_FIELDS];
         let mut count = 0;
-        for warp in values.chunks(32) {
-            let mut groups: std::collections::BTreeMap<usize, u32> = Default::default();
-            for v in warp {
-                let bits = v.to_bits() & 0x7fff_ffff;
-                if bits == 0 || bits >= 0x7f80_0000 {
-                    continue;
-                }
-                let field = bits >> 23;
-                let fraction = bits & 0x7f_ffff;
-                let (bin, significand) = if field == 0 {
-                    (1, fraction)
-                } else {
-                    (field as usize, fraction | (1 << 23))
-                };
-                let sum = groups.entry(bin).or_insert(0);
-                *sum = sum
-                    .checked_add(significand)
-                    .expect("a warp's significand sum fits u32");
-                count += 1;
+        let mut window = [[0u64; BIN_WINDOW]; 32];
+        let mut top: Option<usize> = None;
+        for step in values.chunks(32) {
+            let fields: Vec<Option<(usize, u32)>> = step
+                .iter()
+                .map(|v| {
+                    let bits = v.to_bits() & 0x7fff_ffff;
+                    if bits == 0 || bits >= 0x7f80_0000 {
+                        return None;
+                    }
+                    let field = bits >> 23;
+                    let fraction = bits & 0x7f_ffff;
+                    Some(if field == 0 {
+                        (1, fraction)
+                    } else {
+                        (field as usize, fraction | (1 << 23))
+                    })
+                })
+                .collect();
+            if top.is_none() {
+                top = fields.iter().flatten().map(|&(bin, _)| bin).max();
             }
-            for (bin, sum) in groups {
-                bins[bin] += u64::from(sum);
+            for (lane, field) in fields.into_iter().enumerate() {
+                let Some((bin, significand)) = field else {
+                    continue;
+                };
+                count += 1;
+                match top.and_then(|t| t.checked_sub(bin)) {
+                    Some(d) if d < BIN_WINDOW => {
+                        let slot = &mut window[lane][d];
+                        *slot = slot
+                            .checked_add(u64::from(significand))
+                            .expect("a lane's window sum fits u64");
+                    }
+                    _ => bins[bin] += u64::from(significand),
+                }
+            }
+        }
+        if let Some(t) = top {
+            for d in 0..BIN_WINDOW {
+                let sum: u64 = window.iter().map(|lane| lane[d]).sum();
+                if sum != 0 {
+                    bins[t - d] += sum;
+                }
             }
         }
         (bins, count)
@@ -323,10 +348,11 @@ mod tests {
             let mut values: Vec<f32> = (0..257).map(|_| next() as f32).collect();
             values.extend([0.0, -0.0, f32::from_bits(1), -f32::from_bits(0x7f_ffff)]);
             values.extend([f32::MAX, -f32::MIN_POSITIVE]);
-            // A whole warp step of the largest significands in one bin, the
-            // u32 group sum's worst case (32 (2^24 - 1) < 2^29): first, so
-            // that the 32 values fill one step (values.len() is not a
-            // multiple of 32).
+            // A whole warp step of the largest significands in one bin
+            // first, so that the 32 values fill one step (values.len() is
+            // not a multiple of 32) and set the window's top; the values
+            // above it (f32::MAX) and far below it (subnormals) take the
+            // direct path.
             values.splice(0..0, [f32::from_bits(0x3fff_ffff); 32]);
             let (bins, count) = f32_bins(&values);
             let device = AbsSumBins::from_f32_bins(&bins, count).unwrap();

@@ -60,8 +60,12 @@ use cudarc::driver::{CudaFunction, CudaSlice, LaunchArgs, LaunchConfig, PushKern
 pub const SOURCE: KernelSource = sources::ACCESSOR_BLAS;
 
 /// Threads per block of the GEMV (`op(A) = A`) and CSR SpMV kernels: 8 warps,
-/// a warp per row.
+/// a warp per row (GEMV) or per `CSR_ROWS_PER_WARP` rows (CSR).
 const ROW_WARPS: usize = 8;
+/// Rows per warp of the CSR SpMV kernel (`CSR_ROWS_PER_WARP` in
+/// kernels/accessor_blas.cu): each reduced in the one-row order, their loads
+/// issued together.
+const CSR_ROWS_PER_WARP: usize = 4;
 /// Threads per block of the ELL SpMV kernel (a thread per row).
 const ELL_THREADS: usize = 256;
 

@@ -84,7 +84,7 @@ impl AccessorGpu {
             SparseFormat::Csr => {
                 builder.arg(&s.rows).arg(&s.row_ptr).arg(&s.col_idx);
                 config(
-                    blocks_for(s.out.len, ROW_WARPS)?,
+                    blocks_for(s.out.len, ROW_WARPS * CSR_ROWS_PER_WARP)?,
                     ((ROW_WARPS * WARP) as u32, 1),
                 )
             }
@@ -105,7 +105,8 @@ impl AccessorGpu {
         // accessor_spmv_ell_* (index_t rows, width; int col_idx[width x rows],
         // -1 for padding; values[width x rows]; ...), then x (cols storage
         // elements), A::T alpha, beta, y0, y_arith, y (rows each); every column
-        // index is below cols; CSR: a warp per row, 8 per block; ELL: a thread
+        // index is below cols; CSR: 8 warps per block, CSR_ROWS_PER_WARP
+        // rows per warp (a row's entries over the warp's lanes); ELL: a thread
         // per row.
         unsafe { builder.launch(cfg) }.map_err(driver("launch accessor_spmv"))?;
         Ok(())

@@ -87,10 +87,10 @@ fn grid(count: usize, threads: u32) -> LaunchConfig {
 
 /// Blocks of `threads` over the `cols` columns, the grid's y striding over
 /// the `rows` rows, each thread about `rows_per_thread` of them (at most
-/// 65535 block rows): the element-wise kernels (`residual_quantize`,
-/// `residual_dequantize`, `residual_combine`) index `(row, column)` without
-/// dividing a flat 64-bit index, and a thread's per-column work (a scale, a
-/// column's CSR range, an atomic maximum) is done once for its rows.
+/// 65535 block rows): the element-wise kernels `residual_quantize` and
+/// `residual_dequantize` index `(row, column)` without dividing a flat
+/// 64-bit index, and a thread's per-column work (a scale, an atomic
+/// maximum) is done once for its rows.
 fn rows_grid(rows: usize, cols: usize, threads: u32, rows_per_thread: usize) -> LaunchConfig {
     LaunchConfig {
         grid_dim: (
@@ -103,10 +103,21 @@ fn rows_grid(rows: usize, cols: usize, threads: u32, rows_per_thread: usize) -> 
     }
 }
 
-/// Rows per thread of `residual_dequantize` and `residual_combine`: enough
-/// threads to fill the device at 4096^2 (about a million) while each
-/// thread's column scale and CSR range serve several rows.
+/// Rows per thread of `residual_dequantize`: enough threads to fill the
+/// device at 4096^2 (about a million) while each thread's column scale
+/// serves several rows.
 const ELEMENTWISE_ROWS_PER_THREAD: usize = 16;
+
+/// A block of `threads` per row (`residual_combine`: the block walks the
+/// whole row, so the row of `RA` its gathers read stays in one SM's L1),
+/// grid-striding beyond 2^31 - 1 rows.
+fn block_per_row(rows: usize, threads: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (rows.clamp(1, i32::MAX as usize) as u32, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
 
 type Device = KernelModule;
 
@@ -451,8 +462,7 @@ fn combine(
     // dense P are m x n, a CSR's pointer array has one entry more than its
     // rows (A^r: m) or columns (B^r: n) and its index and value arrays the
     // scanned counts, RB's rows k x n, RA m x kp, the scales one per line.
-    unsafe { builder.launch(rows_grid(m, n, 256, ELEMENTWISE_ROWS_PER_THREAD)) }
-        .map_err(driver("launch residual_combine"))?;
+    unsafe { builder.launch(block_per_row(m, 256)) }.map_err(driver("launch residual_combine"))?;
     Ok(d)
 }
 

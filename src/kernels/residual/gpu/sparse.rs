@@ -116,7 +116,6 @@ pub(super) fn sparse(
     let rm = dev.function("residual_row_means")?;
     let cm = dev.function("residual_col_means")?;
     let count_cols = dev.function("residual_mask_count_cols")?;
-    let chunk_scan = dev.function("residual_chunk_scan")?;
     let count_rows = dev.function("residual_mask_count_rows")?;
     let threshold = cfg.reduction.threshold;
     let rule = match cfg.reduction.rule {
@@ -140,9 +139,9 @@ pub(super) fn sparse(
     let mut counts = dev.zeros::<u32>(m + n)?;
     // B's columns in chunks of rows (kernels/residual.cu: residual_mask_count_cols).
     let column_chunks = ColumnChunks::new(k, n);
-    let (chunk_rows64, chunks64) = (column_chunks.rows as u64, column_chunks.chunks as u64);
+    let chunk_rows64 = column_chunks.rows as u64;
     // SAFETY: residual_mask_count_cols writes every (chunk, column) count.
-    let mut chunk_offsets_b = unsafe { dev.uninit::<u32>(column_chunks.chunks * n) }?;
+    let mut chunk_counts_b = unsafe { dev.uninit::<u32>(column_chunks.chunks * n) }?;
     // SAFETY: signatures of the kernels; means and counts have one entry per
     // row (m) or column (n), d_f m x n, A m x k, B k x n.
     unsafe {
@@ -190,17 +189,10 @@ pub(super) fn sparse(
             .arg(&limit_b)
             .arg(&rule)
             .arg(&chunk_rows64)
-            .arg(&mut chunk_offsets_b)
+            .arg(&mut chunk_counts_b)
+            .arg(&mut counts.slice_mut(m..))
             .launch(column_chunks.launch)
             .map_err(driver("launch residual_mask_count_cols B"))?;
-        dev.stream
-            .launch_builder(&chunk_scan)
-            .arg(&mut chunk_offsets_b)
-            .arg(&chunks64)
-            .arg(&n64)
-            .arg(&mut counts.slice_mut(m..))
-            .launch(grid(n, 256))
-            .map_err(driver("launch residual_chunk_scan B"))?;
     }
     // The CSR pointers (u32, as the kernels index): a count past u32 is refused.
     let scan = |c: &[u32]| -> Result<Vec<u32>, GpuError> {
@@ -267,7 +259,7 @@ pub(super) fn sparse(
                 .arg(&rule)
                 .arg(b_rows)
                 .arg(&d_ptr_b)
-                .arg(&chunk_offsets_b)
+                .arg(&chunk_counts_b)
                 .arg(&chunk_rows64)
                 .arg(&mut idx_b)
                 .arg(&mut val_b)
