@@ -67,6 +67,9 @@ struct ArithF64 {
     static __device__ __forceinline__ T shfl_down(T v, unsigned int off) {
         return __shfl_down_sync(0xffffffffu, v, off);
     }
+    static __device__ __forceinline__ T shfl_xor(T v, unsigned int mask) {
+        return __shfl_xor_sync(0xffffffffu, v, mask);
+    }
 };
 
 struct ArithF32 {
@@ -81,6 +84,9 @@ struct ArithF32 {
     static __device__ __forceinline__ T from_f64(double v) { return __double2float_rn(v); }
     static __device__ __forceinline__ T shfl_down(T v, unsigned int off) {
         return __shfl_down_sync(0xffffffffu, v, off);
+    }
+    static __device__ __forceinline__ T shfl_xor(T v, unsigned int mask) {
+        return __shfl_xor_sync(0xffffffffu, v, mask);
     }
 };
 
@@ -162,6 +168,37 @@ static __device__ __forceinline__ typename A::T warp_tree(typename A::T v) {
         v = A::add(v, A::shfl_down(v, off));
     }
     return v;
+}
+
+// warp_tree of four values at once: row r's tree ends in lane 8 r. Every pairwise sum is
+// the one warp_tree forms for that row (the lane holding the lower index adds the higher
+// one's value, as in warp_tree), so each row's result is warp_tree's bit for bit; the
+// rows share the shuffles: at offset 16 a lane keeps two rows (lanes 0-15 rows 0 and 1,
+// lanes 16-31 rows 2 and 3) and swaps the other two with lane ^ 16, at offset 8 one row
+// (the 8-lane segment s holds row s) swapping the other with lane ^ 8, then plain
+// offsets 4, 2, 1 within each segment: 6 shuffles of a value where four warp_trees take
+// 20 (a binary64 shuffle is two 32-bit ones; the CSR kernel's trees were its bottleneck
+// in binary64, 2026-11-27 H100 run).
+template <class A>
+static __device__ __forceinline__ typename A::T warp_tree4(const typename A::T (&v)[4]) {
+    typedef typename A::T T;
+    const unsigned int lane = threadIdx.x & 31u;
+    const bool low = lane < 16u;
+    // Offset 16: pairs (p, p + 16) of rows 0, 1 in lanes p < 16; of rows 2, 3 in lanes
+    // 16 + p (the partner, lane p, holds the lower index).
+    const T a = A::shfl_xor(low ? v[2] : v[0], 16u);
+    const T b = A::shfl_xor(low ? v[3] : v[1], 16u);
+    const T x0 = low ? A::add(v[0], a) : A::add(a, v[2]);
+    const T x1 = low ? A::add(v[1], b) : A::add(b, v[3]);
+    // Offset 8, within each half (q = lane mod 16): lanes q < 8 keep the half's first row,
+    // pairs (q, q + 8); lanes q >= 8 its second row, pairs (q - 8, q).
+    const bool first = (lane & 15u) < 8u;
+    const T c = A::shfl_xor(first ? x1 : x0, 8u);
+    T y = first ? A::add(x0, c) : A::add(c, x1);
+    for (unsigned int off = 4; off > 0; off >>= 1) {
+        y = A::add(y, A::shfl_down(y, off));
+    }
+    return y;
 }
 
 // The block's sum, valid in thread 0. blockDim.x is a multiple of 32, at most 1024.
@@ -341,7 +378,8 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
 
 // ----------------------------------------------------------------------- SPMV
 
-// Rows per warp of the CSR kernel (the launcher's CSR_ROWS_PER_WARP in spmv.rs).
+// Rows per warp of the CSR kernel (the launcher's CSR_ROWS_PER_WARP in mod.rs); the four
+// trees are warp_tree4's.
 #define CSR_ROWS_PER_WARP 4
 
 template <class St, class A>
@@ -406,13 +444,12 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
             }
         }
     }
-    // Every lane is here (the loop above has no barrier): the full-mask trees.
-#pragma unroll
-    for (unsigned int r = 0; r < CSR_ROWS_PER_WARP; ++r) {
-        const T s = warp_tree<A>(acc[r]);
-        if (lane == 0 && first + r < rows) {
-            finish_store<St, A>(s, alpha, beta, y0, first + r, y_arith, y);
-        }
+    // Every lane is here (the loop above has no barrier): the full-mask trees, row r's sum
+    // in lane 8 r.
+    const T s = warp_tree4<A>(acc);
+    const unsigned int r = lane >> 3;
+    if ((lane & 7u) == 0u && first + r < rows) {
+        finish_store<St, A>(s, alpha, beta, y0, first + r, y_arith, y);
     }
 }
 

@@ -282,19 +282,19 @@ mod tests {
     }
 
     /// The device's binning (kernels/residual.cu, residual_abs_bins_f32), in
-    /// Rust, for one warp taking `values` 32 at a time: the window's top is
-    /// the largest field of the first step with a nonzero value; each lane
-    /// sums the significands of the window's `BIN_WINDOW` fields in its own
-    /// u64 registers (checked here: they must not wrap), any other field goes
-    /// straight to its bin; at the end the window is summed over the lanes
-    /// into the bins.
+    /// Rust, for one warp taking `values` 128 at a time (lane `l` the four
+    /// from `4 l`, a float4): the window's top is the largest field of the
+    /// first step with a nonzero value; each lane sums the significands of
+    /// the window's `BIN_WINDOW` fields in its own u64 registers (checked
+    /// here: they must not wrap), any other field goes straight to its bin;
+    /// at the end the window is summed over the lanes into the bins.
     fn f32_bins(values: &[f32]) -> (Vec<u64>, u64) {
         const BIN_WINDOW: usize = 8;
         let mut bins = vec![0u64; F32_FIELDS];
         let mut count = 0;
         let mut window = [[0u64; BIN_WINDOW]; 32];
         let mut top: Option<usize> = None;
-        for step in values.chunks(32) {
+        for step in values.chunks(128) {
             let fields: Vec<Option<(usize, u32)>> = step
                 .iter()
                 .map(|v| {
@@ -314,10 +314,11 @@ mod tests {
             if top.is_none() {
                 top = fields.iter().flatten().map(|&(bin, _)| bin).max();
             }
-            for (lane, field) in fields.into_iter().enumerate() {
+            for (at, field) in fields.into_iter().enumerate() {
                 let Some((bin, significand)) = field else {
                     continue;
                 };
+                let lane = at / 4;
                 count += 1;
                 match top.and_then(|t| t.checked_sub(bin)) {
                     Some(d) if d < BIN_WINDOW => {
@@ -349,11 +350,11 @@ mod tests {
             values.extend([0.0, -0.0, f32::from_bits(1), -f32::from_bits(0x7f_ffff)]);
             values.extend([f32::MAX, -f32::MIN_POSITIVE]);
             // A whole warp step of the largest significands in one bin
-            // first, so that the 32 values fill one step (values.len() is
-            // not a multiple of 32) and set the window's top; the values
+            // first, so that the 128 values fill one step (values.len() is
+            // not a multiple of 128) and set the window's top; the values
             // above it (f32::MAX) and far below it (subnormals) take the
             // direct path.
-            values.splice(0..0, [f32::from_bits(0x3fff_ffff); 32]);
+            values.splice(0..0, [f32::from_bits(0x3fff_ffff); 128]);
             let (bins, count) = f32_bins(&values);
             let device = AbsSumBins::from_f32_bins(&bins, count).unwrap();
             let host = AbsSumBins::of(values.iter().map(|&v| f64::from(v)));

@@ -323,3 +323,23 @@ impl AccessorGpu {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{CSR_ROWS_PER_WARP, SOURCE};
+
+    /// The launcher sizes the CSR grid by the kernel's rows per warp: the
+    /// two numbers are one (a grid for more rows per warp than the kernel
+    /// takes would leave rows unwritten).
+    #[test]
+    fn the_csr_grid_and_the_kernel_agree_on_rows_per_warp() {
+        let define = format!("#define CSR_ROWS_PER_WARP {CSR_ROWS_PER_WARP}\n");
+        assert!(
+            SOURCE.source.contains(&define),
+            "kernels/accessor_blas.cu lacks `{}`",
+            define.trim()
+        );
+        // warp_tree4 reduces exactly four rows.
+        assert_eq!(CSR_ROWS_PER_WARP, 4);
+    }
+}

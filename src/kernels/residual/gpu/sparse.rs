@@ -60,7 +60,8 @@ pub(super) fn device_nonzero_means<const N: usize>(
         };
         let mut bins = all.slice_mut(t * STRIDE..(t + 1) * STRIDE);
         // SAFETY: the kernel's signature (kernels/residual.cu); x holds len
-        // values, bins F32_FIELDS + 1 zeroed u64 (the count last).
+        // values and is a whole allocation (16-byte aligned, as the kernel's
+        // float4 loads need), bins F32_FIELDS + 1 zeroed u64 (the count last).
         unsafe {
             dev.stream
                 .launch_builder(&bins_fn)
