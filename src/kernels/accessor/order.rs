@@ -11,7 +11,8 @@
 //!   nothing reads them again). Lane 0 holds the sum.
 //! - [`warp_dot`]: a warp computes one dot product: lane `l` runs an FMA chain
 //!   over the terms `k = l, l + 32, ...`, then [`warp_tree`]. Used by GEMV
-//!   (one warp per row), CSR SpMV (one warp per row) and the TRSV update.
+//!   (one warp per row), CSR SpMV (each row by one warp; the kernel gives a
+//!   warp four rows, each in this order) and the TRSV update.
 //! - [`block_reduce`]: a block of `W` warps: a [`warp_tree`] per warp, then
 //!   warp 0 reduces the `W` warp sums padded with zeros to 32 lanes.
 //! - [`grid_dot`]: DOT: `B` blocks of 256 threads, grid-stride FMA chains,

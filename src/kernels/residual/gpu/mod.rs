@@ -8,7 +8,12 @@
 //! matched the CPU model in 480 runs (integers, `P0`, `D_F`, path,
 //! densities, `D`; all three reduction rules) within the rigorous bound;
 //! compute-sanitizer memcheck and racecheck clean. [`time_gpu`] times it
-//! (`benches/residual_gpu.rs`, the paper's Table 3 sweep).
+//! (`benches/residual_gpu.rs`, the paper's Table 3 sweep). The kernels as
+//! they are now (fused sparse products, residuals never stored, register
+//! histograms) ran on 2026-11-27 (`docs/gpu/2026-11-27-h100.md`): dp4a path
+//! 480 runs identical; at density 1e-4 the sparse method reached 2.30x /
+//! 2.65x / 2.80x the full residual and 0.79x / 0.89x / 0.93x plain int8 at
+//! 4096 / 8192 / 16384 with dp4a (issue 6's 0.8x missed at 4096 only).
 //!
 //! A machine without a driver gets the probe's typed error (never a panic); a
 //! panic inside the bindings is caught and returned as [`GpuError::Internal`].
