@@ -597,8 +597,13 @@ extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, in
             v[2] = q.z;
             v[3] = q.w;
         } else if (slot < slots) {
-            for (index_t t = 4 * slot; t < n; ++t) {
-                v[t - 4 * slot] = x[t];
+            // The last n % 4 (1 to 3) values. Constant indices: a loop up to n indexed
+            // v at run time and put it on the stack for sm_80 (tests/nvrtc_compile.rs).
+#pragma unroll
+            for (unsigned int u = 0; u < 3; ++u) {
+                if (4 * slot + u < n) {
+                    v[u] = x[4 * slot + u];
+                }
             }
         }
         int bin[4];
