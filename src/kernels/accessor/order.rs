@@ -337,4 +337,105 @@ mod tests {
             assert_eq!(w.0, warp_dot_depth(n), "warp n={n}");
         }
     }
+
+    /// `warp_tree4` of kernels/accessor_blas.cu (the CSR kernel's four rows
+    /// per warp) written shuffle by shuffle: `__shfl_xor_sync(v, m)` gives
+    /// lane `l` the value lane `l ^ m` offered, `__shfl_down_sync(v, off)`
+    /// lane `l + off`'s (its own past lane 31). Row `r`'s sum lands in lane
+    /// `8 r`.
+    fn warp_tree4_lane_by_lane<A: Arith>(v: &[[A; WARP]; 4]) -> [A; 4] {
+        let lanes = 0..WARP;
+        let low = |l: usize| l < 16;
+        // Offset 16: each lane offers the two rows its partner keeps.
+        let offer_a: Vec<A> = lanes
+            .clone()
+            .map(|l| if low(l) { v[2][l] } else { v[0][l] })
+            .collect();
+        let offer_b: Vec<A> = lanes
+            .clone()
+            .map(|l| if low(l) { v[3][l] } else { v[1][l] })
+            .collect();
+        let (mut x0, mut x1) = ([A::ZERO; WARP], [A::ZERO; WARP]);
+        for l in lanes.clone() {
+            let (a, b) = (offer_a[l ^ 16], offer_b[l ^ 16]);
+            if low(l) {
+                x0[l] = A::add(v[0][l], a);
+                x1[l] = A::add(v[1][l], b);
+            } else {
+                x0[l] = A::add(a, v[2][l]);
+                x1[l] = A::add(b, v[3][l]);
+            }
+        }
+        // Offset 8, within each half.
+        let first = |l: usize| (l & 15) < 8;
+        let offer_c: Vec<A> = lanes
+            .clone()
+            .map(|l| if first(l) { x1[l] } else { x0[l] })
+            .collect();
+        let mut y = [A::ZERO; WARP];
+        for l in lanes.clone() {
+            let c = offer_c[l ^ 8];
+            y[l] = if first(l) {
+                A::add(x0[l], c)
+            } else {
+                A::add(c, x1[l])
+            };
+        }
+        for off in [4, 2, 1] {
+            let before = y;
+            for l in lanes.clone() {
+                let down = if l + off < WARP {
+                    before[l + off]
+                } else {
+                    before[l]
+                };
+                y[l] = A::add(before[l], down);
+            }
+        }
+        [y[0], y[8], y[16], y[24]]
+    }
+
+    /// The four trees sharing their shuffles give each row `warp_tree`'s sum
+    /// bit for bit, signed zeros included (lanes without entries hold +0;
+    /// `-0 + +0` is `+0` either way round), in binary64 and binary32. The
+    /// CSR kernel's results rest on this (the device bit-compare,
+    /// tests/accessor_gpu.rs, checks them on the H100).
+    #[test]
+    fn four_trees_sharing_shuffles_are_four_warp_trees() {
+        let seed = 0x7ee4;
+        println!("seed {seed:#x}");
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let value = |rng: &mut ChaCha8Rng| -> f64 {
+            match rng.random_range(0..6) {
+                0 => 0.0,
+                1 => -0.0,
+                _ => rng.random_range(-1.0..1.0) * 10f64.powi(rng.random_range(-30..30)),
+            }
+        };
+        for case in 0..5000 {
+            let mut v64 = [[0.0f64; WARP]; 4];
+            for row in v64.iter_mut() {
+                for lane in row.iter_mut() {
+                    *lane = value(&mut rng);
+                }
+            }
+            let v32 = v64.map(|row| row.map(|x| x as f32));
+            let shared64 = warp_tree4_lane_by_lane(&v64);
+            let shared32 = warp_tree4_lane_by_lane(&v32);
+            for r in 0..4 {
+                let mut lanes64 = v64[r];
+                let mut lanes32 = v32[r];
+                assert_eq!(
+                    shared64[r].to_bits(),
+                    warp_tree(&mut lanes64).to_bits(),
+                    "case {case} row {r} (binary64)"
+                );
+                assert_eq!(
+                    shared32[r].to_bits(),
+                    warp_tree(&mut lanes32).to_bits(),
+                    "case {case} row {r} (binary32)"
+                );
+            }
+        }
+    }
 }
