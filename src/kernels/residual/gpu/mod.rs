@@ -315,14 +315,11 @@ fn device_pass(
     // and quantized them, work a plain int8 GEMM does not do, which made the
     // baseline slower and the sparse method's ratio to it look better.
     let with_residuals = cfg.method != Method::Direct || purpose == Purpose::Compare;
-    let operand = Level::Operand {
+    let operand = || Level::Operand {
         residual_maxima: with_residuals,
     };
-    let mut qa = quantize(dev, d_a, (m, k), axis_a, cfg, false, kp, operand)?;
-    let operand = Level::Operand {
-        residual_maxima: with_residuals,
-    };
-    let mut qb = quantize(dev, d_b, (k, n), axis_b, cfg, true, kp, operand)?;
+    let mut qa = quantize(dev, d_a, (m, k), axis_a, cfg, false, kp, operand())?;
+    let mut qb = quantize(dev, d_b, (k, n), axis_b, cfg, true, kp, operand())?;
     let quantized_residuals = match (qa.residual_amax.take(), qb.residual_amax.take()) {
         (Some(ra_amax), Some(rb_amax)) => {
             let ra = Level::Residual {
