@@ -736,6 +736,18 @@ extern "C" __global__ void residual_mask_fill_cols(const float* __restrict__ x, 
 // per lane per step until 2026-11-27: 61 us per 4096^2 matrix, 1 TB/s, on the H100).
 #define ROW_MASK_UNROLL 4
 
+// One step of a warp's walk along row `row`: lane `lane` loads entries base + 32 u + lane,
+// u < ROW_MASK_UNROLL (0 past cols), all before any is tested.
+__device__ __forceinline__ void load_row_step(const float* __restrict__ x, index_t row,
+                                              index_t cols, index_t base, unsigned int lane,
+                                              float (&v)[ROW_MASK_UNROLL]) {
+#pragma unroll
+    for (unsigned int u = 0; u < ROW_MASK_UNROLL; ++u) {
+        const index_t t = base + 32 * u + lane;
+        v[u] = t < cols ? x[row * cols + t] : 0.0f;
+    }
+}
+
 // A's kept entries per row, one warp per row: lanes read consecutive entries
 // of the row (coalesced), and the warp counts the kept ones with a ballot. Same counts.
 extern "C" __global__ void residual_mask_count_rows(const float* __restrict__ x, index_t rows,
@@ -751,11 +763,7 @@ extern "C" __global__ void residual_mask_count_rows(const float* __restrict__ x,
     unsigned int c = 0;
     for (index_t base = 0; base < cols; base += 32 * ROW_MASK_UNROLL) {
         float v[ROW_MASK_UNROLL];
-#pragma unroll
-        for (unsigned int u = 0; u < ROW_MASK_UNROLL; ++u) {
-            const index_t t = base + 32 * u + lane;
-            v[u] = t < cols ? x[warp * cols + t] : 0.0f;
-        }
+        load_row_step(x, warp, cols, base, lane, v);
 #pragma unroll
         for (unsigned int u = 0; u < ROW_MASK_UNROLL; ++u) {
             const index_t t = base + 32 * u + lane;
@@ -789,11 +797,7 @@ extern "C" __global__ void residual_mask_fill_rows(const float* __restrict__ x, 
     const unsigned int below = (1u << lane) - 1u;
     for (index_t base = 0; base < cols; base += 32 * ROW_MASK_UNROLL) {
         float v[ROW_MASK_UNROLL];
-#pragma unroll
-        for (unsigned int u = 0; u < ROW_MASK_UNROLL; ++u) {
-            const index_t t = base + 32 * u + lane;
-            v[u] = t < cols ? x[warp * cols + t] : 0.0f;
-        }
+        load_row_step(x, warp, cols, base, lane, v);
 #pragma unroll
         for (unsigned int u = 0; u < ROW_MASK_UNROLL; ++u) {
             const index_t t = base + 32 * u + lane;

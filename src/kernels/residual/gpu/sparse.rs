@@ -228,7 +228,7 @@ pub(super) fn sparse(
     let fill_rows = dev.function("residual_mask_fill_rows")?;
     let b_rows = row_major(qb, "B")?;
     // SAFETY: signatures of the kernels; the CSR buffers have the scanned sizes,
-    // Aq is m x kp, B's rows k x n, the chunk offsets chunks x n.
+    // Aq is m x kp, B's rows k x n, the chunk counts chunks x n.
     unsafe {
         if sparse_a {
             dev.stream
