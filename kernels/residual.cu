@@ -173,7 +173,9 @@ __device__ __forceinline__ int round_rule(float t, int rule) {
 // (row-major, consecutive threads write consecutive bytes), the padding of q_out being
 // zero beforehand. B's and RB's transposed copies for dp4a come from residual_transpose_i8
 // (a thread per element writing q_out[j * ld + i] directly stored bytes a row apart,
-// 2026-11-24).
+// 2026-11-24). Saturations are not counted (the CPU model's count, quant.rs, is what the
+// reports print; the integers the two write are compared bit for bit): until 2026-11-27
+// an atomic counter here went to a buffer nobody read.
 //
 // With r_amax (zeroed by the caller, one per line of axis), r = fl(v - fl(q / lambda)) is
 // formed and max |r| per line is written there: the residual's quantization needs it, and
@@ -193,8 +195,7 @@ extern "C" __global__ void residual_quantize(const float* __restrict__ x, index_
                                              const float* __restrict__ scales, int axis, int rule,
                                              int qmax, index_t ld,
                                              signed char* __restrict__ q_out,
-                                             float* __restrict__ r_amax,
-                                             unsigned int* __restrict__ saturated) {
+                                             float* __restrict__ r_amax) {
     const index_t j = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
     const bool live = j < cols;
     unsigned int mine = 0u;  // bits of this thread's max |r| (columns, tensor)
@@ -211,7 +212,6 @@ extern "C" __global__ void residual_quantize(const float* __restrict__ x, index_
             int q = round_rule(__fmul_rn(lambda, v), rule);
             if (q > qmax || q < -qmax) {
                 q = q > qmax ? qmax : -qmax;
-                atomicAdd(saturated, 1u);  // a count: order-independent
             }
             q_out[i * ld + j] = (signed char)q;
             if (r_amax != 0) {
@@ -837,6 +837,17 @@ extern "C" __global__ void residual_mask_fill_rows(const float* __restrict__ x, 
 // morning: blocks over 256 columns and 16 rows, so every row of RA went to 16 SMs and the
 // gathers missed L1; 153 us at 4096^2 on the H100 where the dense dequantization of the
 // same rows takes 55 us.)
+// Each thread takes COMBINE_UNROLL columns, a block's width apart, per step and issues every
+// load that no sparse loop waits on (D_F, a dense P, the column's CSR range) for all of them
+// before it multiplies or stores anything. Before (the kernel of the 2026-11-27 H100 run) a
+// thread loaded one column, ran its data-dependent CSR loop, stored, and only then loaded
+// the next column, so a warp had one load in flight: 144 us at 4096^2 where the dense
+// dequantization of the same rows takes 54 us (that run's profile). The integers and the
+// floating-point operations per element, and their order, are as before. 48 registers on
+// sm_90 (5 blocks of 256 per SM), no spills; __launch_bounds__(256, 6) spilled. Not yet
+// timed on a device.
+#define COMBINE_UNROLL 4
+
 extern "C" __global__ void residual_combine(
     const float* __restrict__ d_f, index_t m, index_t n, const int* __restrict__ p1,
     const unsigned int* __restrict__ a_ptr, const unsigned int* __restrict__ a_idx,
@@ -846,40 +857,72 @@ extern "C" __global__ void residual_combine(
     const signed char* __restrict__ b_val, const float* __restrict__ la,
     const float* __restrict__ lrb, const float* __restrict__ lra, const float* __restrict__ lb,
     int left_axis, int right_axis, float* __restrict__ d) {
+    const index_t width = blockDim.x;
     for (index_t i = blockIdx.x; i < m; i += gridDim.x) {
         const index_t il = left_axis == AXIS_TENSOR ? 0 : i;
         const float la_i = la[il];
         const float lra_i = lra[il];
         const unsigned int a_begin = p1 == 0 ? a_ptr[i] : 0u;
         const unsigned int a_end = p1 == 0 ? a_ptr[i + 1] : 0u;
-        for (index_t j = threadIdx.x; j < n; j += blockDim.x) {
-            const index_t at = i * n + j;
-            int acc1 = 0;
-            if (p1 != 0) {
-                acc1 = p1[at];
-            } else {
-                for (unsigned int e = a_begin; e < a_end; ++e) {
-                    acc1 += (int)a_val[e] * (int)rb[(index_t)a_idx[e] * n + j];
+        // Row i of D_F, of a dense product, and of D.
+        const float* __restrict__ d_f_i = d_f + i * n;
+        const int* __restrict__ p1_i = p1 == 0 ? p1 : p1 + i * n;
+        const int* __restrict__ p2_i = p2 == 0 ? p2 : p2 + i * n;
+        const signed char* __restrict__ ra_i = ra + i * ld;
+        float* __restrict__ d_i = d + i * n;
+        for (index_t j0 = threadIdx.x; j0 < n; j0 += width * COMBINE_UNROLL) {
+            // The loads of the step's columns, issued together.
+            float f[COMBINE_UNROLL];
+            int acc1[COMBINE_UNROLL];
+            int acc2[COMBINE_UNROLL];
+            unsigned int b_begin[COMBINE_UNROLL];
+            unsigned int b_end[COMBINE_UNROLL];
+#pragma unroll
+            for (int u = 0; u < COMBINE_UNROLL; ++u) {
+                const index_t j = j0 + u * width;
+                const bool live = j < n;
+                f[u] = live ? d_f_i[j] : 0.0f;
+                acc1[u] = live && p1 != 0 ? p1_i[j] : 0;
+                acc2[u] = live && p2 != 0 ? p2_i[j] : 0;
+                b_begin[u] = live && p2 == 0 ? b_ptr[j] : 0u;
+                b_end[u] = live && p2 == 0 ? b_ptr[j + 1] : 0u;
+            }
+            // P1 from row i of A^r: one uniform loop over its entries, each entry's RB row
+            // read at the step's columns.
+            for (unsigned int e = a_begin; e < a_end; ++e) {
+                const int a = (int)a_val[e];
+                const index_t rb_row = (index_t)a_idx[e] * n;
+#pragma unroll
+                for (int u = 0; u < COMBINE_UNROLL; ++u) {
+                    const index_t j = j0 + u * width;
+                    if (j < n) {
+                        acc1[u] += a * (int)rb[rb_row + j];
+                    }
                 }
             }
-            int acc2 = 0;
-            if (p2 != 0) {
-                acc2 = p2[at];
-            } else {
-                const unsigned int b_end = b_ptr[j + 1];
-                for (unsigned int e = b_ptr[j]; e < b_end; ++e) {
-                    acc2 += (int)ra[i * ld + b_idx[e]] * (int)b_val[e];
+            // P2 from each column's kept rows of B^r (empty ranges where P2 is dense or the
+            // column is past n).
+#pragma unroll
+            for (int u = 0; u < COMBINE_UNROLL; ++u) {
+                for (unsigned int e = b_begin[u]; e < b_end[u]; ++e) {
+                    acc2[u] += (int)ra_i[b_idx[e]] * (int)b_val[e];
                 }
             }
-            // dq(0) = fl(fl(0 / hi) / lo) = +0 for the positive finite scales the host
-            // makes, so a zero product skips its two divisions (most products are zero
-            // at the paper's densities; the divisions, four per element, made this
-            // kernel three times the dense dequantization, 2026-11-27 profile). The sum
-            // keeps the +0, as fl(-0 + +0) = +0 must.
-            const index_t jl = right_axis == AXIS_TENSOR ? 0 : j;
-            const float y1 = acc1 == 0 ? 0.0f : dequant(acc1, la_i, lrb[jl]);
-            const float y2 = acc2 == 0 ? 0.0f : dequant(acc2, lra_i, lb[jl]);
-            d[at] = __fadd_rn(__fadd_rn(d_f[at], y1), y2);
+#pragma unroll
+            for (int u = 0; u < COMBINE_UNROLL; ++u) {
+                const index_t j = j0 + u * width;
+                if (j < n) {
+                    // dq(0) = fl(fl(0 / hi) / lo) = +0 for the positive finite scales the
+                    // host makes, so a zero product skips its two divisions (most products
+                    // are zero at the paper's densities; the divisions, four per element,
+                    // made this kernel three times the dense dequantization, 2026-11-27
+                    // profile). The sum keeps the +0, as fl(-0 + +0) = +0 must.
+                    const index_t jl = right_axis == AXIS_TENSOR ? 0 : j;
+                    const float y1 = acc1[u] == 0 ? 0.0f : dequant(acc1[u], la_i, lrb[jl]);
+                    const float y2 = acc2[u] == 0 ? 0.0f : dequant(acc2[u], lra_i, lb[jl]);
+                    d_i[j] = __fadd_rn(__fadd_rn(f[u], y1), y2);
+                }
+            }
         }
     }
 }

@@ -62,14 +62,23 @@ impl Int8Gemm {
     }
 }
 
-/// `P = A Bt^T` for int8 `A` (`m x kp`) and `Bt` (`n x kp`) by `kind`.
+/// `P = A B` for the quantized `A` (`m x kp`, [`Layout::Rows`]) and `B`
+/// (read transposed, `n x kp`; transposed now if its quantization left that
+/// for later) by `kind`.
 pub(super) fn gemm(
     dev: &Device,
     kind: Int8Gemm,
-    a: &CudaSlice<i8>,
-    bt: &CudaSlice<i8>,
+    a: &Quantized,
+    b: &Quantized,
     (m, n, kp): (usize, usize, usize),
 ) -> Result<CudaSlice<i32>, GpuError> {
+    if a.layout() != Layout::Rows || b.layout() == Layout::Rows {
+        return Err(GpuError::Internal(
+            "the int8 GEMM takes a row-major left and a transposed right operand".into(),
+        ));
+    }
+    let a = a.gemm_operand(dev, kp)?;
+    let bt = b.gemm_operand(dev, kp)?;
     let (name, launch) = kind.launch(m, n);
     let f = dev.function(name)?;
     // SAFETY: both GEMM kernels write every element of P (i < m, j < n).
@@ -86,8 +95,8 @@ pub(super) fn gemm(
     unsafe {
         dev.stream
             .launch_builder(&f)
-            .arg(a)
-            .arg(bt)
+            .arg(&*a)
+            .arg(&*bt)
             .arg(&m64)
             .arg(&n64)
             .arg(&k_arg)

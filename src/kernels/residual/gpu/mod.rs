@@ -243,10 +243,13 @@ fn run(
         .map_err(driver("cuStreamSynchronize"))?;
     Ok(GpuResidual {
         d: d.into_iter().map(f64::from).collect(),
-        aq: unpad(dev.download(&pass.qa.q)?, m),
-        bq: untranspose(dev.download(&pass.qb.q)?, k, n),
-        raq: unpad(dev.download(&qra.q)?, m),
-        rbq: untranspose(dev.download(&qrb.q)?, k, n),
+        aq: unpad(dev.download(pass.qa.rows())?, m),
+        // B's and RB's integers as the GEMM reads them (RB's transposed
+        // here if the pass had no GEMM that needed it), so the transpose is
+        // compared too.
+        bq: untranspose(dev.download(&*pass.qb.gemm_operand(&dev, kp)?)?, k, n),
+        raq: unpad(dev.download(qra.rows())?, m),
+        rbq: untranspose(dev.download(&*qrb.gemm_operand(&dev, kp)?)?, k, n),
         p0: dev.download(&pass.p0)?,
         d_f: d_f.into_iter().map(f64::from).collect(),
         path: pass.path,
@@ -318,8 +321,17 @@ fn device_pass(
     let operand = || Level::Operand {
         residual_maxima: with_residuals,
     };
-    let mut qa = quantize(dev, d_a, (m, k), axis_a, cfg, false, kp, operand())?;
-    let mut qb = quantize(dev, d_b, (k, n), axis_b, cfg, true, kp, operand())?;
+    let mut qa = quantize(dev, d_a, (m, k), axis_a, cfg, Layout::Rows, kp, operand())?;
+    let mut qb = quantize(
+        dev,
+        d_b,
+        (k, n),
+        axis_b,
+        cfg,
+        Layout::Columns,
+        kp,
+        operand(),
+    )?;
     let quantized_residuals = match (qa.residual_amax.take(), qb.residual_amax.take()) {
         (Some(ra_amax), Some(rb_amax)) => {
             let ra = Level::Residual {
@@ -331,13 +343,24 @@ fn device_pass(
                 amax: rb_amax,
             };
             Some((
-                quantize(dev, d_a, (m, k), axis_a, cfg, false, kp, ra)?,
-                quantize(dev, d_b, (k, n), axis_b, cfg, true, kp, rb)?,
+                quantize(dev, d_a, (m, k), axis_a, cfg, Layout::Rows, kp, ra)?,
+                // RB is transposed when a GEMM reads it: the full method's
+                // P1, or the sparse one's where A^r is not sparse.
+                quantize(
+                    dev,
+                    d_b,
+                    (k, n),
+                    axis_b,
+                    cfg,
+                    Layout::ColumnsOnDemand,
+                    kp,
+                    rb,
+                )?,
             ))
         }
         _ => None,
     };
-    let p0 = gemm(dev, kind, &qa.q, &qb.q, (m, n, kp))?;
+    let p0 = gemm(dev, kind, &qa, &qb, (m, n, kp))?;
     let (m64, n64) = (m as u64, n as u64);
     let (ca, cb) = (axis_code(axis_a), axis_code(axis_b));
     // SAFETY: residual_dequantize writes every element of D_F.
@@ -367,8 +390,8 @@ fn device_pass(
             let (qra, qrb) = residuals(&quantized_residuals)?;
             (
                 Some((
-                    Product::Dense(gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?),
-                    Product::Dense(gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?),
+                    Product::Dense(gemm(dev, kind, &qa, qrb, (m, n, kp))?),
+                    Product::Dense(gemm(dev, kind, qra, &qb, (m, n, kp))?),
                 )),
                 Path::Dense,
             )
@@ -430,7 +453,7 @@ fn combine(
 ) -> Result<CudaSlice<f32>, GpuError> {
     let (m64, n64, kp64) = (m as u64, n as u64, kp as u64);
     let null: u64 = 0;
-    let rb_rows = row_major(qrb, "RB")?;
+    let rb_rows = qrb.rows();
     // SAFETY: residual_combine writes every element of D.
     let mut d = unsafe { dev.uninit::<f32>(m * n) }?;
     let f = dev.function("residual_combine")?;
@@ -447,7 +470,7 @@ fn combine(
         Product::Dense(p) => builder.arg(p),
         Product::Csr { .. } => builder.arg(&null),
     };
-    builder.arg(&qra.q).arg(&kp64);
+    builder.arg(qra.rows()).arg(&kp64);
     match p2 {
         Product::Dense(_) => builder.arg(&null).arg(&null).arg(&null),
         Product::Csr { ptr, idx, val } => builder.arg(ptr).arg(idx).arg(val),

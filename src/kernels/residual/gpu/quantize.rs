@@ -5,24 +5,81 @@
 //! of A, B and of their residuals RA, RB).
 
 use super::*;
+use std::borrow::Cow;
 
-/// One quantized operand on the device: integers (`rows x kp`, or transposed
-/// `cols x kp`), scales, and its residual's maxima if asked for.
+/// One quantized operand on the device: integers (row-major as quantized,
+/// and for an operand the GEMM reads transposed, `cols x kp`), scales, and
+/// its residual's maxima if asked for.
 pub(super) struct Quantized {
-    /// The integers as the GEMM reads them (`rows x kp`, or `cols x kp`
-    /// for a transposed operand).
-    pub(super) q: CudaSlice<i8>,
-    /// The row-major integers (`rows x cols`) of a transposed operand, as
-    /// the quantizer wrote them: the sparse product `A^r RB` reads RB's rows.
-    q_rows: Option<CudaSlice<i8>>,
-    /// The row length of the row-major integers (`q_rows`, else `q`).
+    /// The integers row-major (`rows x rows_ld`), as `residual_quantize`
+    /// wrote them: A's and RA's padded to `kp` (the GEMM's layout too), B's
+    /// and RB's unpadded (the sparse product `A^r RB` reads RB's rows).
+    rows: CudaSlice<i8>,
+    /// The row length of `rows`.
     rows_ld: usize,
+    /// `rows x cols` of the quantized matrix.
+    shape: (usize, usize),
+    /// How the GEMM reads the integers.
+    layout: Layout,
+    /// The transposed integers (`cols x kp`) of a [`Layout::Columns`]
+    /// operand, or of a [`Layout::ColumnsOnDemand`] one whose transpose
+    /// was made (none for [`Layout::Rows`]).
+    columns: Option<CudaSlice<i8>>,
     /// One scale per line (row, column, or one for the tensor).
     pub(super) scales: CudaSlice<f32>,
     /// `max |x - dq(q)|` per line, found by `residual_quantize` as it
     /// quantizes (asked for by [`Level::Operand`]): the residual's
     /// quantization ([`Level::Residual`]) takes it as its absmax.
     pub(super) residual_amax: Option<CudaSlice<f32>>,
+}
+
+/// How a GEMM reads a quantized operand, which decides what [`quantize`]
+/// leaves on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Layout {
+    /// Row-major `rows x kp`, zero-padded (A, RA): written so directly.
+    Rows,
+    /// Transposed, `cols x kp` (B, RB for `dp4a` and the IMMA kernel):
+    /// `residual_transpose_i8` of the row-major integers, at once.
+    Columns,
+    /// As `Columns`, but the transpose is left until a GEMM needs it
+    /// ([`Quantized::gemm_operand`]): RB in the sparse method, whose
+    /// product `P1 = A' RB'` is a GEMM only when `A^r` is not sparser than
+    /// eta (until 2026-11-27 RB was always transposed, 37 us of the sparse
+    /// path at 4096^2 on the H100, a pass the sparse products never read).
+    ColumnsOnDemand,
+}
+
+impl Quantized {
+    /// The row-major integers (`rows x rows_ld`).
+    pub(super) fn rows(&self) -> &CudaSlice<i8> {
+        &self.rows
+    }
+
+    /// How the GEMM reads the integers.
+    pub(super) fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The integers as the GEMM reads them: the row-major ones of a
+    /// [`Layout::Rows`] operand, the transposed ones of the others,
+    /// transposed now where [`Layout::ColumnsOnDemand`] left them.
+    pub(super) fn gemm_operand(
+        &self,
+        dev: &Device,
+        kp: usize,
+    ) -> Result<Cow<'_, CudaSlice<i8>>, GpuError> {
+        match (self.layout, &self.columns) {
+            (Layout::Rows, _) => Ok(Cow::Borrowed(&self.rows)),
+            (_, Some(columns)) => Ok(Cow::Borrowed(columns)),
+            (Layout::ColumnsOnDemand, None) => {
+                Ok(Cow::Owned(transpose(dev, &self.rows, self.shape, kp)?))
+            }
+            (Layout::Columns, None) => Err(GpuError::Internal(
+                "a transposed operand was quantized without its transpose".into(),
+            )),
+        }
+    }
 }
 
 /// What [`quantize`] quantizes.
@@ -69,13 +126,6 @@ pub(super) fn strided_absmax_launch(rows: usize, cols: usize) -> LaunchConfig {
     }
 }
 
-/// The row-major integers of a transposed operand (B or RB).
-pub(super) fn row_major<'q>(q: &'q Quantized, name: &str) -> Result<&'q CudaSlice<i8>, GpuError> {
-    q.q_rows.as_ref().ok_or_else(|| {
-        GpuError::Internal(format!("{name} was quantized without its row-major copy"))
-    })
-}
-
 /// The launch of `residual_transpose_i8` for a `rows x cols` source: one
 /// block per 32 x 32 tile (tile rows beyond 65535 blocks by a stride loop).
 pub(super) fn transpose_launch(rows: usize, cols: usize) -> LaunchConfig {
@@ -90,9 +140,51 @@ pub(super) fn transpose_launch(rows: usize, cols: usize) -> LaunchConfig {
     }
 }
 
+/// `residual_transpose_i8` of the row-major `rows x cols` integers into a
+/// `cols x kp` buffer (`kp >= rows`; the padding rows zero).
+fn transpose(
+    dev: &Device,
+    q_rows: &CudaSlice<i8>,
+    (rows, cols): (usize, usize),
+    kp: usize,
+) -> Result<CudaSlice<i8>, GpuError> {
+    let mut q = padded(dev, cols * kp, kp > rows)?;
+    let f = dev.function("residual_transpose_i8")?;
+    let (rows64, cols64, kp64) = (rows as u64, cols as u64, kp as u64);
+    // SAFETY: residual_transpose_i8's signature; q_rows holds rows x cols
+    // bytes, q cols x kp with kp >= rows (the padding zeroed where there is
+    // any, never written).
+    unsafe {
+        dev.stream
+            .launch_builder(&f)
+            .arg(q_rows)
+            .arg(&rows64)
+            .arg(&cols64)
+            .arg(&mut q)
+            .arg(&kp64)
+            .launch(transpose_launch(rows, cols))
+            .map_err(driver("launch residual_transpose_i8"))?;
+    }
+    Ok(q)
+}
+
+/// A buffer of `len` integers that a kernel writes in full except for its
+/// padding: zeroed only where there is padding (`has_padding`), so an
+/// unpadded one (k a multiple of 16) costs no memset (until 2026-11-27 all
+/// four integer buffers were zeroed, 16 MB each at 4096^2).
+fn padded(dev: &Device, len: usize, has_padding: bool) -> Result<CudaSlice<i8>, GpuError> {
+    if has_padding {
+        dev.zeros::<i8>(len)
+    } else {
+        // SAFETY: the caller's kernel writes every value when there is no
+        // padding.
+        unsafe { dev.uninit::<i8>(len) }
+    }
+}
+
 /// Absmax (an operand's; a residual's comes with it), scales and
 /// `residual_quantize` for one matrix, the operand `x` or its residual
-/// (`level`), and `residual_transpose_i8` for a transposed operand.
+/// (`level`), and `residual_transpose_i8` for a [`Layout::Columns`] operand.
 #[allow(clippy::too_many_arguments)] // the kernel's parameters
 pub(super) fn quantize(
     dev: &Device,
@@ -100,8 +192,8 @@ pub(super) fn quantize(
     (rows, cols): (usize, usize),
     axis: ScaleAxis,
     cfg: &RunConfig,
-    transposed: bool,
-    ld: usize,
+    layout: Layout,
+    kp: usize,
     level: Level<'_>,
 ) -> Result<Quantized, GpuError> {
     let q_cfg = cfg.quantizer;
@@ -111,20 +203,16 @@ pub(super) fn quantize(
         Level::Residual { of, amax } => (amax, Some(of), false),
     };
     let mut scales = dev.zeros::<f32>(count)?;
-    // The quantizer writes row-major: into q itself (ld = kp), or, for a
-    // transposed operand, into a rows x cols buffer transposed afterwards.
-    let (mut q_rows, rows_ld) = if transposed {
-        // SAFETY: residual_quantize writes every element (no padding at ld = cols).
-        (unsafe { dev.uninit::<i8>(rows * cols) }?, cols)
-    } else {
-        (dev.zeros::<i8>(rows * ld)?, ld)
-    };
+    // The quantizer writes row-major: A and RA padded to kp (the GEMM's
+    // layout; the padding zero), B and RB unpadded (rows x cols), to be
+    // transposed.
+    let rows_ld = if layout == Layout::Rows { kp } else { cols };
+    let mut q_rows = padded(dev, rows * rows_ld, rows_ld > cols)?;
     let mut residual_amax = if residual_maxima {
         Some(dev.zeros::<f32>(count)?)
     } else {
         None
     };
-    let mut saturated = dev.zeros::<u32>(1)?;
     let (rows64, cols64, rows_ld64) = (rows as u64, cols as u64, rows_ld as u64);
     let axis_c = axis_code(axis);
     let num = q_cfg.scale.numerator(q_cfg.bits) as f32;
@@ -191,10 +279,7 @@ pub(super) fn quantize(
         // The base (a residual's operand): its row-major integers, their
         // row length and its scales; null for an operand.
         match base {
-            Some(b) => builder
-                .arg(b.q_rows.as_ref().unwrap_or(&b.q))
-                .arg(&base_ld64)
-                .arg(&b.scales),
+            Some(b) => builder.arg(&b.rows).arg(&base_ld64).arg(&b.scales),
             None => builder.arg(&null).arg(&base_ld64).arg(&null),
         };
         builder
@@ -209,35 +294,20 @@ pub(super) fn quantize(
             None => builder.arg(&null),
         };
         builder
-            .arg(&mut saturated)
             .launch(rows_grid(rows, cols, threads, QUANTIZE_ROWS_PER_THREAD))
             .map_err(driver("launch residual_quantize"))?;
     }
-    let (q, q_rows) = if transposed {
-        let mut q = dev.zeros::<i8>(cols * ld)?;
-        let transpose = dev.function("residual_transpose_i8")?;
-        let ld64 = ld as u64;
-        // SAFETY: residual_transpose_i8's signature; q_rows holds rows x cols
-        // bytes, q cols x ld with ld >= rows (zeroed padding left as is).
-        unsafe {
-            dev.stream
-                .launch_builder(&transpose)
-                .arg(&q_rows)
-                .arg(&rows64)
-                .arg(&cols64)
-                .arg(&mut q)
-                .arg(&ld64)
-                .launch(transpose_launch(rows, cols))
-                .map_err(driver("launch residual_transpose_i8"))?;
-        }
-        (q, Some(q_rows))
+    let columns = if layout == Layout::Columns {
+        Some(transpose(dev, &q_rows, (rows, cols), kp)?)
     } else {
-        (q_rows, None)
+        None
     };
     Ok(Quantized {
-        q,
-        q_rows,
+        rows: q_rows,
         rows_ld,
+        shape: (rows, cols),
+        layout,
+        columns,
         scales,
         residual_amax,
     })

@@ -218,19 +218,18 @@ pub(super) fn sparse(
     let densities = (nnz_a as f64 / (m * k) as f64, nnz_b as f64 / (k * n) as f64);
     let eta = cfg.reduction.eta;
     let (sparse_a, sparse_b) = (densities.0 < eta, densities.1 < eta);
-    let d_ptr_a = dev.upload(&ptr_a)?;
-    let d_ptr_b = dev.upload(&ptr_b)?;
-    let mut idx_a = dev.zeros::<u32>(nnz_a)?;
-    let mut val_a = dev.zeros::<i8>(nnz_a)?;
-    let mut idx_b = dev.zeros::<u32>(nnz_b)?;
-    let mut val_b = dev.zeros::<i8>(nnz_b)?;
-    let fill_cols = dev.function("residual_mask_fill_cols")?;
-    let fill_rows = dev.function("residual_mask_fill_rows")?;
-    let b_rows = row_major(qb, "B")?;
-    // SAFETY: signatures of the kernels; the CSR buffers have the scanned sizes,
-    // Aq is m x kp, B's rows k x n, the chunk counts chunks x n.
-    unsafe {
-        if sparse_a {
+    // Each reduced matrix sparser than eta gets its CSR (pointers uploaded,
+    // entries filled; allocated only then: until 2026-11-27 both were
+    // allocated and zeroed whatever the switch chose), the other its GEMM.
+    // SAFETY (the uninitialised entries): a fill kernel writes one entry per
+    // kept element with the count kernel's predicate, so all of them.
+    let p1 = if sparse_a {
+        let ptr = dev.upload(&ptr_a)?;
+        let (mut idx, mut val) = unsafe { (dev.uninit::<u32>(nnz_a)?, dev.uninit::<i8>(nnz_a)?) };
+        let fill_rows = dev.function("residual_mask_fill_rows")?;
+        // SAFETY: the kernel's signature; A m x k, Aq m x kp, the CSR
+        // buffers the scanned sizes.
+        unsafe {
             dev.stream
                 .launch_builder(&fill_rows)
                 .arg(a_dev)
@@ -240,15 +239,25 @@ pub(super) fn sparse(
                 .arg(&threshold)
                 .arg(&limit_a)
                 .arg(&rule)
-                .arg(&qa.q)
+                .arg(qa.rows())
                 .arg(&kp64)
-                .arg(&d_ptr_a)
-                .arg(&mut idx_a)
-                .arg(&mut val_a)
+                .arg(&ptr)
+                .arg(&mut idx)
+                .arg(&mut val)
                 .launch(grid(m * 32, 128))
                 .map_err(driver("launch residual_mask_fill_rows A"))?;
         }
-        if sparse_b {
+        Product::Csr { ptr, idx, val }
+    } else {
+        Product::Dense(gemm(dev, kind, qa, qrb, (m, n, kp))?)
+    };
+    let p2 = if sparse_b {
+        let ptr = dev.upload(&ptr_b)?;
+        let (mut idx, mut val) = unsafe { (dev.uninit::<u32>(nnz_b)?, dev.uninit::<i8>(nnz_b)?) };
+        let fill_cols = dev.function("residual_mask_fill_cols")?;
+        // SAFETY: the kernel's signature; B and its integers k x n, the
+        // chunk counts chunks x n, the CSR buffers the scanned sizes.
+        unsafe {
             dev.stream
                 .launch_builder(&fill_cols)
                 .arg(b_dev)
@@ -258,33 +267,18 @@ pub(super) fn sparse(
                 .arg(&threshold)
                 .arg(&limit_b)
                 .arg(&rule)
-                .arg(b_rows)
-                .arg(&d_ptr_b)
+                .arg(qb.rows())
+                .arg(&ptr)
                 .arg(&chunk_counts_b)
                 .arg(&chunk_rows64)
-                .arg(&mut idx_b)
-                .arg(&mut val_b)
+                .arg(&mut idx)
+                .arg(&mut val)
                 .launch(column_chunks.launch)
                 .map_err(driver("launch residual_mask_fill_cols B"))?;
         }
-    }
-    let p1 = if sparse_a {
-        Product::Csr {
-            ptr: d_ptr_a,
-            idx: idx_a,
-            val: val_a,
-        }
+        Product::Csr { ptr, idx, val }
     } else {
-        Product::Dense(gemm(dev, kind, &qa.q, &qrb.q, (m, n, kp))?)
-    };
-    let p2 = if sparse_b {
-        Product::Csr {
-            ptr: d_ptr_b,
-            idx: idx_b,
-            val: val_b,
-        }
-    } else {
-        Product::Dense(gemm(dev, kind, &qra.q, &qb.q, (m, n, kp))?)
+        Product::Dense(gemm(dev, kind, qra, qb, (m, n, kp))?)
     };
     let path = match (sparse_a, sparse_b) {
         (true, true) => Path::Sparse,
