@@ -199,10 +199,17 @@ pub(super) fn quantize(
     let q_cfg = cfg.quantizer;
     let count = lines(axis, rows, cols);
     let (mut amax, base, residual_maxima) = match level {
+        // Row maxima are written one per line by residual_absmax_rows; the
+        // strided kernel's atomic maxima need zeros to start from.
+        Level::Operand { residual_maxima } if axis == ScaleAxis::Rows => {
+            // SAFETY: residual_absmax_rows writes every line (a block each).
+            (unsafe { dev.uninit::<f32>(count) }?, None, residual_maxima)
+        }
         Level::Operand { residual_maxima } => (dev.zeros::<f32>(count)?, None, residual_maxima),
         Level::Residual { of, amax } => (amax, Some(of), false),
     };
-    let mut scales = dev.zeros::<f32>(count)?;
+    // SAFETY: residual_scales writes every line.
+    let mut scales = unsafe { dev.uninit::<f32>(count) }?;
     // The quantizer writes row-major: A and RA padded to kp (the GEMM's
     // layout; the padding zero), B and RB unpadded (rows x cols), to be
     // transposed.
