@@ -22,7 +22,8 @@
 //                         residual_scales from those maxima and residual_quantize again with
 //                         the operand's integers as base: r recomputed from x and quantized
 //                         (r is never stored)
-//   residual_transpose_i8 B's and RB's integers transposed (n x kp) for dp4a
+//   residual_transpose_i8 B's integers transposed (n x kp) for the GEMMs; RB's only when a
+//                         GEMM reads them (the full method, or a dense P1 in the sparse one)
 //   residual_gemm_dp4a    P = Aq Bq (int32), 32x32 tiles, dp4a.s32.s32; or
 //   residual_gemm_imma    the same P on the int8 tensor cores (mma.sync m16n8k32), 128x128
 //                         tiles, cp.async double buffering, ldmatrix fragments

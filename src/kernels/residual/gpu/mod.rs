@@ -244,9 +244,9 @@ fn run(
     Ok(GpuResidual {
         d: d.into_iter().map(f64::from).collect(),
         aq: unpad(dev.download(pass.qa.rows())?, m),
-        // B's and RB's integers as the GEMM reads them (RB's transposed
-        // here if the pass had no GEMM that needed it), so the transpose is
-        // compared too.
+        // B's and RB's integers as the GEMM reads them, so the transpose is
+        // compared too (RB's transposed here anew: the same kernel on the
+        // same integers as for a GEMM of the pass, not the same buffer).
         bq: untranspose(dev.download(&*pass.qb.gemm_operand(&dev, kp)?)?, k, n),
         raq: unpad(dev.download(qra.rows())?, m),
         rbq: untranspose(dev.download(&*qrb.gemm_operand(&dev, kp)?)?, k, n),

@@ -22,8 +22,8 @@ pub(super) struct Quantized {
     /// How the GEMM reads the integers.
     layout: Layout,
     /// The transposed integers (`cols x kp`) of a [`Layout::Columns`]
-    /// operand, or of a [`Layout::ColumnsOnDemand`] one whose transpose
-    /// was made (none for [`Layout::Rows`]).
+    /// operand (none for the others: a [`Layout::ColumnsOnDemand`] one's
+    /// transpose is made by each [`Quantized::gemm_operand`] that asks).
     columns: Option<CudaSlice<i8>>,
     /// One scale per line (row, column, or one for the tensor).
     pub(super) scales: CudaSlice<f32>,
@@ -69,10 +69,13 @@ impl Quantized {
         dev: &Device,
         kp: usize,
     ) -> Result<Cow<'_, CudaSlice<i8>>, GpuError> {
+        // Each ask transposes a ColumnsOnDemand operand anew (nothing is
+        // cached: one GEMM at most reads RB in a timed run; a comparison run
+        // of the full method transposes it twice).
         match (self.layout, &self.columns) {
             (Layout::Rows, _) => Ok(Cow::Borrowed(&self.rows)),
-            (_, Some(columns)) => Ok(Cow::Borrowed(columns)),
-            (Layout::ColumnsOnDemand, None) => {
+            (Layout::Columns, Some(columns)) => Ok(Cow::Borrowed(columns)),
+            (Layout::ColumnsOnDemand, _) => {
                 Ok(Cow::Owned(transpose(dev, &self.rows, self.shape, kp)?))
             }
             (Layout::Columns, None) => Err(GpuError::Internal(
@@ -238,7 +241,8 @@ pub(super) fn quantize(
     let threads = 256u32;
     // SAFETY: argument lists match the kernels' signatures in kernels/residual.cu,
     // every buffer has the length the kernel indexes (amax and scales: one per
-    // line, amax zeroed for the atomic maxima; q_rows: rows times rows_ld;
+    // line, amax zeroed where residual_absmax_strided's atomic maxima start
+    // from it, written per line by residual_absmax_rows; q_rows: rows times rows_ld;
     // the base's integers rows x base.rows_ld and scales one per line), and
     // residual_absmax_rows gets blockDim.x floats of shared memory.
     unsafe {
