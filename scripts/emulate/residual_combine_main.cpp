@@ -1,5 +1,5 @@
-// Driver of scripts/emulate-residual-combine.sh: random inputs for residual_combine (the
-// current kernel) and combine_old (the reference commit's), both run block by block and thread
+// Driver of scripts/emulate-residual-kernels.sh: random inputs for residual_combine (the
+// current kernel) and residual_combine_reference (the reference commit's), both run block by block and thread
 // by thread on the host; exits 1 at the first output that differs in any bit or an element left
 // unwritten (the outputs start as NaN).
 #include "kern.h"
@@ -50,13 +50,13 @@ int main() {
         launch(residual_combine, grid, block, d_f.data(), m, n, dense1 ? p1.data() : nullptr, ap_, dense1 ? nullptr : ai.data(), dense1 ? nullptr : av.data(), rb.data(),
                dense2 ? p2.data() : nullptr, ra.data(), ld, dense2 ? nullptr : bp.data(), dense2 ? nullptr : bi.data(), dense2 ? nullptr : bv.data(),
                la.data(), lrb.data(), lra.data(), lb.data(), lax, rax, dn.data());
-        launch(combine_old, grid, block, d_f.data(), m, n, dense1 ? p1.data() : nullptr, ap_, dense1 ? nullptr : ai.data(), dense1 ? nullptr : av.data(), rb.data(),
+        launch(residual_combine_reference, grid, block, d_f.data(), m, n, dense1 ? p1.data() : nullptr, ap_, dense1 ? nullptr : ai.data(), dense1 ? nullptr : av.data(), rb.data(),
                dense2 ? p2.data() : nullptr, ra.data(), ld, dense2 ? nullptr : bp.data(), dense2 ? nullptr : bi.data(), dense2 ? nullptr : bv.data(),
                la.data(), lrb.data(), lra.data(), lb.data(), lax, rax, dold.data());
         if (memcmp(dn.data(), dold.data(), m * n * sizeof(float)) != 0) { printf("MISMATCH case %d m=%llu n=%llu k=%llu block=%u grid=%u dense=%d,%d\n", t, m, n, k, block, grid, dense1, dense2); return 1; }
         for (index_t e = 0; e < m * n; ++e) { if (std::isnan(dn[e])) { printf("unwritten element case %d\n", t); return 1; } if (dn[e] != d_f[e]) ++nonzero; }
         ++cases; elements += m * n;
     }
-    printf("%ld cases, %ld elements bit-identical (old vs new), %ld elements changed by a product; seed 20261127\n", cases, elements, nonzero);
+    printf("%ld cases, %ld elements bit-identical (current vs reference), %ld elements changed by a product; seed 20261127\n", cases, elements, nonzero);
     return 0;
 }
