@@ -89,6 +89,45 @@ impl KernelModule {
             .map_err(driver("cuModuleGetFunction"))
     }
 
+    /// How many blocks of `block` threads (and `shared` bytes of dynamic
+    /// shared memory) of `f` the whole device holds at once: the driver's
+    /// occupancy per multiprocessor times the multiprocessor count. A
+    /// grid-stride kernel launched with this many blocks runs in one wave;
+    /// with a fixed cap above it the last wave runs on a fraction of the
+    /// device (the residual histograms' 1024 blocks were 1.3 waves on the
+    /// H100, 6 blocks of 256 per SM on 132 SMs).
+    ///
+    /// # Errors
+    /// Driver errors of the two queries.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::gpu::{module::KernelModule, sources};
+    /// let dev = KernelModule::open(&sources::RESIDUAL)?;
+    /// let bins = dev.function("residual_abs_bins_f32")?;
+    /// let blocks = dev.resident_blocks(&bins, 256, 0)?;
+    /// assert!(blocks >= 1);
+    /// # Ok::<(), boundgate::gpu::GpuError>(())
+    /// ```
+    pub fn resident_blocks(
+        &self,
+        f: &CudaFunction,
+        block: u32,
+        shared: usize,
+    ) -> Result<u32, GpuError> {
+        let per_sm = f
+            .occupancy_max_active_blocks_per_multiprocessor(block, shared, None)
+            .map_err(driver("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
+        let sms = self
+            .stream
+            .context()
+            .attribute(
+                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            )
+            .map_err(driver("cuDeviceGetAttribute"))?;
+        Ok((per_sm.max(1)).saturating_mul(u32::try_from(sms).unwrap_or(1).max(1)))
+    }
+
     /// A cuBLAS handle on this module's stream, scalars and results passed
     /// as `mode` says (host or device pointers): the vendor baseline the
     /// timings compare with.
