@@ -877,10 +877,16 @@ extern "C" __global__ void residual_mask_fill_rows(const float* __restrict__ x, 
 // floating-point operations per element, and their order, are as before. 48 registers on
 // sm_90 (5 blocks of 256 per SM), no spills; __launch_bounds__(256, 6) spilled. Not yet
 // timed on a device.
+//
+// Given P0 instead of D_F (d_f null), the kernel forms D_F = dq(P0; lambda_A_i, lambda_B_j)
+// itself, the operations of residual_dequantize on the same scales, so the same floats: a run
+// that needs D_F only to add to (a timed run of the full or the code's-rule sparse method)
+// skips the dequantization's pass, which wrote D_F (m x n floats) for this kernel to read back.
 #define COMBINE_UNROLL 4
 
 extern "C" __global__ void residual_combine(
-    const float* __restrict__ d_f, index_t m, index_t n, const int* __restrict__ p1,
+    const float* __restrict__ d_f, const int* __restrict__ p0, index_t m, index_t n,
+    const int* __restrict__ p1,
     const unsigned int* __restrict__ a_ptr, const unsigned int* __restrict__ a_idx,
     const signed char* __restrict__ a_val, const signed char* __restrict__ rb,
     const int* __restrict__ p2, const signed char* __restrict__ ra, index_t ld,
@@ -896,7 +902,8 @@ extern "C" __global__ void residual_combine(
         const unsigned int a_begin = p1 == 0 ? a_ptr[i] : 0u;
         const unsigned int a_end = p1 == 0 ? a_ptr[i + 1] : 0u;
         // Row i of D_F, of a dense product, and of D.
-        const float* __restrict__ d_f_i = d_f + i * n;
+        const float* __restrict__ d_f_i = d_f == 0 ? d_f : d_f + i * n;
+        const int* __restrict__ p0_i = d_f == 0 ? p0 + i * n : p0;
         const int* __restrict__ p1_i = p1 == 0 ? p1 : p1 + i * n;
         const int* __restrict__ p2_i = p2 == 0 ? p2 : p2 + i * n;
         const signed char* __restrict__ ra_i = ra + i * ld;
@@ -912,7 +919,8 @@ extern "C" __global__ void residual_combine(
             for (int u = 0; u < COMBINE_UNROLL; ++u) {
                 const index_t j = j0 + u * width;
                 const bool live = j < n;
-                f[u] = live ? d_f_i[j] : 0.0f;
+                // D_F's element, or P0's as its bits (dequantized below).
+                f[u] = !live ? 0.0f : (d_f != 0 ? d_f_i[j] : __int_as_float(p0_i[j]));
                 acc1[u] = live && p1 != 0 ? p1_i[j] : 0;
                 acc2[u] = live && p2 != 0 ? p2_i[j] : 0;
                 b_begin[u] = live && p2 == 0 ? b_ptr[j] : 0u;
@@ -949,9 +957,12 @@ extern "C" __global__ void residual_combine(
                     // made this kernel three times the dense dequantization, 2026-11-27
                     // profile). The sum keeps the +0, as fl(-0 + +0) = +0 must.
                     const index_t jl = right_axis == AXIS_TENSOR ? 0 : j;
+                    // D_F = dq(P0; lambda_A_i, lambda_B_j), as residual_dequantize forms it.
+                    const float d_f_ij =
+                        d_f != 0 ? f[u] : dequant(__float_as_int(f[u]), la_i, lb[jl]);
                     const float y1 = acc1[u] == 0 ? 0.0f : dequant(acc1[u], la_i, lrb[jl]);
                     const float y2 = acc2[u] == 0 ? 0.0f : dequant(acc2[u], lra_i, lb[jl]);
-                    d_i[j] = __fadd_rn(__fadd_rn(f[u], y1), y2);
+                    d_i[j] = __fadd_rn(__fadd_rn(d_f_ij, y1), y2);
                 }
             }
         }

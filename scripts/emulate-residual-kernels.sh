@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Host emulation of residual kernels changed without a GPU, against a reference version of the
 # same kernels (default: commit 17d998c, the kernels bit-compared with the CPU model on the H100
-# on 2026-11-27): residual_combine and residual_quantize from kernels/residual.cu, compiled as
+# on 2026-11-27): residual_combine and residual_quantize from kernels/residual.cu (the combine also
+# given P0 in place of D_F, against the reference residual_dequantize and combine), compiled as
 # host C++ (scripts/emulate/cuda_host.h: CUDA qualifiers defined away, the _rn operations as IEEE
 # binary32 ones without FMA contraction, warp reductions through a barrier of host threads),
 # under AddressSanitizer and UBSan, on random inputs with a fixed seed; outputs compared bit for
@@ -17,7 +18,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 git -C "$root" show "$reference:kernels/residual.cu" > "$work/reference.cu"
 python3 "$root/scripts/emulate/extract.py" "$root/kernels/residual.cu" "$work/reference.cu" \
-    "$work/kern.h" residual_combine residual_quantize
+    "$work/kern.h" residual_combine residual_quantize residual_dequantize
 for driver in residual_combine residual_quantize; do
     g++ -std=c++20 -O1 -ffp-contract=off -Wno-unknown-pragmas -pthread \
         -fsanitize=address,undefined -I "$work" -I "$root/scripts/emulate" \

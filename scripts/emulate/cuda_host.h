@@ -43,6 +43,16 @@ static inline unsigned __float_as_uint(float f) {
     std::memcpy(&u, &f, 4);
     return u;
 }
+static inline int __float_as_int(float f) {
+    int i;
+    std::memcpy(&i, &f, 4);
+    return i;
+}
+static inline float __int_as_float(int i) {
+    float f;
+    std::memcpy(&f, &i, 4);
+    return f;
+}
 static inline unsigned __reduce_max_sync(unsigned mask, unsigned v) {
     if (mask != 0xffffffffu || my_warp == nullptr) std::abort();
     Warp* w = my_warp;

@@ -233,7 +233,10 @@ fn run(
             .flat_map(|r| t[r * kp..r * kp + k].to_vec())
             .collect()
     };
-    let d_f = dev.download(&pass.d_f)?;
+    let d_f =
+        dev.download(pass.d_f.as_ref().ok_or_else(|| {
+            GpuError::Internal("a comparison pass left D_F undequantized".into())
+        })?)?;
     let d = match &pass.d {
         Some(d) => dev.download(d)?,
         None => d_f.clone(),
@@ -266,7 +269,9 @@ struct DevicePass {
     /// The quantized residuals `RA`, `RB` (`None`: a timed plain int8 run).
     residuals: Option<(Quantized, Quantized)>,
     p0: CudaSlice<i32>,
-    d_f: CudaSlice<f32>,
+    /// `D_F` as a matrix (`None`: a timed run whose combination dequantized
+    /// `P0` itself).
+    d_f: Option<CudaSlice<f32>>,
     /// `D` when the method compensates (`None`: `D = D_F`).
     d: Option<CudaSlice<f32>>,
     path: Path,
@@ -361,27 +366,30 @@ fn device_pass(
         _ => None,
     };
     let p0 = gemm(dev, kind, &qa, &qb, (m, n, kp))?;
-    let (m64, n64) = (m as u64, n as u64);
     let (ca, cb) = (axis_code(axis_a), axis_code(axis_b));
-    // SAFETY: residual_dequantize writes every element of D_F.
-    let mut d_f = unsafe { dev.uninit::<f32>(m * n) }?;
-    let deq = dev.function("residual_dequantize")?;
-    // SAFETY: signature of residual_dequantize; p0 and d_f have m x n elements,
-    // the scale buffers one per line of their axis.
-    unsafe {
-        dev.stream
-            .launch_builder(&deq)
-            .arg(&p0)
-            .arg(&m64)
-            .arg(&n64)
-            .arg(&qa.scales)
-            .arg(&ca)
-            .arg(&qb.scales)
-            .arg(&cb)
-            .arg(&mut d_f)
-            .launch(rows_grid(m, n, 256, ELEMENTWISE_ROWS_PER_THREAD))
-            .map_err(driver("launch residual_dequantize"))?;
-    }
+    // D_F as a matrix of its own: the plain method's result, the comparison's,
+    // and what eq. (14)'s readings of the reduction rule (rules 1 and 2) take
+    // the means of. Otherwise (a timed run of the full method, or of the
+    // sparse one under the code's rule) residual_combine dequantizes P0
+    // itself, the same operations on the same scales, and the pass that wrote
+    // D_F for it to read back is skipped (until 2026-11-27 it always ran).
+    let needs_d_f = purpose == Purpose::Compare
+        || match cfg.method {
+            Method::Direct => true,
+            Method::Full => false,
+            Method::Sparse => cfg.reduction.rule != ReduceRule::Mean,
+        };
+    let d_f = if needs_d_f {
+        Some(dequantize(
+            dev,
+            &p0,
+            (&qa.scales, &qb.scales),
+            (m, n),
+            (ca, cb),
+        )?)
+    } else {
+        None
+    };
     let mut densities = None;
     // The compensating products `P1 = A' RB'`, `P2 = RA' B'` (none: direct).
     let (products, path) = match cfg.method {
@@ -402,7 +410,7 @@ fn device_pass(
                 (dev, kind),
                 d_a,
                 d_b,
-                &d_f,
+                d_f.as_ref(),
                 (&qa, &qb, qra, qrb),
                 (m, k, n, kp),
                 cfg,
@@ -416,7 +424,7 @@ fn device_pass(
             let (qra, qrb) = residuals(&quantized_residuals)?;
             Some(combine(
                 dev,
-                &d_f,
+                (d_f.as_ref(), &p0),
                 (&p1, &p2),
                 (qra, qrb),
                 (&qa.scales, &qb.scales),
@@ -439,12 +447,45 @@ fn device_pass(
     })
 }
 
+/// `D_F = dq(P0)` by `residual_dequantize`, scales per row of A and column
+/// of B (or per tensor, by their axis codes).
+fn dequantize(
+    dev: &Device,
+    p0: &CudaSlice<i32>,
+    (a_scales, b_scales): (&CudaSlice<f32>, &CudaSlice<f32>),
+    (m, n): (usize, usize),
+    (ca, cb): (i32, i32),
+) -> Result<CudaSlice<f32>, GpuError> {
+    let (m64, n64) = (m as u64, n as u64);
+    // SAFETY: residual_dequantize writes every element of D_F.
+    let mut d_f = unsafe { dev.uninit::<f32>(m * n) }?;
+    let deq = dev.function("residual_dequantize")?;
+    // SAFETY: signature of residual_dequantize; p0 and d_f have m x n elements,
+    // the scale buffers one per line of their axis.
+    unsafe {
+        dev.stream
+            .launch_builder(&deq)
+            .arg(p0)
+            .arg(&m64)
+            .arg(&n64)
+            .arg(a_scales)
+            .arg(&ca)
+            .arg(b_scales)
+            .arg(&cb)
+            .arg(&mut d_f)
+            .launch(rows_grid(m, n, 256, ELEMENTWISE_ROWS_PER_THREAD))
+            .map_err(driver("launch residual_dequantize"))?;
+    }
+    Ok(d_f)
+}
+
 /// `D = fl(fl(D_F + dq(P1)) + dq(P2))` by `residual_combine`, which reads a
-/// dense product as it is and multiplies a sparse one's CSR itself.
+/// dense product as it is and multiplies a sparse one's CSR itself, and
+/// takes `D_F` as a matrix or, where there is none, dequantizes `P0` itself.
 #[allow(clippy::too_many_arguments)] // the kernel's parameters, grouped
 fn combine(
     dev: &Device,
-    d_f: &CudaSlice<f32>,
+    (d_f, p0): (Option<&CudaSlice<f32>>, &CudaSlice<i32>),
     (p1, p2): (&Product, &Product),
     (qra, qrb): (&Quantized, &Quantized),
     (a_scales, b_scales): (&CudaSlice<f32>, &CudaSlice<f32>),
@@ -458,7 +499,12 @@ fn combine(
     let mut d = unsafe { dev.uninit::<f32>(m * n) }?;
     let f = dev.function("residual_combine")?;
     let mut builder = dev.stream.launch_builder(&f);
-    builder.arg(d_f).arg(&m64).arg(&n64);
+    // D_F, or null and P0.
+    match d_f {
+        Some(d_f) => builder.arg(d_f).arg(&null),
+        None => builder.arg(&null).arg(p0),
+    };
+    builder.arg(&m64).arg(&n64);
     // Each product: its dense matrix, or null and the reduced matrix's CSR
     // (the other side's pointers null).
     match p1 {

@@ -111,7 +111,7 @@ pub(super) fn sparse(
     (dev, kind): (&Device, Int8Gemm),
     a_dev: &CudaSlice<f32>,
     b_dev: &CudaSlice<f32>,
-    d_f: &CudaSlice<f32>,
+    d_f: Option<&CudaSlice<f32>>,
     (qa, qb, qra, qrb): (&Quantized, &Quantized, &Quantized, &Quantized),
     (m, k, n, kp): (usize, usize, usize, usize),
     cfg: &RunConfig,
@@ -155,6 +155,11 @@ pub(super) fn sparse(
         // the code's rule compares with its global limit, so under it the two
         // passes over D_F are skipped (the buffers stay zero, never read).
         if cfg.reduction.rule != ReduceRule::Mean {
+            let d_f = d_f.ok_or_else(|| {
+                GpuError::Internal(
+                    "rules 1 and 2 take the means of D_F, which was not formed".into(),
+                )
+            })?;
             dev.stream
                 .launch_builder(&rm)
                 .arg(d_f)
