@@ -367,18 +367,20 @@ fn device_pass(
     };
     let p0 = gemm(dev, kind, &qa, &qb, (m, n, kp))?;
     let (ca, cb) = (axis_code(axis_a), axis_code(axis_b));
-    // D_F as a matrix of its own: the plain method's result, the comparison's,
-    // and what eq. (14)'s readings of the reduction rule (rules 1 and 2) take
-    // the means of. Otherwise (a timed run of the full method, or of the
-    // sparse one under the code's rule) residual_combine dequantizes P0
-    // itself, the same operations on the same scales, and the pass that wrote
-    // D_F for it to read back is skipped (until 2026-11-27 it always ran).
-    let needs_d_f = purpose == Purpose::Compare
-        || match cfg.method {
-            Method::Direct => true,
-            Method::Full => false,
-            Method::Sparse => cfg.reduction.rule != ReduceRule::Mean,
-        };
+    // The full method, and the sparse one under the code's rule, need D_F
+    // only to add to: residual_combine dequantizes P0 itself, the same
+    // operations on the same scales, and a timed run skips the pass that
+    // wrote D_F for it to read back (until 2026-11-27 it always ran). D_F is
+    // a matrix of its own for the plain method (its result), for eq. (14)'s
+    // readings of the rule (rules 1 and 2 take its means), and for the
+    // comparison, whose combination still dequantizes P0 itself where a timed
+    // run would: the path timed is the path compared.
+    let combine_from_p0 = match cfg.method {
+        Method::Direct => false,
+        Method::Full => true,
+        Method::Sparse => cfg.reduction.rule == ReduceRule::Mean,
+    };
+    let needs_d_f = purpose == Purpose::Compare || !combine_from_p0;
     let d_f = if needs_d_f {
         Some(dequantize(
             dev,
@@ -424,7 +426,7 @@ fn device_pass(
             let (qra, qrb) = residuals(&quantized_residuals)?;
             Some(combine(
                 dev,
-                (d_f.as_ref(), &p0),
+                (if combine_from_p0 { None } else { d_f.as_ref() }, &p0),
                 (&p1, &p2),
                 (qra, qrb),
                 (&qa.scales, &qb.scales),
