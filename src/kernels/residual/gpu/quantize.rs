@@ -19,12 +19,8 @@ pub(super) struct Quantized {
     rows_ld: usize,
     /// `rows x cols` of the quantized matrix.
     shape: (usize, usize),
-    /// How the GEMM reads the integers.
-    layout: Layout,
-    /// The transposed integers (`cols x kp`) of a [`Layout::Columns`]
-    /// operand (none for the others: a [`Layout::ColumnsOnDemand`] one's
-    /// transpose is made by each [`Quantized::gemm_operand`] that asks).
-    columns: Option<CudaSlice<i8>>,
+    /// How the GEMM reads the integers, with the transpose made at once.
+    gemm_form: GemmForm,
     /// One scale per line (row, column, or one for the tensor).
     pub(super) scales: CudaSlice<f32>,
     /// `max |x - dq(q)|` per line, found by `residual_quantize` as it
@@ -50,6 +46,17 @@ pub(super) enum Layout {
     ColumnsOnDemand,
 }
 
+/// What [`quantize`] left for the GEMM, by [`Layout`].
+enum GemmForm {
+    /// [`Layout::Rows`]: the row-major integers themselves.
+    Rows,
+    /// [`Layout::Columns`]: their transpose (`cols x kp`).
+    Columns(CudaSlice<i8>),
+    /// [`Layout::ColumnsOnDemand`]: nothing yet; each
+    /// [`Quantized::gemm_operand`] that asks transposes them anew.
+    ColumnsOnDemand,
+}
+
 impl Quantized {
     /// The row-major integers (`rows x rows_ld`).
     pub(super) fn rows(&self) -> &CudaSlice<i8> {
@@ -58,7 +65,11 @@ impl Quantized {
 
     /// How the GEMM reads the integers.
     pub(super) fn layout(&self) -> Layout {
-        self.layout
+        match self.gemm_form {
+            GemmForm::Rows => Layout::Rows,
+            GemmForm::Columns(_) => Layout::Columns,
+            GemmForm::ColumnsOnDemand => Layout::ColumnsOnDemand,
+        }
     }
 
     /// The integers as the GEMM reads them: the row-major ones of a
@@ -72,16 +83,11 @@ impl Quantized {
         // Each ask transposes a ColumnsOnDemand operand anew (nothing is
         // cached: one GEMM at most reads RB in a timed run; a comparison run
         // of the full method transposes it twice).
-        match (self.layout, &self.columns) {
-            (Layout::Rows, _) => Ok(Cow::Borrowed(&self.rows)),
-            (Layout::Columns, Some(columns)) => Ok(Cow::Borrowed(columns)),
-            (Layout::ColumnsOnDemand, _) => {
-                Ok(Cow::Owned(transpose(dev, &self.rows, self.shape, kp)?))
-            }
-            (Layout::Columns, None) => Err(GpuError::Internal(
-                "a transposed operand was quantized without its transpose".into(),
-            )),
-        }
+        Ok(match &self.gemm_form {
+            GemmForm::Rows => Cow::Borrowed(&self.rows),
+            GemmForm::Columns(columns) => Cow::Borrowed(columns),
+            GemmForm::ColumnsOnDemand => Cow::Owned(transpose(dev, &self.rows, self.shape, kp)?),
+        })
     }
 }
 
@@ -308,17 +314,16 @@ pub(super) fn quantize(
             .launch(rows_grid(rows, cols, threads, QUANTIZE_ROWS_PER_THREAD))
             .map_err(driver("launch residual_quantize"))?;
     }
-    let columns = if layout == Layout::Columns {
-        Some(transpose(dev, &q_rows, (rows, cols), kp)?)
-    } else {
-        None
+    let gemm_form = match layout {
+        Layout::Rows => GemmForm::Rows,
+        Layout::Columns => GemmForm::Columns(transpose(dev, &q_rows, (rows, cols), kp)?),
+        Layout::ColumnsOnDemand => GemmForm::ColumnsOnDemand,
     };
     Ok(Quantized {
         rows: q_rows,
         rows_ld,
         shape: (rows, cols),
-        layout,
-        columns,
+        gemm_form,
         scales,
         residual_amax,
     })
