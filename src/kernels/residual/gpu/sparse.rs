@@ -231,11 +231,8 @@ pub(super) fn sparse(
     // Each reduced matrix sparser than eta gets its CSR (pointers uploaded,
     // entries filled; allocated only then: until 2026-11-27 both were
     // allocated and zeroed whatever the switch chose), the other its GEMM.
-    // SAFETY (the uninitialised entries): a fill kernel writes one entry per
-    // kept element with the count kernel's predicate, so all of them.
     let p1 = if sparse_a {
-        let ptr = dev.upload(&ptr_a)?;
-        let (mut idx, mut val) = unsafe { (dev.uninit::<u32>(nnz_a)?, dev.uninit::<i8>(nnz_a)?) };
+        let (ptr, mut idx, mut val) = csr_buffers(dev, &ptr_a)?;
         let fill_rows = dev.function("residual_mask_fill_rows")?;
         // SAFETY: the kernel's signature; A m x k, Aq m x kp, the CSR
         // buffers the scanned sizes.
@@ -262,8 +259,7 @@ pub(super) fn sparse(
         Product::Dense(gemm(dev, kind, qa, qrb, (m, n, kp))?)
     };
     let p2 = if sparse_b {
-        let ptr = dev.upload(&ptr_b)?;
-        let (mut idx, mut val) = unsafe { (dev.uninit::<u32>(nnz_b)?, dev.uninit::<i8>(nnz_b)?) };
+        let (ptr, mut idx, mut val) = csr_buffers(dev, &ptr_b)?;
         let fill_cols = dev.function("residual_mask_fill_cols")?;
         // SAFETY: the kernel's signature; B and its integers k x n, the
         // chunk counts chunks x n, the CSR buffers the scanned sizes.
@@ -296,6 +292,22 @@ pub(super) fn sparse(
         _ => Path::Mixed,
     };
     Ok((p1, p2, path, densities))
+}
+
+/// A reduced matrix's CSR on the device for its fill kernel: the scanned
+/// pointers uploaded, and index and value arrays of `ptr.last()` entries,
+/// uninitialised.
+#[allow(clippy::type_complexity)]
+fn csr_buffers(
+    dev: &Device,
+    ptr: &[u32],
+) -> Result<(CudaSlice<u32>, CudaSlice<u32>, CudaSlice<i8>), GpuError> {
+    let nnz = ptr.last().map_or(0, |&p| p as usize);
+    let d_ptr = dev.upload(ptr)?;
+    // SAFETY: the fill kernel writes one entry per kept element with the
+    // count kernel's predicate, so all `nnz` of them.
+    let (idx, val) = unsafe { (dev.uninit::<u32>(nnz)?, dev.uninit::<i8>(nnz)?) };
+    Ok((d_ptr, idx, val))
 }
 
 #[cfg(test)]
