@@ -63,6 +63,22 @@ static inline unsigned __reduce_max_sync(unsigned mask, unsigned v) {
     w->bar.arrive_and_wait();
     return m;
 }
+// Runs `kernel()` for every block of `grid` and every thread of a `block`-wide block, one after
+// another on this thread: the launch of a kernel without barriers, warp collectives or shared
+// memory (its threads do not wait on each other, so any order is a valid schedule).
+template <class Kernel>
+static void launch_sequential(dim3e grid, unsigned block, Kernel kernel) {
+    gridDim = grid;
+    blockDim = {block, 1, 1};
+    my_warp = nullptr;  // a warp collective here would abort
+    for (unsigned by = 0; by < grid.y; ++by)
+        for (unsigned bx = 0; bx < grid.x; ++bx)
+            for (unsigned tx = 0; tx < block; ++tx) {
+                blockIdx = {bx, by, 0};
+                threadIdx = {tx, 0, 0};
+                kernel();
+            }
+}
 static inline unsigned atomicAdd(unsigned* p, unsigned v) {
     return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
 }

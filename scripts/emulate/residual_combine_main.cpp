@@ -6,7 +6,7 @@
 // first output that differs in any bit or an element left unwritten (outputs start as NaN).
 #include "kern.h"
 
-// The reference's residual_combine (D_F given) and the current one (D_F or P0).
+// The operands the two combines share; the reference takes D_F, the current one D_F or P0.
 struct Operands {
     index_t m, n, ld;
     const int *p1, *p2;
@@ -17,41 +17,23 @@ struct Operands {
 };
 
 static void reference(unsigned grid, unsigned block, const float* d_f, const Operands& o, float* d) {
-    gridDim = {grid, 1, 1};
-    blockDim = {block, 1, 1};
-    for (unsigned bx = 0; bx < grid; ++bx)
-        for (unsigned tx = 0; tx < block; ++tx) {
-            blockIdx = {bx, 0, 0};
-            threadIdx = {tx, 0, 0};
-            residual_combine_reference(d_f, o.m, o.n, o.p1, o.ap, o.ai, o.av, o.rb, o.p2, o.ra, o.ld, o.bp,
-                                       o.bi, o.bv, o.la, o.lrb, o.lra, o.lb, o.lax, o.rax, d);
-        }
+    launch_sequential({grid, 1, 1}, block, [&] {
+        residual_combine_reference(d_f, o.m, o.n, o.p1, o.ap, o.ai, o.av, o.rb, o.p2, o.ra, o.ld, o.bp, o.bi,
+                                   o.bv, o.la, o.lrb, o.lra, o.lb, o.lax, o.rax, d);
+    });
 }
 
 static void current(unsigned grid, unsigned block, const float* d_f, const int* p0, const Operands& o, float* d) {
-    gridDim = {grid, 1, 1};
-    blockDim = {block, 1, 1};
-    for (unsigned bx = 0; bx < grid; ++bx)
-        for (unsigned tx = 0; tx < block; ++tx) {
-            blockIdx = {bx, 0, 0};
-            threadIdx = {tx, 0, 0};
-            residual_combine(d_f, p0, o.m, o.n, o.p1, o.ap, o.ai, o.av, o.rb, o.p2, o.ra, o.ld, o.bp, o.bi,
-                             o.bv, o.la, o.lrb, o.lra, o.lb, o.lax, o.rax, d);
-        }
+    launch_sequential({grid, 1, 1}, block, [&] {
+        residual_combine(d_f, p0, o.m, o.n, o.p1, o.ap, o.ai, o.av, o.rb, o.p2, o.ra, o.ld, o.bp, o.bi, o.bv, o.la,
+                         o.lrb, o.lra, o.lb, o.lax, o.rax, d);
+    });
 }
 
-// The reference's residual_dequantize: threads over columns, grid y over rows.
+// The reference's residual_dequantize: threads over columns, grid y over rows (3 per thread).
 static void reference_dequantize(const int* p0, const Operands& o, float* d_f) {
-    unsigned rows_per_thread = 3;
-    gridDim = {(unsigned)((o.n + 255) / 256), (unsigned)((o.m + rows_per_thread - 1) / rows_per_thread), 1};
-    blockDim = {256, 1, 1};
-    for (unsigned by = 0; by < gridDim.y; ++by)
-        for (unsigned bx = 0; bx < gridDim.x; ++bx)
-            for (unsigned tx = 0; tx < 256; ++tx) {
-                blockIdx = {bx, by, 0};
-                threadIdx = {tx, 0, 0};
-                residual_dequantize_reference(p0, o.m, o.n, o.la, o.lax, o.lb, o.rax, d_f);
-            }
+    launch_sequential({(unsigned)((o.n + 255) / 256), (unsigned)((o.m + 2) / 3), 1}, 256,
+                      [&] { residual_dequantize_reference(p0, o.m, o.n, o.la, o.lax, o.lb, o.rax, d_f); });
 }
 
 int main() {
