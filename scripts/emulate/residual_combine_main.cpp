@@ -54,24 +54,23 @@ int main() {
         for (auto& v : rb) v = (signed char)((int)(rng() % 255) - 127);
         for (auto& v : ra) v = (signed char)((int)(rng() % 255) - 127);
         auto bern = [&]() { return std::uniform_real_distribution<double>(0, 1)(rng) < density; };
-        std::vector<unsigned> ap{0}, ai, bp{0}, bi;
+        // A random CSR of `lines` lines over k positions (A^r by rows, B^r by columns).
+        auto random_csr = [&](index_t lines, std::vector<unsigned>& ptr, std::vector<unsigned>& idx,
+                              std::vector<signed char>& val) {
+            ptr.assign(1, 0);
+            for (index_t l = 0; l < lines; ++l) {
+                for (index_t c = 0; c < k; ++c)
+                    if (bern()) {
+                        idx.push_back(c);
+                        val.push_back((signed char)((int)(rng() % 255) - 127));
+                    }
+                ptr.push_back(idx.size());
+            }
+        };
+        std::vector<unsigned> ap, ai, bp, bi;
         std::vector<signed char> av, bv;
-        for (index_t i = 0; i < m; ++i) {
-            for (index_t c = 0; c < k; ++c)
-                if (bern()) {
-                    ai.push_back(c);
-                    av.push_back((signed char)((int)(rng() % 255) - 127));
-                }
-            ap.push_back(ai.size());
-        }
-        for (index_t j = 0; j < n; ++j) {
-            for (index_t r = 0; r < k; ++r)
-                if (bern()) {
-                    bi.push_back(r);
-                    bv.push_back((signed char)((int)(rng() % 255) - 127));
-                }
-            bp.push_back(bi.size());
-        }
+        random_csr(m, ap, ai, av);
+        random_csr(n, bp, bi, bv);
         std::vector<int> p1(m * n), p2(m * n);
         for (auto& v : p1) v = (rng() % 3 == 0) ? 0 : (int)(rng() % 200001) - 100000;
         for (auto& v : p2) v = (rng() % 3 == 0) ? 0 : (int)(rng() % 200001) - 100000;
