@@ -16,13 +16,14 @@
 //! `AccessorGpu::time_cublas`, the same operands and the same event timing):
 //! the lines "vs cuBLAS" give the accessor's time over cuBLAS's in fp32 and
 //! fp64 (below 1: faster). SpMV (CSR and ELL, a 27-point stencil matrix as in
-//! HPCCG) and TRSV (lower, non-unit, diagonally dominant) are timed for the
-//! three configurations; they have no cuBLAS counterpart here. Last, the
+//! HPCCG) and TRSV (lower, non-unit, diagonally dominant; both schedules, with
+//! the pipelined one's speed-up over the one-block solve of the same run) are
+//! timed for the three configurations; they have no cuBLAS counterpart here. Last, the
 //! experimental roofline (issue 4, item 5): GFLOP/s and GB/s against FLOPs
 //! per value for five configurations.
 
 use boundgate::kernels::accessor::gemv::GemvOp;
-use boundgate::kernels::accessor::gpu::{AccessorGpu, Timing, Workload};
+use boundgate::kernels::accessor::gpu::{AccessorGpu, Timing, TrsvSchedule, Workload};
 use boundgate::kernels::accessor::sparse::CsrMatrix;
 use boundgate::kernels::accessor::spmv::SparseFormat;
 use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
@@ -263,20 +264,42 @@ fn main() {
             );
         }
     }
-    for n in [4096usize, 8192].into_iter().filter(|_| runs("trsv")) {
+    for n in [4096usize, 8192, 16384]
+        .into_iter()
+        .filter(|_| runs("trsv"))
+    {
         let a = lower_dominant(n);
         let b = values(n, 7);
-        compare(
-            &gpu,
-            &format!("trsv lower {n}"),
-            &Workload::Trsv {
+        let mut by_schedule = Vec::new();
+        for (schedule_name, schedule) in [
+            ("pipelined", TrsvSchedule::Pipelined),
+            ("one block", TrsvSchedule::OneBlock),
+        ] {
+            // The one-block solve takes about 27 ms at 8192 (2026-11-26): not
+            // timed at 16384, where it would take most of a short device call.
+            if schedule == TrsvSchedule::OneBlock && n > 8192 {
+                continue;
+            }
+            let label = format!("trsv lower {n} {schedule_name}");
+            let workload = Workload::Trsv {
                 a: &a,
                 n,
                 b: &b,
                 uplo: Uplo::Lower,
                 diag: Diag::NonUnit,
-            },
-        );
+                schedule,
+            };
+            by_schedule.push((schedule_name, compare(&gpu, &label, &workload)));
+        }
+        if let [(_, pipelined), (_, one_block)] = &by_schedule[..] {
+            for (pipelined, one_block) in pipelined.iter().zip(one_block) {
+                println!(
+                    "trsv lower {n} {:<13} pipelined {:.2}x faster than one block",
+                    pipelined.0,
+                    one_block.1.seconds / pipelined.1.seconds
+                );
+            }
+        }
     }
     if runs("roofline") {
         roofline(&gpu);

@@ -4,8 +4,9 @@
 //
 // Every kernel has a FIXED, documented order of operations, reproduced bit for bit
 // by the CPU models in src/kernels/accessor/ (order.rs: warp_tree, warp_dot,
-// block_reduce, grid_dot; gemv.rs; spmv.rs; trsv.rs). No atomics: results depend
-// on the sizes only, never on scheduling or on the device.
+// block_reduce, grid_dot; gemv.rs; spmv.rs; trsv.rs). No atomic arithmetic: results
+// depend on the sizes only, never on scheduling or on the device (trsv_rows takes its
+// block rows and publishes them with atomic counters, which order the work, not the sums).
 //
 // Arithmetic: explicit round-to-nearest intrinsics (__fma_rn, __dadd_rn, __dsub_rn,
 // __dmul_rn, __ddiv_rn and the f32 forms), which the compiler may neither contract
@@ -50,6 +51,9 @@
 //         x_r = sum_{c <= r} y_rc v_c as an fma chain in increasing c. x stays in the
 //         arithmetic format (global scratch) and is written through the accessor at
 //         the end.
+//         trsv_rows: the same values in the same order, a block of 8 warps per block
+//         row (warp w takes rows 4w .. 4w+3, warp_tree4), all block rows at once; a
+//         block waits for a chunk of x only when it reads it (Hogg 2013's schedule).
 
 typedef unsigned long long index_t;
 
@@ -584,6 +588,134 @@ static __device__ __forceinline__ void trsv_solve(index_t n, const typename St::
     for (index_t p = threadIdx.x; p < n; p += blockDim.x) {
         x_stored[trsv_row(p, n, upper)] = St::write(x[p]);
     }
+}
+
+// The pipelined solve (Hogg, SIAM J. Sci. Comput. 35(3), 2013, the schedule the accessor paper's
+// TRSV follows, Grützmacher et al. 2021, §4.3): a block of TRSV_WARPS (8) warps per block row,
+// all of them at once, where trsv_solve runs the block rows one after another on one SM (5 GB/s
+// at n = 8192 on the H100, 2026-11-26). Block row k needs x of the block rows before it;
+// `sync[1]` counts the block rows solved and published, and the block waits on it only for the
+// chunk of x it is about to read and not yet known solved, so the products with the chunks
+// already solved overlap the solve of the next one. The arithmetic is trsv_solve's, value for value in the same order:
+// row p's lane l chains l_pq x_q over q = l, l + 32, ... < 32 k, i.e. chunk j = 0 .. k-1 in
+// turn; warp_tree4's trees are warp_tree's bit for bit; v, then x_r = sum_{c <= r} y_rc v_c as
+// one fma chain in increasing c. Only when each value is computed depends on the schedule.
+//
+// No deadlock whatever the residency: block rows are taken in ticket order (`sync[0]`, an
+// atomic counter), not blockIdx order, so a block waiting for block row j < k waits for a
+// block that took its ticket earlier and is running or done, and that block waits only for
+// tickets before its own. `sync` is zeroed before each launch.
+#define TRSV_ROWS_PER_WARP 4  // 32 rows / TRSV_WARPS (8) warps
+
+// Thread 0 of the block waits until `solved` (block rows published) reaches `count` and returns
+// the count it saw. The producer writes its x, fences, and after a barrier increments; the fence
+// here orders what the block reads after the barrier that follows (the pattern of the CUDA
+// threadFenceReduction sample: one thread observes, the block reads after a __syncthreads).
+// One poller per block: a warp each would put thousands of loads of the one counter in L2's
+// queue at once, in front of the producer's increment.
+static __device__ __forceinline__ unsigned int trsv_wait_solved(const unsigned int* solved,
+                                                                unsigned int count) {
+    unsigned int seen;
+    do {
+        seen = *reinterpret_cast<const volatile unsigned int*>(solved);
+    } while (seen < count);
+    __threadfence();
+    return seen;
+}
+
+template <class St, class A>
+static __device__ __forceinline__ void trsv_rows(index_t n, const typename St::S* __restrict__ a,
+                                                 const typename St::S* __restrict__ b, int upper,
+                                                 const typename A::T* __restrict__ inv,
+                                                 typename A::T* x,
+                                                 typename St::S* __restrict__ x_stored,
+                                                 unsigned int* sync) {
+    // x and sync are written and read by other blocks during the launch: no __restrict__.
+    typedef typename A::T T;
+    __shared__ unsigned int ticket;
+    __shared__ unsigned int seen;
+    __shared__ __align__(8) unsigned char v_raw[32 * sizeof(double)];
+    __shared__ __align__(8) unsigned char y_raw[32 * 32 * sizeof(double)];
+    T* v = reinterpret_cast<T*>(v_raw);
+    T* y = reinterpret_cast<T*>(y_raw);
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    if (threadIdx.x == 0) {
+        ticket = atomicAdd(&sync[0], 1u);
+    }
+    __syncthreads();
+    const index_t k = ticket;
+    const index_t s = k * 32;
+    const index_t m = n - s < 32 ? n - s : 32;
+    // The block's inverse, into shared memory before any wait (off the critical path).
+    for (unsigned int e = threadIdx.x; e < 32 * 32; e += blockDim.x) {
+        y[e] = inv[k * 32 * 32 + e];
+    }
+    // Rows first + 0 .. 3 of the block row are this warp's; lanes read chunk j's columns.
+    const index_t first = (index_t)warp * TRSV_ROWS_PER_WARP;
+    T acc[TRSV_ROWS_PER_WARP];
+    T l_next[TRSV_ROWS_PER_WARP];
+#pragma unroll
+    for (unsigned int r = 0; r < TRSV_ROWS_PER_WARP; ++r) {
+        acc[r] = 0;
+        l_next[r] = 0;
+        if (k > 0 && first + r < m) {
+            l_next[r] = L(s + first + r, lane);
+        }
+    }
+    // Block rows known to be solved: the same in every thread (read from `seen` between two
+    // barriers), so every thread takes the same branches to the barriers below.
+    unsigned int ready = 0;
+    for (index_t j = 0; j < k; ++j) {
+        // Chunk j + 1's entries are loaded before chunk j is waited for.
+        T l[TRSV_ROWS_PER_WARP];
+#pragma unroll
+        for (unsigned int r = 0; r < TRSV_ROWS_PER_WARP; ++r) {
+            l[r] = l_next[r];
+            if (j + 1 < k && first + r < m) {
+                l_next[r] = L(s + first + r, (j + 1) * 32 + lane);
+            }
+        }
+        if (j >= ready) {
+            if (threadIdx.x == 0) {
+                seen = trsv_wait_solved(&sync[1], (unsigned int)j + 1u);
+            }
+            __syncthreads();
+            ready = seen;
+            __syncthreads();  // every thread has read `seen` before thread 0 writes it again
+        }
+        // From L2: another SM wrote it during this launch.
+        const T xq = __ldcg(&x[j * 32 + lane]);
+#pragma unroll
+        for (unsigned int r = 0; r < TRSV_ROWS_PER_WARP; ++r) {
+            if (first + r < m) {
+                acc[r] = A::fma(l[r], xq, acc[r]);
+            }
+        }
+    }
+    // Every lane is here: the full-mask trees, row first + r's sum in lane 8 r.
+    const T tree = warp_tree4<A>(acc);
+    const index_t r = first + (lane >> 3);
+    if ((lane & 7u) == 0u && r < m) {
+        const T bp = St::template read<A>(b, trsv_row(s + r, n, upper));
+        v[r] = k > 0 ? A::sub(bp, tree) : bp;
+    }
+    __syncthreads();
+    if (threadIdx.x < m) {
+        const index_t row = threadIdx.x;
+        T out = 0;
+        for (index_t c = 0; c <= row; ++c) {
+            out = A::fma(y[row * 32 + c], v[c], out);
+        }
+        x[s + row] = out;
+        x_stored[trsv_row(s + row, n, upper)] = St::write(out);
+    }
+    // Publish block row k: its x written and fenced by every writer before the count moves.
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        atomicAdd(&sync[1], 1u);
+    }
 #undef L
 }
 
@@ -666,6 +798,13 @@ static __device__ __forceinline__ void roofline(const typename St::S* __restrict
         index_t n, const St::S* __restrict__ a, const St::S* __restrict__ b, int upper,                   \
         const A::T* __restrict__ inv, A::T* __restrict__ x, St::S* __restrict__ x_stored) {               \
         trsv_solve<St, A>(n, a, b, upper, inv, x, x_stored);                                              \
+    }                                                                                                     \
+    extern "C" __global__ void __launch_bounds__(256)                                                     \
+        accessor_trsv_rows_##SN##_##AN(index_t n, const St::S* __restrict__ a,                            \
+                                       const St::S* __restrict__ b, int upper,                            \
+                                       const A::T* __restrict__ inv, A::T* x,                             \
+                                       St::S* __restrict__ x_stored, unsigned int* sync) {                \
+        trsv_rows<St, A>(n, a, b, upper, inv, x, x_stored, sync);                                         \
     }                                                                                                     \
     extern "C" __global__ void accessor_roofline_##SN##_##AN(const St::S* __restrict__ x,                 \
                                                            St::S* __restrict__ y, index_t n,              \

@@ -35,18 +35,34 @@ mod with_nvrtc {
         Some(String::from_utf8_lossy(&built.image).into_owned())
     }
 
+    /// No atomic takes part in a sum (results must not depend on scheduling):
+    /// the only atomics are the pipelined TRSV's integer counters (its
+    /// tickets and the count of block rows published), which order the work.
     #[test]
-    fn ptx_has_only_round_to_nearest_arithmetic_and_no_atomics() {
+    fn ptx_has_only_round_to_nearest_arithmetic_and_atomics_only_on_counters() {
         let Some(ptx) = ptx() else { return };
         let mut arithmetic = BTreeSet::new();
+        let mut entry = String::new();
+        let mut counters = 0;
         for line in ptx.lines() {
+            if let Some(rest) = line.split(".entry ").nth(1) {
+                entry = rest
+                    .split('(')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string();
+            }
             let Some(op) = line.split_whitespace().next() else {
                 continue;
             };
-            assert!(
-                !op.starts_with("atom") && !op.starts_with("red."),
-                "atomic: {line}"
-            );
+            if op.starts_with("atom") || op.starts_with("red.") {
+                assert!(
+                    entry.starts_with("accessor_trsv_rows_") && op.ends_with(".add.u32"),
+                    "atomic outside the TRSV counters, in {entry}: {line}"
+                );
+                counters += 1;
+            }
             assert!(!op.contains(".ftz"), "flush-to-zero: {line}");
             let float_op = op.ends_with(".f32") || op.ends_with(".f64");
             if float_op
@@ -75,6 +91,8 @@ mod with_nvrtc {
         let extra: Vec<_> = arithmetic.difference(&allowed).collect();
         assert!(extra.is_empty(), "unexpected arithmetic: {extra:?}");
         assert!(arithmetic.contains("fma.rn.f64") && arithmetic.contains("fma.rn.f32"));
+        // Two per pair (take a ticket, publish a block row), seven pairs.
+        assert_eq!(counters, 14, "the TRSV counters' atomics");
     }
 
     #[test]
@@ -90,6 +108,7 @@ mod with_nvrtc {
             "spmv_ell",
             "trsv_invert",
             "trsv_solve",
+            "trsv_rows",
         ];
         let pairs = [
             ("f64", "f64"),
@@ -189,7 +208,9 @@ mod device {
     use boundgate::kernels::accessor::accuracy::lu_factors;
     use boundgate::kernels::accessor::dot::accessor_dot;
     use boundgate::kernels::accessor::gemv::{GemvOp, accessor_gemv};
-    use boundgate::kernels::accessor::gpu::{AccessorGpu, GpuDot, GpuTrsv, GpuVector, Workload};
+    use boundgate::kernels::accessor::gpu::{
+        AccessorGpu, GpuDot, GpuTrsv, GpuVector, TrsvSchedule, Workload,
+    };
     use boundgate::kernels::accessor::sparse::CsrMatrix;
     use boundgate::kernels::accessor::spmv::{SparseFormat, accessor_spmv, spmv_errors};
     use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
@@ -232,6 +253,7 @@ mod device {
             b: &[f64],
             uplo: Uplo,
             diag: Diag,
+            schedule: TrsvSchedule,
         ) -> Result<GpuTrsv, String>;
     }
 
@@ -269,8 +291,10 @@ mod device {
             b: &[f64],
             uplo: Uplo,
             diag: Diag,
+            schedule: TrsvSchedule,
         ) -> Result<GpuTrsv, String> {
-            AccessorGpu::trsv(self, spec, a, n, b, uplo, diag).map_err(|e| e.to_string())
+            AccessorGpu::trsv_scheduled(self, spec, a, n, b, (uplo, diag), schedule)
+                .map_err(|e| e.to_string())
         }
     }
 
@@ -325,6 +349,8 @@ mod device {
             b: &[f64],
             uplo: Uplo,
             diag: Diag,
+            // Both schedules compute the model's values in its order.
+            _schedule: TrsvSchedule,
         ) -> Result<GpuTrsv, String> {
             let c = accessor_trsv(spec, a, n, b, uplo, diag, true).map_err(|e| e.to_string())?;
             Ok(GpuTrsv {
@@ -581,9 +607,14 @@ mod device {
                         let a = system(&mut rng, n, uplo, lu);
                         let b: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
                         for spec in specs() {
-                            let what =
-                                format!("trsv n={n} {uplo:?} {diag:?} lu={lu} {}", label(&spec));
-                            trsv_case(dev, &spec, (&a, n, &b), (uplo, diag, lu), &what);
+                            for schedule in [TrsvSchedule::Pipelined, TrsvSchedule::OneBlock] {
+                                let what = format!(
+                                    "trsv n={n} {uplo:?} {diag:?} lu={lu} {} {schedule:?}",
+                                    label(&spec)
+                                );
+                                let case = (uplo, diag, lu, schedule);
+                                trsv_case(dev, &spec, (&a, n, &b), case, &what);
+                            }
                         }
                     }
                 }
@@ -595,15 +626,18 @@ mod device {
         dev: &impl Device,
         spec: &AccessorSpec,
         (a, n, b): (&[f64], usize, &[f64]),
-        (uplo, diag, lu): (Uplo, Diag, bool),
+        (uplo, diag, lu, schedule): (Uplo, Diag, bool, TrsvSchedule),
         what: &str,
     ) {
         let Ok(cpu) = accessor_trsv(spec, a, n, b, uplo, diag, true) else {
             // A diagonal entry that underflows the storage format: both refuse.
-            assert!(dev.trsv(spec, a, n, b, uplo, diag).is_err(), "{what}");
+            assert!(
+                dev.trsv(spec, a, n, b, uplo, diag, schedule).is_err(),
+                "{what}"
+            );
             return;
         };
-        let g = dev.trsv(spec, a, n, b, uplo, diag).unwrap();
+        let g = dev.trsv(spec, a, n, b, uplo, diag, schedule).unwrap();
         assert_eq!(g.inverses.len(), cpu.inverses.len(), "{what}");
         for (k, (gy, cy)) in g.inverses.iter().zip(&cpu.inverses).enumerate() {
             same_bits(gy, cy, &format!("{what}: inverse of block {k}"));
@@ -659,6 +693,40 @@ mod device {
     #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
     fn trsv_equals_its_cpu_model_and_stays_in_the_rigorous_bounds() {
         trsv_cases(&open());
+    }
+
+    /// The pipelined solve with more block rows than the device holds at once:
+    /// n = 17 000 is 532 block rows, and `accessor_trsv_rows_f32_f64` (58
+    /// registers x 256 threads on sm_90, NVRTC 13) fits 4 blocks per SM, 528
+    /// on an H100's or H200's 132 SMs. The later blocks start only as earlier
+    /// ones finish; the ticket order keeps every waiting block behind one that
+    /// runs (a hang here is a scheduling bug), and the results must still be
+    /// the model's bit for bit.
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+    fn trsv_with_more_block_rows_than_fit_at_once_equals_its_cpu_model() {
+        let gpu = open();
+        let seed = 0x7_25f1;
+        println!("seed {seed:#x}");
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let n = 17_000;
+        let a = system(&mut rng, n, Uplo::Lower, false);
+        let b: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+        let cpu = accessor_trsv(&spec, &a, n, &b, Uplo::Lower, Diag::NonUnit, true).unwrap();
+        let g = gpu
+            .trsv_scheduled(
+                &spec,
+                &a,
+                n,
+                &b,
+                (Uplo::Lower, Diag::NonUnit),
+                TrsvSchedule::Pipelined,
+            )
+            .unwrap();
+        let what = format!("trsv n={n} pipelined");
+        same_bits(&g.before_store, &cpu.before_store, &what);
+        same_bits(&g.output, &cpu.output, &what);
     }
 
     /// The CPU roofline kernel (`roofline::accessor_kernel`, typed per pair)
@@ -825,14 +893,17 @@ mod device {
         let tri: Vec<f64> = (0..m * m)
             .map(|i| if i / m == i % m { 2.0 } else { 0.001 })
             .collect();
-        let w = Workload::Trsv {
-            a: &tri,
-            n: m,
-            b: &x[..m],
-            uplo: Uplo::Lower,
-            diag: Diag::NonUnit,
-        };
-        all.push(gpu.time(&spec, &w, 3).unwrap());
+        for schedule in [TrsvSchedule::Pipelined, TrsvSchedule::OneBlock] {
+            let w = Workload::Trsv {
+                a: &tri,
+                n: m,
+                b: &x[..m],
+                uplo: Uplo::Lower,
+                diag: Diag::NonUnit,
+                schedule,
+            };
+            all.push(gpu.time(&spec, &w, 3).unwrap());
+        }
         all.push(gpu.copy_bandwidth(1 << 24, 3).unwrap());
         for t in &all {
             println!("{t:?}");

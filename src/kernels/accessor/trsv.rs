@@ -14,7 +14,10 @@
 //!    `y_rc = -(sum_{p = c}^{r-1} l_rp y_pc) / l_rr` with the sum an FMA chain in
 //!    increasing `p` (unit diagonal: `y_cc = 1`, no division). `Y` stays in the
 //!    arithmetic format.
-//! 2. **Solve block by block** (one block of 8 warps): for block `k`, each row
+//! 2. **Solve block by block** (on the device either one block of 8 warps, or
+//!    a block of 8 warps per block row running at once and waiting for the
+//!    chunks of `x` they read: `accessor::gpu::TrsvSchedule`; the same values
+//!    in the same order): for block `k`, each row
 //!    `p` computes the update `s_p = sum_{q < k nb} l_pq x_q` with a warp
 //!    ([`warp_dot`]: lanes chain `q = l, l + 32, ...`, warp tree) and
 //!    `v_p = fl(b_p - s_p)` (block 0: `v_p = b_p`); then `x_p = sum_{c <= r}
@@ -60,7 +63,8 @@ use serde_json::json;
 
 /// Positions per diagonal block (one warp inverts a block).
 pub const TRSV_BLOCK: usize = 32;
-/// Warps of the solve kernel's block.
+/// Warps of a solve kernel's block (the pipelined kernel: 4 rows of the
+/// block row per warp).
 pub const TRSV_WARPS: usize = 8;
 
 /// What one accessor TRSV computed, with the intermediates the bounds need.

@@ -38,6 +38,7 @@ mod trsv;
 
 pub use pair::GpuPair;
 use pair::*;
+pub use trsv::TrsvSchedule;
 
 use super::gemv::GemvOp;
 use super::order::{DOT_FINAL_THREADS, DOT_THREADS, GridConfig, WARP};
@@ -189,6 +190,8 @@ pub enum Workload<'a> {
         uplo: Uplo,
         /// Unit or non-unit diagonal.
         diag: Diag,
+        /// How the solve is scheduled.
+        schedule: TrsvSchedule,
     },
 }
 
@@ -341,5 +344,24 @@ mod tests {
         );
         // warp_tree4 reduces exactly four rows.
         assert_eq!(CSR_ROWS_PER_WARP, 4);
+    }
+
+    /// The pipelined TRSV kernel gives each of the launcher's TRSV_WARPS
+    /// warps `TRSV_ROWS_PER_WARP` rows of a block row: together exactly the
+    /// block row (fewer would leave rows unsolved and every later block row
+    /// waiting on them).
+    #[test]
+    fn the_trsv_launch_and_the_kernel_agree_on_rows_per_warp() {
+        use super::{TRSV_BLOCK, TRSV_WARPS};
+        let rows_per_warp = TRSV_BLOCK / TRSV_WARPS;
+        assert_eq!(rows_per_warp * TRSV_WARPS, TRSV_BLOCK);
+        let define = format!("#define TRSV_ROWS_PER_WARP {rows_per_warp} ");
+        assert!(
+            SOURCE.source.contains(&define),
+            "kernels/accessor_blas.cu lacks `{}`",
+            define.trim()
+        );
+        // The kernel's rows are reduced by warp_tree4: four of them.
+        assert_eq!(rows_per_warp, 4);
     }
 }

@@ -39,6 +39,7 @@ pub(super) const SPMV_CSR: [&str; 7] = kernel_names!("spmv_csr");
 pub(super) const SPMV_ELL: [&str; 7] = kernel_names!("spmv_ell");
 pub(super) const TRSV_INVERT: [&str; 7] = kernel_names!("trsv_invert");
 pub(super) const TRSV_SOLVE: [&str; 7] = kernel_names!("trsv_solve");
+pub(super) const TRSV_ROWS: [&str; 7] = kernel_names!("trsv_rows");
 pub(super) const ROOFLINE: [&str; 7] = kernel_names!("roofline");
 
 /// A storage/arithmetic pair the kernel file instantiates.

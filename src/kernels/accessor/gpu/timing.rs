@@ -134,11 +134,12 @@ impl AccessorGpu {
                     b,
                     uplo,
                     diag,
+                    schedule,
                 } => {
-                    let mut t = self.prepare_trsv(spec, a, n, b, uplo, diag)?;
+                    let mut t = self.prepare_trsv(spec, a, n, b, (uplo, diag), schedule)?;
                     let n64 = n as u64;
                     let bytes = n64 * (n64 + 1) / 2 * s + n64 * s + n64 * (s + ar);
-                    let name = TRSV_SOLVE[pair.index].to_string();
+                    let name = schedule.kernel_of(pair).to_string();
                     self.time_launches(name, repetitions, bytes, || self.launch_trsv(&mut t))
                 }
             }

@@ -3,11 +3,56 @@
 
 use super::*;
 
+/// How the device schedules the blocked solve. Both compute the same values in
+/// the same order ([`accessor_trsv`](crate::kernels::accessor::trsv::accessor_trsv)'s),
+/// so their results are the same bit for bit; only the time differs.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::gpu::TrsvSchedule;
+/// assert_eq!(TrsvSchedule::default(), TrsvSchedule::Pipelined);
+/// assert_eq!(TrsvSchedule::OneBlock.kernel(), "trsv_solve");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TrsvSchedule {
+    /// `accessor_trsv_rows_*`: a block of [`TRSV_WARPS`] warps per block row of
+    /// [`TRSV_BLOCK`] positions, every block row at once; a warp waits for a
+    /// chunk of `x` only when it reads it (Hogg, SIAM J. Sci. Comput. 35(3),
+    /// 2013, the schedule Grützmacher et al. 2021, §4.3, cite). Block rows are
+    /// taken in ticket order, so no residency is assumed.
+    #[default]
+    Pipelined,
+    /// `accessor_trsv_solve_*`: one block of [`TRSV_WARPS`] warps solves the
+    /// block rows one after another (one SM: 5 GB/s at n = 8192 on the H100,
+    /// 2026-11-26); kept as the reference the pipelined schedule is timed and
+    /// compared against.
+    OneBlock,
+}
+
+impl TrsvSchedule {
+    /// The kernel's name in `kernels/accessor_blas.cu`, without the pair suffix.
+    pub fn kernel(self) -> &'static str {
+        match self {
+            TrsvSchedule::Pipelined => "trsv_rows",
+            TrsvSchedule::OneBlock => "trsv_solve",
+        }
+    }
+
+    /// The kernel of `pair`.
+    pub(super) fn kernel_of(self, pair: GpuPair) -> &'static str {
+        match self {
+            TrsvSchedule::Pipelined => TRSV_ROWS[pair.index],
+            TrsvSchedule::OneBlock => TRSV_SOLVE[pair.index],
+        }
+    }
+}
+
 pub(super) struct TrsvLaunch {
     invert_fn: CudaFunction,
     solve_fn: CudaFunction,
+    schedule: TrsvSchedule,
+    blocks: usize,
     n: u64,
-    n_usize: usize,
     upper: i32,
     unit: i32,
     a: CudaSlice<u8>,
@@ -15,6 +60,8 @@ pub(super) struct TrsvLaunch {
     inv: CudaSlice<u8>,
     x: CudaSlice<u8>,
     x_stored: CudaSlice<u8>,
+    /// `trsv_rows`' counters: tickets taken, block rows published.
+    sync: CudaSlice<u32>,
 }
 
 impl AccessorGpu {
@@ -24,8 +71,8 @@ impl AccessorGpu {
         a: &[f64],
         n: usize,
         b: &[f64],
-        uplo: Uplo,
-        diag: Diag,
+        (uplo, diag): (Uplo, Diag),
+        schedule: TrsvSchedule,
     ) -> Result<TrsvLaunch, GpuError> {
         let pair = GpuPair::of(spec)?;
         require_nonempty("b", b)?;
@@ -50,12 +97,13 @@ impl AccessorGpu {
                 }
             }
         }
-        let blocks = n.div_ceil(TRSV_BLOCK);
+        let blocks = blocks_for(n, TRSV_BLOCK)?;
         Ok(TrsvLaunch {
             invert_fn: self.dev.function(TRSV_INVERT[pair.index])?,
-            solve_fn: self.dev.function(TRSV_SOLVE[pair.index])?,
+            solve_fn: self.dev.function(schedule.kernel_of(pair))?,
+            schedule,
+            blocks,
             n: n as u64,
-            n_usize: n,
             upper: i32::from(uplo == Uplo::Upper),
             unit: i32::from(diag == Diag::Unit),
             a: self.store(spec, pair, a)?,
@@ -65,15 +113,19 @@ impl AccessorGpu {
                 .zeros::<u8>(blocks * TRSV_BLOCK * TRSV_BLOCK * pair.arith_bytes())?,
             x: self.dev.zeros::<u8>(n * pair.arith_bytes())?,
             x_stored: self.dev.zeros::<u8>(n * pair.storage_bytes())?,
+            sync: self.dev.zeros::<u32>(2)?,
         })
     }
 
     pub(super) fn launch_trsv(&self, t: &mut TrsvLaunch) -> Result<(), GpuError> {
         // SAFETY: the argument lists match accessor_trsv_invert_* (index_t n;
         // a[n x n]; int upper, unit; A::T inv[blocks x 32 x 32]) with one warp
-        // per diagonal block, and accessor_trsv_solve_* (index_t n; a; b[n];
+        // per diagonal block, accessor_trsv_solve_* (index_t n; a; b[n];
         // int upper; inv; A::T x[n]; x_stored[n]) with one block of
-        // TRSV_WARPS warps; the solve follows the inversion on the same stream.
+        // TRSV_WARPS warps, and accessor_trsv_rows_* (the same and
+        // unsigned int sync[2], zeroed on the stream first) with a block of
+        // TRSV_WARPS warps per block row; the solve follows the inversion on
+        // the same stream.
         unsafe {
             self.dev
                 .stream
@@ -83,26 +135,52 @@ impl AccessorGpu {
                 .arg(&t.upper)
                 .arg(&t.unit)
                 .arg(&mut t.inv)
-                .launch(config(blocks_for(t.n_usize, TRSV_BLOCK)?, (WARP as u32, 1)))
+                .launch(config(t.blocks, (WARP as u32, 1)))
                 .map_err(driver("launch accessor_trsv_invert"))?;
-            self.dev
-                .stream
-                .launch_builder(&t.solve_fn)
-                .arg(&t.n)
-                .arg(&t.a)
-                .arg(&t.b)
-                .arg(&t.upper)
-                .arg(&t.inv)
-                .arg(&mut t.x)
-                .arg(&mut t.x_stored)
-                .launch(config(1, ((TRSV_WARPS * WARP) as u32, 1)))
-                .map_err(driver("launch accessor_trsv_solve"))?;
+            let threads = ((TRSV_WARPS * WARP) as u32, 1);
+            match t.schedule {
+                TrsvSchedule::OneBlock => self
+                    .dev
+                    .stream
+                    .launch_builder(&t.solve_fn)
+                    .arg(&t.n)
+                    .arg(&t.a)
+                    .arg(&t.b)
+                    .arg(&t.upper)
+                    .arg(&t.inv)
+                    .arg(&mut t.x)
+                    .arg(&mut t.x_stored)
+                    .launch(config(1, threads))
+                    .map_err(driver("launch accessor_trsv_solve"))?,
+                TrsvSchedule::Pipelined => {
+                    // The counters start at zero on every launch (a timed run
+                    // launches again on the same buffers).
+                    self.dev
+                        .stream
+                        .memset_zeros(&mut t.sync)
+                        .map_err(driver("cuMemsetD8Async"))?;
+                    self.dev
+                        .stream
+                        .launch_builder(&t.solve_fn)
+                        .arg(&t.n)
+                        .arg(&t.a)
+                        .arg(&t.b)
+                        .arg(&t.upper)
+                        .arg(&t.inv)
+                        .arg(&mut t.x)
+                        .arg(&mut t.x_stored)
+                        .arg(&mut t.sync)
+                        .launch(config(t.blocks, threads))
+                        .map_err(driver("launch accessor_trsv_rows"))?
+                }
+            };
         }
         Ok(())
     }
 
     /// The blocked TRSV kernels (invert the diagonal blocks, then solve block
-    /// by block) on `T` and `b` stored through `spec`; the CPU model is
+    /// by block, [`TrsvSchedule::Pipelined`]) on `T` and `b` stored through
+    /// `spec`; the CPU model is
     /// [`accessor_trsv`](crate::kernels::accessor::trsv::accessor_trsv) with `store = true`.
     ///
     /// # Errors
@@ -117,9 +195,26 @@ impl AccessorGpu {
         uplo: Uplo,
         diag: Diag,
     ) -> Result<GpuTrsv, GpuError> {
+        self.trsv_scheduled(spec, a, n, b, (uplo, diag), TrsvSchedule::default())
+    }
+
+    /// [`trsv`](Self::trsv) with the solve scheduled as `schedule` (the same
+    /// results for both).
+    ///
+    /// # Errors
+    /// As [`trsv`](Self::trsv).
+    pub fn trsv_scheduled(
+        &self,
+        spec: &AccessorSpec,
+        a: &[f64],
+        n: usize,
+        b: &[f64],
+        (uplo, diag): (Uplo, Diag),
+        schedule: TrsvSchedule,
+    ) -> Result<GpuTrsv, GpuError> {
         catch(|| {
             let pair = GpuPair::of(spec)?;
-            let mut t = self.prepare_trsv(spec, a, n, b, uplo, diag)?;
+            let mut t = self.prepare_trsv(spec, a, n, b, (uplo, diag), schedule)?;
             self.launch_trsv(&mut t)?;
             self.sync()?;
             let inv = pair.decode_arith(&self.dev.download(&t.inv)?);
