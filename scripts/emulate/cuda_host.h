@@ -1,10 +1,13 @@
-// The few CUDA built-ins that kernels/residual.cu's residual_combine and residual_quantize use,
-// as host C++ for scripts/emulate-residual-kernels.sh: the qualifiers defined away, the _rn
-// arithmetic as IEEE binary32 operations in the default rounding mode (built without FMA
-// contraction), the conversions as the C library's, thread indices thread-local, a warp's
-// __reduce_max_sync through a barrier of its 32 lanes (each lane a host thread), atomicMax as
-// a compare-and-swap loop. Only what those kernels need; the drivers keep inputs in range
-// (a float-to-int conversion out of range is undefined here, saturating on the device).
+// The few CUDA built-ins that the emulated kernels use (kernels/residual.cu's residual_combine
+// and residual_quantize for scripts/emulate-residual-kernels.sh, kernels/accessor_blas.cu's TRSV
+// for scripts/emulate-accessor-trsv.sh), as host C++: the qualifiers defined away (__shared__
+// as static: one block runs at a time), the _rn arithmetic as IEEE binary32 and binary64
+// operations in the default rounding mode (built without FMA contraction; fma as the C
+// library's, correctly rounded), the conversions as the C library's, thread indices
+// thread-local, a warp's __reduce_max_sync and shuffles through a barrier of its 32 lanes (each
+// lane a host thread), __syncthreads through a barrier of the block's threads, atomicMax as a
+// compare-and-swap loop. Only what those kernels need; the drivers keep inputs in range (a
+// float-to-int conversion out of range is undefined here, saturating on the device).
 #pragma once
 #include <barrier>
 #include <cmath>
@@ -20,6 +23,8 @@ typedef unsigned long long index_t;
 #define __forceinline__ inline
 #define __global__
 #define __restrict__
+#define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
 struct dim3e {
     unsigned int x, y, z;
 };
@@ -28,8 +33,56 @@ static dim3e blockDim, gridDim;
 struct Warp {
     std::barrier<> bar{32};
     unsigned vals[32];
+    unsigned long long wide[32];
 };
 static thread_local Warp* my_warp;
+// The running block's barrier (blocks run one after another).
+static std::barrier<>* block_barrier = nullptr;
+static inline void __syncthreads() {
+    if (block_barrier == nullptr) std::abort();
+    block_barrier->arrive_and_wait();
+}
+static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+template <class T>
+static inline T __ldcg(const T* p) {
+    return *p;
+}
+static inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline double __ddiv_rn(double a, double b) { return a / b; }
+static inline float __fmaf_rn(float a, float b, float c) { return std::fmaf(a, b, c); }
+static inline float __double2float_rn(double d) { return (float)d; }
+// Lane `src`'s value of v (every lane of the warp calls it, as a full-mask shuffle).
+template <class T>
+static inline T shuffle_from(unsigned mask, T v, unsigned src) {
+    static_assert(sizeof(T) <= 8, "a shuffle moves at most 8 bytes");
+    if (mask != 0xffffffffu || my_warp == nullptr) std::abort();
+    Warp* w = my_warp;
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    w->wide[threadIdx.x & 31u] = bits;
+    w->bar.arrive_and_wait();
+    bits = w->wide[src & 31u];
+    w->bar.arrive_and_wait();
+    T out;
+    std::memcpy(&out, &bits, sizeof(T));
+    return out;
+}
+template <class T>
+static inline T __shfl_down_sync(unsigned mask, T v, unsigned off) {
+    const unsigned lane = threadIdx.x & 31u;
+    return shuffle_from(mask, v, lane + off < 32u ? lane + off : lane);
+}
+template <class T>
+static inline T __shfl_xor_sync(unsigned mask, T v, unsigned lane_mask) {
+    return shuffle_from(mask, v, (threadIdx.x & 31u) ^ lane_mask);
+}
+template <class T>
+static inline T __shfl_sync(unsigned mask, T v, int src) {
+    return shuffle_from(mask, v, (unsigned)src);
+}
 static inline float __fdiv_rn(float a, float b) { return a / b; }
 static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline float __fsub_rn(float a, float b) { return a - b; }
@@ -78,6 +131,34 @@ static void launch_sequential(dim3e grid, unsigned block, Kernel kernel) {
                 threadIdx = {tx, 0, 0};
                 kernel();
             }
+}
+// Runs `kernel()` for every block of `grid`, blocks one after another in DECREASING blockIdx
+// (a kernel that takes tickets must not depend on it): `block` host threads, one per CUDA
+// thread, with their warps' and the block's barriers, go through the blocks together, meeting
+// at the block barrier after each (so a block's shared statics are not reused too early).
+template <class Kernel>
+static void launch_threads(dim3e grid, unsigned block, Kernel kernel) {
+    if (block % 32 != 0) std::abort();
+    gridDim = grid;
+    blockDim = {block, 1, 1};
+    std::barrier<> bar(block);
+    block_barrier = &bar;
+    std::vector<std::unique_ptr<Warp>> warps;
+    for (unsigned w = 0; w < block / 32; ++w) warps.emplace_back(new Warp);
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < block; ++t)
+        threads.emplace_back([&, t] {
+            threadIdx = {t, 0, 0};
+            my_warp = warps[t / 32].get();
+            for (unsigned by = grid.y; by-- > 0;)
+                for (unsigned bx = grid.x; bx-- > 0;) {
+                    blockIdx = {bx, by, 0};
+                    kernel();
+                    bar.arrive_and_wait();
+                }
+        });
+    for (auto& th : threads) th.join();
+    block_barrier = nullptr;
 }
 static inline unsigned atomicAdd(unsigned* p, unsigned v) {
     return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
