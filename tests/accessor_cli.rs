@@ -234,3 +234,94 @@ fn the_smoke_plan_audits_every_accessor_kernel() {
     }
     assert!(report.contains("0 violated"), "{report}");
 }
+
+/// `backend` on the four kernels with a CUDA kernel. Without a usable GPU:
+/// `gpu` stops with one line ("GPU: ..."), exit 2, and writes nothing;
+/// `auto` runs the CPU model and says why in `ran_on`; `cpu` says "cpu model".
+/// With one (the device run of this suite): `gpu` and `auto` run the kernel,
+/// whose results equal the model's bit for bit, and the verdicts are the
+/// model's; integer storage has no CUDA kernel, so `gpu` refuses it and
+/// `auto` falls back, naming the storage.
+#[test]
+fn the_backend_parameter_runs_the_cuda_kernel_or_says_why_not() {
+    let dir = workdir("backend");
+    let a = save(
+        &dir,
+        "a.npy",
+        &Tensor::matrix(3, 3, vec![2.0, 0.0, 0.0, 0.5, 4.0, 0.0, -1.0, 0.25, 8.0]).unwrap(),
+    );
+    let v = save(&dir, "v.npy", &Tensor::vector(vec![1.0, -1.0, 0.5]));
+    let runs: [(&str, Vec<String>); 4] = [
+        ("accessor-dot", vec![format!("x={v}"), format!("y={v}")]),
+        ("accessor-gemv", vec![format!("a={a}"), format!("x={v}")]),
+        ("accessor-spmv", vec![format!("a={a}"), format!("x={v}")]),
+        ("accessor-trsv", vec![format!("a={a}"), format!("b={v}")]),
+    ];
+    let gpu = matches!(
+        boundgate::gpu::probe(),
+        boundgate::gpu::DeviceStatus::Available(_)
+    );
+    for (kernel, inputs) in &runs {
+        for (backend, storage) in [
+            ("cpu", "fp32"),
+            ("gpu", "fp32"),
+            ("auto", "fp32"),
+            ("gpu", "int8"),
+            ("auto", "int8"),
+        ] {
+            let json = dir.join(format!("{kernel}-{backend}-{storage}.json"));
+            let out = dir.join(format!("{kernel}-{backend}-{storage}.npy"));
+            let _ = std::fs::remove_file(&json);
+            let _ = std::fs::remove_file(&out);
+            let mut args = vec!["run", kernel];
+            for input in inputs {
+                args.extend(["--input", input.as_str()]);
+            }
+            let backend_param = format!("backend={backend}");
+            let storage_param = format!("storage={storage}");
+            args.extend(["--param", &backend_param, "--param", &storage_param]);
+            args.extend(["--json", json.to_str().unwrap()]);
+            args.extend(["--output", out.to_str().unwrap()]);
+            let o = boundgate(&args);
+            let what = format!("{kernel} {backend_param} {storage_param}");
+            let refused = backend == "gpu" && (!gpu || storage == "int8");
+            if refused {
+                assert_eq!(o.status.code(), Some(2), "{what}: {}", text(&o.stderr));
+                let err = text(&o.stderr);
+                assert_eq!(err.trim().lines().count(), 1, "{what}: {err}");
+                if gpu {
+                    assert!(err.contains("storage"), "{what}: {err}");
+                } else {
+                    assert!(err.starts_with("error: GPU: "), "{what}: {err}");
+                }
+                assert!(
+                    !json.exists() && !out.exists(),
+                    "{what}: a file after an error"
+                );
+                continue;
+            }
+            assert_eq!(o.status.code(), Some(0), "{what}: {}", text(&o.stderr));
+            let report: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+            let ran_on = report["details"]["ran_on"].as_str().unwrap().to_string();
+            let on_device = backend != "cpu" && gpu && storage != "int8";
+            if on_device {
+                assert!(ran_on.starts_with("gpu ("), "{what}: {ran_on}");
+                assert!(ran_on.contains("bit-identical"), "{what}: {ran_on}");
+            } else if backend == "auto" {
+                // Why the device did not run: no device, or no CUDA kernel
+                // for integer storage.
+                assert!(ran_on.starts_with("cpu model ("), "{what}: {ran_on}");
+                if gpu {
+                    assert!(ran_on.contains("storage"), "{what}: {ran_on}");
+                }
+            } else {
+                assert_eq!(ran_on, "cpu model", "{what}");
+            }
+            assert_eq!(
+                report["verdicts"][0]["verdict"]["outcome"]["outcome"], "pass",
+                "{what}"
+            );
+        }
+    }
+}

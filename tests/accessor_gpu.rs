@@ -856,6 +856,65 @@ mod device {
         assert!(empty.output.is_empty() && empty.before_store.is_empty());
     }
 
+    /// `boundgate run accessor-{dot,gemv,spmv,trsv} --param backend=gpu` end
+    /// to end (the `Kernel` API the CLI and the audit call): each ran on the
+    /// device, its results equal to the model's (checked inside the run,
+    /// which errs otherwise), and the rigorous bound passes on the device's
+    /// output; integer storage is refused under `gpu` and falls back under
+    /// `auto`, naming the storage.
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+    fn the_kernels_with_backend_gpu_run_on_the_device_and_pass() {
+        use boundgate::io::Tensor;
+        use boundgate::kernels::{Inputs, Params, registry};
+        open();
+        let seed = 0x7_25f2;
+        println!("seed {seed:#x}");
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let n = 70;
+        let a = system(&mut rng, n, Uplo::Lower, false);
+        let v: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let (a, v) = (Tensor::matrix(n, n, a).unwrap(), Tensor::vector(v));
+        let cases: [(&str, [(&str, &Tensor); 2]); 4] = [
+            ("accessor-dot", [("x", &v), ("y", &v)]),
+            ("accessor-gemv", [("a", &a), ("x", &v)]),
+            ("accessor-spmv", [("a", &a), ("x", &v)]),
+            ("accessor-trsv", [("a", &a), ("b", &v)]),
+        ];
+        for (name, operands) in cases {
+            let kernel = registry::find(name).unwrap();
+            let mut inputs = Inputs::new();
+            for (key, t) in operands {
+                inputs.insert(key.to_string(), t.clone());
+            }
+            for (backend, storage) in [("gpu", "fp32"), ("gpu", "fp16"), ("auto", "int8")] {
+                let pairs = [format!("backend={backend}"), format!("storage={storage}")];
+                let params = Params::parse(kernel, &pairs).unwrap();
+                let run = kernel
+                    .run(&inputs, &params)
+                    .unwrap_or_else(|e| panic!("{name} {pairs:?}: {e}"));
+                let ran_on = run.details["ran_on"].as_str().unwrap().to_string();
+                println!("{name} {pairs:?}: ran on {ran_on}");
+                if storage == "int8" {
+                    assert!(ran_on.starts_with("cpu model ("), "{ran_on}");
+                    assert!(ran_on.contains("storage"), "{ran_on}");
+                } else {
+                    assert!(ran_on.starts_with("gpu ("), "{name} {pairs:?}: {ran_on}");
+                }
+                let verdicts = run.verdicts().unwrap();
+                assert!(
+                    verdicts[0].verdict.is_pass(),
+                    "{name} {pairs:?}: {:?}",
+                    verdicts[0].verdict
+                );
+            }
+            let refused = ["backend=gpu".to_string(), "storage=int8".to_string()];
+            let params = Params::parse(kernel, &refused).unwrap();
+            let e = kernel.run(&inputs, &params).unwrap_err().to_string();
+            assert!(e.contains("storage"), "{name}: {e}");
+        }
+    }
+
     /// The timing helper runs every workload and counts the bytes as
     /// documented (no speed is asserted: a test never judges timings).
     #[test]

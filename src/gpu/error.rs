@@ -112,6 +112,12 @@ pub enum GpuError {
     /// The CUDA bindings panicked; caught so that callers see an error instead.
     #[error("internal error in the CUDA bindings: {0}")]
     Internal(String),
+
+    /// A kernel whose order is fixed computed something its CPU model did not:
+    /// a bug in the kernel or in the model, and no bound derived for that
+    /// order may be claimed for the result. The text names the value.
+    #[error("{0}")]
+    ModelMismatch(String),
 }
 
 fn log_suffix(log: &str) -> String {

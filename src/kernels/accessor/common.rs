@@ -111,8 +111,9 @@ pub const ACCESSOR_PARAMS: [ParamSpec; 8] = [
 ];
 
 /// The parameters of a kernel with `alpha` and `beta` (GEMV, SpMV): every
-/// accessor parameter, then `alpha`, `beta`, and the kernel's own `last`
-/// (`trans`, `sparse`).
+/// accessor parameter, then `alpha`, `beta`, the kernel's own `last`
+/// (`trans`, `sparse`) and `backend` (both have a CUDA kernel:
+/// [`super::device`]).
 ///
 /// # Example
 /// ```
@@ -121,10 +122,10 @@ pub const ACCESSOR_PARAMS: [ParamSpec; 8] = [
 /// let p = params_with_scalars(TRANS);
 /// assert_eq!(p[..8].iter().map(|s| s.key).collect::<Vec<_>>(),
 ///            ACCESSOR_PARAMS.iter().map(|s| s.key).collect::<Vec<_>>());
-/// assert_eq!([p[8].key, p[9].key, p[10].key], ["alpha", "beta", "trans"]);
+/// assert_eq!([p[8].key, p[9].key, p[10].key, p[11].key], ["alpha", "beta", "trans", "backend"]);
 /// ```
-pub const fn params_with_scalars(last: ParamSpec) -> [ParamSpec; 11] {
-    let mut p = [last; 11];
+pub const fn params_with_scalars(last: ParamSpec) -> [ParamSpec; 12] {
+    let mut p = [last; 12];
     let mut i = 0;
     while i < ACCESSOR_PARAMS.len() {
         p[i] = ACCESSOR_PARAMS[i];
@@ -132,6 +133,7 @@ pub const fn params_with_scalars(last: ParamSpec) -> [ParamSpec; 11] {
     }
     p[8] = ALPHA;
     p[9] = BETA;
+    p[11] = super::device::BACKEND;
     p
 }
 

@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::io::Tensor;
 use crate::kernels::BoundCheck;
 use crate::kernels::baseline::DOT_INPUTS;
-use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, input};
+use crate::kernels::{Inputs, Kernel, KernelInfo, KernelRun, ParamSpec, input};
 use boundgate_verify::Result as VResult;
 use boundgate_verify::bounds::accessor::{Accumulation, higham_3_5_published};
 use boundgate_verify::check::ElementBounds;
@@ -169,8 +169,19 @@ const INFO: KernelInfo = KernelInfo {
     name: "accessor-dot",
     summary: "dot product through the memory accessor (storage format in memory, arithmetic format in registers); GPU order: grid-stride FMA chains, warp and block trees",
     inputs: DOT_INPUTS,
-    params: &ACCESSOR_PARAMS,
+    params: &PARAMS,
     non_finite: super::common::NON_FINITE,
+};
+
+/// The accessor parameters and `backend` ([`super::device`]).
+const PARAMS: [ParamSpec; 9] = {
+    let mut p = [super::device::BACKEND; 9];
+    let mut i = 0;
+    while i < ACCESSOR_PARAMS.len() {
+        p[i] = ACCESSOR_PARAMS[i];
+        i += 1;
+    }
+    p
 };
 
 impl Kernel for AccessorDot {
@@ -184,6 +195,16 @@ impl Kernel for AccessorDot {
         let x = input(inputs, &DOT_INPUTS[0])?.data();
         let y = input(inputs, &DOT_INPUTS[1])?.data();
         let c = accessor_dot(&spec, x, y, store)?;
+        let ran_on = super::device::run(
+            params,
+            &spec,
+            super::device::Launch::Dot { x, y },
+            super::device::ModelResults {
+                before_store: &[c.before_store],
+                stored: store.then_some(&[c.output][..]),
+                inverses: &[],
+            },
+        )?;
         let as_given = oracle::dot(x, y)?.error_of(c.output);
         let as_stored = oracle::dot(&c.stored.0.values, &c.stored.1.values)?.error_of(c.output);
         let details = json!({
@@ -196,6 +217,7 @@ impl Kernel for AccessorDot {
             "exact_products": c.exact_products,
             "before_store": c.before_store,
             "store": store,
+            "ran_on": ran_on.describe(),
         });
         Ok(KernelRun {
             output: Tensor::scalar(c.output),

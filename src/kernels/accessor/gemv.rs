@@ -353,7 +353,7 @@ pub const TRANS: ParamSpec = ParamSpec {
     help: "true: y := alpha A^T x + beta y",
 };
 
-const PARAMS: [ParamSpec; 11] = common::params_with_scalars(TRANS);
+const PARAMS: [ParamSpec; 12] = common::params_with_scalars(TRANS);
 
 const INFO: KernelInfo = KernelInfo {
     name: "accessor-gemv",
@@ -393,6 +393,22 @@ impl Kernel for AccessorGemv {
         };
         let a = a_t.data();
         let c = accessor_gemv(&spec, op, a, (rows, cols), x, y, store)?;
+        let ran_on = super::device::run(
+            params,
+            &spec,
+            super::device::Launch::Gemv {
+                op,
+                a,
+                shape: (rows, cols),
+                x,
+                y,
+            },
+            super::device::ModelResults {
+                before_store: &c.before_store,
+                stored: store.then_some(&c.output[..]),
+                inverses: &[],
+            },
+        )?;
         let given = Gemv::new(
             op.alpha,
             Matrix::new(rows, cols, a)?,
@@ -423,6 +439,7 @@ impl Kernel for AccessorGemv {
             "exact_products": c.exact_products,
             "scales": [c.accessors.0.scale(), c.accessors.1.scale()],
             "store": store,
+            "ran_on": ran_on.describe(),
         });
         Ok(KernelRun {
             errors_as_given: given.errors(&c.output)?,

@@ -25,6 +25,7 @@ pub mod axpy;
 pub mod common;
 #[cfg(feature = "cuda")]
 pub mod cublas;
+pub mod device;
 pub mod dot;
 pub mod gemv;
 #[cfg(feature = "cuda")]

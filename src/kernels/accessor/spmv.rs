@@ -282,7 +282,7 @@ pub const SPARSE: ParamSpec = ParamSpec {
     help: "sparse format of A (its nonzeros): csr (a warp per row) or ell (a thread per row)",
 };
 
-const PARAMS: [ParamSpec; 11] = common::params_with_scalars(SPARSE);
+const PARAMS: [ParamSpec; 12] = common::params_with_scalars(SPARSE);
 
 const INFO: KernelInfo = KernelInfo {
     name: "accessor-spmv",
@@ -319,6 +319,22 @@ impl Kernel for AccessorSpmv {
             None
         };
         let c = accessor_spmv(&spec, &a, format, (alpha, beta), x, y, store)?;
+        let ran_on = super::device::run(
+            params,
+            &spec,
+            super::device::Launch::Spmv {
+                a: &a,
+                format,
+                scalars: (alpha, beta),
+                x,
+                y,
+            },
+            super::device::ModelResults {
+                before_store: &c.before_store,
+                stored: store.then_some(&c.output[..]),
+                inverses: &[],
+            },
+        )?;
         let stored_y = c.stored.2.as_ref().map(|s| s.values.as_slice());
         let details = json!({
             "order": match format {
@@ -333,6 +349,7 @@ impl Kernel for AccessorSpmv {
             "beta": beta,
             "exact_products": c.exact_products,
             "store": store,
+            "ran_on": ran_on.describe(),
         });
         Ok(KernelRun {
             errors_as_given: spmv_errors(&a, (alpha, beta), x, y, &c.output)?,

@@ -482,14 +482,15 @@ pub const DIAG: ParamSpec = ParamSpec {
     help: "unit: the diagonal is 1 and not read",
 };
 
-const PARAMS: [ParamSpec; 10] = {
-    let mut p = [UPLO; 10];
+const PARAMS: [ParamSpec; 11] = {
+    let mut p = [UPLO; 11];
     let mut i = 0;
     while i < ACCESSOR_PARAMS.len() {
         p[i] = ACCESSOR_PARAMS[i];
         i += 1;
     }
     p[9] = DIAG;
+    p[10] = super::device::BACKEND;
     p
 };
 
@@ -525,6 +526,22 @@ impl Kernel for AccessorTrsv {
         require_same_len("rows and columns of a", rows, cols)?;
         let (a, b) = (a_t.data(), input(inputs, &TRSV_INPUTS[1])?.data());
         let c = accessor_trsv(&spec, a, rows, b, uplo, diag, store)?;
+        let ran_on = super::device::run(
+            params,
+            &spec,
+            super::device::Launch::Trsv {
+                a,
+                n: rows,
+                b,
+                uplo,
+                diag,
+            },
+            super::device::ModelResults {
+                before_store: &c.before_store,
+                stored: store.then_some(&c.output[..]),
+                inverses: &c.inverses,
+            },
+        )?;
         let published = higham_thm_8_5(spec.arithmetic, RoundingMode::NearestEven, rows);
         let backward = c.backward_error();
         let rigorous_backward = c.normwise_backward_bound();
@@ -535,6 +552,7 @@ impl Kernel for AccessorTrsv {
             "diag": diag,
             "block": TRSV_BLOCK,
             "store": store,
+            "ran_on": ran_on.describe(),
             "backward_error": backward.as_ref().ok(),
             "rigorous_normwise_backward_bound": match &rigorous_backward {
                 Ok(b) => json!({
