@@ -10,7 +10,8 @@
 # chain, the lane holding a row's tree), each of which must fail. Blocks run one after another,
 # so this checks the arithmetic, the indexing and the ticket order, not the memory ordering
 # between blocks running at once (that needs the device: tests/accessor_gpu.rs). Needs g++
-# (C++20) and python3; not part of .ci/run (about two minutes on 2 cores).
+# (C++20) and python3 (scripts/install-system-deps.sh --with-emulation); the last step of
+# .ci/run (about two minutes on 2 cores).
 #
 #   scripts/emulate-accessor-trsv.sh
 set -euo pipefail

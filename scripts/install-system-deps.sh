@@ -9,14 +9,20 @@
 # With --with-browser (scripts/test.sh passes it), also Chromium (headless)
 # and a font, which render the HTML report for the screenshot test
 # (tests/html_screenshot.rs); the audit itself does not need them.
+# With --with-emulation (.ci/run passes it), also g++ and python3, which
+# compile CUDA kernels as host C++ (scripts/emulate-accessor-trsv.sh).
 #
 # Safe to run repeatedly: it only calls apt when a package is missing.
 set -euo pipefail
 
 packages=(m4)
-if [ "${1:-}" = "--with-browser" ]; then
-    packages+=(chromium fonts-dejavu-core)
-fi
+for option in "$@"; do
+    case "$option" in
+        --with-browser) packages+=(chromium fonts-dejavu-core) ;;
+        --with-emulation) packages+=(g++ python3) ;;
+        *) echo "install-system-deps: unknown option $option" >&2; exit 2 ;;
+    esac
+done
 missing=()
 for pkg in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
