@@ -118,12 +118,20 @@ impl AccessorGpu {
     }
 
     pub(super) fn launch_trsv(&self, t: &mut TrsvLaunch) -> Result<(), GpuError> {
+        if t.schedule == TrsvSchedule::Pipelined {
+            // trsv_rows' counters start at zero on every launch (a timed run
+            // launches again on the same buffers); stream-ordered.
+            self.dev
+                .stream
+                .memset_zeros(&mut t.sync)
+                .map_err(driver("cuMemsetD8Async"))?;
+        }
         // SAFETY: the argument lists match accessor_trsv_invert_* (index_t n;
         // a[n x n]; int upper, unit; A::T inv[blocks x 32 x 32]) with one warp
         // per diagonal block, accessor_trsv_solve_* (index_t n; a; b[n];
         // int upper; inv; A::T x[n]; x_stored[n]) with one block of
         // TRSV_WARPS warps, and accessor_trsv_rows_* (the same and
-        // unsigned int sync[2], zeroed on the stream first) with a block of
+        // unsigned int sync[2], zeroed above) with a block of
         // TRSV_WARPS warps per block row; the solve follows the inversion on
         // the same stream.
         unsafe {
@@ -137,43 +145,25 @@ impl AccessorGpu {
                 .arg(&mut t.inv)
                 .launch(config(t.blocks, (WARP as u32, 1)))
                 .map_err(driver("launch accessor_trsv_invert"))?;
-            let threads = ((TRSV_WARPS * WARP) as u32, 1);
-            match t.schedule {
-                TrsvSchedule::OneBlock => self
-                    .dev
-                    .stream
-                    .launch_builder(&t.solve_fn)
-                    .arg(&t.n)
-                    .arg(&t.a)
-                    .arg(&t.b)
-                    .arg(&t.upper)
-                    .arg(&t.inv)
-                    .arg(&mut t.x)
-                    .arg(&mut t.x_stored)
-                    .launch(config(1, threads))
-                    .map_err(driver("launch accessor_trsv_solve"))?,
+            let mut solve = self.dev.stream.launch_builder(&t.solve_fn);
+            solve
+                .arg(&t.n)
+                .arg(&t.a)
+                .arg(&t.b)
+                .arg(&t.upper)
+                .arg(&t.inv)
+                .arg(&mut t.x)
+                .arg(&mut t.x_stored);
+            let blocks = match t.schedule {
+                TrsvSchedule::OneBlock => 1,
                 TrsvSchedule::Pipelined => {
-                    // The counters start at zero on every launch (a timed run
-                    // launches again on the same buffers).
-                    self.dev
-                        .stream
-                        .memset_zeros(&mut t.sync)
-                        .map_err(driver("cuMemsetD8Async"))?;
-                    self.dev
-                        .stream
-                        .launch_builder(&t.solve_fn)
-                        .arg(&t.n)
-                        .arg(&t.a)
-                        .arg(&t.b)
-                        .arg(&t.upper)
-                        .arg(&t.inv)
-                        .arg(&mut t.x)
-                        .arg(&mut t.x_stored)
-                        .arg(&mut t.sync)
-                        .launch(config(t.blocks, threads))
-                        .map_err(driver("launch accessor_trsv_rows"))?
+                    solve.arg(&mut t.sync);
+                    t.blocks
                 }
             };
+            solve
+                .launch(config(blocks, ((TRSV_WARPS * WARP) as u32, 1)))
+                .map_err(driver("launch the TRSV solve"))?;
         }
         Ok(())
     }
