@@ -4,12 +4,15 @@
 # bit-compared with the CPU model (2026-11-24, 2026-11-26): both compiled as host C++
 # (scripts/emulate/cuda_host.h: CUDA qualifiers defined away, the _rn operations as IEEE ones
 # without FMA contraction, shuffles and __syncthreads through barriers of host threads, a host
-# thread per CUDA thread) under AddressSanitizer and UBSan, on 240 random systems with a fixed
-# seed (scripts/emulate/accessor_trsv_main.cpp); solutions compared bit for bit. Then four
-# mutants of trsv_rows (the prefetched chunk, the sign of the update, the order of the inverse's
-# chain, the lane holding a row's tree), each of which must fail. Blocks run one after another,
-# so this checks the arithmetic, the indexing and the ticket order, not the memory ordering
-# between blocks running at once (that needs the device: tests/accessor_gpu.rs). Needs g++
+# thread per CUDA thread) under AddressSanitizer and UBSan, with a fixed seed
+# (scripts/emulate/accessor_trsv_main.cpp): 240 random systems with the blocks one after another,
+# then 24 with every block at once, each in a process of its own sharing x and the counters;
+# solutions compared bit for bit. Then six mutants of trsv_rows, each of which must fail: four
+# in the arithmetic and indexing (the prefetched chunk, the sign of the update, the order of the
+# inverse's chain, the lane holding a row's tree), two in the waits (the count waited for, the
+# count taken as known), which only blocks running at once can catch. The host's memory model is
+# stronger than the GPU's: this checks the protocol's logic and the ticket order, not its fences
+# (that needs the device: tests/accessor_gpu.rs). Needs g++
 # (C++20) and python3 (scripts/install-system-deps.sh --with-emulation); the last step of
 # .ci/run (about two minutes on 2 cores).
 #
@@ -27,22 +30,28 @@ build() {
 build "$work"
 printf 'trsv_rows: '
 "$work/trsv"
+# Each mutant with the phase that must catch it: the arithmetic's in the sequential phase, the
+# waits' only where blocks run at once (a block reading a chunk of x before it is published).
 mutants=(
-    's/(j + 1) \* 32 + lane)/j * 32 + lane)/'
-    's/A::sub(bp, tree)/A::sub(tree, bp)/'
-    's/out = A::fma(y\[row \* 32 + c\], v\[c\], out)/out = A::fma(y[row * 32 + (row - c)], v[row - c], out)/'
-    's/const index_t r = first + (lane >> 3);/const index_t r = first + (lane \& 3u);/'
+    'sequential|s/(j + 1) \* 32 + lane)/j * 32 + lane)/'
+    'sequential|s/A::sub(bp, tree)/A::sub(tree, bp)/'
+    'sequential|s/out = A::fma(y\[row \* 32 + c\], v\[c\], out)/out = A::fma(y[row * 32 + (row - c)], v[row - c], out)/'
+    'sequential|s/const index_t r = first + (lane >> 3);/const index_t r = first + (lane \& 3u);/'
+    'concurrent|s/trsv_wait_solved(\&sync\[1\], (unsigned int)j + 1u)/trsv_wait_solved(\&sync[1], (unsigned int)j)/'
+    'concurrent|s/ready = seen;/ready = seen + 1;/'
 )
 for i in "${!mutants[@]}"; do
+    phase="${mutants[$i]%%|*}"
+    edit="${mutants[$i]#*|}"
     mkdir "$work/m$i"
-    sed "${mutants[$i]}" "$work/kern.h" > "$work/m$i/kern.h"
+    sed "$edit" "$work/kern.h" > "$work/m$i/kern.h"
     if cmp -s "$work/kern.h" "$work/m$i/kern.h"; then
         echo "mutant $i: the pattern no longer matches kernels/accessor_blas.cu: update it" >&2
         exit 1
     fi
     build "$work/m$i"
-    printf 'mutant %d (%s): ' "$i" "${mutants[$i]}"
-    if "$work/m$i/trsv" > "$work/m$i/log"; then
+    printf 'mutant %d (%s, %s phase): ' "$i" "$edit" "$phase"
+    if "$work/m$i/trsv" "$phase" > "$work/m$i/log"; then
         echo "NOT caught" >&2
         exit 1
     fi

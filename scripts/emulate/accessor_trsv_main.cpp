@@ -6,6 +6,8 @@
 // host threads, blocks one after another in decreasing blockIdx (trsv_rows takes its block rows
 // by ticket). Exits 1 at the first solution value, arithmetic or stored, that differs in any bit
 // or is left unwritten, or when trsv_rows' counters do not end at the number of block rows.
+#include <algorithm>
+#include <string>
 #include <cinttypes>
 #include "kern.h"
 
@@ -16,7 +18,7 @@ static bool same_bits(const std::vector<V>& p, const std::vector<V>& q) {
 
 template <class St, class A>
 static bool run_case(std::mt19937_64& rng, index_t n, int upper, int unit, bool dominant, const char* pair,
-                     int t) {
+                     int t, bool concurrent) {
     typedef typename St::S S;
     typedef typename A::T T;
     std::uniform_real_distribution<double> U(-1.0, 1.0);
@@ -38,18 +40,41 @@ static bool run_case(std::mt19937_64& rng, index_t n, int upper, int unit, bool 
     launch_threads({1, 1, 1}, 256, [&] {
         trsv_solve<St, A>(n, a.data(), b.data(), upper, inv.data(), x_one.data(), s_one.data());
     });
-    unsigned sync[2] = {0, 0};
-    launch_threads({blocks, 1, 1}, 256, [&] {
-        trsv_rows<St, A>(n, a.data(), b.data(), upper, inv.data(), x_rows.data(), s_rows.data(), sync);
-    });
-    const bool ok = same_bits(x_one, x_rows) && same_bits(s_one, s_rows) && sync[0] == blocks && sync[1] == blocks;
+    // What the blocks of trsv_rows share: x, the stored x and the counters (in memory every
+    // process sees when they run at once).
+    T* x_shared = shared_alloc<T>(n);
+    S* s_shared = shared_alloc<S>(n);
+    unsigned* sync = shared_alloc<unsigned>(2);
+    for (index_t i = 0; i < n; ++i) {
+        x_shared[i] = unset;
+        s_shared[i] = (S)NAN;
+    }
+    auto rows = [&] { trsv_rows<St, A>(n, a.data(), b.data(), upper, inv.data(), x_shared, s_shared, sync); };
+    bool ran = true;
+    if (concurrent) {
+        ran = launch_forked(blocks, 256, rows, 120);
+    } else {
+        launch_threads({blocks, 1, 1}, 256, rows);
+    }
+    std::copy(x_shared, x_shared + n, x_rows.begin());
+    std::copy(s_shared, s_shared + n, s_rows.begin());
+    const unsigned counters[2] = {sync[0], sync[1]};
+    munmap(x_shared, n * sizeof(T));
+    munmap(s_shared, n * sizeof(S));
+    munmap(sync, 2 * sizeof(unsigned));
+    if (!ran) {
+        printf("case %d %s n=%llu: a block of the concurrent launch did not finish (killed or failed)\n", t, pair, n);
+        return false;
+    }
+    const bool ok = same_bits(x_one, x_rows) && same_bits(s_one, s_rows) && counters[0] == blocks &&
+                    counters[1] == blocks;
     if (!ok) {
         index_t i = 0;
         while (i < n && std::memcmp(&x_one[i], &x_rows[i], sizeof(T)) == 0) ++i;
         printf("MISMATCH case %d %s n=%llu upper=%d unit=%d dominant=%d: first differing x at position %llu "
                "(one block %a, pipelined %a); counters %u %u of %u\n",
                t, pair, n, upper, unit, dominant, i, i < n ? (double)x_one[i] : 0.0,
-               i < n ? (double)x_rows[i] : 0.0, sync[0], sync[1], blocks);
+               i < n ? (double)x_rows[i] : 0.0, counters[0], counters[1], blocks);
         return false;
     }
     // The one-block solve writes every value; NaN solutions (non-dominant systems may
@@ -57,26 +82,51 @@ static bool run_case(std::mt19937_64& rng, index_t n, int upper, int unit, bool 
     return true;
 }
 
-int main() {
-    std::mt19937_64 rng(20261127);
-    long cases = 0, values = 0;
-    for (int t = 0; t < 240; ++t) {
-        index_t n = 1 + rng() % 300;
-        if (t % 40 == 0) n = 32 * (33 + rng() % 8) + rng() % 32;  // beyond 32 block rows
-        if (t % 9 == 0) n = 32 * (1 + rng() % 6);                 // whole blocks only
+// Phase 1: 240 systems, blocks one after another (decreasing blockIdx). Phase 2: 24 systems of
+// at most 10 block rows, every block at once in a process of its own, released together: a
+// block that reads a chunk of x before it is published reads the NaN the buffer starts with.
+template <class Draw>
+static bool phase(std::mt19937_64& rng, int count, bool concurrent, Draw draw_n, long& values) {
+    for (int t = 0; t < count; ++t) {
+        const index_t n = draw_n(t);
         const int upper = (int)(rng() % 2), unit = (int)(rng() % 2);
         const bool dominant = rng() % 4 != 0;
         bool ok = true;
         switch (t % 3) {
-            case 0: ok = run_case<StoreF64, ArithF64>(rng, n, upper, unit, dominant, "fp64/fp64", t); break;
-            case 1: ok = run_case<StoreF32, ArithF64>(rng, n, upper, unit, dominant, "fp32/fp64", t); break;
-            default: ok = run_case<StoreF32, ArithF32>(rng, n, upper, unit, dominant, "fp32/fp32", t); break;
+            case 0: ok = run_case<StoreF64, ArithF64>(rng, n, upper, unit, dominant, "fp64/fp64", t, concurrent); break;
+            case 1: ok = run_case<StoreF32, ArithF64>(rng, n, upper, unit, dominant, "fp32/fp64", t, concurrent); break;
+            default: ok = run_case<StoreF32, ArithF32>(rng, n, upper, unit, dominant, "fp32/fp32", t, concurrent); break;
         }
-        if (!ok) return 1;
-        ++cases;
+        if (!ok) return false;
         values += (long)n;
     }
-    printf("%ld systems, %ld solution values: trsv_rows (pipelined) bit-identical to trsv_solve (one block), "
-           "arithmetic and stored; seed 20261127\n", cases, values);
+    return true;
+}
+
+// `accessor_trsv_main [sequential|concurrent]`: one phase (a mutant of the waits needs only the
+// second); both by default.
+int main(int argc, char** argv) {
+    const std::string only = argc > 1 ? argv[1] : "";
+    if (!only.empty() && only != "sequential" && only != "concurrent") {
+        fprintf(stderr, "usage: %s [sequential|concurrent]\n", argv[0]);
+        return 2;
+    }
+    std::mt19937_64 rng(20261127);
+    long values = 0;
+    if (only == "concurrent") rng.discard(1);  // its own draws; the phase does not depend on the first
+    const bool sequential = only == "concurrent" || phase(rng, 240, false, [&](int t) {
+        index_t n = 1 + rng() % 300;
+        if (t % 40 == 0) n = 32 * (33 + rng() % 8) + rng() % 32;  // beyond 32 block rows
+        if (t % 9 == 0) n = 32 * (1 + rng() % 6);                 // whole blocks only
+        return n;
+    }, values);
+    if (!sequential) return 1;
+    if (only != "concurrent")
+        printf("240 systems, %ld solution values, blocks one after another: trsv_rows (pipelined) bit-identical "
+               "to trsv_solve (one block), arithmetic and stored; seed 20261127\n", values);
+    if (only == "sequential") return 0;
+    long concurrent_values = 0;
+    if (!phase(rng, 24, true, [&](int) { return (index_t)(33 + rng() % 288); }, concurrent_values)) return 1;
+    printf("24 systems, %ld solution values, every block at once: bit-identical as well\n", concurrent_values);
     return 0;
 }

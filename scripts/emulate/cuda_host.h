@@ -15,6 +15,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <random>
 #include <thread>
 #include <vector>
@@ -132,12 +136,11 @@ static void launch_sequential(dim3e grid, unsigned block, Kernel kernel) {
                 kernel();
             }
 }
-// Runs `kernel()` for every block of `grid`, blocks one after another in DECREASING blockIdx
-// (a kernel that takes tickets must not depend on it): `block` host threads, one per CUDA
-// thread, with their warps' and the block's barriers, go through the blocks together, meeting
-// at the block barrier after each (so a block's shared statics are not reused too early).
+// Runs `kernel()` for the blocks `order` of `grid`, one after another: `block` host threads, one
+// per CUDA thread, with their warps' and the block's barriers, go through the blocks together,
+// meeting at the block barrier after each (so a block's shared statics are not reused too early).
 template <class Kernel>
-static void launch_threads(dim3e grid, unsigned block, Kernel kernel) {
+static void run_blocks(dim3e grid, unsigned block, const std::vector<dim3e>& order, Kernel kernel) {
     if (block % 32 != 0) std::abort();
     gridDim = grid;
     blockDim = {block, 1, 1};
@@ -150,15 +153,59 @@ static void launch_threads(dim3e grid, unsigned block, Kernel kernel) {
         threads.emplace_back([&, t] {
             threadIdx = {t, 0, 0};
             my_warp = warps[t / 32].get();
-            for (unsigned by = grid.y; by-- > 0;)
-                for (unsigned bx = grid.x; bx-- > 0;) {
-                    blockIdx = {bx, by, 0};
-                    kernel();
-                    bar.arrive_and_wait();
-                }
+            for (const dim3e& b : order) {
+                blockIdx = b;
+                kernel();
+                bar.arrive_and_wait();
+            }
         });
     for (auto& th : threads) th.join();
     block_barrier = nullptr;
+}
+// Every block of `grid`, one after another in DECREASING blockIdx (a kernel that takes tickets
+// must not depend on it).
+template <class Kernel>
+static void launch_threads(dim3e grid, unsigned block, Kernel kernel) {
+    std::vector<dim3e> order;
+    for (unsigned by = grid.y; by-- > 0;)
+        for (unsigned bx = grid.x; bx-- > 0;) order.push_back({bx, by, 0});
+    run_blocks(grid, block, order, kernel);
+}
+// Memory that every process of launch_forked sees: the "global memory" its blocks share.
+template <class T>
+static T* shared_alloc(size_t n) {
+    void* p = mmap(nullptr, (n ? n : 1) * sizeof(T), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) std::abort();
+    return static_cast<T*>(p);
+}
+// Every block of a 1-D grid AT ONCE, each in a process of its own (so that its __shared__
+// statics are its own) with a host thread per CUDA thread, all released together from a gate.
+// The blocks share only what the driver put in shared_alloc memory (x86's memory model, which
+// is stronger than the GPU's: this checks a protocol's logic, not its fences). A block still
+// running after `seconds` is killed (a deadlock). Returns whether every block ran to its end.
+template <class Kernel>
+static bool launch_forked(unsigned grid, unsigned block, Kernel kernel, unsigned seconds) {
+    unsigned* gate = shared_alloc<unsigned>(1);
+    std::vector<pid_t> children;
+    for (unsigned bx = 0; bx < grid; ++bx) {
+        const pid_t pid = fork();
+        if (pid < 0) std::abort();
+        if (pid == 0) {
+            alarm(seconds);
+            while (__atomic_load_n(gate, __ATOMIC_ACQUIRE) == 0) sched_yield();
+            run_blocks({grid, 1, 1}, block, {{bx, 0, 0}}, kernel);
+            _exit(0);
+        }
+        children.push_back(pid);
+    }
+    __atomic_store_n(gate, 1u, __ATOMIC_RELEASE);
+    bool ok = true;
+    for (const pid_t pid : children) {
+        int status = 0;
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) ok = false;
+    }
+    munmap(gate, sizeof(unsigned));
+    return ok;
 }
 static inline unsigned atomicAdd(unsigned* p, unsigned v) {
     return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
