@@ -14,7 +14,7 @@
 # stronger than the GPU's: this checks the protocol's logic and the ticket order, not its fences
 # (that needs the device: tests/accessor_gpu.rs). Needs g++
 # (C++20) and python3 (scripts/install-system-deps.sh --with-emulation); the last step of
-# .ci/run (about two minutes on 2 cores).
+# .ci/run (about 2.5 minutes on 2 cores).
 #
 #   scripts/emulate-accessor-trsv.sh
 set -euo pipefail
