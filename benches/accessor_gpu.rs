@@ -12,15 +12,16 @@
 //! dot, gemv, spmv, trsv, roofline; unset: all), for a device call short on
 //! time; a word that is none of them stops the program with one line.
 //!
-//! DOT and GEMV are also timed through cuBLAS (`Sdot`/`Ddot`/`Sgemv`/`Dgemv`,
+//! DOT, GEMV and the pipelined TRSV are also timed through cuBLAS
+//! (`Sdot`/`Ddot`/`Sgemv`/`Dgemv`/`Strsv`/`Dtrsv`,
 //! `AccessorGpu::time_cublas`, the same operands and the same event timing):
 //! the lines "vs cuBLAS" give the accessor's time over cuBLAS's in fp32 and
 //! fp64 (below 1: faster). SpMV (CSR and ELL, a 27-point stencil matrix as in
-//! HPCCG) and TRSV (lower, non-unit, diagonally dominant; both schedules, with
-//! the pipelined one's speed-up over the one-block solve of the same run) are
-//! timed for the three configurations; they have no cuBLAS counterpart here. Last, the
-//! experimental roofline (issue 4, item 5): GFLOP/s and GB/s against FLOPs
-//! per value for five configurations.
+//! HPCCG; no cuBLAS counterpart here) and TRSV (lower, non-unit, diagonally
+//! dominant; both schedules, with the pipelined one's speed-up over the
+//! one-block solve of the same run) are timed for the three configurations.
+//! Last, the experimental roofline (issue 4, item 5): GFLOP/s and GB/s
+//! against FLOPs per value for five configurations.
 
 use boundgate::kernels::accessor::gemv::GemvOp;
 use boundgate::kernels::accessor::gpu::{AccessorGpu, Timing, TrsvSchedule, Workload};
@@ -289,7 +290,11 @@ fn main() {
                 diag: Diag::NonUnit,
                 schedule,
             };
-            by_schedule.push((schedule_name, compare(&gpu, &label, &workload)));
+            let ours = compare(&gpu, &label, &workload);
+            if schedule == TrsvSchedule::Pipelined {
+                against_cublas(&gpu, &label, &workload, &ours);
+            }
+            by_schedule.push((schedule_name, ours));
         }
         if let [(_, pipelined), (_, one_block)] = &by_schedule[..] {
             for (pipelined, one_block) in pipelined.iter().zip(one_block) {

@@ -962,6 +962,16 @@ mod device {
                 schedule,
             };
             all.push(gpu.time(&spec, &w, 3).unwrap());
+            if schedule == TrsvSchedule::Pipelined {
+                // cuBLAS's Strsv/Dtrsv on the same system: the triangle, x
+                // read and written.
+                for (format, e) in [(Format::FP32, 4u64), (Format::FP64, 8)] {
+                    let t = gpu.time_cublas(format, &w, 3).unwrap();
+                    let n = m as u64;
+                    assert_eq!(t.bytes, n * (n + 1) / 2 * e + 2 * n * e);
+                    all.push(t);
+                }
+            }
         }
         all.push(gpu.copy_bandwidth(1 << 24, 3).unwrap());
         for t in &all {

@@ -1,5 +1,5 @@
-//! cuBLAS's `Sdot`/`Ddot`/`Sgemv`/`Dgemv` as the vendor baseline of the
-//! accessor kernels' throughput (issue 4, item 4; feature `cuda`): the same
+//! cuBLAS's `Sdot`/`Ddot`/`Sgemv`/`Dgemv`/`Strsv`/`Dtrsv` as the vendor
+//! baseline of the accessor kernels' throughput (issue 4, item 4; feature `cuda`): the same
 //! operands, uploaded once through the same correctly rounded store as
 //! [`AccessorGpu::time`] uses, timed the same way (one untimed call, then
 //! `repetitions` calls between two CUDA events), so that the ratio of the two
@@ -12,9 +12,10 @@
 //!
 //! Our matrices are row-major; cuBLAS is column-major, so a row-major `m x n`
 //! `A` is passed as the column-major `n x m` matrix `A^T` with `lda = n`, and
-//! `op(A) = A` becomes `CUBLAS_OP_T` (and `A^T` becomes `CUBLAS_OP_N`).
-//! SpMV and TRSV have no cuBLAS counterpart here (cuSPARSE is not bound):
-//! they are refused with a typed error.
+//! `op(A) = A` becomes `CUBLAS_OP_T` (and `A^T` becomes `CUBLAS_OP_N`); a
+//! row-major lower (upper) triangle is a column-major upper (lower) one,
+//! solved with `CUBLAS_OP_T`. SpMV has no cuBLAS counterpart here (cuSPARSE
+//! is not bound): it is refused with a typed error.
 
 use super::gpu::{AccessorGpu, GpuPair, Timing, Workload};
 use super::storage::{AccessorSpec, StorageKind};
@@ -27,6 +28,7 @@ use boundgate_verify::VerifyError;
 use boundgate_verify::error::{require_nonempty, require_same_len};
 use boundgate_verify::format::Format;
 use boundgate_verify::oracle::Transpose;
+use boundgate_verify::oracle::trsv::{Diag, Uplo};
 use cudarc::cublas::sys;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 use std::ffi::c_int;
@@ -72,12 +74,15 @@ impl Precision {
 }
 
 impl AccessorGpu {
-    /// Times cuBLAS on `workload` in `precision` (fp32: `Sdot`/`Sgemv`, fp64:
-    /// `Ddot`/`Dgemv`): one untimed call, then `repetitions` calls between
-    /// CUDA events; mean seconds per call.
+    /// Times cuBLAS on `workload` in `precision` (fp32: `Sdot`/`Sgemv`/`Strsv`,
+    /// fp64: `Ddot`/`Dgemv`/`Dtrsv`): one untimed call, then `repetitions`
+    /// calls between CUDA events; mean seconds per call. TRSV solves in place,
+    /// so each call after the first solves with the previous solution as its
+    /// right-hand side (the same work: cuBLAS's TRSV does not branch on the
+    /// values; the dominant systems of the bench keep them finite).
     ///
     /// # Errors
-    /// A precision other than fp32/fp64, SpMV or TRSV, zero repetitions,
+    /// A precision other than fp32/fp64, SpMV or the roofline, zero repetitions,
     /// empty or mismatched operands, sizes beyond cuBLAS's `int` (all before
     /// the device is touched); values that overflow fp32 (the store's error,
     /// before that operand is uploaded); cuBLAS and driver errors.
@@ -132,14 +137,30 @@ impl AccessorGpu {
                 };
                 self.time_blas_gemv(precision, &gemv, repetitions)
             }
-            Workload::Spmv { .. } | Workload::Trsv { .. } | Workload::Roofline { .. } => {
-                Err(VerifyError::invalid(
-                    "workload",
-                    "spmv/trsv/roofline",
-                    "the cuBLAS baseline covers dot and gemv (cuSPARSE is not bound; the roofline is ours)",
-                )
-                .into())
+            Workload::Trsv {
+                a, n, b, uplo, diag, ..
+            } => {
+                let size = n.checked_mul(n).ok_or_else(|| {
+                    VerifyError::invalid("n", n, "n x n overflows")
+                })?;
+                require_nonempty("b", b)?;
+                require_same_len("A and n x n", a.len(), size)?;
+                require_same_len("b and n", b.len(), n)?;
+                let trsv = BlasTrsv {
+                    a,
+                    n: as_int("n", n)?,
+                    b,
+                    uplo,
+                    diag,
+                };
+                self.time_blas_trsv(precision, &trsv, repetitions)
             }
+            Workload::Spmv { .. } | Workload::Roofline { .. } => Err(VerifyError::invalid(
+                "workload",
+                "spmv/roofline",
+                "the cuBLAS baseline covers dot, gemv and trsv (cuSPARSE is not bound; the roofline is ours)",
+            )
+            .into()),
         }
     }
 
@@ -285,6 +306,87 @@ impl AccessorGpu {
                             1,
                             &g.beta,
                             py as *mut f64,
+                            1,
+                        ),
+                    }
+                }
+                .result()
+                .map_err(cublas_error(name))
+            })
+        })
+    }
+}
+
+/// A validated TRSV for cuBLAS.
+struct BlasTrsv<'a> {
+    a: &'a [f64],
+    n: c_int,
+    b: &'a [f64],
+    uplo: Uplo,
+    diag: Diag,
+}
+
+impl AccessorGpu {
+    fn time_blas_trsv(
+        &self,
+        precision: Precision,
+        t: &BlasTrsv<'_>,
+        repetitions: usize,
+    ) -> Result<Timing, GpuError> {
+        let spec = precision.spec()?;
+        let pair = GpuPair::of(&spec)?;
+        catch(|| {
+            let stream = self.dev.stream.clone();
+            let da = self.store(&spec, pair, t.a)?;
+            let mut dx = self.store(&spec, pair, t.b)?;
+            let blas = self
+                .dev
+                .cublas(sys::cublasPointerMode_t::CUBLAS_POINTER_MODE_HOST)?;
+            let (pa, _ga) = da.device_ptr(&stream);
+            let (px, _gx) = dx.device_ptr_mut(&stream);
+            let handle = *blas.handle();
+            // Row-major T is column-major T^T: the other triangle, transposed.
+            let fill = match t.uplo {
+                Uplo::Lower => sys::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER,
+                Uplo::Upper => sys::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
+            };
+            let diag = match t.diag {
+                Diag::NonUnit => sys::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT,
+                Diag::Unit => sys::cublasDiagType_t::CUBLAS_DIAG_UNIT,
+            };
+            let trans = sys::cublasOperation_t::CUBLAS_OP_T;
+            let (n, e) = (t.n as u64, precision.bytes());
+            // The triangle and x read once, x written once.
+            let bytes = n * (n + 1) / 2 * e + 2 * n * e;
+            let name = match precision {
+                Precision::Single => "cublasStrsv",
+                Precision::Double => "cublasDtrsv",
+            };
+            self.time_launches(name.into(), repetitions, bytes, || {
+                // SAFETY: A holds n x n values of the precision (lda = n), x
+                // n values, both on this stream's device; x is solved in place.
+                unsafe {
+                    match precision {
+                        Precision::Single => sys::cublasStrsv_v2(
+                            handle,
+                            fill,
+                            trans,
+                            diag,
+                            t.n,
+                            pa as *const f32,
+                            t.n,
+                            px as *mut f32,
+                            1,
+                        ),
+                        Precision::Double => sys::cublasDtrsv_v2(
+                            handle,
+                            fill,
+                            trans,
+                            diag,
+                            t.n,
+                            pa as *const f64,
+                            t.n,
+                            px as *mut f64,
                             1,
                         ),
                     }
