@@ -140,6 +140,22 @@ impl RanOn {
 /// An unknown backend; `gpu` without a usable device, or for a `spec` the
 /// CUDA kernels do not implement; a device error; a result that differs
 /// from the model's ([`GpuError::ModelMismatch`]).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::device::{Launch, ModelResults, RanOn, run};
+/// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+/// use boundgate::kernels::{Params, registry};
+/// use boundgate_verify::format::Format;
+/// let kernel = registry::find("accessor-dot").unwrap();
+/// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+/// let (x, y) = ([1.0, 2.0], [3.0, 4.0]);
+/// let model = ModelResults { before_store: &[11.0], stored: Some(&[11.0]), inverses: &[] };
+/// // The default backend runs the model only.
+/// let cpu = Params::parse(kernel, &[]).unwrap();
+/// let ran = run(&cpu, &spec, Launch::Dot { x: &x, y: &y }, model).unwrap();
+/// assert_eq!(ran, RanOn::Model { note: None });
+/// ```
 pub fn run(
     params: &Params,
     spec: &AccessorSpec,
