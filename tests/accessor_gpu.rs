@@ -255,6 +255,9 @@ mod device {
             diag: Diag,
             schedule: TrsvSchedule,
         ) -> Result<GpuTrsv, String>;
+        /// The TRSV schedules worth running: both on the device; one for the
+        /// model, which computes the same values for either.
+        fn trsv_schedules(&self) -> &'static [TrsvSchedule];
     }
 
     impl Device for AccessorGpu {
@@ -295,6 +298,9 @@ mod device {
         ) -> Result<GpuTrsv, String> {
             AccessorGpu::trsv_scheduled(self, spec, a, n, b, (uplo, diag), schedule)
                 .map_err(|e| e.to_string())
+        }
+        fn trsv_schedules(&self) -> &'static [TrsvSchedule] {
+            &[TrsvSchedule::Pipelined, TrsvSchedule::OneBlock]
         }
     }
 
@@ -358,6 +364,9 @@ mod device {
                 before_store: c.before_store,
                 output: c.output,
             })
+        }
+        fn trsv_schedules(&self) -> &'static [TrsvSchedule] {
+            &[TrsvSchedule::Pipelined]
         }
     }
 
@@ -607,7 +616,7 @@ mod device {
                         let a = system(&mut rng, n, uplo, lu);
                         let b: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
                         for spec in specs() {
-                            for schedule in [TrsvSchedule::Pipelined, TrsvSchedule::OneBlock] {
+                            for &schedule in dev.trsv_schedules() {
                                 let what = format!(
                                     "trsv n={n} {uplo:?} {diag:?} lu={lu} {} {schedule:?}",
                                     label(&spec)
