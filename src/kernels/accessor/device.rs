@@ -22,7 +22,7 @@ use super::sparse::CsrMatrix;
 use super::spmv::SparseFormat;
 use super::storage::AccessorSpec;
 use crate::error::Result;
-use crate::gpu::{Backend, GpuError, Selected};
+use crate::gpu::{Backend, GpuError, RanOn, Selected};
 use crate::kernels::{ParamKind, ParamSpec, Params};
 use boundgate_verify::oracle::trsv::{Diag, Uplo};
 
@@ -97,37 +97,41 @@ pub struct ModelResults<'a> {
     pub inverses: &'a [Vec<f64>],
 }
 
-/// Where a run's results come from.
+/// Where a run's results come from, as [`run_dot`](crate::gpu::run_dot)
+/// says it: on the CPU model or on a device (whose results then equal the
+/// model's bit for bit), with why not the device when one was asked for
+/// (`auto`) and the model ran.
 #[derive(Clone, Debug, PartialEq)]
-pub enum RanOn {
-    /// The CPU model; with `auto`, why the device did not run.
-    Model {
-        /// Why not the device, when one was asked for.
-        note: Option<String>,
-    },
-    /// The device, whose results equal the model's bit for bit.
-    Device {
-        /// The device's name.
-        name: String,
-    },
+pub struct Ran {
+    /// The CPU model or the device.
+    pub on: RanOn,
+    /// Why the model ran although a device was asked for (only with
+    /// [`RanOn::Cpu`]).
+    pub note: Option<String>,
 }
 
-impl RanOn {
+impl Ran {
     /// For the report's `ran_on`.
     ///
     /// # Example
     /// ```
-    /// use boundgate::kernels::accessor::device::RanOn;
-    /// assert_eq!(RanOn::Model { note: None }.describe(), "cpu model");
-    /// let gpu = RanOn::Device { name: "NVIDIA H100 80GB HBM3".into() };
+    /// use boundgate::gpu::{DeviceInfo, RanOn};
+    /// use boundgate::kernels::accessor::device::Ran;
+    /// assert_eq!(Ran { on: RanOn::Cpu, note: None }.describe(), "cpu model");
+    /// let info = DeviceInfo {
+    ///     name: "NVIDIA H100 80GB HBM3".into(),
+    ///     compute_capability: (9, 0),
+    ///     driver_version: (13, 0),
+    /// };
+    /// let gpu = Ran { on: RanOn::Gpu(info), note: None };
     /// assert!(gpu.describe().starts_with("gpu (NVIDIA H100 80GB HBM3"));
     /// ```
     pub fn describe(&self) -> String {
-        match self {
-            RanOn::Model { note: None } => "cpu model".into(),
-            RanOn::Model { note: Some(note) } => format!("cpu model ({note})"),
-            RanOn::Device { name } => {
-                format!("gpu ({name}; bit-identical to the CPU model)")
+        match (&self.on, &self.note) {
+            (RanOn::Cpu, None) => "cpu model".into(),
+            (RanOn::Cpu, Some(note)) => format!("cpu model ({note})"),
+            (RanOn::Gpu(info), _) => {
+                format!("gpu ({}; bit-identical to the CPU model)", info.name)
             }
         }
     }
@@ -143,7 +147,8 @@ impl RanOn {
 ///
 /// # Example
 /// ```
-/// use boundgate::kernels::accessor::device::{Launch, ModelResults, RanOn, run};
+/// use boundgate::gpu::RanOn;
+/// use boundgate::kernels::accessor::device::{Launch, ModelResults, Ran, run};
 /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
 /// use boundgate::kernels::{Params, registry};
 /// use boundgate_verify::format::Format;
@@ -154,31 +159,37 @@ impl RanOn {
 /// // The default backend runs the model only.
 /// let cpu = Params::parse(kernel, &[]).unwrap();
 /// let ran = run(&cpu, &spec, Launch::Dot { x: &x, y: &y }, model).unwrap();
-/// assert_eq!(ran, RanOn::Model { note: None });
+/// assert_eq!(ran, Ran { on: RanOn::Cpu, note: None });
 /// ```
 pub fn run(
     params: &Params,
     spec: &AccessorSpec,
     launch: Launch<'_>,
     model: ModelResults<'_>,
-) -> Result<RanOn> {
+) -> Result<Ran> {
     let backend: Backend = params.text("backend")?.parse()?;
     let ran = match backend.select()? {
-        Selected::Cpu { reason } => RanOn::Model { note: reason },
+        Selected::Cpu { reason } => Ran {
+            on: RanOn::Cpu,
+            note: reason,
+        },
         Selected::Gpu(info) => match on_device(spec, launch, backend)? {
-            Some(device) => {
+            OnDevice::Ran(device) => {
                 compare(&device, &model)?;
-                RanOn::Device { name: info.name }
+                Ran {
+                    on: RanOn::Gpu(info),
+                    note: None,
+                }
             }
-            // Only under `auto`: `gpu` gets the kernels' error instead.
-            None => RanOn::Model {
-                note: Some(unsupported_note(spec)),
+            OnDevice::Declined(why) => Ran {
+                on: RanOn::Cpu,
+                note: Some(why),
             },
         },
     };
     // Once per process: an audit runs the kernel per trial.
     static NOTED: std::sync::Once = std::sync::Once::new();
-    if let RanOn::Model { note: Some(note) } = &ran {
+    if let Some(note) = &ran.note {
         NOTED.call_once(|| eprintln!("note: {note}"));
     }
     Ok(ran)
@@ -191,31 +202,25 @@ struct DeviceResults {
     inverses: Vec<Vec<f64>>,
 }
 
-#[cfg(feature = "cuda")]
-fn unsupported_note(spec: &AccessorSpec) -> String {
-    match super::gpu::GpuPair::of(spec) {
-        Err(e) => format!("{e}: running the CPU model"),
-        Ok(_) => "running the CPU model".into(),
-    }
+/// What [`on_device`] did (only a `cuda` build constructs it).
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+enum OnDevice {
+    /// Ran the kernel.
+    Ran(DeviceResults),
+    /// Declined under `auto`: the CUDA kernels lack the configuration (why).
+    Declined(String),
 }
 
-#[cfg(not(feature = "cuda"))]
-fn unsupported_note(_: &AccessorSpec) -> String {
-    GpuError::NotBuilt.to_string()
-}
-
-/// The launch on the device; `Ok(None)` when `spec` has no CUDA kernel and
-/// the backend is `auto` (the caller runs the model), the kernels' own error
-/// for `gpu`.
+/// The launch on the device. When `spec` has no CUDA kernel: under `auto`
+/// [`OnDevice::Declined`] with the kernels' reason (the caller runs the
+/// model), under `gpu` that reason as the error.
 #[cfg(feature = "cuda")]
-fn on_device(
-    spec: &AccessorSpec,
-    launch: Launch<'_>,
-    backend: Backend,
-) -> Result<Option<DeviceResults>> {
+fn on_device(spec: &AccessorSpec, launch: Launch<'_>, backend: Backend) -> Result<OnDevice> {
     use super::gpu::{AccessorGpu, GpuPair};
     match GpuPair::of(spec) {
-        Err(_) if backend == Backend::Auto => return Ok(None),
+        Err(e) if backend == Backend::Auto => {
+            return Ok(OnDevice::Declined(format!("{e}: running the CPU model")));
+        }
         Err(e) => return Err(e.into()),
         Ok(_) => {}
     }
@@ -225,7 +230,7 @@ fn on_device(
         stored: v.output,
         inverses: Vec::new(),
     };
-    Ok(Some(match launch {
+    Ok(OnDevice::Ran(match launch {
         Launch::Dot { x, y } => {
             let d = gpu.dot(spec, x, y)?;
             DeviceResults {
@@ -260,7 +265,7 @@ fn on_device(
 }
 
 #[cfg(not(feature = "cuda"))]
-fn on_device(_: &AccessorSpec, _: Launch<'_>, _: Backend) -> Result<Option<DeviceResults>> {
+fn on_device(_: &AccessorSpec, _: Launch<'_>, _: Backend) -> Result<OnDevice> {
     // `Backend::select` never selects a device in a build without `cuda`.
     Err(GpuError::NotBuilt.into())
 }

@@ -11,7 +11,6 @@ use super::*;
 /// ```
 /// use boundgate::kernels::accessor::gpu::TrsvSchedule;
 /// assert_eq!(TrsvSchedule::default(), TrsvSchedule::Pipelined);
-/// assert_eq!(TrsvSchedule::OneBlock.kernel(), "trsv_solve");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TrsvSchedule {
@@ -30,14 +29,6 @@ pub enum TrsvSchedule {
 }
 
 impl TrsvSchedule {
-    /// The kernel's name in `kernels/accessor_blas.cu`, without the pair suffix.
-    pub fn kernel(self) -> &'static str {
-        match self {
-            TrsvSchedule::Pipelined => "trsv_rows",
-            TrsvSchedule::OneBlock => "trsv_solve",
-        }
-    }
-
     /// The kernel of `pair`.
     pub(super) fn kernel_of(self, pair: GpuPair) -> &'static str {
         match self {
