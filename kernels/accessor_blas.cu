@@ -663,6 +663,15 @@ static __device__ __forceinline__ void trsv_rows(index_t n, const typename St::S
             l_next[r] = L(s + first + r, lane);
         }
     }
+    // b of the row whose tree this lane will hold (lane 8 r of the warp: row first + r), read
+    // before any wait: read after the tree, its load (a first touch, from DRAM) sat on the chain
+    // from one block row's publish to the next one's (2026-11-27, H200: 2.8-3.2 us per block
+    // row). The same value whenever it is read.
+    const index_t tree_row = first + (lane >> 3);
+    T bp = 0;
+    if ((lane & 7u) == 0u && tree_row < m) {
+        bp = St::template read<A>(b, trsv_row(s + tree_row, n, upper));
+    }
     // Block rows known to be solved: the same in every thread (read from `seen` between two
     // barriers), so every thread takes the same branches to the barriers below.
     unsigned int ready = 0;
@@ -695,17 +704,21 @@ static __device__ __forceinline__ void trsv_rows(index_t n, const typename St::S
     }
     // Every lane is here: the full-mask trees, row first + r's sum in lane 8 r.
     const T tree = warp_tree4<A>(acc);
-    const index_t r = first + (lane >> 3);
-    if ((lane & 7u) == 0u && r < m) {
-        const T bp = St::template read<A>(b, trsv_row(s + r, n, upper));
-        v[r] = k > 0 ? A::sub(bp, tree) : bp;
+    if ((lane & 7u) == 0u && tree_row < m) {
+        v[tree_row] = k > 0 ? A::sub(bp, tree) : bp;
     }
     __syncthreads();
     if (threadIdx.x < m) {
-        const index_t row = threadIdx.x;
+        const unsigned int row = threadIdx.x;
+        // The chain unrolled over the block's 32 columns (c <= row predicated): the same fmas in
+        // the same order, with the shared-memory loads free to run ahead of them (the rolled
+        // loop of 64-bit indices loaded each pair just before its fma, on the critical path).
         T out = 0;
-        for (index_t c = 0; c <= row; ++c) {
-            out = A::fma(y[row * 32 + c], v[c], out);
+#pragma unroll
+        for (unsigned int c = 0; c < 32; ++c) {
+            if (c <= row) {
+                out = A::fma(y[row * 32 + c], v[c], out);
+            }
         }
         x[s + row] = out;
         x_stored[trsv_row(s + row, n, upper)] = St::write(out);

@@ -36,7 +36,7 @@ mutants=(
     'sequential|s/(j + 1) \* 32 + lane)/j * 32 + lane)/'
     'sequential|s/A::sub(bp, tree)/A::sub(tree, bp)/'
     'sequential|s/out = A::fma(y\[row \* 32 + c\], v\[c\], out)/out = A::fma(y[row * 32 + (row - c)], v[row - c], out)/'
-    'sequential|s/const index_t r = first + (lane >> 3);/const index_t r = first + (lane \& 3u);/'
+    'sequential|s/const index_t tree_row = first + (lane >> 3);/const index_t tree_row = first + (lane \& 3u);/'
     'concurrent|s/trsv_wait_solved(\&sync\[1\], (unsigned int)j + 1u)/trsv_wait_solved(\&sync[1], (unsigned int)j)/'
     'concurrent|s/ready = seen;/ready = seen + 1;/'
 )
