@@ -13,7 +13,7 @@ HELPERS = [
     "__device__ __forceinline__ int round_rule(",
     "__device__ __forceinline__ float dequant(",
 ]
-DEFINES = r"#define (?:AXIS_\w+|ROUND_\w+|COMBINE_UNROLL|QUANTIZE_UNROLL) \d+"
+DEFINES = r"#define (?:AXIS_\w+|ROUND_\w+|COMBINE_UNROLL|COMBINE_BATCH|QUANTIZE_UNROLL) \d+"
 
 
 def extract(src, start):
