@@ -553,26 +553,30 @@ __device__ __forceinline__ bool keeps(float x, double threshold, double mean, do
 }
 
 // Exponent-field histogram of the nonzero |x| (rule 0's exact mean; exact_mean.rs):
-// bins[E] += the 24-bit significand of every |x| with biased exponent field E >= 1,
-// subnormals (E = 0) into bins[1] with their fraction (the same weight, 2^-149 per unit);
-// count += 1 per nonzero, count being bins[256] (one buffer, so that the host reads the
-// histograms of A and B back in one copy, 2026-11-27). Integer additions are exact and
-// associative (fewer than 2^40 terms per bin fit in u64), so the atomics' order does not
-// matter. One shared-memory histogram per block (blockDim.x a multiple of 32, any grid:
-// grid-stride loop), flushed to the global bins once per block. bins (257 entries) must be
-// zeroed by the caller.
+// bins[E] holds a sum of terms t, each standing for t 2^(E - 150) (the weight of one unit of a
+// 24-bit significand of field E >= 1; subnormals, E = 0, go to bins[1] with their fraction,
+// the same weight); count += 1 per nonzero, count being bins[256] (one buffer, so that the host
+// reads the histograms of A and B back in one copy, 2026-11-27). The host weighs every bin
+// by its power of two and sums exactly (AbsSumBins::from_f32_bins), so only the weighted sum
+// matters, not which bin a term went to. Integer additions are exact and associative, so the
+// atomics' order does not matter. One shared-memory histogram per block (blockDim.x a
+// multiple of 32, any grid: grid-stride loop), flushed to the global bins once per block.
+// bins (257 entries) must be zeroed by the caller.
 //
-// Register windows (2026-11-27): each thread sums the significands of the fields in a
-// window of BIN_WINDOW consecutive fields, [top - BIN_WINDOW + 1, top], in registers (u64,
-// one per field: predicated adds, no atomics); a field outside the window goes to the
-// block's shared bin with a shared atomic. top is the largest field among the warp's first
-// nonzero values (redux.sync max; warp-uniform): any top is correct, the window only
-// decides which path a value takes, and one near the largest field sends almost every
-// value to the registers (U(0, 1): 1 - 2^-8 of them). At the end each window field is
-// summed over the warp (shuffles) and added to the shared bin once. Until then the lanes
-// sharing a bin were grouped per step with __match_any_sync and one shared atomic made per
-// group: 101 us per 4096^2 matrix on the H100 (2026-11-27 profile), a quarter of the
-// bandwidth. Sums are exact: a thread adds fewer than 2^40 values below 2^24.
+// The register window: the warp's fields [low, top], low = max(top - BIN_WINDOW + 1, 1),
+// top the largest field among the warp's first nonzero values (redux.sync max;
+// warp-uniform). A value of field E in the window adds its significand shifted left by
+// E - low (exact: below 2^31) to one 64-bit register, whose sum weighs 2^(low - 150) per
+// unit and goes to bins[low] at the end (summed over the warp, one shared atomic); a value
+// outside the window goes to its own field's shared bin with a shared atomic. Any top is
+// correct (it only decides which path a value takes); one near the largest field sends
+// almost every value to the register (U(0, 1): 1 - 2^-8 of them). Until 2026-11-27 (second
+// session) the window kept BIN_WINDOW registers, one per field, each value adding a
+// predicated significand to all of them: 8 compares, selects and 64-bit adds per value,
+// which made the kernel compute-bound (0.78 ms per 16384^2 matrix on the H200, 29 % of its
+// copy bandwidth; 56 us at 4096^2). Every term is below 2^31, so a bin holds the sum of up to
+// 2^33 of them without overflow: the host launches at most 2^32 values at a time
+// (sparse.rs: BINS_CHUNK), each launch with bins of its own, and merges them exactly.
 // The loop runs the same number of steps in every lane (base is uniform), so every lane
 // reaches the full-mask reductions; lanes past n carry no bin (-1).
 #define BIN_WINDOW 8
@@ -607,12 +611,9 @@ extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, in
     }
     __syncthreads();
     unsigned long long mine = 0ull;
-    unsigned long long window[BIN_WINDOW];
-#pragma unroll
-    for (unsigned int u = 0; u < BIN_WINDOW; ++u) {
-        window[u] = 0ull;
-    }
+    unsigned long long windowed = 0ull;  // the window's values, 2^(low - 150) per unit
     int top = -1;  // warp-uniform: set by the first step with a nonzero value
+    int low = 1;   // warp-uniform: the window's lowest field, max(top - BIN_WINDOW + 1, 1)
     const unsigned int lane = threadIdx.x & 31u;
     const index_t quads = n / 4;
     const index_t slots = quads + (n % 4 != 0 ? 1 : 0);
@@ -648,33 +649,26 @@ extern "C" __global__ void residual_abs_bins_f32(const float* __restrict__ x, in
         }
         if (top < 0) {
             top = (int)__reduce_max_sync(0xffffffffu, (unsigned int)(largest + 1)) - 1;
+            low = top - (BIN_WINDOW - 1) > 1 ? top - (BIN_WINDOW - 1) : 1;
         }
 #pragma unroll
         for (unsigned int u = 0; u < 4; ++u) {
-            const int d = top - bin[u];
             if (bin[u] >= 0) {
-                if (d >= 0 && d < BIN_WINDOW) {
-#pragma unroll
-                    for (int w = 0; w < BIN_WINDOW; ++w) {
-                        window[w] += d == w ? (unsigned long long)significand[u] : 0ull;
-                    }
+                if (bin[u] >= low && bin[u] <= top) {
+                    windowed += (unsigned long long)significand[u] << (bin[u] - low);
                 } else {
                     atomicAdd(&local[bin[u]], (unsigned long long)significand[u]);
                 }
             }
         }
     }
-    // The window fields and the count summed over the warp (every lane is here: no early
-    // exits), one shared atomic per warp and field.
-#pragma unroll
-    for (int u = 0; u < BIN_WINDOW; ++u) {
-        unsigned long long v = window[u];
-        for (unsigned int offset = 16u; offset > 0u; offset >>= 1) {
-            v += __shfl_down_sync(0xffffffffu, v, offset);
-        }
-        if (lane == 0u && v != 0ull) {
-            atomicAdd(&local[top - u], v);  // v != 0: top - u is a field that occurred
-        }
+    // The window's sum and the count summed over the warp (every lane is here: no early
+    // exits), one shared atomic each.
+    for (unsigned int offset = 16u; offset > 0u; offset >>= 1) {
+        windowed += __shfl_down_sync(0xffffffffu, windowed, offset);
+    }
+    if (lane == 0u && windowed != 0ull) {
+        atomicAdd(&local[low], windowed);  // low >= 1: bins[0] stays empty
     }
     for (unsigned int offset = 16u; offset > 0u; offset >>= 1) {
         mine += __shfl_down_sync(0xffffffffu, mine, offset);

@@ -1,12 +1,12 @@
-// The few CUDA built-ins that the emulated kernels use (kernels/residual.cu's residual_combine
-// and residual_quantize for scripts/emulate-residual-kernels.sh, kernels/accessor_blas.cu's TRSV
+// The few CUDA built-ins that the emulated kernels use (kernels/residual.cu's residual_combine,
+// residual_quantize and residual_abs_bins_f32 for scripts/emulate-residual-kernels.sh, kernels/accessor_blas.cu's TRSV
 // for scripts/emulate-accessor-trsv.sh), as host C++: the qualifiers defined away (__shared__
 // as static: one block runs at a time), the _rn arithmetic as IEEE binary32 and binary64
 // operations in the default rounding mode (built without FMA contraction; fma as the C
 // library's, correctly rounded), the conversions as the C library's, thread indices
 // thread-local, a warp's __reduce_max_sync and shuffles through a barrier of its 32 lanes (each
 // lane a host thread), __syncthreads through a barrier of the block's threads, atomicMax as a
-// compare-and-swap loop. Only what those kernels need; the drivers keep inputs in range (a
+// compare-and-swap loop, float4 as a 16-byte aligned struct. Only what those kernels need; the drivers keep inputs in range (a
 // float-to-int conversion out of range is undefined here, saturating on the device).
 #pragma once
 #include <barrier>
@@ -23,6 +23,9 @@
 #include <thread>
 #include <vector>
 typedef unsigned long long index_t;
+struct alignas(16) float4 {
+    float x, y, z, w;
+};
 #define __device__
 #define __forceinline__ inline
 #define __global__
@@ -208,6 +211,9 @@ static bool launch_forked(unsigned grid, unsigned block, Kernel kernel, unsigned
     return ok;
 }
 static inline unsigned atomicAdd(unsigned* p, unsigned v) {
+    return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
     return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
 }
 static inline unsigned atomicMax(unsigned* p, unsigned v) {

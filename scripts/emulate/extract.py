@@ -12,8 +12,9 @@ HELPERS = [
     "__device__ __forceinline__ index_t line_of(",
     "__device__ __forceinline__ int round_rule(",
     "__device__ __forceinline__ float dequant(",
+    "__device__ __forceinline__ void abs_bin(",
 ]
-DEFINES = r"#define (?:AXIS_\w+|ROUND_\w+|COMBINE_UNROLL|COMBINE_BATCH|QUANTIZE_UNROLL) \d+"
+DEFINES = r"#define (?:AXIS_\w+|ROUND_\w+|COMBINE_UNROLL|COMBINE_BATCH|QUANTIZE_UNROLL|BIN_WINDOW) \d+"
 
 
 def extract(src, start):

@@ -127,9 +127,13 @@ impl AbsSumBins {
         self.count += other.count;
     }
 
-    /// From the device's binary32 bins (`bins[E]`: the sum of the 24-bit
-    /// significands of the nonzero `|x|` with biased exponent field `E`,
-    /// subnormals in `bins[1]`, `bins[0]` unused) and their count.
+    /// From the device's binary32 bins and the count of nonzero `|x|`:
+    /// `bins[E]` is a sum of integer terms each weighing `2^(E - 150)` (the
+    /// weight of one unit of a 24-bit significand of biased exponent field
+    /// `E`; subnormals in `bins[1]` with their fraction, `bins[0]` unused).
+    /// The kernel puts most values' significands, shifted, in the bin of the
+    /// lowest field of a window (kernels/residual.cu: residual_abs_bins_f32);
+    /// only the weighted sum matters, and it is formed exactly.
     ///
     /// # Errors
     /// A slice that is not [`F32_FIELDS`] long, or a nonzero `bins[0]`.

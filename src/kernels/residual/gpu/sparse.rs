@@ -35,6 +35,23 @@ impl ColumnChunks {
     }
 }
 
+/// The most values one `residual_abs_bins_f32` launch bins: each of its terms
+/// is below 2^31 (a significand shifted by up to 7 bits, kernels/residual.cu),
+/// so a u64 bin holds 2^33 of them; a longer input is binned in pieces, each
+/// with bins of its own, merged exactly on the host. A multiple of 4, so that
+/// every piece starts 16-byte aligned for the kernel's float4 loads.
+const BINS_CHUNK: usize = 1 << 32;
+
+/// The pieces `(start, len)` in which `residual_abs_bins_f32` bins `len`
+/// values: consecutive, covering them once, each at most `chunk` long; one
+/// empty piece for an empty input (its launch leaves the bins zero).
+fn bins_pieces(len: usize, chunk: usize) -> Vec<(usize, usize)> {
+    let count = len.div_ceil(chunk).max(1);
+    (0..count)
+        .map(|p| (p * chunk, len.saturating_sub(p * chunk).min(chunk)))
+        .collect()
+}
+
 /// `mean_nnz |x|` over the `len` values of each `x`, exactly rounded: the
 /// device's exponent-field histograms (`residual_abs_bins_f32`), read back
 /// in one copy (one synchronisation for A and B, 2026-11-27; it was one per
@@ -44,45 +61,62 @@ pub(super) fn device_nonzero_means<const N: usize>(
     dev: &Device,
     matrices: [(&CudaSlice<f32>, usize); N],
 ) -> Result<[f64; N], GpuError> {
-    // Per matrix: F32_FIELDS bins, then the count (the kernel's bins[256]).
+    // Per launch: F32_FIELDS bins, then the count (the kernel's bins[256]).
     const STRIDE: usize = F32_FIELDS + 1;
     let bins_fn = dev.function("residual_abs_bins_f32")?;
     let resident = dev.resident_blocks(&bins_fn, 256, 0)?;
-    let mut all = dev.zeros::<u64>(N * STRIDE)?;
-    for (t, &(x, len)) in matrices.iter().enumerate() {
-        let len64 = len as u64;
-        // A grid-stride loop over as many blocks as the device holds at once
-        // (one wave), fewer for a short input: each block flushes its shared
-        // histogram once, so few global atomics whatever the size. The bins
-        // are exact integer sums, the same for any grid. (Until 2026-11-27 at
-        // most 1024 blocks: 1.3 waves on the H100, 792 resident, the last
-        // 232 blocks alone on the device; 58 us per 4096^2 matrix.)
-        let blocks = len.div_ceil(256).clamp(1, resident as usize) as u32;
-        let launch = LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let mut bins = all.slice_mut(t * STRIDE..(t + 1) * STRIDE);
-        // SAFETY: the kernel's signature (kernels/residual.cu); x holds len
-        // values and is a whole allocation (16-byte aligned, as the kernel's
-        // float4 loads need), bins F32_FIELDS + 1 zeroed u64 (the count last).
-        unsafe {
-            dev.stream
-                .launch_builder(&bins_fn)
-                .arg(x)
-                .arg(&len64)
-                .arg(&mut bins)
-                .launch(launch)
+    // Each matrix's pieces of at most BINS_CHUNK values (one for any matrix
+    // under 2^32 values, i.e. 16 GiB).
+    let pieces = matrices.map(|(_, len)| bins_pieces(len, BINS_CHUNK));
+    let mut all = dev.zeros::<u64>(pieces.iter().map(Vec::len).sum::<usize>() * STRIDE)?;
+    let mut launch_index = 0;
+    for (&(x, _), pieces) in matrices.iter().zip(&pieces) {
+        for &(start, piece_len) in pieces {
+            let len64 = piece_len as u64;
+            // A grid-stride loop over as many blocks as the device holds at
+            // once (one wave), fewer for a short input: each block flushes its
+            // shared histogram once, so few global atomics whatever the size.
+            // The bins are exact integer sums, the same for any grid. (Until
+            // 2026-11-27 at most 1024 blocks: 1.3 waves on the H100, 792
+            // resident, the last 232 blocks alone on the device; 58 us per
+            // 4096^2 matrix.)
+            let blocks = piece_len.div_ceil(256).clamp(1, resident as usize) as u32;
+            let launch = LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let values = x.slice(start..start + piece_len);
+            let mut bins = all.slice_mut(launch_index * STRIDE..(launch_index + 1) * STRIDE);
+            launch_index += 1;
+            // SAFETY: the kernel's signature (kernels/residual.cu); `values`
+            // holds piece_len values and starts 16-byte aligned (an
+            // allocation's start plus a multiple of BINS_CHUNK floats), as the
+            // kernel's float4 loads need; bins F32_FIELDS + 1 zeroed u64 (the
+            // count last).
+            unsafe {
+                dev.stream
+                    .launch_builder(&bins_fn)
+                    .arg(&values)
+                    .arg(&len64)
+                    .arg(&mut bins)
+                    .launch(launch)
+            }
+            .map_err(driver("launch residual_abs_bins_f32"))?;
         }
-        .map_err(driver("launch residual_abs_bins_f32"))?;
     }
     let all = dev.download(&all)?;
     let mut means = [0.0; N];
-    for (mean, bins) in means.iter_mut().zip(all.chunks_exact(STRIDE)) {
-        *mean = AbsSumBins::from_f32_bins(&bins[..F32_FIELDS], bins[F32_FIELDS])
-            .map(|b| b.mean())
-            .map_err(GpuError::Internal)?;
+    let mut launches = all.chunks_exact(STRIDE);
+    for (mean, pieces) in means.iter_mut().zip(&pieces) {
+        let mut sum = AbsSumBins::new();
+        for bins in launches.by_ref().take(pieces.len()) {
+            sum.merge(
+                &AbsSumBins::from_f32_bins(&bins[..F32_FIELDS], bins[F32_FIELDS])
+                    .map_err(GpuError::Internal)?,
+            );
+        }
+        *mean = sum.mean();
     }
     Ok(means)
 }
@@ -312,11 +346,32 @@ fn csr_buffers(
 
 #[cfg(test)]
 mod tests {
-    use super::ColumnChunks;
+    use super::{BINS_CHUNK, ColumnChunks, bins_pieces};
 
     /// The chunks cover every row exactly once (the last may be short, none
     /// empty), fit the grid's y limit, and give about 2^18 threads, or as many
     /// as the entries or 65535 chunks per column allow.
+    #[test]
+    fn the_bins_pieces_cover_the_input_once_each_within_the_chunk() {
+        assert_eq!(bins_pieces(0, 8), vec![(0, 0)]);
+        assert_eq!(bins_pieces(8, 8), vec![(0, 8)]);
+        for len in 1..40 {
+            let pieces = bins_pieces(len, 8);
+            assert_eq!(pieces.len(), len.div_ceil(8));
+            let mut next = 0;
+            for &(start, n) in &pieces {
+                assert_eq!(start, next, "len {len}: pieces are consecutive");
+                assert!((1..=8).contains(&n), "len {len}: piece of {n}");
+                assert_eq!(start % 4, 0, "float4 alignment");
+                next += n;
+            }
+            assert_eq!(next, len);
+        }
+        // The real chunk: one piece below 2^32 values (16 GiB of f32).
+        assert_eq!(bins_pieces(16384 * 16384, BINS_CHUNK).len(), 1);
+        assert_eq!(BINS_CHUNK % 4, 0);
+    }
+
     #[test]
     fn column_chunks_cover_the_rows_once_within_the_grid() {
         for (rows, cols) in [
