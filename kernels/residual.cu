@@ -868,25 +868,18 @@ extern "C" __global__ void residual_mask_fill_rows(const float* __restrict__ x, 
 // thread loaded one column, ran its data-dependent CSR loop, stored, and only then loaded
 // the next column, so a warp had one load in flight: 144 us at 4096^2 where the dense
 // dequantization of the same rows takes 54 us (that run's profile). The integers and the
-// floating-point operations per element, and their order, are as before. (Timed on an H200,
-// 2026-11-27: 103-164 us at 4096^2.)
-// At 16384^2 the same H200 run took 3.51 ms per combine, where the dense dequantization of the
-// same output takes 0.74: B^r keeps about 2.6 entries per column there, and each column's
-// entries were walked one dependent load after another (index, then RA's byte), each column
-// of the step after the last, and row i of A^r likewise, one RB load per entry. Both sparse
-// products now take their entries COMBINE_BATCH at a time with the batch's loads issued
-// together: P1 the batch's RB bytes at the step's columns, P2 the first COMBINE_BATCH
-// entries of every column of the step (indices and values, then the gathers), a column's
-// further entries one by one. Integer sums, so the order is free: the same P1, P2 and D.
-// 86 registers on sm_90 (2 blocks of 256 per SM; __launch_bounds__(256, 3) spilled), no
-// spills. Not yet timed on a device.
+// floating-point operations per element, and their order, are as before. 48 registers on
+// sm_90 (5 blocks of 256 per SM), no spills; __launch_bounds__(256, 6) spilled. On an H200
+// (2026-11-27): 103-164 us at 4096^2, 3.51 ms at 16384^2 where the dense dequantization of the
+// same output takes 0.74 ms. Tried the same day and reverted: both sparse products' entries
+// four at a time with the batch's loads issued together (86 registers, 2 blocks per SM): the
+// same D, but 7.05 ms at 16384^2 (docs/residual.md, "GPU").
 //
 // Given P0 instead of D_F (d_f null), the kernel forms D_F = dq(P0; lambda_A_i, lambda_B_j)
 // itself, the operations of residual_dequantize on the same scales, so the same floats: a run
 // that needs D_F only to add to (a timed run of the full or the code's-rule sparse method)
 // skips the dequantization's pass, which wrote D_F (m x n floats) for this kernel to read back.
 #define COMBINE_UNROLL 4
-#define COMBINE_BATCH 4
 
 extern "C" __global__ void residual_combine(
     const float* __restrict__ d_f, const int* __restrict__ p0, index_t m, index_t n,
@@ -930,65 +923,24 @@ extern "C" __global__ void residual_combine(
                 b_begin[u] = live && p2 == 0 ? b_ptr[j] : 0u;
                 b_end[u] = live && p2 == 0 ? b_ptr[j + 1] : 0u;
             }
-            // P1 from row i of A^r: a uniform loop over its entries, COMBINE_BATCH at a time,
-            // each entry's RB row read at the step's columns: the batch's loads of RB (from
-            // DRAM: RB is k x n bytes) issued together before any is added.
-            // (Counts, not end pointers, bound the batches: an index past a pointer near
-            // 2^32 - 1 would wrap.)
-            const unsigned int a_count = a_end - a_begin;
-            for (unsigned int t0 = 0; t0 < a_count; t0 += COMBINE_BATCH) {
-                int a[COMBINE_BATCH];
-                int r[COMBINE_BATCH][COMBINE_UNROLL];
+            // P1 from row i of A^r: one uniform loop over its entries, each entry's RB row
+            // read at the step's columns.
+            for (unsigned int e = a_begin; e < a_end; ++e) {
+                const int a = (int)a_val[e];
+                const index_t rb_row = (index_t)a_idx[e] * n;
 #pragma unroll
-                for (int q = 0; q < COMBINE_BATCH; ++q) {
-                    const bool kept = q < a_count - t0;
-                    const unsigned int e = a_begin + t0 + q;
-                    a[q] = kept ? (int)a_val[e] : 0;
-                    const index_t rb_row = kept ? (index_t)a_idx[e] * n : 0;
-#pragma unroll
-                    for (int u = 0; u < COMBINE_UNROLL; ++u) {
-                        const index_t j = j0 + u * width;
-                        r[q][u] = kept && j < n ? (int)rb[rb_row + j] : 0;
-                    }
-                }
-#pragma unroll
-                for (int q = 0; q < COMBINE_BATCH; ++q) {
-#pragma unroll
-                    for (int u = 0; u < COMBINE_UNROLL; ++u) {
-                        acc1[u] += a[q] * r[q][u];
+                for (int u = 0; u < COMBINE_UNROLL; ++u) {
+                    const index_t j = j0 + u * width;
+                    if (j < n) {
+                        acc1[u] += a * (int)rb[rb_row + j];
                     }
                 }
             }
             // P2 from each column's kept rows of B^r (empty ranges where P2 is dense or the
-            // column is past n): the first COMBINE_BATCH entries of every column of the step
-            // first, their index and value loads issued together and then their gathers from
-            // RA's row, then whatever a column keeps beyond them.
-            if (p2 == 0) {
-                unsigned int kk[COMBINE_UNROLL][COMBINE_BATCH];
-                int bv[COMBINE_UNROLL][COMBINE_BATCH];
-#pragma unroll
-                for (int u = 0; u < COMBINE_UNROLL; ++u) {
-#pragma unroll
-                    for (int q = 0; q < COMBINE_BATCH; ++q) {
-                        const bool kept = q < b_end[u] - b_begin[u];
-                        kk[u][q] = kept ? b_idx[b_begin[u] + q] : 0u;
-                        bv[u][q] = kept ? (int)b_val[b_begin[u] + q] : 0;
-                    }
-                }
-#pragma unroll
-                for (int u = 0; u < COMBINE_UNROLL; ++u) {
-#pragma unroll
-                    for (int q = 0; q < COMBINE_BATCH; ++q) {
-                        if (q < b_end[u] - b_begin[u]) {
-                            acc2[u] += (int)ra_i[kk[u][q]] * bv[u][q];
-                        }
-                    }
-                }
-            }
+            // column is past n).
 #pragma unroll
             for (int u = 0; u < COMBINE_UNROLL; ++u) {
-                for (unsigned int t = COMBINE_BATCH; t < b_end[u] - b_begin[u]; ++t) {
-                    const unsigned int e = b_begin[u] + t;
+                for (unsigned int e = b_begin[u]; e < b_end[u]; ++e) {
                     acc2[u] += (int)ra_i[b_idx[e]] * (int)b_val[e];
                 }
             }
