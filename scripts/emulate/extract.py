@@ -14,7 +14,7 @@ HELPERS = [
     "__device__ __forceinline__ float dequant(",
     "__device__ __forceinline__ void abs_bin(",
 ]
-DEFINES = r"#define (?:AXIS_\w+|ROUND_\w+|COMBINE_UNROLL|COMBINE_BATCH|QUANTIZE_UNROLL|BIN_WINDOW) \d+"
+DEFINES = r"#define (?:AXIS_\w+|ROUND_\w+|COMBINE_UNROLL|QUANTIZE_UNROLL|BIN_WINDOW) \d+"
 
 
 def extract(src, start):
