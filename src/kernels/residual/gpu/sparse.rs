@@ -69,41 +69,43 @@ pub(super) fn device_nonzero_means<const N: usize>(
     // under 2^32 values, i.e. 16 GiB).
     let pieces = matrices.map(|(_, len)| bins_pieces(len, BINS_CHUNK));
     let mut all = dev.zeros::<u64>(pieces.iter().map(Vec::len).sum::<usize>() * STRIDE)?;
-    let mut launch_index = 0;
-    for (&(x, _), pieces) in matrices.iter().zip(&pieces) {
-        for &(start, piece_len) in pieces {
-            let len64 = piece_len as u64;
-            // A grid-stride loop over as many blocks as the device holds at
-            // once (one wave), fewer for a short input: each block flushes its
-            // shared histogram once, so few global atomics whatever the size.
-            // The bins are exact integer sums, the same for any grid. (Until
-            // 2026-11-27 at most 1024 blocks: 1.3 waves on the H100, 792
-            // resident, the last 232 blocks alone on the device; 58 us per
-            // 4096^2 matrix.)
-            let blocks = piece_len.div_ceil(256).clamp(1, resident as usize) as u32;
-            let launch = LaunchConfig {
-                grid_dim: (blocks, 1, 1),
-                block_dim: (256, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            let values = x.slice(start..start + piece_len);
-            let mut bins = all.slice_mut(launch_index * STRIDE..(launch_index + 1) * STRIDE);
-            launch_index += 1;
-            // SAFETY: the kernel's signature (kernels/residual.cu); `values`
-            // holds piece_len values and starts 16-byte aligned (an
-            // allocation's start plus a multiple of BINS_CHUNK floats), as the
-            // kernel's float4 loads need; bins F32_FIELDS + 1 zeroed u64 (the
-            // count last).
-            unsafe {
-                dev.stream
-                    .launch_builder(&bins_fn)
-                    .arg(&values)
-                    .arg(&len64)
-                    .arg(&mut bins)
-                    .launch(launch)
-            }
-            .map_err(driver("launch residual_abs_bins_f32"))?;
+    // Every launch in order: its matrix and piece; launch i's bins are the
+    // i-th STRIDE of `all`.
+    let pieces_in_order = matrices
+        .iter()
+        .zip(&pieces)
+        .flat_map(|(&(x, _), pieces)| pieces.iter().map(move |&(start, len)| (x, start, len)));
+    for (launch_index, (x, start, piece_len)) in pieces_in_order.enumerate() {
+        let len64 = piece_len as u64;
+        // A grid-stride loop over as many blocks as the device holds at
+        // once (one wave), fewer for a short input: each block flushes its
+        // shared histogram once, so few global atomics whatever the size.
+        // The bins are exact integer sums, the same for any grid. (Until
+        // 2026-11-27 at most 1024 blocks: 1.3 waves on the H100, 792
+        // resident, the last 232 blocks alone on the device; 58 us per
+        // 4096^2 matrix.)
+        let blocks = piece_len.div_ceil(256).clamp(1, resident as usize) as u32;
+        let launch = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let values = x.slice(start..start + piece_len);
+        let mut bins = all.slice_mut(launch_index * STRIDE..(launch_index + 1) * STRIDE);
+        // SAFETY: the kernel's signature (kernels/residual.cu); `values`
+        // holds piece_len values and starts 16-byte aligned (an
+        // allocation's start plus a multiple of BINS_CHUNK floats), as the
+        // kernel's float4 loads need; bins F32_FIELDS + 1 zeroed u64 (the
+        // count last).
+        unsafe {
+            dev.stream
+                .launch_builder(&bins_fn)
+                .arg(&values)
+                .arg(&len64)
+                .arg(&mut bins)
+                .launch(launch)
         }
+        .map_err(driver("launch residual_abs_bins_f32"))?;
     }
     let all = dev.download(&all)?;
     let mut means = [0.0; N];
@@ -348,9 +350,6 @@ fn csr_buffers(
 mod tests {
     use super::{BINS_CHUNK, ColumnChunks, bins_pieces};
 
-    /// The chunks cover every row exactly once (the last may be short, none
-    /// empty), fit the grid's y limit, and give about 2^18 threads, or as many
-    /// as the entries or 65535 chunks per column allow.
     #[test]
     fn the_bins_pieces_cover_the_input_once_each_within_the_chunk() {
         assert_eq!(bins_pieces(0, 8), vec![(0, 0)]);
@@ -372,6 +371,9 @@ mod tests {
         assert_eq!(BINS_CHUNK % 4, 0);
     }
 
+    /// The chunks cover every row exactly once (the last may be short, none
+    /// empty), fit the grid's y limit, and give about 2^18 threads, or as many
+    /// as the entries or 65535 chunks per column allow.
     #[test]
     fn column_chunks_cover_the_rows_once_within_the_grid() {
         for (rows, cols) in [
