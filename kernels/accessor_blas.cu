@@ -258,6 +258,20 @@ static __device__ __forceinline__ void finish_store(typename A::T s, typename A:
 
 // ------------------------------------------------------------------------ DOT
 
+// Batched loads and launch bounds (DOT, GEMV^T, SpMV CSR and ELL). A batch's loads are
+// issued before its FMAs only if ptxas keeps them so; with few registers it interleaves
+// them, and each FMA then waits for its own loads before the next are issued. The "SASS,
+// 2026-11-27" notes below are cuobjdump listings of sm_80 and sm_90 CUBINs from NVRTC 13.0.88
+// (the devices' /usr/local/cuda) and 13.5.37 (scripts/install-cuda-nvrtc.sh, CI), which agree;
+// tests/accessor_sass.rs keeps the batches whole.
+
+// Terms per thread whose loads dot_blocks issues together.
+#define DOT_BATCH 4
+// Blocks of 256 threads per SM the launch bounds ask for: 8, i.e. at most 32 registers, so
+// that the grid (at most 1024 blocks) is resident at once. The batch fits: ptxas issues the 8
+// loads of a batch before its 4 FMAs in 30-32 registers (SASS, 2026-11-27).
+#define DOT_MIN_BLOCKS 8
+
 template <class St, class A>
 static __device__ __forceinline__ void dot_blocks(const typename St::S* __restrict__ x,
                                                   const typename St::S* __restrict__ y, index_t n,
@@ -265,8 +279,42 @@ static __device__ __forceinline__ void dot_blocks(const typename St::S* __restri
     typedef typename A::T T;
     const index_t stride = (index_t)blockDim.x * (index_t)gridDim.x;
     T acc = 0;
-    for (index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        acc = A::fma(St::template read<A>(x, i), St::template read<A>(y, i), acc);
+    // DOT_BATCH terms' loads are issued before their FMAs, which stay one chain in increasing
+    // i (the CPU model's order, so the same result); a last, partial batch is predicated (a
+    // term beyond n is neither loaded nor added). The plain loop (PTX, 2026-11-27: not
+    // unrolled, its trip count unknown) kept one term's two loads in flight per thread, each
+    // FMA waiting for its loads before the next term's were issued: 85.6 % of copy on the
+    // H200, where the H100, with 1.4x less bandwidth to cover, reached 90.7 %, and cuBLAS Sdot
+    // took 0.84x our time on the H200 (not yet run on a device).
+    index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + (DOT_BATCH - 1) * stride < n; i += DOT_BATCH * stride) {
+        T xv[DOT_BATCH];
+        T yv[DOT_BATCH];
+#pragma unroll
+        for (unsigned int u = 0; u < DOT_BATCH; ++u) {
+            xv[u] = St::template read<A>(x, i + u * stride);
+            yv[u] = St::template read<A>(y, i + u * stride);
+        }
+#pragma unroll
+        for (unsigned int u = 0; u < DOT_BATCH; ++u) {
+            acc = A::fma(xv[u], yv[u], acc);
+        }
+    }
+    if (i < n) {
+        T xv[DOT_BATCH - 1];
+        T yv[DOT_BATCH - 1];
+#pragma unroll
+        for (unsigned int u = 0; u < DOT_BATCH - 1; ++u) {
+            const index_t iu = i + u * stride;
+            xv[u] = iu < n ? St::template read<A>(x, iu) : (T)0;
+            yv[u] = iu < n ? St::template read<A>(y, iu) : (T)0;
+        }
+#pragma unroll
+        for (unsigned int u = 0; u < DOT_BATCH - 1; ++u) {
+            if (i + u * stride < n) {
+                acc = A::fma(xv[u], yv[u], acc);
+            }
+        }
     }
     const T sum = block_reduce<A>(acc);
     if (threadIdx.x == 0) {
@@ -323,6 +371,15 @@ static __device__ __forceinline__ void gemv_n(index_t m, index_t n, typename A::
     }
 }
 
+// One block of 32 x 32 threads per SM: the launch bounds then allow 64 registers, and ptxas
+// (SASS, 2026-11-27) issues the 16 loads of an eight-row batch before its
+// 8 FMAs (48 registers for fp32, 55 for acc<f64,f32>). Without the minimum it kept to 32
+// registers, two blocks per SM, and interleaved each row's two loads with its FMA: one row's
+// load in flight per thread for acc<f64,f32> (two for fp32), which left gemv^T at 0.858x our
+// fp32 kernel and 80.1 % of copy on the H200, 0.949x and 89.4 % on the H100 (this minimum not
+// yet run on a device). At 4096 columns (128 blocks) an SM never held two blocks anyway.
+#define GEMV_T_MIN_BLOCKS 1
+
 template <class St, class A>
 static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::T alpha,
                                               const typename St::S* __restrict__ a,
@@ -347,8 +404,10 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
         // branch and each load still waited behind the previous FMA (PTX,
         // 2026-11-25). G was 8 until 2026-11-26: at 4096 columns that is
         // 128 blocks of 256 threads, one small block per SM of the H100, and
-        // gemv^T reached 29 % of copy (0.71x our fp32 kernel); 32 groups give
-        // four times the loads in flight (not yet run on a device).
+        // gemv^T reached 29 % of copy (0.71x our fp32 kernel); 32 groups gave
+        // 0.86x and 61 % (H100, 2026-11-26). Whether ptxas keeps the eight
+        // rows' loads together depends on the registers it may use:
+        // GEMV_T_MIN_BLOCKS above.
         index_t i = g;
         for (; i + 7 * groups < m; i += 8 * groups) {
             T av[8];
@@ -385,6 +444,13 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
 // Rows per warp of the CSR kernel (the launcher's CSR_ROWS_PER_WARP in mod.rs); the four
 // trees are warp_tree4's.
 #define CSR_ROWS_PER_WARP 4
+// Blocks of 256 threads per SM the launch bounds ask for: 5 (at most 51 registers). With them
+// ptxas (SASS, 2026-11-27) issues the four rows' 12 loads before their 4
+// FMAs in 48 registers, for fp32 and acc<f64,f32> alike. Without them it kept to 40 registers
+// and, for binary64 arithmetic only, put each row's FMA before the next row's gather of x:
+// four gathers waited on in turn where fp32 waited on one, which fits acc<f64,f32> at 0.807x
+// (H200) and 0.822x (H100) our fp32 kernel at 96^3 (this minimum not yet run on a device).
+#define CSR_MIN_BLOCKS 5
 
 template <class St, class A>
 static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restrict__ row_ptr,
@@ -457,6 +523,9 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
     }
 }
 
+// Blocks of 256 threads per SM the ELL kernel's launch bounds ask for (spmv_ell says why).
+#define ELL_MIN_BLOCKS 5
+
 template <class St, class A>
 static __device__ __forceinline__ void spmv_ell(index_t rows, index_t width, const int* __restrict__ col_idx,
                                                 const typename St::S* __restrict__ values,
@@ -470,13 +539,20 @@ static __device__ __forceinline__ void spmv_ell(index_t rows, index_t width, con
         return;
     }
     T acc = 0;
-    // Eight slots' loads (column indices, then values and x) are issued before
-    // their FMAs, which stay one chain in slot order, padding (c < 0) skipped:
-    // the operations of the plain loop, in its order, so the same result (an
-    // FMA with zeros instead of a skip would turn an acc of -0 into +0). The
-    // plain loop kept one slot's loads in flight per thread: on the H100
-    // (2026-11-26) ELL reached 76-86 % of copy and acc<f64,f32> 0.89-0.93x our
-    // fp32 kernel, whose FMA latency is shorter (not yet re-measured).
+    // Eight slots' loads (column indices, then values and x) are issued before their FMAs,
+    // which stay one chain in slot order, padding (c < 0) skipped: the operations of the plain
+    // loop, in its order, so the same result (an FMA with zeros instead of a skip would turn
+    // an acc of -0 into +0). A padding slot still loads its value (stored, in range) and x[0]
+    // (width > 0 means some row has an entry, so x is not empty), so that no load waits for a
+    // branch on its column index: with the loads conditional, ptxas put
+    // FMAs between them (SASS, 2026-11-27). The slots after the last multiple of 8 are one
+    // more batch, not a plain loop: that loop waited on two dependent loads per slot in turn,
+    // as many (6) for a 27-point row's last 3 slots as for its first 24. ELL_MIN_BLOCKS above
+    // (SASS, 2026-11-27): with the launch bounds and these loads, acc<f64,f32> issues a batch's
+    // 24 loads before its 8 FMAs in 48 registers (five blocks of 256 threads per SM, as the
+    // kernel had before); without them ptxas kept fewer registers and interleaved them. Before
+    // (H100, 2026-11-27): 85.6 % of copy, 0.973x our fp32 kernel at 96^3; H200 77.9 %, 0.974x
+    // (these changes not yet run on a device).
     index_t k = 0;
     for (; k + 8 <= width; k += 8) {
         int c[8];
@@ -488,12 +564,8 @@ static __device__ __forceinline__ void spmv_ell(index_t rows, index_t width, con
         }
 #pragma unroll
         for (unsigned int u = 0; u < 8; ++u) {
-            v[u] = 0;
-            xv[u] = 0;
-            if (c[u] >= 0) {
-                v[u] = St::template read<A>(values, (k + u) * rows + row);
-                xv[u] = St::template read<A>(x, (index_t)c[u]);
-            }
+            v[u] = St::template read<A>(values, (k + u) * rows + row);
+            xv[u] = St::template read<A>(x, (index_t)(c[u] >= 0 ? c[u] : 0));
         }
 #pragma unroll
         for (unsigned int u = 0; u < 8; ++u) {
@@ -502,10 +574,26 @@ static __device__ __forceinline__ void spmv_ell(index_t rows, index_t width, con
             }
         }
     }
-    for (; k < width; ++k) {
-        const int c = col_idx[k * rows + row];
-        if (c >= 0) {
-            acc = A::fma(St::template read<A>(values, k * rows + row), St::template read<A>(x, (index_t)c), acc);
+    if (k < width) {
+        // At most 7 slots left, as one more batch (slots beyond the width count as padding).
+        int c[7];
+        T v[7];
+        T xv[7];
+#pragma unroll
+        for (unsigned int u = 0; u < 7; ++u) {
+            c[u] = k + u < width ? col_idx[(k + u) * rows + row] : -1;
+        }
+#pragma unroll
+        for (unsigned int u = 0; u < 7; ++u) {
+            // Slots beyond the width have no value to load (their index is past the array).
+            v[u] = k + u < width ? St::template read<A>(values, (k + u) * rows + row) : (T)0;
+            xv[u] = St::template read<A>(x, (index_t)(c[u] >= 0 ? c[u] : 0));
+        }
+#pragma unroll
+        for (unsigned int u = 0; u < 7; ++u) {
+            if (c[u] >= 0) {
+                acc = A::fma(v[u], xv[u], acc);
+            }
         }
     }
     finish_store<St, A>(acc, alpha, beta, y0, row, y_arith, y);
@@ -758,9 +846,9 @@ static __device__ __forceinline__ void roofline(const typename St::S* __restrict
 // ------------------------------------------------------------ instantiations
 
 #define ACCESSOR_KERNELS(SN, St, AN, A)                                                                   \
-    extern "C" __global__ void accessor_dot_blocks_##SN##_##AN(const St::S* __restrict__ x,               \
-                                                             const St::S* __restrict__ y, index_t n,      \
-                                                             A::T* __restrict__ partials) {               \
+    extern "C" __global__ void __launch_bounds__(256, DOT_MIN_BLOCKS)                                     \
+        accessor_dot_blocks_##SN##_##AN(const St::S* __restrict__ x, const St::S* __restrict__ y,         \
+                                        index_t n, A::T* __restrict__ partials) {                         \
         dot_blocks<St, A>(x, y, n, partials);                                                             \
     }                                                                                                     \
     extern "C" __global__ void accessor_dot_final_##SN##_##AN(const A::T* __restrict__ partials,          \
@@ -781,7 +869,7 @@ static __device__ __forceinline__ void roofline(const typename St::S* __restrict
         gemv_n<St, A>(m, n, alpha, a, x, beta, y0, y_arith, y);                                           \
     }                                                                                                     \
     /* 32 x TRANSPOSED_GROUPS (32) threads: at most 64 registers each. */                               \
-    extern "C" __global__ void __launch_bounds__(1024)                                                    \
+    extern "C" __global__ void __launch_bounds__(1024, GEMV_T_MIN_BLOCKS)                                 \
         accessor_gemv_t_##SN##_##AN(index_t m, index_t n, A::T alpha,                                     \
                                                          const St::S* __restrict__ a,                     \
                                                          const St::S* __restrict__ x, A::T beta,          \
@@ -790,13 +878,13 @@ static __device__ __forceinline__ void roofline(const typename St::S* __restrict
                                                          St::S* __restrict__ y) {                         \
         gemv_t<St, A>(m, n, alpha, a, x, beta, y0, y_arith, y);                                           \
     }                                                                                                     \
-    extern "C" __global__ void accessor_spmv_csr_##SN##_##AN(                                             \
+    extern "C" __global__ void __launch_bounds__(256, CSR_MIN_BLOCKS) accessor_spmv_csr_##SN##_##AN(      \
         index_t rows, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,                   \
         const St::S* __restrict__ values, const St::S* __restrict__ x, A::T alpha, A::T beta,             \
         const St::S* __restrict__ y0, A::T* __restrict__ y_arith, St::S* __restrict__ y) {                \
         spmv_csr<St, A>(rows, row_ptr, col_idx, values, x, alpha, beta, y0, y_arith, y);                  \
     }                                                                                                     \
-    extern "C" __global__ void accessor_spmv_ell_##SN##_##AN(                                             \
+    extern "C" __global__ void __launch_bounds__(256, ELL_MIN_BLOCKS) accessor_spmv_ell_##SN##_##AN(      \
         index_t rows, index_t width, const int* __restrict__ col_idx, const St::S* __restrict__ values,   \
         const St::S* __restrict__ x, A::T alpha, A::T beta, const St::S* __restrict__ y0,                 \
         A::T* __restrict__ y_arith, St::S* __restrict__ y) {                                              \

@@ -364,4 +364,50 @@ mod tests {
         // The kernel's rows are reduced by warp_tree4: four of them.
         assert_eq!(rows_per_warp, 4);
     }
+
+    /// The threads per block in an entry point's `__launch_bounds__`, if it
+    /// has them: `accessor_<entry>_##SN##_##AN` in the instantiation macro.
+    fn launch_bound_threads(entry: &str) -> Option<usize> {
+        let src = SOURCE.source;
+        let at = src.find(&format!("accessor_{entry}_##SN##_##AN("))?;
+        // The bounds stand between the `extern "C"` that opens this entry
+        // point and its name (possibly on the line before, after a `\`).
+        let opening = src[..at].rfind("extern \"C\"")?;
+        let declaration = &src[opening..at];
+        let bounds = declaration.find("__launch_bounds__(")? + "__launch_bounds__(".len();
+        let digits: String = declaration[bounds..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        digits.parse().ok()
+    }
+
+    /// Every entry point launched with launch bounds is launched with exactly
+    /// the block size the bounds name: more threads would fail to launch,
+    /// fewer would leave the minimum blocks per SM, and the registers ptxas
+    /// chose for them, meaning something else (the bounds are what keeps the
+    /// batched loads of DOT, GEMV^T and SpMV issued before their FMAs:
+    /// kernels/accessor_blas.cu).
+    #[test]
+    fn launch_bounds_name_the_launchers_block_sizes() {
+        use super::{ELL_THREADS, ROW_WARPS};
+        use crate::kernels::accessor::gemv::TRANSPOSED_GROUPS;
+        use crate::kernels::accessor::order::{DOT_THREADS, WARP};
+        let expected = [
+            ("dot_blocks", DOT_THREADS),
+            ("gemv_t", WARP * TRANSPOSED_GROUPS),
+            ("spmv_csr", ROW_WARPS * WARP),
+            ("spmv_ell", ELL_THREADS),
+            ("trsv_rows", super::TRSV_WARPS * WARP),
+        ];
+        for (entry, threads) in expected {
+            assert_eq!(
+                launch_bound_threads(entry),
+                Some(threads),
+                "accessor_{entry}: launch bounds against the launcher's block size"
+            );
+        }
+        // The parser itself: an entry point without bounds has none.
+        assert_eq!(launch_bound_threads("gemv_n"), None);
+    }
 }
