@@ -21,6 +21,12 @@
 #                        these are no longer in nvidia-cuda-nvcc but in their
 #                        own wheel; nvidia-cuda-nvcc (~400 MB: nvcc, ptxas,
 #                        libnvvm) is NOT needed for NVRTC and is not installed.
+#   nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm
+#                        bin/cuobjdump and the bin/nvdisasm it runs (0.3 and 5 MB
+#                        as wheels), which print the machine code (SASS) of a
+#                        CUBIN: tests/accessor_sass.rs checks with them that
+#                        ptxas keeps the accessor kernels' batched loads ahead of
+#                        their FMAs.
 #
 # Output: human-readable progress goes to stderr; stdout carries only `export`
 # lines, which are also written to <cache>/env.sh. Under GitHub Actions
@@ -29,7 +35,7 @@
 set -euo pipefail
 
 CUDA_WHEEL_VERSION="13.5.37"
-PACKAGES=(nvidia-cuda-nvrtc nvidia-cuda-runtime nvidia-cuda-crt)
+PACKAGES=(nvidia-cuda-nvrtc nvidia-cuda-runtime nvidia-cuda-crt nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)
 CACHE="${BOUNDGATE_CUDA_HOME:-$HOME/.cache/boundgate/cuda13}"
 LIB_DIR="$CACHE/nvidia/cu13/lib"
 INCLUDE_DIR="$CACHE/nvidia/cu13/include"
@@ -60,6 +66,8 @@ is_complete() {
     compgen -G "$root/nvidia/cu13/lib/libnvrtc-builtins.so.*" >/dev/null || return 1
     [[ -f "$root/nvidia/cu13/include/cuda_fp16.h" ]] || return 1
     [[ -f "$root/nvidia/cu13/include/crt/host_defines.h" ]] || return 1
+    [[ -x "$root/nvidia/cu13/bin/cuobjdump" ]] || return 1
+    [[ -x "$root/nvidia/cu13/bin/nvdisasm" ]] || return 1
 }
 
 # pip is the one tool needed; a fresh Debian has python3 but not pip, so get it
@@ -99,7 +107,7 @@ else
         specs+=("$package==$CUDA_WHEEL_VERSION")
     done
     say "installing ${specs[*]} into $CACHE"
-    # --no-deps: the three wheels are self-contained for NVRTC; their declared
+    # --no-deps: the wheels are self-contained for NVRTC; their declared
     # dependencies would pull nvidia-cuda-nvcc and libnvvm back in.
     # --target also keeps pip clear of PEP 668 "externally managed" system Pythons.
     PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps \

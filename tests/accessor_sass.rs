@@ -1,0 +1,176 @@
+//! The machine code ptxas makes of the accessor kernels keeps each batch's loads
+//! ahead of its FMAs. The batches (DOT: 4 terms, GEMV^T: 8 rows, SpMV CSR: 4
+//! rows, SpMV ELL: 8 slots) exist so that a thread has many loads in flight on
+//! a memory-bound kernel; ptxas is free to interleave them with the FMAs when it
+//! keeps fewer registers, and on 2026-11-27 the SASS showed it did exactly that
+//! for binary64 arithmetic (GEMV^T: each row's FMA right after its own two
+//! loads; CSR: each row's FMA before the next row's gather), which fits the
+//! device measurements where acc<f64,f32> trailed our fp32 kernel (GEMV^T 0.858x
+//! and CSR 0.807x on the H200). The launch bounds in kernels/accessor_blas.cu
+//! (`DOT_MIN_BLOCKS`, `GEMV_T_MIN_BLOCKS`, `CSR_MIN_BLOCKS`, `ELL_MIN_BLOCKS`)
+//! and ELL's unconditional loads restore the batches; this test keeps them.
+//!
+//! It compiles the embedded kernels/accessor_blas.cu with NVRTC for sm_80 and
+//! sm_90 (the pinned NVRTC of scripts/install-cuda-nvrtc.sh, so the same ptxas
+//! every run), prints each entry point's SASS with `cuobjdump -sass` (installed,
+//! with the nvdisasm it runs, by the same script) and requires, for the pairs the bench measures (fp32,
+//! acc<f64,f32>) and the 16-bit ones, a run of at least the batch's load count
+//! of LDG instructions with no FMA between them (other instructions, branches
+//! included, do not break a run). binary64 storage is left out: ptxas puts one
+//! FMA into some of its batches (DOT, CSR, ELL), with the same launch bounds.
+//!
+//! Like the NVRTC tests it FAILS when NVRTC or cuobjdump is missing, unless
+//! BOUNDGATE_SKIP_NVRTC=1 is set. No GPU is needed.
+//!
+//! Run: `eval "$(scripts/install-cuda-nvrtc.sh)" && cargo test --features cuda --test accessor_sass`
+#![cfg(feature = "cuda")]
+
+use boundgate::gpu::nvrtc::{self, BuildOptions, Target};
+use boundgate::gpu::sources;
+use std::path::PathBuf;
+use std::process::Command;
+
+const SKIP_ENV: &str = "BOUNDGATE_SKIP_NVRTC";
+/// The cuobjdump to use, when not the install script's.
+const CUOBJDUMP_ENV: &str = "BOUNDGATE_CUOBJDUMP";
+
+/// `$BOUNDGATE_CUOBJDUMP`, else the install script's `<cache>/nvidia/cu13/bin/cuobjdump`,
+/// else a CUDA toolkit's; each with nvdisasm in the same folder.
+fn cuobjdump() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(CUOBJDUMP_ENV).filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    let cache = boundgate::gpu::cuda_home().map(|home| home.join("nvidia/cu13/bin/cuobjdump"));
+    let toolkits = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(|var| std::env::var_os(var).filter(|v| !v.is_empty()))
+        .map(|root| PathBuf::from(root).join("bin/cuobjdump"))
+        .chain(std::iter::once(PathBuf::from(
+            "/usr/local/cuda/bin/cuobjdump",
+        )));
+    cache
+        .into_iter()
+        .chain(toolkits)
+        .find(|path| path.is_file() && path.with_file_name("nvdisasm").is_file())
+}
+
+/// NVRTC and cuobjdump, or why not: a failure (with what to do) unless the
+/// skip variable asks to skip.
+fn tools() -> Option<PathBuf> {
+    let missing = match (nvrtc::version(), cuobjdump()) {
+        (Ok(_), Some(tool)) => return Some(tool),
+        (Err(error), _) => format!("NVRTC is not available: {error}"),
+        (Ok(_), None) => "cuobjdump (with nvdisasm beside it) is not available".to_string(),
+    };
+    if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
+        println!("SKIPPED ({SKIP_ENV}=1): {missing}");
+        return None;
+    }
+    panic!(
+        "{missing}\nRun scripts/install-cuda-nvrtc.sh (part of the CI contract) and export what it \
+         prints, or set {SKIP_ENV}=1 to skip this test explicitly."
+    );
+}
+
+/// The opcodes of `entry`'s SASS in `cubin`, in program order (`DFMA`, `LDG`,
+/// ...: the mnemonic without its modifiers and without a predicate).
+fn opcodes(tool: &PathBuf, cubin: &std::path::Path, entry: &str) -> Vec<String> {
+    // cuobjdump runs nvdisasm, looked for on the PATH or in NVDISASM_PATH: the one beside it.
+    let folder = tool.parent().map(PathBuf::from).unwrap_or_default();
+    let out = Command::new(tool)
+        .env("NVDISASM_PATH", folder)
+        .args(["-sass", "-fun", entry])
+        .arg(cubin)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", tool.display()));
+    assert!(
+        out.status.success(),
+        "cuobjdump -sass -fun {entry}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let opcodes: Vec<String> = text
+        .lines()
+        // Instruction lines: `/*0070*/  @!P0 LDG.E.CONSTANT R0, desc[UR6][R2.64] ;`
+        .filter_map(|line| line.trim_start().strip_prefix("/*")?.split_once("*/"))
+        .filter_map(|(_, rest)| {
+            rest.split_whitespace()
+                .find(|word| !word.starts_with('@'))
+                .map(|word| word.split('.').next().unwrap_or(word).to_string())
+        })
+        .collect();
+    assert!(!opcodes.is_empty(), "no SASS for {entry}:\n{text}");
+    opcodes
+}
+
+/// The longest run of global loads with no FMA (single or double) between them.
+fn longest_load_run(opcodes: &[String]) -> usize {
+    let (mut best, mut run) = (0, 0);
+    for op in opcodes {
+        match op.as_str() {
+            "LDG" => {
+                run += 1;
+                best = best.max(run);
+            }
+            "DFMA" | "FFMA" => run = 0,
+            _ => {}
+        }
+    }
+    best
+}
+
+#[test]
+fn the_load_run_counts_loads_between_fmas() {
+    let ops = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(
+        longest_load_run(&ops("LDG LDG DFMA LDG BRA LDG LDG FFMA")),
+        3
+    );
+    assert_eq!(longest_load_run(&ops("DFMA IADD3")), 0);
+}
+
+#[test]
+fn batched_loads_stay_ahead_of_their_fmas() {
+    let Some(tool) = tools() else {
+        return;
+    };
+    // (entry point, loads per batch): DOT 4 terms x (x, y); GEMV^T 8 rows x (A, x);
+    // CSR 4 rows x (column index, value, x); ELL 8 slots x (column index, value, x).
+    let batches = [
+        ("dot_blocks", 8),
+        ("gemv_t", 16),
+        ("spmv_csr", 12),
+        ("spmv_ell", 24),
+    ];
+    let pairs = [
+        "f32_f32", "f32_f64", "f16_f32", "f16_f64", "bf16_f32", "bf16_f64",
+    ];
+    let dir = std::env::temp_dir().join(format!("boundgate-sass-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let mut problems = Vec::new();
+    for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {
+        let built = nvrtc::compile(
+            sources::ACCESSOR_BLAS.path,
+            sources::ACCESSOR_BLAS.source,
+            &BuildOptions::new(target),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let cubin = dir.join(format!("accessor_blas_{}.cubin", target.arch()));
+        std::fs::write(&cubin, &built.image).expect("the CUBIN written");
+        for (kernel, loads) in batches {
+            for pair in pairs {
+                let entry = format!("accessor_{kernel}_{pair}");
+                let run = longest_load_run(&opcodes(&tool, &cubin, &entry));
+                println!("{target} {entry}: {run} loads in a row (a batch has {loads})");
+                if run < loads {
+                    problems.push(format!(
+                        "{target} {entry}: at most {run} loads without an FMA between them, \
+                         fewer than a batch's {loads}"
+                    ));
+                }
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
