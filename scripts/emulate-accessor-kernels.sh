@@ -13,20 +13,13 @@
 #
 #   scripts/emulate-accessor-kernels.sh [reference-commit]
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
+source "$(dirname "$0")/emulate/lib.sh"
 reference="${1:-2d0a702}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 git -C "$root" show "$reference:kernels/accessor_blas.cu" > "$work/reference.cu"
 python3 "$root/scripts/emulate/extract_accessor.py" "$root/kernels/accessor_blas.cu" "$work/reference.cu" \
     "$work/kern.h" dot_blocks spmv_ell
-build() {
-    g++ -std=c++20 -O1 -ffp-contract=off -Wno-unknown-pragmas -pthread \
-        -fsanitize=address,undefined -I "$1" -I "$root/scripts/emulate" \
-        -o "$1/kernels" "$root/scripts/emulate/accessor_kernels_main.cpp"
-}
-build "$work"
-"$work/kernels"
+emulate_build "$work" accessor_kernels_main
+"$work/accessor_kernels_main"
 # Mutants of the current kernels (each sed script confined to the current function, which
 # kern.h has before its reference copy): a full DOT batch's terms added in reverse, a term
 # dropped from a partial one, the last ELL slot dropped, a padding slot's (NaN) value added.
@@ -39,19 +32,7 @@ mutants=(
     "$ell s/            if (c\[u\] >= 0) {/            if (c[u] >= -1) {/"
 )
 for i in "${!mutants[@]}"; do
-    mkdir "$work/m$i"
-    sed "${mutants[$i]}" "$work/kern.h" > "$work/m$i/kern.h"
-    if cmp -s "$work/kern.h" "$work/m$i/kern.h"; then
-        echo "mutant $i: the pattern no longer matches kernels/accessor_blas.cu: update it" >&2
-        exit 1
-    fi
-    build "$work/m$i"
     printf 'mutant %d (%s): ' "$i" "${mutants[$i]}"
-    if "$work/m$i/kernels" > "$work/m$i/log"; then
-        echo "NOT caught" >&2
-        exit 1
-    fi
-    head -c 160 "$work/m$i/log"
-    echo
+    emulate_mutant "$i" "${mutants[$i]}" accessor_kernels_main kernels/accessor_blas.cu
 done
 echo "every mutant caught"

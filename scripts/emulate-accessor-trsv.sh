@@ -18,18 +18,11 @@
 #
 #   scripts/emulate-accessor-trsv.sh
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/emulate/lib.sh"
 python3 "$root/scripts/emulate/extract_trsv.py" "$root/kernels/accessor_blas.cu" "$work/kern.h"
-build() {
-    g++ -std=c++20 -O1 -ffp-contract=off -Wno-unknown-pragmas -pthread \
-        -fsanitize=address,undefined -I "$1" -I "$root/scripts/emulate" \
-        -o "$1/trsv" "$root/scripts/emulate/accessor_trsv_main.cpp"
-}
-build "$work"
+emulate_build "$work" accessor_trsv_main
 printf 'trsv_rows: '
-"$work/trsv"
+"$work/accessor_trsv_main"
 # Each mutant with the phase that must catch it: the arithmetic's in the sequential phase, the
 # waits' only where blocks run at once (a block reading a chunk of x before it is published).
 mutants=(
@@ -43,19 +36,7 @@ mutants=(
 for i in "${!mutants[@]}"; do
     phase="${mutants[$i]%%|*}"
     edit="${mutants[$i]#*|}"
-    mkdir "$work/m$i"
-    sed "$edit" "$work/kern.h" > "$work/m$i/kern.h"
-    if cmp -s "$work/kern.h" "$work/m$i/kern.h"; then
-        echo "mutant $i: the pattern no longer matches kernels/accessor_blas.cu: update it" >&2
-        exit 1
-    fi
-    build "$work/m$i"
     printf 'mutant %d (%s, %s phase): ' "$i" "$edit" "$phase"
-    if "$work/m$i/trsv" "$phase" > "$work/m$i/log"; then
-        echo "NOT caught" >&2
-        exit 1
-    fi
-    head -c 160 "$work/m$i/log"
-    echo
+    emulate_mutant "$i" "$edit" accessor_trsv_main kernels/accessor_blas.cu "$phase"
 done
 echo "every mutant caught"

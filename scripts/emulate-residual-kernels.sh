@@ -14,17 +14,13 @@
 #
 #   scripts/emulate-residual-kernels.sh [reference-commit]
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
+source "$(dirname "$0")/emulate/lib.sh"
 reference="${1:-17d998c}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 git -C "$root" show "$reference:kernels/residual.cu" > "$work/reference.cu"
 python3 "$root/scripts/emulate/extract.py" "$root/kernels/residual.cu" "$work/reference.cu" \
     "$work/kern.h" residual_combine residual_quantize residual_dequantize residual_abs_bins_f32
 for driver in residual_combine residual_quantize residual_abs_bins; do
-    g++ -std=c++20 -O1 -ffp-contract=off -Wno-unknown-pragmas -pthread \
-        -fsanitize=address,undefined -I "$work" -I "$root/scripts/emulate" \
-        -o "$work/$driver" "$root/scripts/emulate/${driver}_main.cpp"
+    emulate_build "$work" "${driver}_main"
     printf '%s: ' "$driver"
-    "$work/$driver"
+    "$work/${driver}_main"
 done

@@ -8,6 +8,8 @@ CPU model, and the pipelined trsv_rows), each with its template line.
 import re
 import sys
 
+from pieces import extract
+
 PIECES = [
     "struct ArithF64 {",
     "struct ArithF32 {",
@@ -21,21 +23,6 @@ PIECES = [
     "static __device__ __forceinline__ unsigned int trsv_wait_solved(",
     "static __device__ __forceinline__ void trsv_rows(",
 ]
-
-
-def extract(src, start):
-    i = src.index(start)
-    # The template line just above, if any.
-    before = src.rfind("\n", 0, i - 1)
-    line = src[before + 1 : i]
-    if line.startswith("template <"):
-        i = before + 1
-    depth = 0
-    for k in range(src.index("{", src.index(start)), len(src)):
-        depth += {"{": 1, "}": -1}.get(src[k], 0)
-        if depth == 0:
-            return src[i : k + 1] + (";" if start.startswith("struct") else "")
-    raise SystemExit(f"unbalanced braces after {start}")
 
 
 src = open(sys.argv[1]).read()

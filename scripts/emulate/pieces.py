@@ -1,0 +1,41 @@
+"""What the extract_*.py scripts share: cutting one piece of CUDA source out of a file.
+
+extract(src, start): the text from `start` (a declaration's first line, up to its opening
+brace or beyond) to its closing brace, with the `template <...>` line just above it if there is
+one, and a `;` after a struct.
+"""
+
+
+def extract(src, start):
+    i = src.index(start)
+    before = src.rfind("\n", 0, i - 1)
+    if src[before + 1 : i].startswith("template <"):
+        i = before + 1
+    depth = 0
+    for k in range(src.index("{", src.index(start)), len(src)):
+        depth += {"{": 1, "}": -1}.get(src[k], 0)
+        if depth == 0:
+            return src[i : k + 1] + (";" if start.startswith("struct") else "")
+    raise SystemExit(f"unbalanced braces after {start}")
+
+
+def write_pair_header(argv, common, defines, declaration):
+    """The header of a current-against-reference emulation, from the command line
+    `CURRENT.cu REFERENCE.cu OUT.h name [name ...]` (argv[1:]): cuda_host.h, the current file's
+    #defines matching the regular expression `defines`, the `common` pieces (each must read the
+    same in both versions), then each named piece (`declaration.format(name=...)` starts it)
+    from the current file and, renamed <name>_reference, from the reference."""
+    import re
+
+    current, reference = open(argv[1]).read(), open(argv[2]).read()
+    out = ['#include "cuda_host.h"']
+    out += sorted(set(re.findall(defines, current)))
+    for piece in common:
+        if extract(current, piece) != extract(reference, piece):
+            raise SystemExit(f"{piece} differs from the reference: compare it by hand first")
+        out.append(extract(current, piece))
+    for name in argv[4:]:
+        start = declaration.format(name=name)
+        out.append(extract(current, start))
+        out.append(extract(reference, start).replace(f" {name}(", f" {name}_reference(", 1))
+    open(argv[3], "w").write("\n".join(out) + "\n")
