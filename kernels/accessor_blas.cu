@@ -694,6 +694,16 @@ static __device__ __forceinline__ void trsv_solve(index_t n, const typename St::
 // block that took its ticket earlier and is running or done, and that block waits only for
 // tickets before its own. `sync` is zeroed before each launch.
 #define TRSV_ROWS_PER_WARP 4  // 32 rows / TRSV_WARPS (8) warps
+// Elements from one row of the block's inverse to the next in shared memory: 33, not 32. In
+// the chain x_r = sum_c y_rc v_c, lane r of warp 0 reads y_rc for the same c as every other
+// lane: 32 apart, all 32 lanes hit one bank, and each of the chain's 32 loads of y was
+// replayed 32 times, on the critical path from one block row's publication to the next
+// (2026-11-27, a session without a GPU; the listing shows the 32 loads between the barrier
+// and the FMAs they feed). With rows 33 apart, lane r's word of column c lies in bank
+// (r + c) mod 32 for binary32; for binary64 the 8-byte words of a half-warp (each half-warp is
+// one access) fall in distinct bank pairs. The fill, a row per warp, stays conflict-free too.
+// The values and their order are unchanged (not yet run on a device).
+#define TRSV_Y_STRIDE 33
 
 // Thread 0 of the block waits until `solved` (block rows published) reaches `count` and returns
 // the count it saw. The producer writes its x, fences, and after a barrier increments; the fence
@@ -723,7 +733,7 @@ static __device__ __forceinline__ void trsv_rows(index_t n, const typename St::S
     __shared__ unsigned int ticket;
     __shared__ unsigned int seen;
     __shared__ __align__(8) unsigned char v_raw[32 * sizeof(double)];
-    __shared__ __align__(8) unsigned char y_raw[32 * 32 * sizeof(double)];
+    __shared__ __align__(8) unsigned char y_raw[32 * TRSV_Y_STRIDE * sizeof(double)];
     T* v = reinterpret_cast<T*>(v_raw);
     T* y = reinterpret_cast<T*>(y_raw);
     const unsigned int lane = threadIdx.x & 31u;
@@ -735,9 +745,10 @@ static __device__ __forceinline__ void trsv_rows(index_t n, const typename St::S
     const index_t k = ticket;
     const index_t s = k * 32;
     const index_t m = n - s < 32 ? n - s : 32;
-    // The block's inverse, into shared memory before any wait (off the critical path).
+    // The block's inverse, into shared memory before any wait (off the critical path), its rows
+    // TRSV_Y_STRIDE apart.
     for (unsigned int e = threadIdx.x; e < 32 * 32; e += blockDim.x) {
-        y[e] = inv[k * 32 * 32 + e];
+        y[(e >> 5) * TRSV_Y_STRIDE + (e & 31u)] = inv[k * 32 * 32 + e];
     }
     // Rows first + 0 .. 3 of the block row are this warp's; lanes read chunk j's columns.
     const index_t first = (index_t)warp * TRSV_ROWS_PER_WARP;
@@ -805,7 +816,7 @@ static __device__ __forceinline__ void trsv_rows(index_t n, const typename St::S
 #pragma unroll
         for (unsigned int c = 0; c < 32; ++c) {
             if (c <= row) {
-                out = A::fma(y[row * 32 + c], v[c], out);
+                out = A::fma(y[row * TRSV_Y_STRIDE + c], v[c], out);
             }
         }
         x[s + row] = out;

@@ -7,14 +7,15 @@
 # thread per CUDA thread) under AddressSanitizer and UBSan, with a fixed seed
 # (scripts/emulate/accessor_trsv_main.cpp): 240 random systems with the blocks one after another,
 # then 24 with every block at once, each in a process of its own sharing x and the counters;
-# solutions compared bit for bit. Then six mutants of trsv_rows, each of which must fail: four
+# solutions compared bit for bit. Then seven mutants of trsv_rows, each of which must fail: five
 # in the arithmetic and indexing (the prefetched chunk, the sign of the update, the order of the
-# inverse's chain, the lane holding a row's tree), two in the waits (the count waited for, the
+# inverse's chain, the lane holding a row's tree, the inverse's rows filled 32 apart and read 33
+# apart in shared memory), two in the waits (the count waited for, the
 # count taken as known), which only blocks running at once can catch. The host's memory model is
 # stronger than the GPU's: this checks the protocol's logic and the ticket order, not its fences
 # (that needs the device: tests/accessor_gpu.rs). Needs g++
-# (C++20) and python3 (scripts/install-system-deps.sh --with-emulation); the last step of
-# .ci/run (about 2.5 minutes on 2 cores).
+# (C++20) and python3 (scripts/install-system-deps.sh --with-emulation); a step of .ci/run
+# (about 2.5 minutes on 2 cores).
 #
 #   scripts/emulate-accessor-trsv.sh
 set -euo pipefail
@@ -28,8 +29,9 @@ printf 'trsv_rows: '
 mutants=(
     'sequential|s/(j + 1) \* 32 + lane)/j * 32 + lane)/'
     'sequential|s/A::sub(bp, tree)/A::sub(tree, bp)/'
-    'sequential|s/out = A::fma(y\[row \* 32 + c\], v\[c\], out)/out = A::fma(y[row * 32 + (row - c)], v[row - c], out)/'
+    'sequential|s/out = A::fma(y\[row \* TRSV_Y_STRIDE + c\], v\[c\], out)/out = A::fma(y[row * TRSV_Y_STRIDE + (row - c)], v[row - c], out)/'
     'sequential|s/const index_t tree_row = first + (lane >> 3);/const index_t tree_row = first + (lane \& 3u);/'
+    'sequential|s/y\[(e >> 5) \* TRSV_Y_STRIDE + (e \& 31u)\]/y[(e >> 5) * 32 + (e \& 31u)]/'
     'concurrent|s/trsv_wait_solved(\&sync\[1\], (unsigned int)j + 1u)/trsv_wait_solved(\&sync[1], (unsigned int)j)/'
     'concurrent|s/ready = seen;/ready = seen + 1;/'
 )
