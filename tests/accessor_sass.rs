@@ -30,46 +30,32 @@ use boundgate::gpu::sources;
 use std::path::PathBuf;
 use std::process::Command;
 
-const SKIP_ENV: &str = "BOUNDGATE_SKIP_NVRTC";
-/// The cuobjdump to use, when not the install script's.
+mod common;
+
+use common::nvrtc::present_or_skip;
+
+/// The cuobjdump to use, when not the install script's or a toolkit's.
 const CUOBJDUMP_ENV: &str = "BOUNDGATE_CUOBJDUMP";
 
-/// `$BOUNDGATE_CUOBJDUMP`, else the install script's `<cache>/nvidia/cu13/bin/cuobjdump`,
-/// else a CUDA toolkit's; each with nvdisasm in the same folder.
+/// `$BOUNDGATE_CUOBJDUMP`, else `boundgate::gpu::cuda_binary("cuobjdump")` (the install
+/// script's, else a CUDA toolkit's); each only with nvdisasm beside it, which it runs.
 fn cuobjdump() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os(CUOBJDUMP_ENV).filter(|v| !v.is_empty()) {
-        return Some(PathBuf::from(path));
-    }
-    let cache = boundgate::gpu::cuda_home().map(|home| home.join("nvidia/cu13/bin/cuobjdump"));
-    let toolkits = ["CUDA_HOME", "CUDA_PATH"]
-        .iter()
-        .filter_map(|var| std::env::var_os(var).filter(|v| !v.is_empty()))
-        .map(|root| PathBuf::from(root).join("bin/cuobjdump"))
-        .chain(std::iter::once(PathBuf::from(
-            "/usr/local/cuda/bin/cuobjdump",
-        )));
-    cache
-        .into_iter()
-        .chain(toolkits)
-        .find(|path| path.is_file() && path.with_file_name("nvdisasm").is_file())
+    std::env::var_os(CUOBJDUMP_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| boundgate::gpu::cuda_binary("cuobjdump"))
+        .filter(|path| path.is_file() && path.with_file_name("nvdisasm").is_file())
 }
 
-/// NVRTC and cuobjdump, or why not: a failure (with what to do) unless the
-/// skip variable asks to skip.
+/// NVRTC and cuobjdump, or the CI contract's skip or failure (tests/common/nvrtc.rs).
 fn tools() -> Option<PathBuf> {
     let missing = match (nvrtc::version(), cuobjdump()) {
         (Ok(_), Some(tool)) => return Some(tool),
         (Err(error), _) => format!("NVRTC is not available: {error}"),
         (Ok(_), None) => "cuobjdump (with nvdisasm beside it) is not available".to_string(),
     };
-    if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
-        println!("SKIPPED ({SKIP_ENV}=1): {missing}");
-        return None;
-    }
-    panic!(
-        "{missing}\nRun scripts/install-cuda-nvrtc.sh (part of the CI contract) and export what it \
-         prints, or set {SKIP_ENV}=1 to skip this test explicitly."
-    );
+    present_or_skip(Some(missing));
+    None
 }
 
 /// The opcodes of `entry`'s SASS in `cubin`, in program order (`DFMA`, `LDG`,

@@ -28,18 +28,9 @@ use boundgate_verify::format::{Format, RoundingMode};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-fn nvrtc_available() -> bool {
-    match nvrtc::version() {
-        Ok(_) => true,
-        Err(e) if std::env::var("BOUNDGATE_SKIP_NVRTC").is_ok_and(|v| v == "1") => {
-            println!("SKIPPED (BOUNDGATE_SKIP_NVRTC=1): {e}");
-            false
-        }
-        Err(e) => panic!(
-            "NVRTC is not available: {e}; run scripts/install-cuda-nvrtc.sh or set BOUNDGATE_SKIP_NVRTC=1"
-        ),
-    }
-}
+mod common;
+
+use common::nvrtc::nvrtc_available;
 
 #[test]
 fn gemm_ptx_has_only_the_tensor_core_steps_of_the_model() {

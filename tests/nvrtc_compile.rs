@@ -10,6 +10,8 @@
 //!
 //! Run: `scripts/install-cuda-nvrtc.sh && cargo test --features cuda --test nvrtc_compile`
 
+mod common;
+
 use boundgate::gpu::sources;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -91,30 +93,7 @@ mod with_nvrtc {
     use boundgate::gpu::nvrtc::{self, BuildOptions, Target};
     use boundgate::kernels::mpfma::gpu::GemmKernel;
 
-    const SKIP_ENV: &str = "BOUNDGATE_SKIP_NVRTC";
-
-    /// True when NVRTC loads. Otherwise fails the test with what to do, unless
-    /// BOUNDGATE_SKIP_NVRTC=1 asks to skip.
-    fn nvrtc_available() -> bool {
-        match nvrtc::version() {
-            Ok((major, minor)) => {
-                println!(
-                    "NVRTC {major}.{minor}, include folders {:?}",
-                    boundgate::gpu::include_dirs()
-                );
-                true
-            }
-            Err(error) if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") => {
-                println!("SKIPPED ({SKIP_ENV}=1): {error}");
-                false
-            }
-            Err(error) => panic!(
-                "NVRTC is not available: {error}\n\
-                 Run scripts/install-cuda-nvrtc.sh (part of the CI contract) and export what it prints, \
-                 or set {SKIP_ENV}=1 to skip this test explicitly."
-            ),
-        }
-    }
+    use super::common::nvrtc::nvrtc_available;
 
     /// The targets `name` is checked for: its embedded source's
     /// `check_targets` (sm_80 and sm_90 for a portable file, sm_90a for

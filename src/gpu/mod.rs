@@ -50,5 +50,5 @@ pub use dot::{DotPrecision, DotRun, RanOn, dot, dot_model, dot_with_config, run_
 pub use error::GpuError;
 #[cfg(feature = "cuda")]
 pub use module::KernelModule;
-pub use paths::{HOME_ENV, INCLUDE_ENV, cache_lib_dir, cuda_home, include_dirs};
+pub use paths::{HOME_ENV, INCLUDE_ENV, cache_lib_dir, cuda_binary, cuda_home, include_dirs};
 pub use probe::{DeviceInfo, DeviceStatus, probe};

@@ -50,16 +50,39 @@ pub fn include_dirs() -> Vec<PathBuf> {
     if let Some(dir) = env::var_os(INCLUDE_ENV).filter(|v| !v.is_empty()) {
         return vec![PathBuf::from(dir)];
     }
-    let cache = cuda_home().map(|home| home.join("nvidia/cu13/include"));
-    let toolkits = ["CUDA_HOME", "CUDA_PATH"]
-        .iter()
-        .filter_map(|var| env::var_os(var).filter(|v| !v.is_empty()))
-        .map(|root| Path::new(&root).join("include"))
-        .chain(std::iter::once(PathBuf::from("/usr/local/cuda/include")));
-    cache
-        .into_iter()
-        .chain(toolkits)
+    cuda_roots()
+        .map(|root| root.join("include"))
         .find(|dir| dir.join("cuda_fp16.h").is_file())
         .into_iter()
         .collect()
+}
+
+/// A CUDA program (`cuobjdump`, `nvdisasm`, ...), first match wins: the
+/// install script's `<cache>/nvidia/cu13/bin/<name>`, then a CUDA toolkit's
+/// `bin/<name>` (`$CUDA_HOME`, `$CUDA_PATH`, `/usr/local/cuda`): the folders
+/// [`include_dirs`] looks in, in the same order.
+///
+/// # Example
+/// ```
+/// if let Some(tool) = boundgate::gpu::cuda_binary("cuobjdump") {
+///     assert!(tool.ends_with("bin/cuobjdump"));
+/// }
+/// ```
+pub fn cuda_binary(name: &str) -> Option<PathBuf> {
+    cuda_roots()
+        .map(|root| root.join("bin").join(name))
+        .find(|path| path.is_file())
+}
+
+/// The folders that may hold CUDA's `include/` and `bin/`, in the order
+/// they are tried: the install script's `<cache>/nvidia/cu13`, then
+/// `$CUDA_HOME`, `$CUDA_PATH` and `/usr/local/cuda`.
+fn cuda_roots() -> impl Iterator<Item = PathBuf> {
+    let cache = cuda_home().map(|home| home.join("nvidia/cu13"));
+    let toolkits = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(|var| env::var_os(var).filter(|v| !v.is_empty()))
+        .map(|root| Path::new(&root).to_path_buf())
+        .chain(std::iter::once(PathBuf::from("/usr/local/cuda")));
+    cache.into_iter().chain(toolkits)
 }

@@ -3,5 +3,8 @@
 
 #[allow(dead_code)]
 pub mod cli;
+#[cfg(feature = "cuda")]
+#[allow(dead_code)]
+pub mod nvrtc;
 #[allow(dead_code)]
 pub mod qdot;
