@@ -16,7 +16,7 @@ set -euo pipefail
 source "$(dirname "$0")/emulate/lib.sh"
 reference="${1:-2d0a702}"
 git -C "$root" show "$reference:kernels/accessor_blas.cu" > "$work/reference.cu"
-python3 "$root/scripts/emulate/extract_accessor.py" "$root/kernels/accessor_blas.cu" "$work/reference.cu" \
+python3 "$root/scripts/emulate/extract.py" "$root/kernels/accessor_blas.cu" "$work/reference.cu" \
     "$work/kern.h" dot_blocks spmv_ell
 emulate_build "$work" accessor_kernels_main
 "$work/accessor_kernels_main"

@@ -1,8 +1,9 @@
-"""What the extract_*.py scripts share: cutting one piece of CUDA source out of a file.
+"""What extract.py and extract_trsv.py share: cutting pieces of CUDA source out of a file.
 
 extract(src, start): the text from `start` (a declaration's first line, up to its opening
 brace or beyond) to its closing brace, with the `template <...>` line just above it if there is
 one, and a `;` after a struct.
+write_pair_header(...): extract.py's header of current and reference pieces.
 """
 
 
