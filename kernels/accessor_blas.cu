@@ -380,6 +380,23 @@ static __device__ __forceinline__ void gemv_n(index_t m, index_t n, typename A::
 // yet run on a device). At 4096 columns (128 blocks) an SM never held two blocks anyway.
 #define GEMV_T_MIN_BLOCKS 1
 
+// Whether gemv_t converts each warp's x values once, into shared memory, instead of in every
+// lane (1, for the pairs whose storage is not their arithmetic format; 0: every lane converts).
+// Nsight Compute on the H200 (2026-11-27, 16384^2, docs/accessor.md "GEMV^T: x converted once
+// per warp"): acc<f64,f32> kept its SM 47.7 % busy against 29.5 % for fp32, the busiest pipe
+// the conversions' (two F2F.F64.F32 per matrix entry: the entry's and x's, although x_i is the
+// same in all 32 lanes), and moved 3.91 TB/s against fp32's 4.08 (0.958x). Staged, a warp
+// converts 32 rows' x with one instruction and its lanes read them back from shared memory.
+#ifndef GEMV_T_STAGE_X
+#define GEMV_T_STAGE_X 1
+#endif
+// Rows per batch of loads on the staged path: 16, the 16 loads gemv^T's fp32 kernel keeps in
+// flight per thread (8 rows' entries and x). Without x's loads and registers, 16 rows fit the
+// 64 registers GEMV_T_MIN_BLOCKS allows (57 for acc<f64,f32>, no spills; sm_90, NVRTC 13.5).
+#ifndef GEMV_T_STAGED_BATCH
+#define GEMV_T_STAGED_BATCH 16
+#endif
+
 template <class St, class A>
 static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::T alpha,
                                               const typename St::S* __restrict__ a,
@@ -396,18 +413,49 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
     const index_t groups = blockDim.y;        // G, a power of two <= 32
     const index_t col = (index_t)blockIdx.x * 32 + c;
     T acc = 0;
-    if (col < n) {
-        // Eight rows' loads are issued before their eight FMAs, which stay one
-        // chain in row order (g, g + G, g + 2G, ...: the CPU model's order, the
-        // same result). A `#pragma unroll` of the plain loop did not do this:
-        // its trip count is unknown, so every unrolled step kept its exit
-        // branch and each load still waited behind the previous FMA (PTX,
-        // 2026-11-25). G was 8 until 2026-11-26: at 4096 columns that is
-        // 128 blocks of 256 threads, one small block per SM of the H100, and
-        // gemv^T reached 29 % of copy (0.71x our fp32 kernel); 32 groups gave
-        // 0.86x and 61 % (H100, 2026-11-26). Whether ptxas keeps the eight
-        // rows' loads together depends on the registers it may use:
-        // GEMV_T_MIN_BLOCKS above.
+    // Eight rows' loads are issued before their eight FMAs, which stay one
+    // chain in row order (g, g + G, g + 2G, ...: the CPU model's order, the
+    // same result). A `#pragma unroll` of the plain loop did not do this:
+    // its trip count is unknown, so every unrolled step kept its exit
+    // branch and each load still waited behind the previous FMA (PTX,
+    // 2026-11-25). G was 8 until 2026-11-26: at 4096 columns that is
+    // 128 blocks of 256 threads, one small block per SM of the H100, and
+    // gemv^T reached 29 % of copy (0.71x our fp32 kernel); 32 groups gave
+    // 0.86x and 61 % (H100, 2026-11-26). Whether ptxas keeps the eight
+    // rows' loads together depends on the registers it may use:
+    // GEMV_T_MIN_BLOCKS above.
+    if constexpr (GEMV_T_STAGE_X && sizeof(typename St::S) != sizeof(T)) {
+        // 32 rows' x per warp (g is the warp): 8 KB for binary64. Every lane takes part in the
+        // staging and its __syncwarp()s, so a lane past the last column reads column n - 1
+        // (n >= 1: the launcher does not launch an empty product) and its sum is never stored.
+        __shared__ __align__(8) unsigned char xs_raw[32 * 32 * sizeof(double)];
+        T* xs = reinterpret_cast<T*>(xs_raw) + g * 32;
+        const index_t col_read = col < n ? col : n - 1;
+        for (index_t i = g; i < m; i += 32 * groups) {
+            // Rows i + G t, t = 0 .. 31: lane t converts row t's x.
+            if (i + groups * c < m) {
+                xs[c] = St::template read<A>(x, i + groups * c);
+            }
+            __syncwarp();
+            unsigned int t = 0;
+            for (; t + GEMV_T_STAGED_BATCH <= 32 && i + groups * (t + GEMV_T_STAGED_BATCH - 1) < m;
+                 t += GEMV_T_STAGED_BATCH) {
+                T av[GEMV_T_STAGED_BATCH];
+#pragma unroll
+                for (unsigned int u = 0; u < GEMV_T_STAGED_BATCH; ++u) {
+                    av[u] = St::template read<A>(a, (i + groups * (t + u)) * n + col_read);
+                }
+#pragma unroll
+                for (unsigned int u = 0; u < GEMV_T_STAGED_BATCH; ++u) {
+                    acc = A::fma(av[u], xs[t + u], acc);
+                }
+            }
+            for (; t < 32 && i + groups * t < m; ++t) {
+                acc = A::fma(St::template read<A>(a, (i + groups * t) * n + col_read), xs[t], acc);
+            }
+            __syncwarp();  // every lane has read xs before it is written again
+        }
+    } else if (col < n) {
         index_t i = g;
         for (; i + 7 * groups < m; i += 8 * groups) {
             T av[8];
@@ -474,25 +522,29 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
     if (first >= rows) {
         return;  // whole warps leave together
     }
-    index_t begin[CSR_ROWS_PER_WARP];
-    index_t end[CSR_ROWS_PER_WARP];
+    // Positions in 32 bits: row_ptr holds int, so k < 2^31 and k + 32 < 2^32. With 64-bit
+    // positions each row's bound check and address took four to six integer instructions, and
+    // the ALU was the busiest pipe (42 % for fp32, 46 % for acc<f64,f32>, Nsight Compute on the
+    // H200 at 96^3, 2026-11-27), issue-bound beside a memory system at 37-40 % of its peak.
+    unsigned int begin[CSR_ROWS_PER_WARP];
+    unsigned int end[CSR_ROWS_PER_WARP];
     T acc[CSR_ROWS_PER_WARP];
-    index_t longest = 0;
+    unsigned int longest = 0;
 #pragma unroll
     for (unsigned int r = 0; r < CSR_ROWS_PER_WARP; ++r) {
         const index_t row = first + r;
-        begin[r] = row < rows ? (index_t)row_ptr[row] : 0;
-        end[r] = row < rows ? (index_t)row_ptr[row + 1] : 0;
+        begin[r] = row < rows ? (unsigned int)row_ptr[row] : 0u;
+        end[r] = row < rows ? (unsigned int)row_ptr[row + 1] : 0u;
         acc[r] = 0;
         longest = end[r] - begin[r] > longest ? end[r] - begin[r] : longest;
     }
-    for (index_t step = lane; step < longest; step += 32) {
+    for (unsigned int step = lane; step < longest; step += 32) {
         int c[CSR_ROWS_PER_WARP];
         T v[CSR_ROWS_PER_WARP];
         T xv[CSR_ROWS_PER_WARP];
 #pragma unroll
         for (unsigned int r = 0; r < CSR_ROWS_PER_WARP; ++r) {
-            const index_t k = begin[r] + step;
+            const unsigned int k = begin[r] + step;
             c[r] = 0;
             v[r] = 0;
             if (k < end[r]) {

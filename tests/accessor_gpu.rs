@@ -469,6 +469,10 @@ mod device {
             (300, 200),
             // Transposed: several 8-row batches per thread of the 32 groups.
             (1000, 40),
+            // Transposed: each group's rows staged 32 at a time (x converted once per warp
+            // for the pairs whose storage is not their arithmetic) three times, the last
+            // partial; 33 columns: a second block whose lanes past column 32 read column 32.
+            (2100, 33),
         ];
         for (stream, (m, n)) in shapes.into_iter().enumerate() {
             let d = &DISTRIBUTIONS[stream % 2];

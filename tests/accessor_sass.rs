@@ -1,6 +1,7 @@
 //! The machine code ptxas makes of the accessor kernels keeps each batch's loads
-//! ahead of its FMAs. The batches (DOT: 4 terms, GEMV^T: 8 rows, SpMV CSR: 4
-//! rows, SpMV ELL: 8 slots) exist so that a thread has many loads in flight on
+//! ahead of its FMAs. The batches (DOT: 4 terms, GEMV^T: 8 rows with their x,
+//! or 16 rows with x from shared memory where storage and arithmetic differ,
+//! SpMV CSR: 4 rows, SpMV ELL: 8 slots) exist so that a thread has many loads in flight on
 //! a memory-bound kernel; ptxas is free to interleave them with the FMAs when it
 //! keeps fewer registers, and on 2026-11-27 the SASS showed it did exactly that
 //! for binary64 arithmetic (GEMV^T: each row's FMA right after its own two
@@ -120,7 +121,8 @@ fn batched_loads_stay_ahead_of_their_fmas() {
     let Some(tool) = tools() else {
         return;
     };
-    // (entry point, loads per batch): DOT 4 terms x (x, y); GEMV^T 8 rows x (A, x);
+    // (entry point, loads per batch): DOT 4 terms x (x, y); GEMV^T 8 rows x (A, x), or
+    // 16 rows of A where x is staged (GEMV_T_STAGE_X: every pair here but fp32/fp32);
     // CSR 4 rows x (column index, value, x); ELL 8 slots x (column index, value, x).
     let batches = [
         ("dot_blocks", 8),

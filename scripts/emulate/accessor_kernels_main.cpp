@@ -1,4 +1,4 @@
-// Driver of scripts/emulate-accessor-kernels.sh: dot_blocks and spmv_ell of
+// Driver of scripts/emulate-accessor-kernels.sh: dot_blocks, spmv_ell, spmv_csr and gemv_t of
 // kernels/accessor_blas.cu against their reference versions (the kernels the devices
 // bit-compared with the CPU models), for the pairs fp64/fp64, fp32/fp64 and fp32/fp32.
 // - dot_blocks: grids of 1 to 8 blocks of 32 to 256 threads (the kernel reads its geometry;
@@ -104,6 +104,92 @@ static bool ell_case(std::mt19937_64& rng, const char* pair, long& values) {
     return true;
 }
 
+// spmv_csr: random CSR matrices (rows not a multiple of the 4 per warp, rows of 0 to 70
+// entries so that some take two or three steps of 32, empty rows anywhere), alpha and beta
+// among 0, 1 and random, the launcher's 8 warps per block; both outputs compared bit for bit.
+template <class St, class A>
+static bool csr_case(std::mt19937_64& rng, const char* pair, long& rows_done) {
+    typedef typename St::S S;
+    typedef typename A::T T;
+    const index_t rows = 1 + rng() % 700, cols = 1 + rng() % 300;
+    std::vector<int> row_ptr(rows + 1, 0), col;
+    std::vector<S> val;
+    for (index_t r = 0; r < rows; ++r) {
+        const unsigned len = rng() % 5 == 0 ? 0 : (unsigned)(rng() % (rng() % 3 == 0 ? 71 : 28));
+        for (unsigned k = 0; k < len; ++k) {
+            col.push_back((int)(rng() % cols));
+            val.push_back((S)draw(rng));
+        }
+        row_ptr[r + 1] = (int)col.size();
+    }
+    std::vector<S> x(cols), y0(rows);
+    for (auto& v : x) v = (S)draw(rng);
+    for (auto& v : y0) v = (S)draw(rng);
+    const double choices[3] = {0.0, 1.0, draw(rng)};
+    const T alpha = (T)choices[rng() % 3], beta = (T)choices[rng() % 3];
+    std::vector<T> arith_now(rows, (T)NAN), arith_before(rows, (T)NAN);
+    std::vector<S> stored_now(rows, (S)NAN), stored_before(rows, (S)NAN);
+    const unsigned grid = (unsigned)((rows + 31) / 32);  // 8 warps of 4 rows per block
+    launch_threads({grid, 1, 1}, 256, [&] {
+        spmv_csr<St, A>(rows, row_ptr.data(), col.data(), val.data(), x.data(), alpha, beta, y0.data(),
+                        arith_now.data(), stored_now.data());
+    });
+    launch_threads({grid, 1, 1}, 256, [&] {
+        spmv_csr_reference<St, A>(rows, row_ptr.data(), col.data(), val.data(), x.data(), alpha, beta, y0.data(),
+                                  arith_before.data(), stored_before.data());
+    });
+    if (!same_bits(arith_now, arith_before) || !same_bits(stored_now, stored_before)) {
+        index_t r = 0;
+        while (r < rows && std::memcmp(&arith_now[r], &arith_before[r], sizeof(T)) == 0 &&
+               std::memcmp(&stored_now[r], &stored_before[r], sizeof(S)) == 0)
+            ++r;
+        printf("MISMATCH spmv_csr %s rows=%llu: row %llu gives %a, reference %a\n", pair, rows, r,
+               (double)arith_now[r], (double)arith_before[r]);
+        return false;
+    }
+    rows_done += (long)rows;
+    return true;
+}
+
+// gemv_t (op(A) = A^T): random m x n (n often not a multiple of 32, so the last block has lanes
+// past the last column; m from 0, with row counts per group that leave partial batches and
+// partial 32-row stagings), G = 32 row groups as the launcher (and 8 or 16 sometimes),
+// blocks of 32 x G threads; both outputs compared bit for bit.
+template <class St, class A>
+static bool gemv_t_case(std::mt19937_64& rng, const char* pair, long& columns) {
+    typedef typename St::S S;
+    typedef typename A::T T;
+    const index_t m = rng() % 1400, n = 1 + rng() % 100;
+    const unsigned groups = rng() % 4 == 0 ? 8u << (rng() % 2) : 32u;
+    std::vector<S> a(m * n), x(m), y0(n);
+    for (auto& v : a) v = (S)draw(rng);
+    for (auto& v : x) v = (S)draw(rng);
+    for (auto& v : y0) v = (S)draw(rng);
+    const double choices[3] = {0.0, 1.0, draw(rng)};
+    const T alpha = (T)choices[rng() % 3], beta = (T)choices[rng() % 3];
+    std::vector<T> arith_now(n, (T)NAN), arith_before(n, (T)NAN);
+    std::vector<S> stored_now(n, (S)NAN), stored_before(n, (S)NAN);
+    const dim3e grid{(unsigned)((n + 31) / 32), 1, 1}, block{32, groups, 1};
+    launch_threads(grid, block, [&] {
+        gemv_t<St, A>(m, n, alpha, a.data(), x.data(), beta, y0.data(), arith_now.data(), stored_now.data());
+    });
+    launch_threads(grid, block, [&] {
+        gemv_t_reference<St, A>(m, n, alpha, a.data(), x.data(), beta, y0.data(), arith_before.data(),
+                                stored_before.data());
+    });
+    if (!same_bits(arith_now, arith_before) || !same_bits(stored_now, stored_before)) {
+        index_t c = 0;
+        while (c < n && std::memcmp(&arith_now[c], &arith_before[c], sizeof(T)) == 0 &&
+               std::memcmp(&stored_now[c], &stored_before[c], sizeof(S)) == 0)
+            ++c;
+        printf("MISMATCH gemv_t %s m=%llu n=%llu G=%u: column %llu gives %a, reference %a\n", pair, m, n, groups, c,
+               (double)arith_now[c], (double)arith_before[c]);
+        return false;
+    }
+    columns += (long)n;
+    return true;
+}
+
 template <class Case>
 static bool each_pair(int t, Case run) {
     switch (t % 3) {
@@ -113,26 +199,61 @@ static bool each_pair(int t, Case run) {
     }
 }
 
-int main() {
-    std::mt19937_64 rng(20261127);
-    long terms = 0, rows = 0;
-    const unsigned widths[3] = {32, 64, 256};
-    for (int t = 0; t < 90; ++t) {
-        const unsigned blocks = 1 + (unsigned)(rng() % 8), threads = widths[rng() % 3];
-        const index_t stride = (index_t)blocks * threads;
-        // Up to 13 strides, so that threads run 0 to 3 whole batches of 4 and any partial one.
-        const index_t n = 1 + rng() % (13 * stride);
-        if (!each_pair(t, [&]<class St, class A>(const char* p) {
-                return dot_case<St, A>(rng, blocks, threads, n, p, terms);
-            }))
-            return 1;
+// Which kernels to run: all, or those named on the command line (dot_blocks, spmv_ell, spmv_csr,
+// gemv_t; a mutant's run names only its own). Each has its own generator, seeded from the
+// printed seed and its position in this list, so that its cases do not depend on the others.
+static const char* const KERNELS[4] = {"dot_blocks", "spmv_ell", "spmv_csr", "gemv_t"};
+static constexpr unsigned long long SEED = 20261127;
+
+static bool run_kernel(unsigned which) {
+    std::mt19937_64 rng(SEED + which);
+    long count = 0;
+    switch (which) {
+        case 0: {
+            const unsigned widths[3] = {32, 64, 256};
+            for (int t = 0; t < 90; ++t) {
+                const unsigned blocks = 1 + (unsigned)(rng() % 8), threads = widths[rng() % 3];
+                const index_t stride = (index_t)blocks * threads;
+                // Up to 13 strides, so that threads run 0 to 3 whole batches of 4 and any partial one.
+                const index_t n = 1 + rng() % (13 * stride);
+                if (!each_pair(t, [&]<class St, class A>(const char* p) {
+                        return dot_case<St, A>(rng, blocks, threads, n, p, count);
+                    }))
+                    return false;
+            }
+            // The launcher's geometry (order.rs: 1024 blocks of 256 threads once n > 2^18).
+            const index_t n = 3 * 262144 + 1 + rng() % 262144;
+            if (!dot_case<StoreF32, ArithF64>(rng, 1024, 256, n, "fp32/fp64", count)) return false;
+            printf("91 cases, %ld terms: dot_blocks bit-identical to the reference's partial sums\n", count);
+            return true;
+        }
+        case 1:
+            for (int t = 0; t < 300; ++t)
+                if (!each_pair(t, [&]<class St, class A>(const char* p) { return ell_case<St, A>(rng, p, count); }))
+                    return false;
+            printf("300 matrices, %ld rows: spmv_ell bit-identical, arithmetic and stored\n", count);
+            return true;
+        case 2:
+            for (int t = 0; t < 45; ++t)
+                if (!each_pair(t, [&]<class St, class A>(const char* p) { return csr_case<St, A>(rng, p, count); }))
+                    return false;
+            printf("45 matrices, %ld rows: spmv_csr bit-identical, arithmetic and stored\n", count);
+            return true;
+        default:
+            for (int t = 0; t < 24; ++t)
+                if (!each_pair(t, [&]<class St, class A>(const char* p) { return gemv_t_case<St, A>(rng, p, count); }))
+                    return false;
+            printf("24 matrices, %ld columns: gemv_t bit-identical, arithmetic and stored\n", count);
+            return true;
     }
-    // The launcher's geometry (order.rs: 1024 blocks of 256 threads once n > 2^18).
-    const index_t n = 3 * 262144 + 1 + rng() % 262144;
-    if (!dot_case<StoreF32, ArithF64>(rng, 1024, 256, n, "fp32/fp64", terms)) return 1;
-    printf("91 cases, %ld terms: dot_blocks bit-identical to the reference's partial sums; ", terms);
-    for (int t = 0; t < 300; ++t)
-        if (!each_pair(t, [&]<class St, class A>(const char* p) { return ell_case<St, A>(rng, p, rows); })) return 1;
-    printf("300 matrices, %ld rows: spmv_ell bit-identical, arithmetic and stored; seed 20261127\n", rows);
+}
+
+int main(int argc, char** argv) {
+    printf("seed %llu (+ the kernel's position in dot_blocks, spmv_ell, spmv_csr, gemv_t)\n", SEED);
+    for (unsigned which = 0; which < 4; ++which) {
+        bool named = argc == 1;
+        for (int i = 1; i < argc; ++i) named = named || std::strcmp(argv[i], KERNELS[which]) == 0;
+        if (named && !run_kernel(which)) return 1;
+    }
     return 0;
 }

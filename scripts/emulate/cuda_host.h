@@ -4,7 +4,7 @@
 // as static: one block runs at a time), the _rn arithmetic as IEEE binary32 and binary64
 // operations in the default rounding mode (built without FMA contraction; fma as the C
 // library's, correctly rounded), the conversions as the C library's, thread indices
-// thread-local, a warp's __reduce_max_sync and shuffles through a barrier of its 32 lanes (each
+// thread-local, a warp's __reduce_max_sync, shuffles and __syncwarp through a barrier of its 32 lanes (each
 // lane a host thread), __syncthreads through a barrier of the block's threads, atomicMax as a
 // compare-and-swap loop, float4 as a 16-byte aligned struct. Only what those kernels need; the drivers keep inputs in range (a
 // float-to-int conversion out of range is undefined here, saturating on the device).
@@ -48,6 +48,11 @@ static std::barrier<>* block_barrier = nullptr;
 static inline void __syncthreads() {
     if (block_barrier == nullptr) std::abort();
     block_barrier->arrive_and_wait();
+}
+// The calling lane's warp meets (a full-mask __syncwarp: every lane of the warp calls it).
+static inline void __syncwarp(unsigned mask = 0xffffffffu) {
+    if (mask != 0xffffffffu || my_warp == nullptr) std::abort();
+    my_warp->bar.arrive_and_wait();
 }
 static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 template <class T>
@@ -139,22 +144,24 @@ static void launch_sequential(dim3e grid, unsigned block, Kernel kernel) {
                 kernel();
             }
 }
-// Runs `kernel()` for the blocks `order` of `grid`, one after another: `block` host threads, one
-// per CUDA thread, with their warps' and the block's barriers, go through the blocks together,
-// meeting at the block barrier after each (so a block's shared statics are not reused too early).
+// Runs `kernel()` for the blocks `order` of `grid`, one after another: a host thread per CUDA
+// thread of a `block` (x fastest, as CUDA numbers a block's threads into warps), with their
+// warps' and the block's barriers, go through the blocks together, meeting at the block barrier
+// after each (so a block's shared statics are not reused too early).
 template <class Kernel>
-static void run_blocks(dim3e grid, unsigned block, const std::vector<dim3e>& order, Kernel kernel) {
-    if (block % 32 != 0) std::abort();
+static void run_blocks(dim3e grid, dim3e block, const std::vector<dim3e>& order, Kernel kernel) {
+    const unsigned size = block.x * block.y * block.z;
+    if (size % 32 != 0) std::abort();
     gridDim = grid;
-    blockDim = {block, 1, 1};
-    std::barrier<> bar(block);
+    blockDim = block;
+    std::barrier<> bar(size);
     block_barrier = &bar;
     std::vector<std::unique_ptr<Warp>> warps;
-    for (unsigned w = 0; w < block / 32; ++w) warps.emplace_back(new Warp);
+    for (unsigned w = 0; w < size / 32; ++w) warps.emplace_back(new Warp);
     std::vector<std::thread> threads;
-    for (unsigned t = 0; t < block; ++t)
+    for (unsigned t = 0; t < size; ++t)
         threads.emplace_back([&, t] {
-            threadIdx = {t, 0, 0};
+            threadIdx = {t % block.x, t / block.x % block.y, t / (block.x * block.y)};
             my_warp = warps[t / 32].get();
             for (const dim3e& b : order) {
                 blockIdx = b;
@@ -168,11 +175,15 @@ static void run_blocks(dim3e grid, unsigned block, const std::vector<dim3e>& ord
 // Every block of `grid`, one after another in DECREASING blockIdx (a kernel that takes tickets
 // must not depend on it).
 template <class Kernel>
-static void launch_threads(dim3e grid, unsigned block, Kernel kernel) {
+static void launch_threads(dim3e grid, dim3e block, Kernel kernel) {
     std::vector<dim3e> order;
     for (unsigned by = grid.y; by-- > 0;)
         for (unsigned bx = grid.x; bx-- > 0;) order.push_back({bx, by, 0});
     run_blocks(grid, block, order, kernel);
+}
+template <class Kernel>
+static void launch_threads(dim3e grid, unsigned block, Kernel kernel) {
+    launch_threads(grid, dim3e{block, 1, 1}, kernel);
 }
 // Memory that every process of launch_forked sees: the "global memory" its blocks share.
 template <class T>
@@ -196,7 +207,7 @@ static bool launch_forked(unsigned grid, unsigned block, Kernel kernel, unsigned
         if (pid == 0) {
             alarm(seconds);
             while (__atomic_load_n(gate, __ATOMIC_ACQUIRE) == 0) sched_yield();
-            run_blocks({grid, 1, 1}, block, {{bx, 0, 0}}, kernel);
+            run_blocks({grid, 1, 1}, {block, 1, 1}, {{bx, 0, 0}}, kernel);
             _exit(0);
         }
         children.push_back(pid);

@@ -36,11 +36,12 @@ FILES = {
             "struct StoreF64 {",
             "struct StoreF32 {",
             "static __device__ __forceinline__ typename A::T warp_tree(",
+            "static __device__ __forceinline__ typename A::T warp_tree4(",
             "static __device__ __forceinline__ typename A::T block_reduce(",
             "static __device__ __forceinline__ typename A::T finish(",
             "static __device__ __forceinline__ void finish_store(",
         ],
-        r"#define (?:DOT_BATCH|\w+_MIN_BLOCKS) \d+",
+        r"#define (?:DOT_BATCH|\w+_MIN_BLOCKS|GEMV_T_\w+|CSR_ROWS_PER_WARP) \d+",
         "static __device__ __forceinline__ void {name}(",
     ),
 }
