@@ -31,9 +31,11 @@
 //         l, l + 32, ...; warp_tree. op(A) = A^T: blocks of 32 x G threads (G =
 //         blockDim.y, a power of two <= 32: TRANSPOSED_GROUPS = 32 in gemv.rs), thread
 //         (c, g) chains the rows g, g + G, ... of column 32*blockIdx.x + c; a tree
-//         over g (s = G/2, ..., 2, 1) in shared memory. Then y = alpha == 0 ? (beta == 0 ?
-//         +0 : beta*y0) : beta == 0 ? alpha*s : fma(alpha, s, beta*y0) (BLAS: the
-//         sum unused when alpha is 0), written through the accessor.
+//         over g (s = G/2, ..., 2, 1) in shared memory (x converted once per warp, through
+//         shared memory, where storage is not arithmetic: the same values). Then
+//         y = alpha == 0 ? (beta == 0 ? +0 : beta*y0) : beta == 0 ? alpha*s
+//         : fma(alpha, s, beta*y0) (BLAS: the sum unused when alpha is 0), written
+//         through the accessor.
 //   SPMV  CSR: a warp per row, lane l chains the row's entries l, l + 32, ...;
 //         warp_tree (a warp takes 4 consecutive rows, each in this order, their loads
 //         issued together). ELL (column-major slots, column index -1 = padding): a thread
