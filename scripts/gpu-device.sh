@@ -5,7 +5,8 @@
 #   run(command="bash scripts/gpu-device.sh [STEP ...]", carry=["gpu-stage"])
 #
 # STEP is any of: env ceilings tests memcheck racecheck bench profile audit
-# (profile: Nsight Compute's per-kernel durations of one bench). Default: all
+# (profile: Nsight Compute's per-kernel durations of one bench, or the
+# sections of some of its launches). Default: all
 # but profile and audit, in that order (audit writes its report's files, 8
 # with the log and the summary, and the tool brings back at most 8, so it
 # runs alone). Steps joined by '+' run at the same time (e.g.
@@ -17,7 +18,8 @@
 # summary table, the last lines printed, always comes out. Knobs:
 # SANITIZE="bin:filter ...", SANITIZE_LIMIT, TEST_LIMIT (per test binary,
 # 300 s), TEST_FILTER, TESTS="name ...", BENCHES="name ...", BENCH_LIMIT, PROFILE_BENCH,
-# PROFILE_LIMIT, DEADLINE. The exit status is 1 when any row is FAIL,
+# PROFILE_LIMIT, PROFILE_KERNELS (+ PROFILE_SKIP, PROFILE_COUNT, PROFILE_SECTIONS: the
+# sections of chosen launches instead of every kernel's duration), DEADLINE. The exit status is 1 when any row is FAIL,
 # TIMEOUT, MISSING, UNKNOWN or SKIPPED (rows EMPTY, a filter that matched no
 # test, are shown, not counted).
 #
@@ -205,6 +207,17 @@ step_bench() {
 # header); the bench's own timings print beside them, so the host's share (the
 # sparse path's read-backs and scans) is the difference. --clock-control none:
 # the clocks the bench saw (KINDS.md: ncu read counters on this machine so).
+#
+# With PROFILE_KERNELS (an ncu regular expression over kernel names), the
+# sections that say why instead (PROFILE_SECTIONS; default: speed of light,
+# occupancy, launch, warp states, scheduler, memory, compute and instruction
+# statistics, source counters), for PROFILE_COUNT launches (default 4) of the
+# matching kernels after skipping PROFILE_SKIP (default 0) of them: each
+# kernel is replayed once per pass, so pick the launches (the accessor bench
+# launches each kernel 21 times per size, fp32 before acc<f64,f32>: with the
+# two pairs' kernels matched, PROFILE_SKIP=61 gives fp32's last two and
+# acc<f64,f32>'s first two at a group's second size; docs/gpu/2026-11-27c-h200.md).
+PROFILE_SECTIONS_DEFAULT="SpeedOfLight Occupancy LaunchStats WarpStateStats SchedulerStats MemoryWorkloadAnalysis ComputeWorkloadAnalysis InstructionStats SourceCounters"
 step_profile() {
     local bench="${PROFILE_BENCH:-residual_gpu}"
     if [[ ! -x "$STAGE/bench-$bench" ]]; then
@@ -216,6 +229,18 @@ step_profile() {
     ncu="$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -n 1)"
     if [[ -z "$ncu" ]]; then
         record "profile $bench" MISSING "no ncu on the PATH or in /opt/nvidia/nsight-compute"
+        return
+    fi
+    if [[ -n "${PROFILE_KERNELS:-}" ]]; then
+        local sections=() section
+        for section in ${PROFILE_SECTIONS:-$PROFILE_SECTIONS_DEFAULT}; do
+            sections+=(--section "$section")
+        done
+        run_logged "$OUT/profile.log" "${PROFILE_LIMIT:-240}" "profile $bench /$PROFILE_KERNELS/" \
+            "$ncu" --clock-control none "${sections[@]}" \
+            --kernel-name "regex:$PROFILE_KERNELS" \
+            --launch-skip "${PROFILE_SKIP:-0}" --launch-count "${PROFILE_COUNT:-4}" \
+            "$STAGE/bench-$bench" --bench
         return
     fi
     run_logged "$OUT/profile.log" "${PROFILE_LIMIT:-240}" "profile $bench" \
