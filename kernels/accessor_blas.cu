@@ -758,6 +758,21 @@ static __device__ __forceinline__ void trsv_solve(index_t n, const typename St::
 // one access) fall in distinct bank pairs. The fill, a row per warp, stays conflict-free too.
 // The values and their order are unchanged (not yet run on a device).
 #define TRSV_Y_STRIDE 33
+// Whether a block loads each chunk of x it needs once, into shared memory (1), or each of its
+// warps loads it (0, the kernel measured on the H200 on 2026-11-27). At the publication of a
+// block row, every block still below it (up to n/32 - 1 of them) reads that chunk: with a load
+// per warp, 8 requests per block for the same 128 (binary32) or 256 (binary64) bytes in one L2
+// slice, queued in front of the one request on the critical path, the next block row's. That
+// would fit what Nsight Compute showed at n = 16384 (H200, 2026-11-27c: acc<f64,f32>'s warps
+// stalled on memory 46 % of their cycles, fp32's on the barrier; acc<f64,f32> 1.17x fp32's
+// time, binary64's x twice the sectors), but it is an explanation, not a measurement: this
+// staging has not run on a device. Staged, a block makes one request per chunk, and in catching
+// up (chunks already solved) one per TRSV_X_CHUNKS chunks. Same values, same order.
+#ifndef TRSV_STAGE_X
+#define TRSV_STAGE_X 1
+#endif
+// Chunks a block stages at once: one per thread (TRSV_WARPS warps of 32).
+#define TRSV_X_CHUNKS 8
 
 // Thread 0 of the block waits until `solved` (block rows published) reaches `count` and returns
 // the count it saw. The producer writes its x, fences, and after a barrier increments; the fence
@@ -788,8 +803,10 @@ static __device__ __forceinline__ void trsv_rows(index_t n, const typename St::S
     __shared__ unsigned int seen;
     __shared__ __align__(8) unsigned char v_raw[32 * sizeof(double)];
     __shared__ __align__(8) unsigned char y_raw[32 * TRSV_Y_STRIDE * sizeof(double)];
+    __shared__ __align__(8) unsigned char xs_raw[TRSV_X_CHUNKS * 32 * sizeof(double)];
     T* v = reinterpret_cast<T*>(v_raw);
     T* y = reinterpret_cast<T*>(y_raw);
+    T* xs = reinterpret_cast<T*>(xs_raw);
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
     if (threadIdx.x == 0) {
@@ -828,6 +845,9 @@ static __device__ __forceinline__ void trsv_rows(index_t n, const typename St::S
     // Block rows known to be solved: the same in every thread (read from `seen` between two
     // barriers), so every thread takes the same branches to the barriers below.
     unsigned int ready = 0;
+    // TRSV_STAGE_X: chunks [staged, staged_end) of x, loaded once per block into xs.
+    index_t staged = 0;
+    index_t staged_end = 0;
     for (index_t j = 0; j < k; ++j) {
         // Chunk j + 1's entries are loaded before chunk j is waited for.
         T l[TRSV_ROWS_PER_WARP];
@@ -838,16 +858,40 @@ static __device__ __forceinline__ void trsv_rows(index_t n, const typename St::S
                 l_next[r] = L(s + first + r, (j + 1) * 32 + lane);
             }
         }
-        if (j >= ready) {
-            if (threadIdx.x == 0) {
-                seen = trsv_wait_solved(&sync[1], (unsigned int)j + 1u);
+        T xq;
+        if constexpr (TRSV_STAGE_X) {
+            if (j >= staged_end) {
+                if (j >= ready && threadIdx.x == 0) {
+                    seen = trsv_wait_solved(&sync[1], (unsigned int)j + 1u);
+                }
+                // Every thread is done with the chunks staged before (xs is rewritten below),
+                // and sees `seen`.
+                __syncthreads();
+                ready = seen;
+                staged = j;
+                staged_end = ready < j + TRSV_X_CHUNKS ? (index_t)ready : j + TRSV_X_CHUNKS;
+                // Thread t loads chunk j + t / 32's entry t mod 32, from L2 (another SM wrote
+                // it during this launch).
+                if (j + (threadIdx.x >> 5) < staged_end) {
+                    xs[threadIdx.x] = __ldcg(&x[(j + (threadIdx.x >> 5)) * 32 + lane]);
+                }
+                // xs is complete, and every thread has read `seen` before thread 0 writes it
+                // again.
+                __syncthreads();
             }
-            __syncthreads();
-            ready = seen;
-            __syncthreads();  // every thread has read `seen` before thread 0 writes it again
+            xq = xs[(j - staged) * 32 + lane];
+        } else {
+            if (j >= ready) {
+                if (threadIdx.x == 0) {
+                    seen = trsv_wait_solved(&sync[1], (unsigned int)j + 1u);
+                }
+                __syncthreads();
+                ready = seen;
+                __syncthreads();  // every thread has read `seen` before thread 0 writes it again
+            }
+            // From L2: another SM wrote it during this launch.
+            xq = __ldcg(&x[j * 32 + lane]);
         }
-        // From L2: another SM wrote it during this launch.
-        const T xq = __ldcg(&x[j * 32 + lane]);
 #pragma unroll
         for (unsigned int r = 0; r < TRSV_ROWS_PER_WARP; ++r) {
             if (first + r < m) {

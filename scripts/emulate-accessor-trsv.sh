@@ -7,15 +7,17 @@
 # thread per CUDA thread) under AddressSanitizer and UBSan, with a fixed seed
 # (scripts/emulate/accessor_trsv_main.cpp): 240 random systems with the blocks one after another,
 # then 24 with every block at once, each in a process of its own sharing x and the counters;
-# solutions compared bit for bit. Then seven mutants of trsv_rows, each of which must fail: five
+# solutions compared bit for bit; the same again with x loaded per warp (TRSV_STAGE_X 0, the
+# variant the H200 measured). Then nine mutants of trsv_rows, each of which must fail: six
 # in the arithmetic and indexing (the prefetched chunk, the sign of the update, the order of the
 # inverse's chain, the lane holding a row's tree, the inverse's rows filled 32 apart and read 33
-# apart in shared memory), two in the waits (the count waited for, the
-# count taken as known), which only blocks running at once can catch. The host's memory model is
+# apart in shared memory, a staged chunk of x read from the wrong slot), three in the waits (the
+# count waited for, the count taken as known, chunks of x staged past the solved count), which
+# only blocks running at once can catch. The host's memory model is
 # stronger than the GPU's: this checks the protocol's logic and the ticket order, not its fences
 # (that needs the device: tests/accessor_gpu.rs). Needs g++
 # (C++20) and python3 (scripts/install-system-deps.sh --with-emulation); a step of .ci/run
-# (about 2.5 minutes on 2 cores).
+# (about 4.5 minutes on 2 cores).
 #
 #   scripts/emulate-accessor-trsv.sh
 set -euo pipefail
@@ -24,6 +26,17 @@ python3 "$root/scripts/emulate/extract_trsv.py" "$root/kernels/accessor_blas.cu"
 emulate_build "$work" accessor_trsv_main
 printf 'trsv_rows: '
 "$work/accessor_trsv_main"
+# The same with TRSV_STAGE_X 0, the kernel the H200 measured on 2026-11-27c, kept for the next
+# device session's comparison: it must stay right too.
+mkdir "$work/unstaged"
+sed 's/^#define TRSV_STAGE_X 1$/#define TRSV_STAGE_X 0/' "$work/kern.h" > "$work/unstaged/kern.h"
+if cmp -s "$work/kern.h" "$work/unstaged/kern.h"; then
+    echo "no '#define TRSV_STAGE_X 1' in kernels/accessor_blas.cu: update this script" >&2
+    exit 1
+fi
+emulate_build "$work/unstaged" accessor_trsv_main
+printf 'trsv_rows with TRSV_STAGE_X 0: '
+"$work/unstaged/accessor_trsv_main"
 # Each mutant with the phase that must catch it: the arithmetic's in the sequential phase, the
 # waits' only where blocks run at once (a block reading a chunk of x before it is published).
 mutants=(
@@ -34,6 +47,8 @@ mutants=(
     'sequential|s/y\[(e >> 5) \* TRSV_Y_STRIDE + (e \& 31u)\]/y[(e >> 5) * 32 + (e \& 31u)]/'
     'concurrent|s/trsv_wait_solved(\&sync\[1\], (unsigned int)j + 1u)/trsv_wait_solved(\&sync[1], (unsigned int)j)/'
     'concurrent|s/ready = seen;/ready = seen + 1;/'
+    'sequential|s/xq = xs\[(j - staged) \* 32 + lane\];/xq = xs[lane];/'
+    'concurrent|s/staged_end = ready < j + TRSV_X_CHUNKS ? (index_t)ready : j + TRSV_X_CHUNKS;/staged_end = j + TRSV_X_CHUNKS;/'
 )
 for i in "${!mutants[@]}"; do
     phase="${mutants[$i]%%|*}"

@@ -27,6 +27,6 @@ PIECES = [
 
 src = open(sys.argv[1]).read()
 out = ['#include "cuda_host.h"']
-out += re.findall(r"#define TRSV_(?:ROWS_PER_WARP|Y_STRIDE) \d+", src)
+out += re.findall(r"#define TRSV_(?:ROWS_PER_WARP|Y_STRIDE|STAGE_X|X_CHUNKS) \d+", src)
 out += [extract(src, piece) for piece in PIECES]
 open(sys.argv[2], "w").write("\n".join(out) + "\n")

@@ -363,6 +363,14 @@ mod tests {
         );
         // The kernel's rows are reduced by warp_tree4: four of them.
         assert_eq!(rows_per_warp, 4);
+        // It stages x one entry per thread: TRSV_X_CHUNKS chunks of 32 are the block's
+        // threads (more would leave chunks unloaded and read stale shared memory).
+        let chunks = format!("#define TRSV_X_CHUNKS {TRSV_WARPS}\n");
+        assert!(
+            SOURCE.source.contains(&chunks),
+            "kernels/accessor_blas.cu lacks `{}`",
+            chunks.trim()
+        );
     }
 
     /// The threads per block in an entry point's `__launch_bounds__`, if it
