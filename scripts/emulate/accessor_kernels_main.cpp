@@ -31,6 +31,36 @@ static double draw(std::mt19937_64& rng) {
     }
 }
 
+// The BLAS epilogue's inputs (alpha and beta among 0, 1 and random; y0) for a kernel with `len`
+// outputs, and both versions' outputs (arithmetic format and stored), unset (NaN) at first.
+template <class S, class T>
+struct Epilogue {
+    std::vector<S> y0;
+    T alpha, beta;
+    std::vector<T> arith_now, arith_before;
+    std::vector<S> stored_now, stored_before;
+    Epilogue(std::mt19937_64& rng, index_t len)
+        : y0(len), arith_now(len, (T)NAN), arith_before(len, (T)NAN), stored_now(len, (S)NAN),
+          stored_before(len, (S)NAN) {
+        for (auto& v : y0) v = (S)draw(rng);
+        const double choices[3] = {0.0, 1.0, draw(rng)};
+        alpha = (T)choices[rng() % 3];
+        beta = (T)choices[rng() % 3];
+    }
+    // Whether both outputs agree bit for bit; if not, prints `what` and the first element that
+    // differs.
+    bool same(const char* what) const {
+        if (same_bits(arith_now, arith_before) && same_bits(stored_now, stored_before)) return true;
+        index_t i = 0;
+        while (i < arith_now.size() && std::memcmp(&arith_now[i], &arith_before[i], sizeof(T)) == 0 &&
+               std::memcmp(&stored_now[i], &stored_before[i], sizeof(S)) == 0)
+            ++i;
+        printf("MISMATCH %s: element %llu gives %a, reference %a\n", what, i, (double)arith_now[i],
+               (double)arith_before[i]);
+        return false;
+    }
+};
+
 template <class St, class A>
 static bool dot_case(std::mt19937_64& rng, unsigned blocks, unsigned threads, index_t n, const char* pair,
                      long& terms) {
@@ -75,31 +105,21 @@ static bool ell_case(std::mt19937_64& rng, const char* pair, long& values) {
             ++placed;
         }
     }
-    std::vector<S> x(cols), y0(rows);
+    std::vector<S> x(cols);
     for (auto& v : x) v = (S)draw(rng);
-    for (auto& v : y0) v = (S)draw(rng);
-    const double choices[3] = {0.0, 1.0, draw(rng)};
-    const T alpha = (T)choices[rng() % 3], beta = (T)choices[rng() % 3];
-    std::vector<T> arith_now(rows, (T)NAN), arith_before(rows, (T)NAN);
-    std::vector<S> stored_now(rows, (S)NAN), stored_before(rows, (S)NAN);
+    Epilogue<S, T> out(rng, rows);
     const unsigned grid = (unsigned)((rows + 255) / 256);
     launch_sequential({grid, 1, 1}, 256, [&] {
-        spmv_ell<St, A>(rows, width, col.data(), val.data(), x.data(), alpha, beta, y0.data(), arith_now.data(),
-                        stored_now.data());
+        spmv_ell<St, A>(rows, width, col.data(), val.data(), x.data(), out.alpha, out.beta, out.y0.data(),
+                        out.arith_now.data(), out.stored_now.data());
     });
     launch_sequential({grid, 1, 1}, 256, [&] {
-        spmv_ell_reference<St, A>(rows, width, col.data(), val.data(), x.data(), alpha, beta, y0.data(),
-                                  arith_before.data(), stored_before.data());
+        spmv_ell_reference<St, A>(rows, width, col.data(), val.data(), x.data(), out.alpha, out.beta, out.y0.data(),
+                                  out.arith_before.data(), out.stored_before.data());
     });
-    if (!same_bits(arith_now, arith_before) || !same_bits(stored_now, stored_before)) {
-        index_t r = 0;
-        while (r < rows && std::memcmp(&arith_now[r], &arith_before[r], sizeof(T)) == 0 &&
-               std::memcmp(&stored_now[r], &stored_before[r], sizeof(S)) == 0)
-            ++r;
-        printf("MISMATCH spmv_ell %s rows=%llu width=%llu: row %llu gives %a, reference %a\n", pair, rows, width, r,
-               (double)arith_now[r], (double)arith_before[r]);
-        return false;
-    }
+    char what[96];
+    snprintf(what, sizeof what, "spmv_ell %s rows=%llu width=%llu", pair, rows, width);
+    if (!out.same(what)) return false;
     values += (long)rows;
     return true;
 }
@@ -122,31 +142,21 @@ static bool csr_case(std::mt19937_64& rng, const char* pair, long& rows_done) {
         }
         row_ptr[r + 1] = (int)col.size();
     }
-    std::vector<S> x(cols), y0(rows);
+    std::vector<S> x(cols);
     for (auto& v : x) v = (S)draw(rng);
-    for (auto& v : y0) v = (S)draw(rng);
-    const double choices[3] = {0.0, 1.0, draw(rng)};
-    const T alpha = (T)choices[rng() % 3], beta = (T)choices[rng() % 3];
-    std::vector<T> arith_now(rows, (T)NAN), arith_before(rows, (T)NAN);
-    std::vector<S> stored_now(rows, (S)NAN), stored_before(rows, (S)NAN);
+    Epilogue<S, T> out(rng, rows);
     const unsigned grid = (unsigned)((rows + 31) / 32);  // 8 warps of 4 rows per block
     launch_threads({grid, 1, 1}, 256, [&] {
-        spmv_csr<St, A>(rows, row_ptr.data(), col.data(), val.data(), x.data(), alpha, beta, y0.data(),
-                        arith_now.data(), stored_now.data());
+        spmv_csr<St, A>(rows, row_ptr.data(), col.data(), val.data(), x.data(), out.alpha, out.beta, out.y0.data(),
+                        out.arith_now.data(), out.stored_now.data());
     });
     launch_threads({grid, 1, 1}, 256, [&] {
-        spmv_csr_reference<St, A>(rows, row_ptr.data(), col.data(), val.data(), x.data(), alpha, beta, y0.data(),
-                                  arith_before.data(), stored_before.data());
+        spmv_csr_reference<St, A>(rows, row_ptr.data(), col.data(), val.data(), x.data(), out.alpha, out.beta,
+                                  out.y0.data(), out.arith_before.data(), out.stored_before.data());
     });
-    if (!same_bits(arith_now, arith_before) || !same_bits(stored_now, stored_before)) {
-        index_t r = 0;
-        while (r < rows && std::memcmp(&arith_now[r], &arith_before[r], sizeof(T)) == 0 &&
-               std::memcmp(&stored_now[r], &stored_before[r], sizeof(S)) == 0)
-            ++r;
-        printf("MISMATCH spmv_csr %s rows=%llu: row %llu gives %a, reference %a\n", pair, rows, r,
-               (double)arith_now[r], (double)arith_before[r]);
-        return false;
-    }
+    char what[64];
+    snprintf(what, sizeof what, "spmv_csr %s rows=%llu", pair, rows);
+    if (!out.same(what)) return false;
     rows_done += (long)rows;
     return true;
 }
@@ -161,31 +171,22 @@ static bool gemv_t_case(std::mt19937_64& rng, const char* pair, long& columns) {
     typedef typename A::T T;
     const index_t m = rng() % 1400, n = 1 + rng() % 100;
     const unsigned groups = rng() % 4 == 0 ? 8u << (rng() % 2) : 32u;
-    std::vector<S> a(m * n), x(m), y0(n);
+    std::vector<S> a(m * n), x(m);
     for (auto& v : a) v = (S)draw(rng);
     for (auto& v : x) v = (S)draw(rng);
-    for (auto& v : y0) v = (S)draw(rng);
-    const double choices[3] = {0.0, 1.0, draw(rng)};
-    const T alpha = (T)choices[rng() % 3], beta = (T)choices[rng() % 3];
-    std::vector<T> arith_now(n, (T)NAN), arith_before(n, (T)NAN);
-    std::vector<S> stored_now(n, (S)NAN), stored_before(n, (S)NAN);
+    Epilogue<S, T> out(rng, n);
     const dim3e grid{(unsigned)((n + 31) / 32), 1, 1}, block{32, groups, 1};
     launch_threads(grid, block, [&] {
-        gemv_t<St, A>(m, n, alpha, a.data(), x.data(), beta, y0.data(), arith_now.data(), stored_now.data());
+        gemv_t<St, A>(m, n, out.alpha, a.data(), x.data(), out.beta, out.y0.data(), out.arith_now.data(),
+                      out.stored_now.data());
     });
     launch_threads(grid, block, [&] {
-        gemv_t_reference<St, A>(m, n, alpha, a.data(), x.data(), beta, y0.data(), arith_before.data(),
-                                stored_before.data());
+        gemv_t_reference<St, A>(m, n, out.alpha, a.data(), x.data(), out.beta, out.y0.data(), out.arith_before.data(),
+                                out.stored_before.data());
     });
-    if (!same_bits(arith_now, arith_before) || !same_bits(stored_now, stored_before)) {
-        index_t c = 0;
-        while (c < n && std::memcmp(&arith_now[c], &arith_before[c], sizeof(T)) == 0 &&
-               std::memcmp(&stored_now[c], &stored_before[c], sizeof(S)) == 0)
-            ++c;
-        printf("MISMATCH gemv_t %s m=%llu n=%llu G=%u: column %llu gives %a, reference %a\n", pair, m, n, groups, c,
-               (double)arith_now[c], (double)arith_before[c]);
-        return false;
-    }
+    char what[96];
+    snprintf(what, sizeof what, "gemv_t %s m=%llu n=%llu G=%u", pair, m, n, groups);
+    if (!out.same(what)) return false;
     columns += (long)n;
     return true;
 }
