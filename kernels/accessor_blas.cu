@@ -37,9 +37,10 @@
 //         : fma(alpha, s, beta*y0) (BLAS: the sum unused when alpha is 0), written
 //         through the accessor.
 //   SPMV  CSR: a warp per row, lane l chains the row's entries l, l + 32, ...;
-//         warp_tree (a warp takes 4 consecutive rows, each in this order, their loads
-//         issued together). ELL (column-major slots, column index -1 = padding): a thread
-//         per row chains its slots k = 0 .. width - 1. Then alpha and beta as GEMV.
+//         warp_tree (a warp takes groups of 4 consecutive rows, each row in this order,
+//         the groups grid-stride and in a pipeline). ELL (column-major slots, column
+//         index -1 = padding): a thread per row chains its slots k = 0 .. width - 1.
+//         Then alpha and beta as GEMV.
 //   ROOFLINE  y_i = w(f^k(r(x_i))), f(v) = fl(fl(v a) + b): a thread per value.
 //   TRSV  positions p = 0 .. n-1 (row p for lower, n-1-p for upper: in positions T
 //         is lower triangular), blocks of 32 positions.
@@ -494,13 +495,79 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
 // Rows per warp of the CSR kernel (the launcher's CSR_ROWS_PER_WARP in mod.rs); the four
 // trees are warp_tree4's.
 #define CSR_ROWS_PER_WARP 4
-// Blocks of 256 threads per SM the launch bounds ask for: 5 (at most 51 registers). With them
-// ptxas (SASS, 2026-11-27) issues the four rows' 12 loads before their 4
-// FMAs in 48 registers, for fp32 and acc<f64,f32> alike. Without them it kept to 40 registers
-// and, for binary64 arithmetic only, put each row's FMA before the next row's gather of x:
-// four gathers waited on in turn where fp32 waited on one, which fits acc<f64,f32> at 0.807x
-// (H200) and 0.822x (H100) our fp32 kernel at 96^3 (this minimum not yet run on a device).
-#define CSR_MIN_BLOCKS 5
+// Row groups (of CSR_ROWS_PER_WARP rows) per warp: the launcher's grid has a warp for every
+// CSR_GROUPS_PER_WARP groups, and each warp takes groups w, w + W, w + 2W, ... (W: the grid's
+// warps), so that the loads of its next groups are in flight while it finishes one (spmv_csr).
+// The kernel is right for any grid; this only sizes the launcher's.
+#define CSR_GROUPS_PER_WARP 8
+// Blocks of 256 threads per SM the launch bounds ask for: 3 (at most 85 registers), room for
+// the three groups' state the pipeline keeps (spmv_csr). With one group per warp the minimum
+// was 5, for the reason the SASS of 2026-11-27 gave: ptxas kept to 40 registers otherwise and
+// put each row's FMA before the next row's gather of x for binary64 arithmetic.
+#define CSR_MIN_BLOCKS 3
+
+// Row group g's bounds: rows g * CSR_ROWS_PER_WARP + r, 0 (an empty row) past the last row.
+// Positions in 32 bits: row_ptr holds int, so a position is below 2^31 and a position plus a
+// step below 2^32. With 64-bit positions each row's bound check and address took four to six
+// integer instructions, and the ALU was the busiest pipe (42 % for fp32, 46 % for acc<f64,f32>,
+// Nsight Compute on the H200 at 96^3, 2026-11-27), issue-bound beside a memory system at 37-40 %
+// of its peak; 32-bit positions gave 0.977x fp32 and 15-20 % more throughput (2026-11-27c).
+static __device__ __forceinline__ void csr_bounds(index_t rows, const int* __restrict__ row_ptr, index_t g,
+                                                  unsigned int (&begin)[CSR_ROWS_PER_WARP],
+                                                  unsigned int (&end)[CSR_ROWS_PER_WARP]) {
+#pragma unroll
+    for (unsigned int r = 0; r < CSR_ROWS_PER_WARP; ++r) {
+        const index_t row = g * CSR_ROWS_PER_WARP + r;
+        begin[r] = row < rows ? (unsigned int)row_ptr[row] : 0u;
+        end[r] = row < rows ? (unsigned int)row_ptr[row + 1] : 0u;
+    }
+}
+
+// The entries at `step` of a row group's rows: column index and stored value (unconverted),
+// column 0 and value 0 where a row is shorter.
+template <class S>
+static __device__ __forceinline__ void csr_entries(const int* __restrict__ col_idx, const S* __restrict__ values,
+                                                   const unsigned int (&begin)[CSR_ROWS_PER_WARP],
+                                                   const unsigned int (&end)[CSR_ROWS_PER_WARP],
+                                                   unsigned int step, int (&c)[CSR_ROWS_PER_WARP],
+                                                   S (&v)[CSR_ROWS_PER_WARP]) {
+#pragma unroll
+    for (unsigned int r = 0; r < CSR_ROWS_PER_WARP; ++r) {
+        const unsigned int k = begin[r] + step;
+        c[r] = 0;
+        v[r] = S(0);
+        if (k < end[r]) {
+            c[r] = col_idx[k];
+            v[r] = values[k];
+        }
+    }
+}
+
+// Chains the entries at `step` of a row group's rows (loaded by csr_entries) into acc: x
+// gathered for the four rows together, then the four FMAs.
+template <class St, class A>
+static __device__ __forceinline__ void csr_chain_step(const typename St::S* __restrict__ x,
+                                                      const unsigned int (&begin)[CSR_ROWS_PER_WARP],
+                                                      const unsigned int (&end)[CSR_ROWS_PER_WARP],
+                                                      unsigned int step, const int (&c)[CSR_ROWS_PER_WARP],
+                                                      const typename St::S (&v)[CSR_ROWS_PER_WARP],
+                                                      typename A::T (&acc)[CSR_ROWS_PER_WARP]) {
+    typedef typename A::T T;
+    T xv[CSR_ROWS_PER_WARP];
+#pragma unroll
+    for (unsigned int r = 0; r < CSR_ROWS_PER_WARP; ++r) {
+        xv[r] = 0;
+        if (begin[r] + step < end[r]) {
+            xv[r] = St::template read<A>(x, (index_t)c[r]);
+        }
+    }
+#pragma unroll
+    for (unsigned int r = 0; r < CSR_ROWS_PER_WARP; ++r) {
+        if (begin[r] + step < end[r]) {
+            acc[r] = A::fma(St::template read<A>(&v[r], 0), xv[r], acc[r]);
+        }
+    }
+}
 
 template <class St, class A>
 static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restrict__ row_ptr,
@@ -511,69 +578,76 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
                                                 typename A::T* __restrict__ y_arith,
                                                 typename St::S* __restrict__ y) {
     typedef typename A::T T;
+    typedef typename St::S S;
     const unsigned int lane = threadIdx.x & 31u;
-    // Each warp takes CSR_ROWS_PER_WARP consecutive rows and reduces every one of them in
+    // Each warp reduces a group of CSR_ROWS_PER_WARP consecutive rows at a time, every row in
     // the one-row order: lane l chains the row's entries l, l + 32, ... in increasing order,
-    // then warp_tree. The rows' loads are issued together (column indices and values of
-    // all four, then the four gathers of x) before their FMAs: with a warp per row, a
-    // 27-point stencil row gave each lane one entry and the warp three dependent loads in
-    // flight, 39 % of the copy bandwidth on the H100 (2026-11-26). Same operations in the
-    // same order per row, so the same results.
-    const index_t first =
-        ((index_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * CSR_ROWS_PER_WARP;
-    if (first >= rows) {
+    // then warp_tree (warp_tree4's four trees). With a warp per row, a 27-point stencil row
+    // gave each lane one entry and the warp three dependent loads in flight, 39 % of the copy
+    // bandwidth on the H100 (2026-11-26); with a warp per group of four rows, the rows' loads
+    // issued together, 56 % on the H200 (2026-11-27c), still a chain of three dependent loads
+    // (row pointers, then indices and values, then x) per group and per warp. Now a warp takes
+    // groups g, g + W, ... in a pipeline: while it gathers x for group g, the indices and
+    // values of group g + W (whose bounds it loaded one group earlier) and the bounds of group
+    // g + 2W are in flight. Rows longer than 32 entries take their further steps the plain
+    // way. Same operations in the same order per row, so the same results.
+    const index_t groups = (rows + CSR_ROWS_PER_WARP - 1) / CSR_ROWS_PER_WARP;
+    const index_t stride = (index_t)gridDim.x * (blockDim.x >> 5);
+    index_t g = (index_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (g >= groups) {
         return;  // whole warps leave together
     }
-    // Positions in 32 bits: row_ptr holds int, so k < 2^31 and k + 32 < 2^32. With 64-bit
-    // positions each row's bound check and address took four to six integer instructions, and
-    // the ALU was the busiest pipe (42 % for fp32, 46 % for acc<f64,f32>, Nsight Compute on the
-    // H200 at 96^3, 2026-11-27), issue-bound beside a memory system at 37-40 % of its peak.
-    unsigned int begin[CSR_ROWS_PER_WARP];
-    unsigned int end[CSR_ROWS_PER_WARP];
-    T acc[CSR_ROWS_PER_WARP];
-    unsigned int longest = 0;
-#pragma unroll
-    for (unsigned int r = 0; r < CSR_ROWS_PER_WARP; ++r) {
-        const index_t row = first + r;
-        begin[r] = row < rows ? (unsigned int)row_ptr[row] : 0u;
-        end[r] = row < rows ? (unsigned int)row_ptr[row + 1] : 0u;
-        acc[r] = 0;
-        longest = end[r] - begin[r] > longest ? end[r] - begin[r] : longest;
-    }
-    for (unsigned int step = lane; step < longest; step += 32) {
-        int c[CSR_ROWS_PER_WARP];
-        T v[CSR_ROWS_PER_WARP];
-        T xv[CSR_ROWS_PER_WARP];
-#pragma unroll
-        for (unsigned int r = 0; r < CSR_ROWS_PER_WARP; ++r) {
-            const unsigned int k = begin[r] + step;
-            c[r] = 0;
-            v[r] = 0;
-            if (k < end[r]) {
-                c[r] = col_idx[k];
-                v[r] = St::template read<A>(values, k);
-            }
-        }
+    unsigned int begin[CSR_ROWS_PER_WARP], end[CSR_ROWS_PER_WARP];
+    unsigned int begin_next[CSR_ROWS_PER_WARP], end_next[CSR_ROWS_PER_WARP];
+    int c[CSR_ROWS_PER_WARP];
+    S v[CSR_ROWS_PER_WARP];
+    csr_bounds(rows, row_ptr, g, begin, end);
+    // Past the last group: the bounds of no rows (every load predicated off).
+    csr_bounds(rows, row_ptr, g + stride < groups ? g + stride : groups, begin_next, end_next);
+    csr_entries(col_idx, values, begin, end, lane, c, v);
+    for (;;) {
+        const index_t g_next = g + stride;
+        const index_t g_after = g_next + stride;
+        // In flight while this group's x is gathered: the group after next's bounds, the next
+        // group's first entries.
+        unsigned int begin_after[CSR_ROWS_PER_WARP], end_after[CSR_ROWS_PER_WARP];
+        csr_bounds(rows, row_ptr, g_after < groups ? g_after : groups, begin_after, end_after);
+        int c_next[CSR_ROWS_PER_WARP];
+        S v_next[CSR_ROWS_PER_WARP];
+        csr_entries(col_idx, values, begin_next, end_next, lane, c_next, v_next);
+        T acc[CSR_ROWS_PER_WARP];
+        unsigned int longest = 0;
 #pragma unroll
         for (unsigned int r = 0; r < CSR_ROWS_PER_WARP; ++r) {
-            xv[r] = 0;
-            if (begin[r] + step < end[r]) {
-                xv[r] = St::template read<A>(x, (index_t)c[r]);
-            }
+            acc[r] = 0;
+            longest = end[r] - begin[r] > longest ? end[r] - begin[r] : longest;
         }
+        csr_chain_step<St, A>(x, begin, end, lane, c, v, acc);
+        for (unsigned int step = lane + 32; step < longest; step += 32) {
+            int c_more[CSR_ROWS_PER_WARP];
+            S v_more[CSR_ROWS_PER_WARP];
+            csr_entries(col_idx, values, begin, end, step, c_more, v_more);
+            csr_chain_step<St, A>(x, begin, end, step, c_more, v_more, acc);
+        }
+        // Every lane is here (no barrier above): the full-mask trees, row r's sum in lane 8 r.
+        const T s = warp_tree4<A>(acc);
+        const index_t row = g * CSR_ROWS_PER_WARP + (lane >> 3);
+        if ((lane & 7u) == 0u && row < rows) {
+            finish_store<St, A>(s, alpha, beta, y0, row, y_arith, y);
+        }
+        if (g_next >= groups) {
+            return;
+        }
+        g = g_next;
 #pragma unroll
         for (unsigned int r = 0; r < CSR_ROWS_PER_WARP; ++r) {
-            if (begin[r] + step < end[r]) {
-                acc[r] = A::fma(v[r], xv[r], acc[r]);
-            }
+            begin[r] = begin_next[r];
+            end[r] = end_next[r];
+            begin_next[r] = begin_after[r];
+            end_next[r] = end_after[r];
+            c[r] = c_next[r];
+            v[r] = v_next[r];
         }
-    }
-    // Every lane is here (the loop above has no barrier): the full-mask trees, row r's sum
-    // in lane 8 r.
-    const T s = warp_tree4<A>(acc);
-    const unsigned int r = lane >> 3;
-    if ((lane & 7u) == 0u && first + r < rows) {
-        finish_store<St, A>(s, alpha, beta, y0, first + r, y_arith, y);
     }
 }
 

@@ -2,12 +2,13 @@
 # Host emulation of accessor kernels changed without a GPU, against a reference version of the
 # same kernels (default: commit 2d0a702, whose kernels/accessor_blas.cu the H200 bit-compared
 # with the CPU models on 2026-11-27): dot_blocks (loads batched four terms at a time), spmv_ell
-# (unconditional loads, the last slots as one more batch), spmv_csr (32-bit positions) and
+# (unconditional loads, the last slots as one more batch), spmv_csr (32-bit positions, row
+# groups in a pipeline, any grid) and
 # gemv_t (x converted once per warp into shared memory, 16-row batches), compiled as host C++
 # (scripts/emulate/cuda_host.h: CUDA qualifiers defined away, the _rn operations as IEEE ones
 # without FMA contraction, shuffles, __syncwarp and __syncthreads through barriers of host
 # threads) under AddressSanitizer and UBSan, on random inputs with a fixed seed
-# (scripts/emulate/accessor_kernels_main.cpp); outputs compared bit for bit. Then seven mutants,
+# (scripts/emulate/accessor_kernels_main.cpp); outputs compared bit for bit. Then eight mutants,
 # each of which must fail. Needs g++ (C++20) and python3
 # (scripts/install-system-deps.sh --with-emulation); a step of .ci/run.
 #
@@ -17,14 +18,15 @@ source "$(dirname "$0")/emulate/lib.sh"
 reference="${1:-2d0a702}"
 git -C "$root" show "$reference:kernels/accessor_blas.cu" > "$work/reference.cu"
 python3 "$root/scripts/emulate/extract.py" "$root/kernels/accessor_blas.cu" "$work/reference.cu" \
-    "$work/kern.h" dot_blocks spmv_ell spmv_csr gemv_t
+    "$work/kern.h" dot_blocks spmv_ell +csr_bounds +csr_entries +csr_chain_step spmv_csr gemv_t
 emulate_build "$work" accessor_kernels_main
 "$work/accessor_kernels_main"
 # Mutants of the current kernels (each sed script confined to the current function, which
 # kern.h has before its reference copy): a full DOT batch's terms added in reverse, a term
 # dropped from a partial one, the last ELL slot dropped, a padding slot's (NaN) value added, the
-# last step of a CSR warp's longest row dropped, GEMV^T's second batch given the first one's x,
-# the last row of a GEMV^T staging left unstaged.
+# last step of a CSR group's longest row dropped, a CSR warp's next group given this group's
+# column indices, GEMV^T's second batch given the first one's x, the last row of a GEMV^T
+# staging left unstaged.
 dot='/void dot_blocks(/,/void dot_blocks_reference(/'
 ell='/void spmv_ell(/,/void spmv_ell_reference(/'
 gemv_t='/void gemv_t(/,/void gemv_t_reference(/'
@@ -35,11 +37,12 @@ mutants=(
     "$ell s/c\[u\] = k + u < width ? col_idx/c[u] = k + u + 1 < width ? col_idx/"
     "$ell s/            if (c\[u\] >= 0) {/            if (c[u] >= -1) {/"
     "$csr s/step < longest; step += 32/step + 1 < longest; step += 32/"
+    "$csr s/            c\[r\] = c_next\[r\];/            c[r] = c[r];/"
     "$gemv_t s/acc = A::fma(av\[u\], xs\[t + u\], acc);/acc = A::fma(av[u], xs[u], acc);/"
     "$gemv_t s/if (i + groups \* c < m) {/if (i + groups * c + groups < m) {/"
 )
 # The kernel each mutant changes: its run emulates only that one.
-targets=(dot_blocks dot_blocks spmv_ell spmv_ell spmv_csr gemv_t gemv_t)
+targets=(dot_blocks dot_blocks spmv_ell spmv_ell spmv_csr spmv_csr gemv_t gemv_t)
 for i in "${!mutants[@]}"; do
     printf 'mutant %d (%s): ' "$i" "${mutants[$i]}"
     emulate_mutant "$i" "${mutants[$i]}" accessor_kernels_main kernels/accessor_blas.cu "${targets[$i]}"

@@ -124,9 +124,10 @@ static bool ell_case(std::mt19937_64& rng, const char* pair, long& values) {
     return true;
 }
 
-// spmv_csr: random CSR matrices (rows not a multiple of the 4 per warp, rows of 0 to 70
+// spmv_csr: random CSR matrices (rows not a multiple of the 4 per group, rows of 0 to 70
 // entries so that some take two or three steps of 32, empty rows anywhere), alpha and beta
-// among 0, 1 and random, the launcher's 8 warps per block; both outputs compared bit for bit.
+// among 0, 1 and random, blocks of 8 warps in grids of every size; both outputs compared bit
+// for bit.
 template <class St, class A>
 static bool csr_case(std::mt19937_64& rng, const char* pair, long& rows_done) {
     typedef typename St::S S;
@@ -145,17 +146,22 @@ static bool csr_case(std::mt19937_64& rng, const char* pair, long& rows_done) {
     std::vector<S> x(cols);
     for (auto& v : x) v = (S)draw(rng);
     Epilogue<S, T> out(rng, rows);
-    const unsigned grid = (unsigned)((rows + 31) / 32);  // 8 warps of 4 rows per block
+    // The launcher's grid (8 warps per block, 8 groups of 4 rows per warp) or any smaller or
+    // larger one, down to a single block: each warp takes groups grid-stride, so every grid
+    // covers every row, and small grids give a warp many groups in its pipeline.
+    const unsigned launcher = (unsigned)((rows + 255) / 256), most = (unsigned)((rows + 31) / 32);
+    const unsigned grid = rng() % 2 ? launcher : 1 + (unsigned)(rng() % most);
     launch_threads({grid, 1, 1}, 256, [&] {
         spmv_csr<St, A>(rows, row_ptr.data(), col.data(), val.data(), x.data(), out.alpha, out.beta, out.y0.data(),
                         out.arith_now.data(), out.stored_now.data());
     });
-    launch_threads({grid, 1, 1}, 256, [&] {
+    // The reference (2d0a702) takes one group per warp: its own launcher's grid.
+    launch_threads({most, 1, 1}, 256, [&] {
         spmv_csr_reference<St, A>(rows, row_ptr.data(), col.data(), val.data(), x.data(), out.alpha, out.beta,
                                   out.y0.data(), out.arith_before.data(), out.stored_before.data());
     });
     char what[64];
-    snprintf(what, sizeof what, "spmv_csr %s rows=%llu", pair, rows);
+    snprintf(what, sizeof what, "spmv_csr %s rows=%llu grid=%u", pair, rows, grid);
     if (!out.same(what)) return false;
     rows_done += (long)rows;
     return true;

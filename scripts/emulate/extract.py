@@ -10,7 +10,7 @@ begins depends on the kernel file (its name):
   binary64/binary32 storage structs, the warp and block reductions, the BLAS epilogue; the
   named pieces are template functions.
 
-    extract.py CURRENT.cu REFERENCE.cu OUT.h name [name ...]
+    extract.py CURRENT.cu REFERENCE.cu OUT.h name [name ...]   (+name: the current file's only)
 """
 import os
 import sys

@@ -25,7 +25,8 @@ def write_pair_header(argv, common, defines, declaration):
     `CURRENT.cu REFERENCE.cu OUT.h name [name ...]` (argv[1:]): cuda_host.h, the current file's
     #defines matching the regular expression `defines`, the `common` pieces (each must read the
     same in both versions), then each named piece (`declaration.format(name=...)` starts it)
-    from the current file and, renamed <name>_reference, from the reference."""
+    from the current file and, renamed <name>_reference, from the reference; a name written
+    +name is a helper of the current file alone, copied from it only."""
     import re
 
     current, reference = open(argv[1]).read(), open(argv[2]).read()
@@ -36,6 +37,10 @@ def write_pair_header(argv, common, defines, declaration):
             raise SystemExit(f"{piece} differs from the reference: compare it by hand first")
         out.append(extract(current, piece))
     for name in argv[4:]:
+        if name.startswith("+"):
+            # A helper only the current version has (named before what calls it).
+            out.append(extract(current, declaration.format(name=name[1:])))
+            continue
         start = declaration.format(name=name)
         out.append(extract(current, start))
         out.append(extract(reference, start).replace(f" {name}(", f" {name}_reference(", 1))

@@ -67,6 +67,11 @@ const ROW_WARPS: usize = 8;
 /// kernels/accessor_blas.cu): each reduced in the one-row order, their loads
 /// issued together.
 const CSR_ROWS_PER_WARP: usize = 4;
+/// Row groups (of [`CSR_ROWS_PER_WARP`] rows) the CSR grid gives each warp
+/// (`CSR_GROUPS_PER_WARP` in kernels/accessor_blas.cu): the kernel takes its
+/// groups in a pipeline, the next ones' loads in flight while it finishes
+/// one. The kernel covers every row whatever the grid; this sizes it.
+const CSR_GROUPS_PER_WARP: usize = 8;
 /// Threads per block of the ELL SpMV kernel (a thread per row).
 const ELL_THREADS: usize = 256;
 
@@ -329,7 +334,7 @@ impl AccessorGpu {
 
 #[cfg(test)]
 mod tests {
-    use super::{CSR_ROWS_PER_WARP, SOURCE};
+    use super::{CSR_GROUPS_PER_WARP, CSR_ROWS_PER_WARP, SOURCE};
 
     /// The launcher sizes the CSR grid by the kernel's rows per warp: the
     /// two numbers are one (a grid for more rows per warp than the kernel
@@ -344,6 +349,13 @@ mod tests {
         );
         // warp_tree4 reduces exactly four rows.
         assert_eq!(CSR_ROWS_PER_WARP, 4);
+        // The groups per warp only size the grid; they are documented beside the kernel.
+        let groups = format!("#define CSR_GROUPS_PER_WARP {CSR_GROUPS_PER_WARP}\n");
+        assert!(
+            SOURCE.source.contains(&groups),
+            "kernels/accessor_blas.cu lacks `{}`",
+            groups.trim()
+        );
     }
 
     /// The pipelined TRSV kernel gives each of the launcher's TRSV_WARPS

@@ -84,7 +84,10 @@ impl AccessorGpu {
             SparseFormat::Csr => {
                 builder.arg(&s.rows).arg(&s.row_ptr).arg(&s.col_idx);
                 config(
-                    blocks_for(s.out.len, ROW_WARPS * CSR_ROWS_PER_WARP)?,
+                    blocks_for(
+                        s.out.len,
+                        ROW_WARPS * CSR_ROWS_PER_WARP * CSR_GROUPS_PER_WARP,
+                    )?,
                     ((ROW_WARPS * WARP) as u32, 1),
                 )
             }
@@ -105,14 +108,16 @@ impl AccessorGpu {
         // accessor_spmv_ell_* (index_t rows, width; int col_idx[width x rows],
         // -1 for padding; values[width x rows]; ...), then x (cols storage
         // elements), A::T alpha, beta, y0, y_arith, y (rows each); every column
-        // index is below cols; CSR: 8 warps per block, CSR_ROWS_PER_WARP
-        // rows per warp (a row's entries over the warp's lanes); ELL: a thread
-        // per row.
+        // index is below cols; CSR: 8 warps per block, each taking groups of
+        // CSR_ROWS_PER_WARP rows grid-stride until the last row (a row's
+        // entries over the warp's lanes), so any grid covers every row; ELL: a
+        // thread per row.
         unsafe { builder.launch(cfg) }.map_err(driver("launch accessor_spmv"))?;
         Ok(())
     }
 
-    /// The SpMV kernel (CSR: a warp per row; ELL: a thread per row) on `A`'s
+    /// The SpMV kernel (CSR: a warp per group of four rows, several groups per
+    /// warp; ELL: a thread per row) on `A`'s
     /// values, `x` and `y` stored through `spec`; the CPU model is
     /// [`accessor_spmv`](crate::kernels::accessor::spmv::accessor_spmv) with `store = true`.
     ///
