@@ -15,7 +15,7 @@ begins depends on the kernel file (its name):
 import os
 import sys
 
-from pieces import write_pair_header
+from pieces import ACCESSOR_BASICS, write_pair_header
 
 # Per kernel file: (shared pieces, #defines to copy, how a named piece begins).
 FILES = {
@@ -30,13 +30,8 @@ FILES = {
         'extern "C" __global__ void {name}(',
     ),
     "accessor_blas.cu": (
-        [
-            "struct ArithF64 {",
-            "struct ArithF32 {",
-            "struct StoreF64 {",
-            "struct StoreF32 {",
-            "static __device__ __forceinline__ typename A::T warp_tree(",
-            "static __device__ __forceinline__ typename A::T warp_tree4(",
+        ACCESSOR_BASICS
+        + [
             "static __device__ __forceinline__ typename A::T block_reduce(",
             "static __device__ __forceinline__ typename A::T finish(",
             "static __device__ __forceinline__ void finish_store(",

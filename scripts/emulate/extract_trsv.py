@@ -8,15 +8,9 @@ CPU model, and the pipelined trsv_rows), each with its template line.
 import re
 import sys
 
-from pieces import extract
+from pieces import ACCESSOR_BASICS, extract
 
-PIECES = [
-    "struct ArithF64 {",
-    "struct ArithF32 {",
-    "struct StoreF64 {",
-    "struct StoreF32 {",
-    "static __device__ __forceinline__ typename A::T warp_tree(",
-    "static __device__ __forceinline__ typename A::T warp_tree4(",
+PIECES = ACCESSOR_BASICS + [
     "static __device__ __forceinline__ index_t trsv_row(",
     "static __device__ __forceinline__ void trsv_invert(",
     "static __device__ __forceinline__ void trsv_solve(",

@@ -4,7 +4,18 @@ extract(src, start): the text from `start` (a declaration's first line, up to it
 brace or beyond) to its closing brace, with the `template <...>` line just above it if there is
 one, and a `;` after a struct.
 write_pair_header(...): extract.py's header of current and reference pieces.
+ACCESSOR_BASICS: the pieces of kernels/accessor_blas.cu every accessor emulation needs first.
 """
+
+# kernels/accessor_blas.cu's arithmetic and binary64/binary32 storage structs and warp trees.
+ACCESSOR_BASICS = [
+    "struct ArithF64 {",
+    "struct ArithF32 {",
+    "struct StoreF64 {",
+    "struct StoreF32 {",
+    "static __device__ __forceinline__ typename A::T warp_tree(",
+    "static __device__ __forceinline__ typename A::T warp_tree4(",
+]
 
 
 def extract(src, start):
