@@ -336,26 +336,29 @@ impl AccessorGpu {
 mod tests {
     use super::{CSR_GROUPS_PER_WARP, CSR_ROWS_PER_WARP, SOURCE};
 
+    /// kernels/accessor_blas.cu defines `name` as `value` (`#define name value`,
+    /// then a space or the end of the line: not a longer number).
+    fn assert_kernel_defines(name: &str, value: usize) {
+        let define = format!("#define {name} {value}");
+        let found = SOURCE.source.match_indices(&define).any(|(at, _)| {
+            matches!(
+                SOURCE.source[at + define.len()..].chars().next(),
+                Some(' ' | '\n')
+            )
+        });
+        assert!(found, "kernels/accessor_blas.cu lacks `{define}`");
+    }
+
     /// The launcher sizes the CSR grid by the kernel's rows per warp: the
     /// two numbers are one (a grid for more rows per warp than the kernel
     /// takes would leave rows unwritten).
     #[test]
     fn the_csr_grid_and_the_kernel_agree_on_rows_per_warp() {
-        let define = format!("#define CSR_ROWS_PER_WARP {CSR_ROWS_PER_WARP}\n");
-        assert!(
-            SOURCE.source.contains(&define),
-            "kernels/accessor_blas.cu lacks `{}`",
-            define.trim()
-        );
+        assert_kernel_defines("CSR_ROWS_PER_WARP", CSR_ROWS_PER_WARP);
         // warp_tree4 reduces exactly four rows.
         assert_eq!(CSR_ROWS_PER_WARP, 4);
         // The groups per warp only size the grid; they are documented beside the kernel.
-        let groups = format!("#define CSR_GROUPS_PER_WARP {CSR_GROUPS_PER_WARP}\n");
-        assert!(
-            SOURCE.source.contains(&groups),
-            "kernels/accessor_blas.cu lacks `{}`",
-            groups.trim()
-        );
+        assert_kernel_defines("CSR_GROUPS_PER_WARP", CSR_GROUPS_PER_WARP);
     }
 
     /// The pipelined TRSV kernel gives each of the launcher's TRSV_WARPS
@@ -367,22 +370,12 @@ mod tests {
         use super::{TRSV_BLOCK, TRSV_WARPS};
         let rows_per_warp = TRSV_BLOCK / TRSV_WARPS;
         assert_eq!(rows_per_warp * TRSV_WARPS, TRSV_BLOCK);
-        let define = format!("#define TRSV_ROWS_PER_WARP {rows_per_warp} ");
-        assert!(
-            SOURCE.source.contains(&define),
-            "kernels/accessor_blas.cu lacks `{}`",
-            define.trim()
-        );
+        assert_kernel_defines("TRSV_ROWS_PER_WARP", rows_per_warp);
         // The kernel's rows are reduced by warp_tree4: four of them.
         assert_eq!(rows_per_warp, 4);
         // It stages x one entry per thread: TRSV_X_CHUNKS chunks of 32 are the block's
         // threads (more would leave chunks unloaded and read stale shared memory).
-        let chunks = format!("#define TRSV_X_CHUNKS {TRSV_WARPS}\n");
-        assert!(
-            SOURCE.source.contains(&chunks),
-            "kernels/accessor_blas.cu lacks `{}`",
-            chunks.trim()
-        );
+        assert_kernel_defines("TRSV_X_CHUNKS", TRSV_WARPS);
     }
 
     /// The threads per block in an entry point's `__launch_bounds__`, if it
