@@ -22,8 +22,18 @@
 //! one-block solve of the same run) are timed for the three configurations.
 //! Last, the experimental roofline (issue 4, item 5): GFLOP/s and GB/s
 //! against FLOPs per value for five configurations.
+//!
+//! `ACCESSOR_BENCH_TUNINGS="CSR_GROUPS_PER_WARP=1,CSR_MIN_BLOCKS=5; TRSV_STAGE_X=0"`
+//! also compiles the kernel file with each setting of its tuning knobs
+//! (`AccessorTuning`, settings separated by `;`) and times every workload
+//! with each right after the default kernels, printing each pair's time
+//! over the default's (below 1: the setting is faster): an A/B of kernel
+//! variants in one run of one binary, where the unchanged kernels show the
+//! comparison's noise. A setting that does not parse stops the program with
+//! one line, before any device work.
 
 use boundgate::kernels::accessor::gemv::GemvOp;
+use boundgate::kernels::accessor::gpu::tuning::AccessorTuning;
 use boundgate::kernels::accessor::gpu::{AccessorGpu, Timing, TrsvSchedule, Workload};
 use boundgate::kernels::accessor::sparse::CsrMatrix;
 use boundgate::kernels::accessor::spmv::SparseFormat;
@@ -178,6 +188,50 @@ fn compare<'a>(gpu: &AccessorGpu, label: &str, workload: &Workload<'_>) -> Vec<(
     timings
 }
 
+/// The default kernels and the tuned ones `ACCESSOR_BENCH_TUNINGS` names,
+/// the default first.
+struct Variants {
+    default: AccessorGpu,
+    tuned: Vec<AccessorGpu>,
+}
+
+impl Variants {
+    /// [`compare`] with the default kernels, then with each tuned module,
+    /// each followed by its time over the default's per pair; returns the
+    /// default's timings.
+    fn compare<'a>(&self, label: &str, workload: &Workload<'_>) -> Vec<(&'a str, Timing)> {
+        let ours = compare(&self.default, label, workload);
+        for gpu in &self.tuned {
+            let tuned_label = format!("{label} [{}]", gpu.tuning());
+            let theirs = compare(gpu, &tuned_label, workload);
+            for (name, t) in &theirs {
+                if let Some((_, d)) = ours.iter().find(|(other, _)| other == name) {
+                    println!(
+                        "{tuned_label} {name:<13} {:.3}x the default's time",
+                        t.seconds / d.seconds
+                    );
+                }
+            }
+        }
+        ours
+    }
+}
+
+/// The settings `ACCESSOR_BENCH_TUNINGS` names (none when it is unset).
+fn selected_tunings() -> Result<Vec<AccessorTuning>, String> {
+    let Ok(text) = std::env::var("ACCESSOR_BENCH_TUNINGS") else {
+        return Ok(Vec::new());
+    };
+    text.split(';')
+        .filter(|setting| !setting.trim().is_empty())
+        .map(|setting| {
+            setting
+                .parse::<AccessorTuning>()
+                .map_err(|e| format!("ACCESSOR_BENCH_TUNINGS: {e}"))
+        })
+        .collect()
+}
+
 /// The benchmark groups, in the order they run.
 const GROUPS: [&str; 5] = ["dot", "gemv", "spmv", "trsv", "roofline"];
 
@@ -204,9 +258,9 @@ fn selected_groups() -> Result<Vec<&'static str>, String> {
 }
 
 fn main() {
-    let groups = match selected_groups() {
-        Ok(groups) => groups,
-        Err(e) => {
+    let (groups, tunings) = match (selected_groups(), selected_tunings()) {
+        (Ok(groups), Ok(tunings)) => (groups, tunings),
+        (Err(e), _) | (_, Err(e)) => {
             eprintln!("accessor_gpu: {e}");
             std::process::exit(2);
         }
@@ -219,14 +273,36 @@ fn main() {
             return;
         }
     };
+    let mut tuned = Vec::new();
+    for tuning in tunings {
+        // NVRTC compiles the whole file once per setting: printed, so that a
+        // device call can be sized.
+        let started = std::time::Instant::now();
+        let name = tuning.to_string();
+        match AccessorGpu::open_tuned(tuning) {
+            Ok(module) => {
+                println!(
+                    "accessor_gpu: [{name}] compiled and loaded in {:.1} s",
+                    started.elapsed().as_secs_f64()
+                );
+                tuned.push(module);
+            }
+            Err(e) => println!("accessor_gpu: [{name}] {e}"),
+        }
+    }
+    let variants = Variants {
+        default: gpu,
+        tuned,
+    };
+    let gpu = &variants.default;
     println!("accessor_gpu: {REPETITIONS} launches per measurement after one warm-up");
     for log2 in [20u32, 24, 26].into_iter().filter(|_| runs("dot")) {
         let n = 1usize << log2;
         let (x, y) = (values(n, 1), values(n, 2));
         let label = format!("dot n=2^{log2}");
         let workload = Workload::Dot { x: &x, y: &y };
-        let ours = compare(&gpu, &label, &workload);
-        against_cublas(&gpu, &label, &workload, &ours);
+        let ours = variants.compare(&label, &workload);
+        against_cublas(gpu, &label, &workload, &ours);
     }
     for n in [4096usize, 16384].into_iter().filter(|_| runs("gemv")) {
         let a = values(n * n, 3);
@@ -244,16 +320,15 @@ fn main() {
                 op,
                 y: None,
             };
-            let ours = compare(&gpu, &label, &workload);
-            against_cublas(&gpu, &label, &workload, &ours);
+            let ours = variants.compare(&label, &workload);
+            against_cublas(gpu, &label, &workload, &ours);
         }
     }
     for side in [64usize, 96].into_iter().filter(|_| runs("spmv")) {
         let a = stencil27(side);
         let x = values(a.cols(), 6);
         for (name, format) in [("csr", SparseFormat::Csr), ("ell", SparseFormat::Ell)] {
-            compare(
-                &gpu,
+            variants.compare(
                 &format!("spmv-{name} 27pt {side}^3"),
                 &Workload::Spmv {
                     a: &a,
@@ -290,9 +365,9 @@ fn main() {
                 diag: Diag::NonUnit,
                 schedule,
             };
-            let ours = compare(&gpu, &label, &workload);
+            let ours = variants.compare(&label, &workload);
             if schedule == TrsvSchedule::Pipelined {
-                against_cublas(&gpu, &label, &workload, &ours);
+                against_cublas(gpu, &label, &workload, &ours);
             }
             by_schedule.push((schedule_name, ours));
         }
@@ -310,7 +385,7 @@ fn main() {
         }
     }
     if runs("roofline") {
-        roofline(&gpu);
+        roofline(gpu);
     }
 }
 

@@ -269,11 +269,15 @@ static __device__ __forceinline__ void finish_store(typename A::T s, typename A:
 // tests/accessor_sass.rs keeps the batches whole.
 
 // Terms per thread whose loads dot_blocks issues together.
+#ifndef DOT_BATCH
 #define DOT_BATCH 4
+#endif
 // Blocks of 256 threads per SM the launch bounds ask for: 8, i.e. at most 32 registers, so
 // that the grid (at most 1024 blocks) is resident at once. The batch fits: ptxas issues the 8
 // loads of a batch before its 4 FMAs in 30-32 registers (SASS, 2026-11-27).
+#ifndef DOT_MIN_BLOCKS
 #define DOT_MIN_BLOCKS 8
+#endif
 
 template <class St, class A>
 static __device__ __forceinline__ void dot_blocks(const typename St::S* __restrict__ x,
@@ -381,7 +385,9 @@ static __device__ __forceinline__ void gemv_n(index_t m, index_t n, typename A::
 // load in flight per thread for acc<f64,f32> (two for fp32), which left gemv^T at 0.858x our
 // fp32 kernel and 80.1 % of copy on the H200, 0.949x and 89.4 % on the H100; with it 0.958x and
 // 95.8 % (H200, 2026-11-27c). At 4096 columns (128 blocks) an SM never held two blocks anyway.
+#ifndef GEMV_T_MIN_BLOCKS
 #define GEMV_T_MIN_BLOCKS 1
+#endif
 
 // Whether gemv_t converts each warp's x values once, into shared memory, instead of in every
 // lane (1, for the pairs whose storage is not their arithmetic format; 0: every lane converts).
@@ -499,12 +505,16 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
 // CSR_GROUPS_PER_WARP groups, and each warp takes groups w, w + W, w + 2W, ... (W: the grid's
 // warps), so that the loads of its next groups are in flight while it finishes one (spmv_csr).
 // The kernel is right for any grid; this only sizes the launcher's.
+#ifndef CSR_GROUPS_PER_WARP
 #define CSR_GROUPS_PER_WARP 8
+#endif
 // Blocks of 256 threads per SM the launch bounds ask for: 3 (at most 85 registers), room for
 // the three groups' state the pipeline keeps (spmv_csr). With one group per warp the minimum
 // was 5, for the reason the SASS of 2026-11-27 gave: ptxas kept to 40 registers otherwise and
 // put each row's FMA before the next row's gather of x for binary64 arithmetic.
+#ifndef CSR_MIN_BLOCKS
 #define CSR_MIN_BLOCKS 3
+#endif
 
 // Row group g's bounds: rows g * CSR_ROWS_PER_WARP + r, 0 (an empty row) past the last row,
 // so a group past the last one (g >= groups) is all empty rows.
@@ -653,7 +663,9 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
 }
 
 // Blocks of 256 threads per SM the ELL kernel's launch bounds ask for (spmv_ell says why).
+#ifndef ELL_MIN_BLOCKS
 #define ELL_MIN_BLOCKS 5
+#endif
 
 template <class St, class A>
 static __device__ __forceinline__ void spmv_ell(index_t rows, index_t width, const int* __restrict__ col_idx,
@@ -1027,6 +1039,26 @@ static __device__ __forceinline__ void roofline(const typename St::S* __restrict
         y[i] = St::write(v);
     }
 }
+
+// ------------------------------------------------------------ tuning knobs
+
+// The #defines above that each stand in `#ifndef`: DOT_BATCH, DOT_MIN_BLOCKS, GEMV_T_MIN_BLOCKS,
+// GEMV_T_STAGE_X, GEMV_T_STAGED_BATCH, CSR_GROUPS_PER_WARP, CSR_MIN_BLOCKS, ELL_MIN_BLOCKS and
+// TRSV_STAGE_X. They change how loads are batched, staged and scheduled and how many registers
+// ptxas may use, never which operations run or in what order, so every setting gives the same
+// bits (the CPU models' orders). The launcher compiles this file with any of them set
+// (`AccessorTuning`, src/kernels/accessor/gpu/tuning.rs, as NVRTC -D options), so that one
+// device call can compare settings from one binary; the ranges below are the ones it accepts
+// (blocks per SM: at most 2048 threads per SM on sm_80 and sm_90).
+static_assert(DOT_BATCH >= 2 && DOT_BATCH <= 16, "DOT_BATCH: 2 to 16 terms per batch (the last, partial batch holds DOT_BATCH - 1)");
+static_assert(DOT_MIN_BLOCKS >= 1 && DOT_MIN_BLOCKS <= 8, "DOT_MIN_BLOCKS: 1 to 8 blocks of 256");
+static_assert(GEMV_T_MIN_BLOCKS >= 1 && GEMV_T_MIN_BLOCKS <= 2, "GEMV_T_MIN_BLOCKS: 1 or 2 blocks of 1024");
+static_assert(GEMV_T_STAGE_X >= 0 && GEMV_T_STAGE_X <= 1, "GEMV_T_STAGE_X: 0 or 1");
+static_assert(GEMV_T_STAGED_BATCH >= 1 && GEMV_T_STAGED_BATCH <= 32, "GEMV_T_STAGED_BATCH: 1 to 32 rows");
+static_assert(CSR_GROUPS_PER_WARP >= 1 && CSR_GROUPS_PER_WARP <= 1024, "CSR_GROUPS_PER_WARP: 1 to 1024");
+static_assert(CSR_MIN_BLOCKS >= 1 && CSR_MIN_BLOCKS <= 8, "CSR_MIN_BLOCKS: 1 to 8 blocks of 256");
+static_assert(ELL_MIN_BLOCKS >= 1 && ELL_MIN_BLOCKS <= 8, "ELL_MIN_BLOCKS: 1 to 8 blocks of 256");
+static_assert(TRSV_STAGE_X >= 0 && TRSV_STAGE_X <= 1, "TRSV_STAGE_X: 0 or 1");
 
 // ------------------------------------------------------------ instantiations
 

@@ -704,6 +704,33 @@ mod device {
         trsv_cases(&open());
     }
 
+    /// The tuning knobs change the speed, never the bits
+    /// (`kernels::accessor::gpu::tuning`): with every knob at the low end of
+    /// its range, then at the high end (CSR_GROUPS_PER_WARP = 1024: a few
+    /// warps each taking many row groups grid-stride; TRSV_STAGE_X = 0 and 1;
+    /// DOT_BATCH 2 and 16), every kernel still equals its CPU model bit for
+    /// bit and stays in its bounds, in the cases the default kernels pass.
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+    fn every_tuning_knob_at_either_end_keeps_the_cpu_models_bits() {
+        use boundgate::kernels::accessor::gpu::tuning::{AccessorTuning, Knob};
+        let at = |end: fn(&Knob) -> u32| {
+            Knob::ALL.iter().fold(AccessorTuning::default(), |t, k| {
+                t.with(*k, end(k)).expect("in range")
+            })
+        };
+        for tuning in [at(|k| *k.range().start()), at(|k| *k.range().end())] {
+            println!("tuning {tuning}");
+            let gpu = AccessorGpu::open_tuned(tuning).unwrap_or_else(|e| {
+                panic!("needs an NVIDIA GPU: run with --ignored on the device: {e}")
+            });
+            dot_cases(&gpu);
+            gemv_cases(&gpu);
+            spmv_cases(&gpu);
+            trsv_cases(&gpu);
+        }
+    }
+
     /// The pipelined solve with more block rows than the device holds at once:
     /// n = 17 000 is 532 block rows, and `accessor_trsv_rows_f32_f64` (58
     /// registers x 256 threads on sm_90, NVRTC 13) fits 4 blocks per SM, 528

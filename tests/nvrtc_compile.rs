@@ -139,6 +139,53 @@ mod with_nvrtc {
         println!("{builds} clean builds");
     }
 
+    /// The accessor kernels compile cleanly (strict, sm_80 and sm_90 CUBIN:
+    /// what `AccessorGpu::open_tuned` loads) with every tuning knob at the
+    /// low and at the high end of its range, and a value outside the range
+    /// is the kernel file's `static_assert`, naming the knob: the ranges
+    /// `AccessorTuning` accepts are the ones the file builds with.
+    #[test]
+    fn accessor_kernels_compile_with_every_knob_at_both_ends_of_its_range() {
+        use boundgate::kernels::accessor::gpu::tuning::{AccessorTuning, Knob};
+        if !nvrtc_available() {
+            return;
+        }
+        let kernel = boundgate::gpu::sources::ACCESSOR_BLAS;
+        let at = |end: fn(&Knob) -> u32| {
+            Knob::ALL.iter().fold(AccessorTuning::default(), |t, k| {
+                t.with(*k, end(k)).expect("in range")
+            })
+        };
+        let lowest = at(|k| *k.range().start());
+        let highest = at(|k| *k.range().end());
+        for tuning in [lowest, highest] {
+            for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {
+                let options = tuning
+                    .defines()
+                    .iter()
+                    .fold(BuildOptions::new(target).strict(), |o, (name, value)| {
+                        o.with_define(name, value)
+                    });
+                let built = nvrtc::compile(kernel.path, kernel.source, &options)
+                    .unwrap_or_else(|e| panic!("{tuning} for {target}: {e}"));
+                assert!(!built.image.is_empty(), "{tuning} for {target}");
+            }
+        }
+        for knob in Knob::ALL {
+            let outside = knob.range().end() + 1;
+            let options = BuildOptions::new(Target::Cubin(9, 0))
+                .with_define(knob.macro_name(), &outside.to_string());
+            match nvrtc::compile(kernel.path, kernel.source, &options) {
+                Err(GpuError::Compile { log, .. }) => assert!(
+                    log.contains("static assertion failed") && log.contains(knob.macro_name()),
+                    "{}={outside}: {log}",
+                    knob.macro_name()
+                ),
+                other => panic!("{}={outside} built: {other:?}", knob.macro_name()),
+            }
+        }
+    }
+
     #[test]
     fn a_broken_kernel_is_an_error_with_the_compiler_log() {
         if !nvrtc_available() {

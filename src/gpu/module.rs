@@ -63,6 +63,28 @@ impl KernelModule {
     /// No device, an architecture-specific file on another architecture
     /// ([`GpuError::Unsupported`]), a compile or driver failure.
     pub fn open(source: &KernelSource) -> Result<KernelModule, GpuError> {
+        KernelModule::open_with_defines(source, &[])
+    }
+
+    /// [`KernelModule::open`] with the macros `defines` (`(name, value)`)
+    /// defined before the source ([`BuildOptions::with_define`]): how a file's
+    /// `#ifndef` tuning defaults are overridden.
+    ///
+    /// # Errors
+    /// As [`KernelModule::open`]; a value the file's `static_assert`s refuse
+    /// is a compile error.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::gpu::{module::KernelModule, sources};
+    /// let defines = [("CSR_MIN_BLOCKS".to_string(), "5".to_string())];
+    /// let dev = KernelModule::open_with_defines(&sources::ACCESSOR_BLAS, &defines)?;
+    /// # Ok::<(), boundgate::gpu::GpuError>(())
+    /// ```
+    pub fn open_with_defines(
+        source: &KernelSource,
+        defines: &[(String, String)],
+    ) -> Result<KernelModule, GpuError> {
         let info = match probe() {
             DeviceStatus::Available(info) => info,
             DeviceStatus::Unavailable { reason } => return Err(reason),
@@ -70,7 +92,12 @@ impl KernelModule {
         let target = source.cubin_for(info.compute_capability)?;
         let context = CudaContext::new(0).map_err(driver("open device 0"))?;
         keep_freed_memory_in_the_pool(&context)?;
-        let built = compile(source.path, source.source, &BuildOptions::new(target))?;
+        let options = defines
+            .iter()
+            .fold(BuildOptions::new(target), |o, (name, value)| {
+                o.with_define(name, value)
+            });
+        let built = compile(source.path, source.source, &options)?;
         let module = context
             .load_module(cudarc::nvrtc::Ptx::from_binary(built.image))
             .map_err(driver("cuModuleLoadData"))?;

@@ -109,6 +109,10 @@ pub struct BuildOptions {
     /// meaningful for machine code ([`Target::is_cubin`]; PTX builds run no ptxas); the report
     /// fills the log, so it does not go with [`BuildOptions::strict`].
     pub ptxas_report: bool,
+    /// Macros defined before the source (`--define-macro=NAME=VALUE`), in
+    /// order: how a file's `#ifndef` defaults are overridden (the accessor
+    /// kernels' tuning knobs, `AccessorTuning`).
+    pub defines: Vec<(String, String)>,
 }
 
 /// Options that fix the arithmetic (module docs).
@@ -128,6 +132,7 @@ impl BuildOptions {
             include_dirs: paths::include_dirs(),
             warnings_as_errors: false,
             ptxas_report: false,
+            defines: Vec::new(),
         }
     }
 
@@ -144,6 +149,22 @@ impl BuildOptions {
         self
     }
 
+    /// The same build with the macro `name` defined as `value`
+    /// ([`BuildOptions::defines`]).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::nvrtc::{BuildOptions, Target};
+    /// let args = BuildOptions::new(Target::Cubin(9, 0))
+    ///     .with_define("CSR_MIN_BLOCKS", "5")
+    ///     .to_args();
+    /// assert!(args.contains(&"--define-macro=CSR_MIN_BLOCKS=5".to_string()));
+    /// ```
+    pub fn with_define(mut self, name: &str, value: &str) -> BuildOptions {
+        self.defines.push((name.to_string(), value.to_string()));
+        self
+    }
+
     /// The exact argument list handed to `nvrtcCompileProgram`.
     pub fn to_args(&self) -> Vec<String> {
         let mut args = vec![self.target.arch_option(), "--std=c++17".to_string()];
@@ -151,6 +172,11 @@ impl BuildOptions {
         if self.ptxas_report {
             args.push("--ptxas-options=-v".to_string());
         }
+        args.extend(
+            self.defines
+                .iter()
+                .map(|(name, value)| format!("--define-macro={name}={value}")),
+        );
         args.extend(
             self.include_dirs
                 .iter()

@@ -35,6 +35,7 @@ mod roofline;
 mod spmv;
 mod timing;
 mod trsv;
+pub mod tuning;
 
 pub use pair::GpuPair;
 use pair::*;
@@ -56,6 +57,7 @@ use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::oracle::Transpose;
 use boundgate_verify::oracle::trsv::{Diag, Uplo};
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchArgs, LaunchConfig, PushKernelArg, sys};
+use tuning::{AccessorTuning, Knob};
 
 /// The kernel source, embedded like the other `kernels/*.cu`.
 pub const SOURCE: KernelSource = sources::ACCESSOR_BLAS;
@@ -67,11 +69,6 @@ const ROW_WARPS: usize = 8;
 /// kernels/accessor_blas.cu): each reduced in the one-row order, their loads
 /// issued together.
 const CSR_ROWS_PER_WARP: usize = 4;
-/// Row groups (of [`CSR_ROWS_PER_WARP`] rows) the CSR grid gives each warp
-/// (`CSR_GROUPS_PER_WARP` in kernels/accessor_blas.cu): the kernel takes its
-/// groups in a pipeline, the next ones' loads in flight while it finishes
-/// one. The kernel covers every row whatever the grid; this sizes it.
-const CSR_GROUPS_PER_WARP: usize = 8;
 /// Threads per block of the ELL SpMV kernel (a thread per row).
 const ELL_THREADS: usize = 256;
 
@@ -215,9 +212,11 @@ pub struct Timing {
     pub gb_per_s: f64,
 }
 
-/// `kernels/accessor_blas.cu` compiled for device 0 and loaded there.
+/// `kernels/accessor_blas.cu` compiled for device 0 and loaded there, with a
+/// setting of its tuning knobs ([`AccessorTuning`]).
 pub struct AccessorGpu {
     pub(super) dev: KernelModule,
+    tuning: AccessorTuning,
 }
 
 /// Device buffers of a GEMV or SpMV (the operands differ, the outputs not).
@@ -248,11 +247,36 @@ impl AccessorGpu {
     /// assert_eq!(out.output, 16_777_218.0);
     /// ```
     pub fn open() -> Result<AccessorGpu, GpuError> {
+        AccessorGpu::open_tuned(AccessorTuning::default())
+    }
+
+    /// [`AccessorGpu::open`] with the kernel file compiled for `tuning`
+    /// (NVRTC `-D` options; [`tuning`] says what the knobs change: the speed,
+    /// never the bits), the launcher sizing its grids to match.
+    ///
+    /// # Errors
+    /// As [`AccessorGpu::open`].
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::kernels::accessor::gpu::{AccessorGpu, tuning::AccessorTuning};
+    /// let tuning: AccessorTuning = "CSR_GROUPS_PER_WARP=1,CSR_MIN_BLOCKS=5".parse()?;
+    /// let gpu = AccessorGpu::open_tuned(tuning)?;
+    /// println!("{}", gpu.tuning());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_tuned(tuning: AccessorTuning) -> Result<AccessorGpu, GpuError> {
         catch(|| {
             Ok(AccessorGpu {
-                dev: KernelModule::open(&SOURCE)?,
+                dev: KernelModule::open_with_defines(&SOURCE, &tuning.defines())?,
+                tuning,
             })
         })
+    }
+
+    /// The setting of the tuning knobs this module was compiled with.
+    pub fn tuning(&self) -> &AccessorTuning {
+        &self.tuning
     }
 
     /// The storage bit patterns of `values` stored through `spec`'s accessor,
@@ -334,7 +358,7 @@ impl AccessorGpu {
 
 #[cfg(test)]
 mod tests {
-    use super::{CSR_GROUPS_PER_WARP, CSR_ROWS_PER_WARP, SOURCE};
+    use super::{CSR_ROWS_PER_WARP, SOURCE};
 
     /// kernels/accessor_blas.cu defines `name` as `value` (`#define name value`,
     /// then a space or the end of the line: not a longer number).
@@ -357,8 +381,8 @@ mod tests {
         assert_kernel_defines("CSR_ROWS_PER_WARP", CSR_ROWS_PER_WARP);
         // warp_tree4 reduces exactly four rows.
         assert_eq!(CSR_ROWS_PER_WARP, 4);
-        // The groups per warp only size the grid; they are documented beside the kernel.
-        assert_kernel_defines("CSR_GROUPS_PER_WARP", CSR_GROUPS_PER_WARP);
+        // The groups per warp only size the grid (Knob::CsrGroupsPerWarp: the launcher
+        // reads them from the tuning the file was compiled with).
     }
 
     /// The pipelined TRSV kernel gives each of the launcher's TRSV_WARPS

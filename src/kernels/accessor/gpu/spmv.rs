@@ -86,7 +86,9 @@ impl AccessorGpu {
                 config(
                     blocks_for(
                         s.out.len,
-                        ROW_WARPS * CSR_ROWS_PER_WARP * CSR_GROUPS_PER_WARP,
+                        ROW_WARPS
+                            * CSR_ROWS_PER_WARP
+                            * self.tuning.value(Knob::CsrGroupsPerWarp) as usize,
                     )?,
                     ((ROW_WARPS * WARP) as u32, 1),
                 )

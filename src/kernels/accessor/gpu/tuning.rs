@@ -1,0 +1,316 @@
+//! Tuning knobs of `kernels/accessor_blas.cu`: the `#define`s that change how
+//! the accessor kernels batch, stage and schedule their loads and how many
+//! registers ptxas may give them, never which operations run or in what
+//! order. Every setting therefore gives the same bits, the CPU models' (the
+//! device tests check it for settings other than the default), and only the
+//! speed differs.
+//!
+//! [`AccessorGpu::open_tuned`](super::AccessorGpu::open_tuned) compiles the
+//! kernel file with a setting passed to NVRTC as `-D` options, so that one
+//! device call compares settings from one binary (`ACCESSOR_BENCH_TUNINGS` in
+//! `benches/accessor_gpu.rs`) instead of building a second one from another
+//! checkout. The kernel file keeps each default in `#ifndef` and checks the
+//! ranges accepted here with `static_assert`s.
+//!
+//! The text form is the knobs' macro names: `CSR_GROUPS_PER_WARP=1,CSR_MIN_BLOCKS=5`
+//! (`default` for none).
+
+use boundgate_verify::VerifyError;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::RangeInclusive;
+use std::str::FromStr;
+
+/// One tuning knob of `kernels/accessor_blas.cu` (its `#define`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Knob {
+    /// `DOT_BATCH`: terms per thread whose loads DOT issues together.
+    DotBatch,
+    /// `DOT_MIN_BLOCKS`: blocks of 256 per SM DOT's launch bounds ask for.
+    DotMinBlocks,
+    /// `GEMV_T_MIN_BLOCKS`: blocks of 1024 per SM GEMV^T's launch bounds ask for.
+    GemvTMinBlocks,
+    /// `GEMV_T_STAGE_X`: whether GEMV^T converts x once per warp into shared
+    /// memory (1) or in every lane (0).
+    GemvTStageX,
+    /// `GEMV_T_STAGED_BATCH`: rows per batch of loads on GEMV^T's staged path.
+    GemvTStagedBatch,
+    /// `CSR_GROUPS_PER_WARP`: row groups the CSR grid gives each warp (it
+    /// sizes the launcher's grid; the kernel covers every row whatever it is).
+    CsrGroupsPerWarp,
+    /// `CSR_MIN_BLOCKS`: blocks of 256 per SM the CSR launch bounds ask for.
+    CsrMinBlocks,
+    /// `ELL_MIN_BLOCKS`: blocks of 256 per SM the ELL launch bounds ask for.
+    EllMinBlocks,
+    /// `TRSV_STAGE_X`: whether the pipelined TRSV loads each chunk of x once
+    /// per block (1) or once per warp (0).
+    TrsvStageX,
+}
+
+impl Knob {
+    /// Every knob, in the kernel file's order.
+    pub const ALL: [Knob; 9] = [
+        Knob::DotBatch,
+        Knob::DotMinBlocks,
+        Knob::GemvTMinBlocks,
+        Knob::GemvTStageX,
+        Knob::GemvTStagedBatch,
+        Knob::CsrGroupsPerWarp,
+        Knob::CsrMinBlocks,
+        Knob::EllMinBlocks,
+        Knob::TrsvStageX,
+    ];
+
+    /// The macro name in `kernels/accessor_blas.cu`.
+    pub fn macro_name(self) -> &'static str {
+        match self {
+            Knob::DotBatch => "DOT_BATCH",
+            Knob::DotMinBlocks => "DOT_MIN_BLOCKS",
+            Knob::GemvTMinBlocks => "GEMV_T_MIN_BLOCKS",
+            Knob::GemvTStageX => "GEMV_T_STAGE_X",
+            Knob::GemvTStagedBatch => "GEMV_T_STAGED_BATCH",
+            Knob::CsrGroupsPerWarp => "CSR_GROUPS_PER_WARP",
+            Knob::CsrMinBlocks => "CSR_MIN_BLOCKS",
+            Knob::EllMinBlocks => "ELL_MIN_BLOCKS",
+            Knob::TrsvStageX => "TRSV_STAGE_X",
+        }
+    }
+
+    /// The value the kernel file defines when none is given (the measured
+    /// kernels' or, where the comment beside it says so, a change awaiting a
+    /// device).
+    pub fn default_value(self) -> u32 {
+        match self {
+            Knob::DotBatch => 4,
+            Knob::DotMinBlocks => 8,
+            Knob::GemvTMinBlocks => 1,
+            Knob::GemvTStageX => 1,
+            Knob::GemvTStagedBatch => 16,
+            Knob::CsrGroupsPerWarp => 8,
+            Knob::CsrMinBlocks => 3,
+            Knob::EllMinBlocks => 5,
+            Knob::TrsvStageX => 1,
+        }
+    }
+
+    /// The values accepted, the kernel file's `static_assert`s: blocks per
+    /// SM within 2048 threads per SM (sm_80, sm_90), switches 0 or 1, DOT's
+    /// batch from 2 (its last, partial batch holds `DOT_BATCH - 1` terms).
+    pub fn range(self) -> RangeInclusive<u32> {
+        match self {
+            Knob::DotBatch => 2..=16,
+            Knob::DotMinBlocks | Knob::CsrMinBlocks | Knob::EllMinBlocks => 1..=8,
+            Knob::GemvTMinBlocks => 1..=2,
+            Knob::GemvTStageX | Knob::TrsvStageX => 0..=1,
+            Knob::GemvTStagedBatch => 1..=32,
+            Knob::CsrGroupsPerWarp => 1..=1024,
+        }
+    }
+
+    /// The knob whose macro name is `name`.
+    ///
+    /// # Errors
+    /// An unknown name, with the known ones in the message.
+    pub fn from_macro_name(name: &str) -> Result<Knob, VerifyError> {
+        Knob::ALL
+            .into_iter()
+            .find(|k| k.macro_name() == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Knob::ALL.iter().map(|k| k.macro_name()).collect();
+                VerifyError::invalid(
+                    "tuning knob",
+                    name,
+                    format!("not one of {}", known.join(", ")),
+                )
+            })
+    }
+}
+
+/// A setting of the accessor kernels' tuning knobs: the default value of
+/// every knob not given.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::gpu::tuning::{AccessorTuning, Knob};
+/// let t: AccessorTuning = "CSR_GROUPS_PER_WARP=1,CSR_MIN_BLOCKS=5".parse().unwrap();
+/// assert_eq!(t.value(Knob::CsrGroupsPerWarp), 1);
+/// assert_eq!(t.value(Knob::TrsvStageX), 1); // not given: the default
+/// assert_eq!(t.to_string(), "CSR_GROUPS_PER_WARP=1,CSR_MIN_BLOCKS=5");
+/// assert!("CSR_MIN_BLOCKS=9".parse::<AccessorTuning>().is_err());
+/// assert!(AccessorTuning::default().is_default());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AccessorTuning {
+    /// The knobs given, each with a value in its range and unlike its default.
+    given: BTreeMap<Knob, u32>,
+}
+
+impl AccessorTuning {
+    /// The same setting with `knob` at `value` (a value equal to the default
+    /// is the default: it is not listed).
+    ///
+    /// # Errors
+    /// A value outside [`Knob::range`].
+    pub fn with(mut self, knob: Knob, value: u32) -> Result<AccessorTuning, VerifyError> {
+        let range = knob.range();
+        if !range.contains(&value) {
+            return Err(VerifyError::invalid(
+                knob.macro_name(),
+                value,
+                format!("must be {} to {}", range.start(), range.end()),
+            ));
+        }
+        if value == knob.default_value() {
+            self.given.remove(&knob);
+        } else {
+            self.given.insert(knob, value);
+        }
+        Ok(self)
+    }
+
+    /// The value of `knob` in this setting.
+    pub fn value(&self, knob: Knob) -> u32 {
+        self.given
+            .get(&knob)
+            .copied()
+            .unwrap_or_else(|| knob.default_value())
+    }
+
+    /// Whether every knob has its default value.
+    pub fn is_default(&self) -> bool {
+        self.given.is_empty()
+    }
+
+    /// The `(macro, value)` pairs to define for NVRTC: every knob, so that the
+    /// build does not depend on the kernel file's defaults agreeing with
+    /// [`Knob::default_value`] (a unit test checks that they do).
+    pub fn defines(&self) -> Vec<(String, String)> {
+        Knob::ALL
+            .iter()
+            .map(|&k| (k.macro_name().to_string(), self.value(k).to_string()))
+            .collect()
+    }
+}
+
+impl fmt::Display for AccessorTuning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.given.is_empty() {
+            return f.write_str("default");
+        }
+        let parts: Vec<String> = self
+            .given
+            .iter()
+            .map(|(k, v)| format!("{}={v}", k.macro_name()))
+            .collect();
+        f.write_str(&parts.join(","))
+    }
+}
+
+impl FromStr for AccessorTuning {
+    type Err = VerifyError;
+
+    /// `default`, or `NAME=value` pairs separated by commas (whitespace
+    /// around each ignored); a knob given twice is an error.
+    fn from_str(text: &str) -> Result<AccessorTuning, VerifyError> {
+        let text = text.trim();
+        if text == "default" {
+            return Ok(AccessorTuning::default());
+        }
+        let mut tuning = AccessorTuning::default();
+        let mut seen = Vec::new();
+        for part in text.split(',') {
+            let part = part.trim();
+            let (name, value) = part.split_once('=').ok_or_else(|| {
+                VerifyError::invalid("tuning", part, "expected NAME=value or `default`")
+            })?;
+            let knob = Knob::from_macro_name(name.trim())?;
+            if seen.contains(&knob) {
+                return Err(VerifyError::invalid(
+                    "tuning",
+                    knob.macro_name(),
+                    "given twice",
+                ));
+            }
+            seen.push(knob);
+            let value: u32 = value.trim().parse().map_err(|_| {
+                VerifyError::invalid(knob.macro_name(), value.trim(), "not a whole number")
+            })?;
+            tuning = tuning.with(knob, value)?;
+        }
+        Ok(tuning)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::sources::ACCESSOR_BLAS;
+
+    /// The defaults here are the kernel file's, each in its `#ifndef`, and
+    /// each kernel-file range is the one accepted here.
+    #[test]
+    fn defaults_and_ranges_are_the_kernel_files() {
+        let src = ACCESSOR_BLAS.source;
+        for knob in Knob::ALL {
+            let name = knob.macro_name();
+            let guarded = format!(
+                "#ifndef {name}\n#define {name} {}\n#endif\n",
+                knob.default_value()
+            );
+            assert!(src.contains(&guarded), "kernel file lacks `{guarded}`");
+            let (lo, hi) = knob.range().into_inner();
+            let assertion = format!("static_assert({name} >= {lo} && {name} <= {hi},");
+            assert!(src.contains(&assertion), "kernel file lacks `{assertion}`");
+            assert!(knob.range().contains(&knob.default_value()), "{name}");
+        }
+    }
+
+    #[test]
+    fn text_round_trips_and_defaults_are_not_listed() {
+        let t: AccessorTuning = " TRSV_STAGE_X = 0 , CSR_GROUPS_PER_WARP=8,DOT_BATCH=2"
+            .parse()
+            .unwrap();
+        // CSR_GROUPS_PER_WARP=8 is the default: not listed; knobs in file order.
+        assert_eq!(t.to_string(), "DOT_BATCH=2,TRSV_STAGE_X=0");
+        assert_eq!(t.to_string().parse::<AccessorTuning>().unwrap(), t);
+        assert_eq!(t.value(Knob::TrsvStageX), 0);
+        assert_eq!(t.value(Knob::CsrGroupsPerWarp), 8);
+        assert_eq!(
+            "default".parse::<AccessorTuning>().unwrap(),
+            AccessorTuning::default()
+        );
+        assert_eq!(AccessorTuning::default().to_string(), "default");
+    }
+
+    #[test]
+    fn defines_name_every_knob_with_its_value() {
+        let t = AccessorTuning::default()
+            .with(Knob::CsrMinBlocks, 5)
+            .unwrap();
+        let defines = t.defines();
+        assert_eq!(defines.len(), Knob::ALL.len());
+        assert!(defines.contains(&("CSR_MIN_BLOCKS".into(), "5".into())));
+        assert!(defines.contains(&("ELL_MIN_BLOCKS".into(), "5".into())));
+        assert!(defines.contains(&("DOT_BATCH".into(), "4".into())));
+    }
+
+    #[test]
+    fn bad_text_is_a_typed_error_naming_the_problem() {
+        for (text, says) in [
+            ("CSR_MIN_BLOCKS=0", "must be 1 to 8"),
+            ("CSR_MIN_BLOCKS=9", "must be 1 to 8"),
+            ("TRSV_STAGE_X=2", "must be 0 to 1"),
+            ("CSR_GROUPS_PER_WARP=1025", "must be 1 to 1024"),
+            ("NO_SUCH_KNOB=1", "not one of DOT_BATCH"),
+            ("DOT_BATCH", "expected NAME=value"),
+            ("", "expected NAME=value"),
+            ("DOT_BATCH=-1", "not a whole number"),
+            ("DOT_BATCH=x", "not a whole number"),
+            ("DOT_BATCH=2,DOT_BATCH=3", "given twice"),
+            ("DOT_BATCH=2,", "expected NAME=value"),
+        ] {
+            let e = text.parse::<AccessorTuning>().unwrap_err().to_string();
+            assert!(e.contains(says), "{text:?}: {e}");
+        }
+    }
+}
