@@ -30,7 +30,10 @@
 //! over the default's (below 1: the setting is faster): an A/B of kernel
 //! variants in one run of one binary, where the unchanged kernels show the
 //! comparison's noise. A setting that does not parse stops the program with
-//! one line, before any device work.
+//! one line, before any device work. `ACCESSOR_BENCH_HALF=1` adds the
+//! binary16 and bfloat16 storage pairs (acc<f64,f16>, acc<f64,bf16>,
+//! acc<f32,f16>, acc<f32,bf16>), each with its speed-up over plain fp32 in
+//! elements per second.
 
 use boundgate::kernels::accessor::gemv::GemvOp;
 use boundgate::kernels::accessor::gpu::tuning::AccessorTuning;
@@ -45,12 +48,34 @@ use boundgate_verify::oracle::trsv::{Diag, Uplo};
 /// Timed launches per measurement (after one warm-up).
 const REPETITIONS: usize = 20;
 
+/// A configuration compared: (label, storage, arithmetic).
+type Pair = (&'static str, StorageKind, Format);
+
 /// The three configurations compared, as (label, storage, arithmetic).
-const PAIRS: [(&str, StorageKind, Format); 3] = [
+const PAIRS: [Pair; 3] = [
     ("fp32", StorageKind::Fp32, Format::FP32),
     ("acc<f64,f32>", StorageKind::Fp32, Format::FP64),
     ("fp64", StorageKind::Fp64, Format::FP64),
 ];
+
+/// The 16-bit storage pairs `ACCESSOR_BENCH_HALF=1` adds: half the bytes of
+/// binary32 storage per element, so their measure is the speed-up in
+/// elements per second over plain fp32 (below the share of copy).
+const HALF_PAIRS: [Pair; 4] = [
+    ("acc<f64,f16>", StorageKind::Fp16, Format::FP64),
+    ("acc<f64,bf16>", StorageKind::Bf16, Format::FP64),
+    ("acc<f32,f16>", StorageKind::Fp16, Format::FP32),
+    ("acc<f32,bf16>", StorageKind::Bf16, Format::FP32),
+];
+
+/// The pairs to time: [`PAIRS`], and [`HALF_PAIRS`] with `ACCESSOR_BENCH_HALF=1`.
+fn selected_pairs() -> Result<Vec<Pair>, String> {
+    match std::env::var("ACCESSOR_BENCH_HALF").as_deref() {
+        Err(_) | Ok("0") => Ok(PAIRS.to_vec()),
+        Ok("1") => Ok(PAIRS.iter().chain(&HALF_PAIRS).copied().collect()),
+        Ok(other) => Err(format!("ACCESSOR_BENCH_HALF: `{other}` is not 0 or 1")),
+    }
+}
 
 /// Deterministic values in [-1, 1) (the timing does not depend on them).
 fn values(n: usize, seed: u64) -> Vec<f64> {
@@ -135,11 +160,17 @@ fn against_cublas(
     }
 }
 
-/// Times `workload` for each pair; prints GB/s, the share of copy bandwidth
-/// and the accessor's ratio to plain fp32; returns the timings.
-fn compare<'a>(gpu: &AccessorGpu, label: &str, workload: &Workload<'_>) -> Vec<(&'a str, Timing)> {
-    let mut timings: Vec<(&str, Timing)> = Vec::new();
-    for (name, storage, arithmetic) in PAIRS {
+/// Times `workload` for each of `pairs`; prints GB/s, the share of copy
+/// bandwidth and the accessor's ratio to plain fp32 (16-bit storage: its
+/// speed-up over fp32); returns the timings.
+fn compare(
+    gpu: &AccessorGpu,
+    pairs: &[Pair],
+    label: &str,
+    workload: &Workload<'_>,
+) -> Vec<(&'static str, Timing)> {
+    let mut timings: Vec<(&'static str, Timing)> = Vec::new();
+    for &(name, storage, arithmetic) in pairs {
         let spec = match AccessorSpec::new(storage, arithmetic) {
             Ok(spec) => spec,
             Err(e) => {
@@ -185,6 +216,20 @@ fn compare<'a>(gpu: &AccessorGpu, label: &str, workload: &Workload<'_>) -> Vec<(
             accessor / plain
         );
     }
+    let seconds = |wanted: &str| {
+        timings
+            .iter()
+            .find(|(name, _)| *name == wanted)
+            .map(|(_, t)| t.seconds)
+    };
+    for (name, _, _) in HALF_PAIRS {
+        if let (Some(plain), Some(half)) = (seconds("fp32"), seconds(name)) {
+            println!(
+                "{label:<24} {name:<13} {:.2}x fp32's speed (elements per second)",
+                plain / half
+            );
+        }
+    }
     timings
 }
 
@@ -193,17 +238,18 @@ fn compare<'a>(gpu: &AccessorGpu, label: &str, workload: &Workload<'_>) -> Vec<(
 struct Variants {
     default: AccessorGpu,
     tuned: Vec<AccessorGpu>,
+    pairs: Vec<Pair>,
 }
 
 impl Variants {
     /// [`compare`] with the default kernels, then with each tuned module,
     /// each followed by its time over the default's per pair; returns the
     /// default's timings.
-    fn compare<'a>(&self, label: &str, workload: &Workload<'_>) -> Vec<(&'a str, Timing)> {
-        let ours = compare(&self.default, label, workload);
+    fn compare(&self, label: &str, workload: &Workload<'_>) -> Vec<(&'static str, Timing)> {
+        let ours = compare(&self.default, &self.pairs, label, workload);
         for gpu in &self.tuned {
             let tuned_label = format!("{label} [{}]", gpu.tuning());
-            let theirs = compare(gpu, &tuned_label, workload);
+            let theirs = compare(gpu, &self.pairs, &tuned_label, workload);
             for (name, t) in &theirs {
                 if let Some((_, d)) = ours.iter().find(|(other, _)| other == name) {
                     println!(
@@ -258,9 +304,9 @@ fn selected_groups() -> Result<Vec<&'static str>, String> {
 }
 
 fn main() {
-    let (groups, tunings) = match (selected_groups(), selected_tunings()) {
-        (Ok(groups), Ok(tunings)) => (groups, tunings),
-        (Err(e), _) | (_, Err(e)) => {
+    let (groups, tunings, pairs) = match (selected_groups(), selected_tunings(), selected_pairs()) {
+        (Ok(groups), Ok(tunings), Ok(pairs)) => (groups, tunings, pairs),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
             eprintln!("accessor_gpu: {e}");
             std::process::exit(2);
         }
@@ -293,6 +339,7 @@ fn main() {
     let variants = Variants {
         default: gpu,
         tuned,
+        pairs,
     };
     let gpu = &variants.default;
     println!("accessor_gpu: {REPETITIONS} launches per measurement after one warm-up");
