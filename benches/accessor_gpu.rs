@@ -127,6 +127,14 @@ fn lower_dominant(n: usize) -> Vec<f64> {
     a
 }
 
+/// The timing of the pair named `wanted` (none where it failed or was not run).
+fn timing_of<'t>(timings: &'t [(&str, Timing)], wanted: &str) -> Option<&'t Timing> {
+    timings
+        .iter()
+        .find(|(name, _)| *name == wanted)
+        .map(|(_, t)| t)
+}
+
 /// cuBLAS on `workload` in fp32 and fp64, against the accessor kernels'
 /// times of the same run.
 fn against_cublas(
@@ -135,17 +143,13 @@ fn against_cublas(
     workload: &Workload<'_>,
     ours: &[(&str, Timing)],
 ) {
-    let time_of = |wanted: &str| {
-        ours.iter()
-            .find(|(name, _)| *name == wanted)
-            .map(|(_, t)| t.seconds)
-    };
     for (format, plain) in [(Format::FP32, "fp32"), (Format::FP64, "fp64")] {
         match gpu.time_cublas(format, workload, REPETITIONS) {
             Err(e) => println!("{label:<24} cuBLAS {plain}: {e}"),
             Ok(t) => {
                 let ratio = |name: &str| {
-                    time_of(name).map_or("-".into(), |s| format!("{:.3}", s / t.seconds))
+                    timing_of(ours, name)
+                        .map_or("-".into(), |s| format!("{:.3}", s.seconds / t.seconds))
                 };
                 println!(
                     "{label:<24} {:<13} {:>9.1} GB/s  {:>10.3} us  vs cuBLAS: our {plain} {}x, acc<f64,f32> {}x its time",
@@ -202,12 +206,7 @@ fn compare(
             t.seconds * 1e6
         );
     }
-    let rate = |wanted: &str| {
-        timings
-            .iter()
-            .find(|(name, _)| *name == wanted)
-            .map(|(_, t)| t.gb_per_s)
-    };
+    let rate = |wanted: &str| timing_of(&timings, wanted).map(|t| t.gb_per_s);
     // Same bytes moved per element of storage, so the ratio of GB/s is the
     // ratio of elements per second (the target's measure).
     if let (Some(plain), Some(accessor)) = (rate("fp32"), rate("acc<f64,f32>")) {
@@ -216,12 +215,7 @@ fn compare(
             accessor / plain
         );
     }
-    let seconds = |wanted: &str| {
-        timings
-            .iter()
-            .find(|(name, _)| *name == wanted)
-            .map(|(_, t)| t.seconds)
-    };
+    let seconds = |wanted: &str| timing_of(&timings, wanted).map(|t| t.seconds);
     for (name, _, _) in HALF_PAIRS {
         if let (Some(plain), Some(half)) = (seconds("fp32"), seconds(name)) {
             println!(
@@ -251,7 +245,7 @@ impl Variants {
             let tuned_label = format!("{label} [{}]", gpu.tuning());
             let theirs = compare(gpu, &self.pairs, &tuned_label, workload);
             for (name, t) in &theirs {
-                if let Some((_, d)) = ours.iter().find(|(other, _)| other == name) {
+                if let Some(d) = timing_of(&ours, name) {
                     println!(
                         "{tuned_label} {name:<13} {:.3}x the default's time",
                         t.seconds / d.seconds
@@ -422,7 +416,7 @@ fn main() {
             // By configuration name: a configuration that failed in one
             // schedule has no pair.
             for (name, fast) in pipelined {
-                if let Some((_, slow)) = one_block.iter().find(|(other, _)| other == name) {
+                if let Some(slow) = timing_of(one_block, name) {
                     println!(
                         "trsv lower {n} {name:<13} pipelined {:.2}x faster than one block",
                         slow.seconds / fast.seconds

@@ -713,13 +713,8 @@ mod device {
     #[test]
     #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
     fn every_tuning_knob_at_either_end_keeps_the_cpu_models_bits() {
-        use boundgate::kernels::accessor::gpu::tuning::{AccessorTuning, Knob};
-        let at = |end: fn(&Knob) -> u32| {
-            Knob::ALL.iter().fold(AccessorTuning::default(), |t, k| {
-                t.with(*k, end(k)).expect("in range")
-            })
-        };
-        for tuning in [at(|k| *k.range().start()), at(|k| *k.range().end())] {
+        use boundgate::kernels::accessor::gpu::tuning::AccessorTuning;
+        for tuning in AccessorTuning::extremes() {
             println!("tuning {tuning}");
             let gpu = AccessorGpu::open_tuned(tuning).unwrap_or_else(|e| {
                 panic!("needs an NVIDIA GPU: run with --ignored on the device: {e}")

@@ -151,21 +151,11 @@ mod with_nvrtc {
             return;
         }
         let kernel = boundgate::gpu::sources::ACCESSOR_BLAS;
-        let at = |end: fn(&Knob) -> u32| {
-            Knob::ALL.iter().fold(AccessorTuning::default(), |t, k| {
-                t.with(*k, end(k)).expect("in range")
-            })
-        };
-        let lowest = at(|k| *k.range().start());
-        let highest = at(|k| *k.range().end());
-        for tuning in [lowest, highest] {
+        for tuning in AccessorTuning::extremes() {
             for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {
-                let options = tuning
-                    .defines()
-                    .iter()
-                    .fold(BuildOptions::new(target).strict(), |o, (name, value)| {
-                        o.with_define(name, value)
-                    });
+                let options = BuildOptions::new(target)
+                    .strict()
+                    .with_defines(&tuning.defines());
                 let built = nvrtc::compile(kernel.path, kernel.source, &options)
                     .unwrap_or_else(|e| panic!("{tuning} for {target}: {e}"));
                 assert!(!built.image.is_empty(), "{tuning} for {target}");

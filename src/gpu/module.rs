@@ -92,11 +92,7 @@ impl KernelModule {
         let target = source.cubin_for(info.compute_capability)?;
         let context = CudaContext::new(0).map_err(driver("open device 0"))?;
         keep_freed_memory_in_the_pool(&context)?;
-        let options = defines
-            .iter()
-            .fold(BuildOptions::new(target), |o, (name, value)| {
-                o.with_define(name, value)
-            });
+        let options = BuildOptions::new(target).with_defines(defines);
         let built = compile(source.path, source.source, &options)?;
         let module = context
             .load_module(cudarc::nvrtc::Ptx::from_binary(built.image))

@@ -165,6 +165,22 @@ impl BuildOptions {
         self
     }
 
+    /// The same build with each `(name, value)` of `defines` defined, in
+    /// order ([`BuildOptions::with_define`]).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::nvrtc::{BuildOptions, Target};
+    /// let defines = [("A".to_string(), "1".to_string()), ("B".to_string(), "0".to_string())];
+    /// let options = BuildOptions::new(Target::Ptx(9, 0)).with_defines(&defines);
+    /// assert_eq!(options.defines, defines);
+    /// ```
+    pub fn with_defines(self, defines: &[(String, String)]) -> BuildOptions {
+        defines
+            .iter()
+            .fold(self, |o, (name, value)| o.with_define(name, value))
+    }
+
     /// The exact argument list handed to `nvrtcCompileProgram`.
     pub fn to_args(&self) -> Vec<String> {
         let mut args = vec![self.target.arch_option(), "--std=c++17".to_string()];

@@ -176,6 +176,26 @@ impl AccessorTuning {
             .unwrap_or_else(|| knob.default_value())
     }
 
+    /// Every knob at the low end of its range, then every knob at the high
+    /// end: the two settings the build and device tests try.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gpu::tuning::{AccessorTuning, Knob};
+    /// let [low, high] = AccessorTuning::extremes();
+    /// assert_eq!((low.value(Knob::DotBatch), high.value(Knob::DotBatch)), (2, 16));
+    /// ```
+    pub fn extremes() -> [AccessorTuning; 2] {
+        let at = |end: fn(&RangeInclusive<u32>) -> u32| AccessorTuning {
+            given: Knob::ALL
+                .into_iter()
+                .map(|k| (k, end(&k.range())))
+                .filter(|&(k, v)| v != k.default_value())
+                .collect(),
+        };
+        [at(|r| *r.start()), at(|r| *r.end())]
+    }
+
     /// Whether every knob has its default value.
     pub fn is_default(&self) -> bool {
         self.given.is_empty()
@@ -194,7 +214,7 @@ impl AccessorTuning {
 
 impl fmt::Display for AccessorTuning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.given.is_empty() {
+        if self.is_default() {
             return f.write_str("default");
         }
         let parts: Vec<String> = self
@@ -280,6 +300,23 @@ mod tests {
             AccessorTuning::default()
         );
         assert_eq!(AccessorTuning::default().to_string(), "default");
+    }
+
+    #[test]
+    fn extremes_put_every_knob_at_one_end_of_its_range() {
+        let [low, high] = AccessorTuning::extremes();
+        for knob in Knob::ALL {
+            assert_eq!(low.value(knob), *knob.range().start(), "{knob:?}");
+            assert_eq!(high.value(knob), *knob.range().end(), "{knob:?}");
+        }
+        // Built through `with`, the same settings (defaults not listed).
+        let through_with = |end: fn(&Knob) -> u32| {
+            Knob::ALL.iter().fold(AccessorTuning::default(), |t, k| {
+                t.with(*k, end(k)).expect("in range")
+            })
+        };
+        assert_eq!(low, through_with(|k| *k.range().start()));
+        assert_eq!(high, through_with(|k| *k.range().end()));
     }
 
     #[test]
