@@ -87,7 +87,7 @@ impl Knob {
             Knob::GemvTStageX => 1,
             Knob::GemvTStagedBatch => 16,
             Knob::CsrGroupsPerWarp => 8,
-            Knob::CsrMinBlocks => 3,
+            Knob::CsrMinBlocks => 4,
             Knob::EllMinBlocks => 5,
             Knob::TrsvStageX => 1,
         }
