@@ -510,7 +510,7 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
 #endif
 // Blocks of 256 threads per SM the launch bounds ask for: 4 (at most 64 registers, no spills
 // for any pair), room for the three groups' state the pipeline keeps (spmv_csr). Measured on
-// the H200 (docs/gpu/2026-11-27d-h200.md, two calls, each setting timed right after the
+// the H200 (docs/gpu/2026-11-27d-h200-h100.md, two calls, each setting timed right after the
 // default): against 3 (78-80 registers), 4 takes 0.88-0.91x the time for fp32 and
 // acc<f64,f32>, binary64 within +-3 %; 5 (48 registers) spills for binary64 arithmetic and
 // takes 1.7-1.8x. With one group per warp the minimum was 5, for the reason the SASS of
