@@ -33,7 +33,11 @@
 //! one line, before any device work. `ACCESSOR_BENCH_HALF=1` adds the
 //! binary16 and bfloat16 storage pairs (acc<f64,f16>, acc<f64,bf16>,
 //! acc<f32,f16>, acc<f32,bf16>), each with its speed-up over plain fp32 in
-//! elements per second.
+//! elements per second. `ACCESSOR_BENCH_LARGEST=1` times only the largest
+//! size of each group (the sizes the targets name), for an A/B short on
+//! device time. Each group ends with a line giving its wall time, host work
+//! (building the operands, converting them to each storage format) included,
+//! so that a device call can be sized.
 
 use boundgate::kernels::accessor::gemv::GemvOp;
 use boundgate::kernels::accessor::gpu::tuning::AccessorTuning;
@@ -74,6 +78,54 @@ fn selected_pairs() -> Result<Vec<Pair>, String> {
         Err(_) | Ok("0") => Ok(PAIRS.to_vec()),
         Ok("1") => Ok(PAIRS.iter().chain(&HALF_PAIRS).copied().collect()),
         Ok(other) => Err(format!("ACCESSOR_BENCH_HALF: `{other}` is not 0 or 1")),
+    }
+}
+
+/// What the environment asks this run for; every variable is read before any
+/// device work, so that a misspelt one stops the program at once.
+struct Settings {
+    groups: Vec<&'static str>,
+    tunings: Vec<AccessorTuning>,
+    pairs: Vec<Pair>,
+    largest: bool,
+}
+
+impl Settings {
+    fn from_env() -> Result<Self, String> {
+        Ok(Self {
+            groups: selected_groups()?,
+            tunings: selected_tunings()?,
+            pairs: selected_pairs()?,
+            largest: largest_only()?,
+        })
+    }
+}
+
+/// Whether `ACCESSOR_BENCH_LARGEST` asks for the largest size of each group
+/// only (unset or `0`: every size).
+fn largest_only() -> Result<bool, String> {
+    match std::env::var("ACCESSOR_BENCH_LARGEST").as_deref() {
+        Err(_) | Ok("0") => Ok(false),
+        Ok("1") => Ok(true),
+        Ok(other) => Err(format!("ACCESSOR_BENCH_LARGEST: `{other}` is not 0 or 1")),
+    }
+}
+
+/// The sizes of a group to time: all of them, or the last (largest) one.
+fn sizes<T: Copy>(all: &[T], largest: bool) -> Vec<T> {
+    match all.split_last() {
+        Some((last, _)) if largest => vec![*last],
+        _ => all.to_vec(),
+    }
+}
+
+/// Prints a group's wall time since `started`, when the group ran.
+fn group_done(group: &str, ran: bool, started: std::time::Instant) {
+    if ran {
+        println!(
+            "accessor_gpu: group {group} took {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
     }
 }
 
@@ -298,13 +350,15 @@ fn selected_groups() -> Result<Vec<&'static str>, String> {
 }
 
 fn main() {
-    let (groups, tunings, pairs) = match (selected_groups(), selected_tunings(), selected_pairs()) {
-        (Ok(groups), Ok(tunings), Ok(pairs)) => (groups, tunings, pairs),
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
-            eprintln!("accessor_gpu: {e}");
-            std::process::exit(2);
-        }
-    };
+    let Settings {
+        groups,
+        tunings,
+        pairs,
+        largest,
+    } = Settings::from_env().unwrap_or_else(|e| {
+        eprintln!("accessor_gpu: {e}");
+        std::process::exit(2);
+    });
     let runs = |group: &str| groups.contains(&group);
     let gpu = match AccessorGpu::open() {
         Ok(gpu) => gpu,
@@ -337,7 +391,11 @@ fn main() {
     };
     let gpu = &variants.default;
     println!("accessor_gpu: {REPETITIONS} launches per measurement after one warm-up");
-    for log2 in [20u32, 24, 26].into_iter().filter(|_| runs("dot")) {
+    let started = std::time::Instant::now();
+    for log2 in sizes(&[20u32, 24, 26], largest)
+        .into_iter()
+        .filter(|_| runs("dot"))
+    {
         let n = 1usize << log2;
         let (x, y) = (values(n, 1), values(n, 2));
         let label = format!("dot n=2^{log2}");
@@ -345,7 +403,12 @@ fn main() {
         let ours = variants.compare(&label, &workload);
         against_cublas(gpu, &label, &workload, &ours);
     }
-    for n in [4096usize, 16384].into_iter().filter(|_| runs("gemv")) {
+    group_done("dot", runs("dot"), started);
+    let started = std::time::Instant::now();
+    for n in sizes(&[4096usize, 16384], largest)
+        .into_iter()
+        .filter(|_| runs("gemv"))
+    {
         let a = values(n * n, 3);
         let x = values(n, 4);
         let transposed = GemvOp {
@@ -365,7 +428,12 @@ fn main() {
             against_cublas(gpu, &label, &workload, &ours);
         }
     }
-    for side in [64usize, 96].into_iter().filter(|_| runs("spmv")) {
+    group_done("gemv", runs("gemv"), started);
+    let started = std::time::Instant::now();
+    for side in sizes(&[64usize, 96], largest)
+        .into_iter()
+        .filter(|_| runs("spmv"))
+    {
         let a = stencil27(side);
         let x = values(a.cols(), 6);
         for (name, format) in [("csr", SparseFormat::Csr), ("ell", SparseFormat::Ell)] {
@@ -381,7 +449,9 @@ fn main() {
             );
         }
     }
-    for n in [4096usize, 8192, 16384]
+    group_done("spmv", runs("spmv"), started);
+    let started = std::time::Instant::now();
+    for n in sizes(&[4096usize, 8192, 16384], largest)
         .into_iter()
         .filter(|_| runs("trsv"))
     {
@@ -425,9 +495,12 @@ fn main() {
             }
         }
     }
+    group_done("trsv", runs("trsv"), started);
+    let started = std::time::Instant::now();
     if runs("roofline") {
         roofline(gpu);
     }
+    group_done("roofline", runs("roofline"), started);
 }
 
 /// The experimental roofline (issue 4, item 5; Grützmacher et al. 2021, §3):
