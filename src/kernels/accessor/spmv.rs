@@ -2,9 +2,10 @@
 //! memory accessor (Grützmacher et al. 2021, §4.4, ELL; CSR added here), in
 //! the order of `kernels/accessor_blas.cu`:
 //!
-//! - **CSR** (the "vector" kernel): one warp per row, lane `l` chains the
+//! - **CSR** (the "vector" kernel): 32 lanes per row, lane `l` chains the
 //!   row's entries `l, l + 32, ...`, then the warp tree; depth
-//!   [`warp_dot_depth`]`(nnz_i)`.
+//!   [`warp_dot_depth`]`(nnz_i)`. On the GPU each warp takes four rows at a
+//!   time (`CSR_ROWS_PER_WARP`), each still over its own 32 lanes and tree.
 //! - **ELL** (column-major slots): one thread per row chains its slots
 //!   `k = 0, 1, ..., width - 1`, skipping padding; depth `nnz_i`. The paper's
 //!   Ginkgo ELL kernel may use several threads per row; this kernel uses one,
@@ -41,7 +42,7 @@ use serde_json::json;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SparseFormat {
-    /// CSR, a warp per row.
+    /// CSR, 32 lanes per row (four rows per warp on the GPU).
     Csr,
     /// ELL, a thread per row.
     Ell,
@@ -279,14 +280,14 @@ pub const SPARSE: ParamSpec = ParamSpec {
     key: "sparse",
     default: "csr",
     kind: ParamKind::Choice(&["csr", "ell"]),
-    help: "sparse format of A (its nonzeros): csr (a warp per row) or ell (a thread per row)",
+    help: "sparse format of A (its nonzeros): csr (32 lanes per row, then a warp tree) or ell (a thread per row)",
 };
 
 const PARAMS: [ParamSpec; 12] = common::params_with_scalars(SPARSE);
 
 const INFO: KernelInfo = KernelInfo {
     name: "accessor-spmv",
-    summary: "y := alpha A x + beta y for the nonzeros of A (CSR: a warp per row; ELL: a thread per row) through the memory accessor",
+    summary: "y := alpha A x + beta y for the nonzeros of A (CSR: 32 lanes per row and a warp tree; ELL: a thread per row) through the memory accessor",
     inputs: GEMV_INPUTS,
     params: &PARAMS,
     non_finite: super::common::NON_FINITE,
@@ -338,7 +339,7 @@ impl Kernel for AccessorSpmv {
         let stored_y = c.stored.2.as_ref().map(|s| s.values.as_slice());
         let details = json!({
             "order": match format {
-                SparseFormat::Csr => "CSR: a warp per row, FMA chains over entries l, l + 32, ..., warp tree (kernels/accessor_blas.cu)",
+                SparseFormat::Csr => "CSR: 32 lanes per row, FMA chains over entries l, l + 32, ..., warp tree (kernels/accessor_blas.cu)",
                 SparseFormat::Ell => "ELL (column-major slots): a thread per row, one FMA chain over its slots (kernels/accessor_blas.cu)",
             },
             "accessor": spec,

@@ -1,5 +1,5 @@
-//! The accessor SpMV on the device (CSR: a warp per row; ELL: a thread per
-//! row), as [`accessor_spmv`](crate::kernels::accessor::spmv::accessor_spmv) orders it.
+//! The accessor SpMV on the device (CSR: four rows per warp, 32 lanes and a
+//! tree per row; ELL: a thread per row), as [`accessor_spmv`](crate::kernels::accessor::spmv::accessor_spmv) orders it.
 
 use super::*;
 
