@@ -208,6 +208,27 @@ static __device__ __forceinline__ typename A::T warp_tree4(const typename A::T (
     return y;
 }
 
+// warp_tree4 for the split lanes of the CSR kernel (CSR_SPLIT_LANES): thread q of half-warp h
+// holds lanes q and q + 16 of rows 2h (v[0], v[1]) and 2h + 1 (v[2], v[3]). The offset-16 sums
+// are v[0] + v[1] and v[2] + v[3] in the thread (lane q's value first, as warp_tree adds it),
+// which leaves every lane holding what warp_tree4 holds after its offset 16 (lanes 0-15 rows 0
+// and 1, lanes 16-31 rows 2 and 3); from there the same steps, so row r's tree ends in lane 8 r,
+// bit for bit warp_tree's.
+template <class A>
+static __device__ __forceinline__ typename A::T warp_tree4_split(const typename A::T (&v)[4]) {
+    typedef typename A::T T;
+    const unsigned int lane = threadIdx.x & 31u;
+    const T x0 = A::add(v[0], v[1]);
+    const T x1 = A::add(v[2], v[3]);
+    const bool first = (lane & 15u) < 8u;
+    const T c = A::shfl_xor(first ? x1 : x0, 8u);
+    T y = first ? A::add(x0, c) : A::add(c, x1);
+    for (unsigned int off = 4; off > 0; off >>= 1) {
+        y = A::add(y, A::shfl_down(y, off));
+    }
+    return y;
+}
+
 // The block's sum, valid in thread 0. blockDim.x is a multiple of 32, at most 1024.
 template <class A>
 static __device__ __forceinline__ typename A::T block_reduce(typename A::T v) {
@@ -519,6 +540,19 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
 #ifndef CSR_MIN_BLOCKS
 #define CSR_MIN_BLOCKS 4
 #endif
+// Which thread holds which of a row's 32 lanes. 0 (the kernel measured on 2026-11-27): lane l
+// of the warp is lane l of each of the group's four rows. 1: half-warp h takes rows 2h and
+// 2h + 1 of the group, and its thread q lanes q and q + 16 of both. Each thread still chains
+// four lanes' entries in the one-row order, and the tree's offset-16 sums (lane q plus lane
+// q + 16, the lower first, as in warp_tree) are formed in the thread, so the results are the
+// same bit for bit; what changes is that each thread loads and keeps in the pipeline the bounds
+// of two rows, not four, and the trees take 4 shuffles of a value, not 6 (warp_tree4_split).
+// Written 2026-11-27 after the profile of that session (docs/gpu/2026-11-27d-h200-h100.md:
+// latency-bound, 47 % occupancy, about 2.2 warp instructions per nonzero); not yet run on a
+// device, hence not the default.
+#ifndef CSR_SPLIT_LANES
+#define CSR_SPLIT_LANES 0
+#endif
 
 // Row group g's bounds: rows g * CSR_ROWS_PER_WARP + r, 0 (an empty row) past the last row,
 // so a group past the last one (g >= groups) is all empty rows.
@@ -535,6 +569,31 @@ static __device__ __forceinline__ void csr_bounds(index_t rows, const int* __res
         const index_t row = g * CSR_ROWS_PER_WARP + r;
         begin[r] = row < rows ? (unsigned int)row_ptr[row] : 0u;
         end[r] = row < rows ? (unsigned int)row_ptr[row + 1] : 0u;
+    }
+}
+
+// The bounds of a row group as this thread's four chains see them (CSR_SPLIT_LANES): with 0,
+// csr_bounds (chain r: row r, from its first entry); with 1, chain 2 j + k is lane q + 16 k of
+// row 2 h + j of the group (h: this thread's half-warp), so it starts 16 k entries into the row
+// (clamped to the row's end: a row shorter than that gives the chain nothing), and the thread
+// loads two rows' bounds, not four.
+static __device__ __forceinline__ void csr_chain_bounds(index_t rows, const int* __restrict__ row_ptr, index_t g,
+                                                        unsigned int (&begin)[CSR_ROWS_PER_WARP],
+                                                        unsigned int (&end)[CSR_ROWS_PER_WARP]) {
+    if constexpr (CSR_SPLIT_LANES) {
+        const index_t half = (threadIdx.x & 31u) >> 4;
+#pragma unroll
+        for (unsigned int j = 0; j < 2; ++j) {
+            const index_t row = g * CSR_ROWS_PER_WARP + 2 * half + j;
+            const unsigned int b = row < rows ? (unsigned int)row_ptr[row] : 0u;
+            const unsigned int e = row < rows ? (unsigned int)row_ptr[row + 1] : 0u;
+            begin[2 * j] = b;
+            end[2 * j] = e;
+            begin[2 * j + 1] = e - b > 16u ? b + 16u : e;
+            end[2 * j + 1] = e;
+        }
+    } else {
+        csr_bounds(rows, row_ptr, g, begin, end);
     }
 }
 
@@ -617,19 +676,22 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
     int c[CSR_ROWS_PER_WARP];
     S v[CSR_ROWS_PER_WARP];
     // A group past the last has empty bounds (csr_bounds), so its loads are predicated off.
-    csr_bounds(rows, row_ptr, g, begin, end);
-    csr_bounds(rows, row_ptr, g + stride, begin_next, end_next);
-    csr_entries(col_idx, values, begin, end, lane, c, v);
+    // The thread's first step in each chain: its lane, or with split lanes its lane in the
+    // half-warp (csr_chain_bounds puts the other 16 in the chains' starts).
+    const unsigned int first_step = CSR_SPLIT_LANES ? (lane & 15u) : lane;
+    csr_chain_bounds(rows, row_ptr, g, begin, end);
+    csr_chain_bounds(rows, row_ptr, g + stride, begin_next, end_next);
+    csr_entries(col_idx, values, begin, end, first_step, c, v);
     for (;;) {
         const index_t g_next = g + stride;
         const index_t g_after = g_next + stride;
         // In flight while this group's x is gathered: the group after next's bounds, the next
         // group's first entries.
         unsigned int begin_after[CSR_ROWS_PER_WARP], end_after[CSR_ROWS_PER_WARP];
-        csr_bounds(rows, row_ptr, g_after, begin_after, end_after);
+        csr_chain_bounds(rows, row_ptr, g_after, begin_after, end_after);
         int c_next[CSR_ROWS_PER_WARP];
         S v_next[CSR_ROWS_PER_WARP];
-        csr_entries(col_idx, values, begin_next, end_next, lane, c_next, v_next);
+        csr_entries(col_idx, values, begin_next, end_next, first_step, c_next, v_next);
         T acc[CSR_ROWS_PER_WARP];
         unsigned int longest = 0;
 #pragma unroll
@@ -637,15 +699,15 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
             acc[r] = 0;
             longest = end[r] - begin[r] > longest ? end[r] - begin[r] : longest;
         }
-        csr_chain_step<St, A>(x, begin, end, lane, c, v, acc);
-        for (unsigned int step = lane + 32; step < longest; step += 32) {
+        csr_chain_step<St, A>(x, begin, end, first_step, c, v, acc);
+        for (unsigned int step = first_step + 32; step < longest; step += 32) {
             int c_more[CSR_ROWS_PER_WARP];
             S v_more[CSR_ROWS_PER_WARP];
             csr_entries(col_idx, values, begin, end, step, c_more, v_more);
             csr_chain_step<St, A>(x, begin, end, step, c_more, v_more, acc);
         }
         // Every lane is here (no barrier above): the full-mask trees, row r's sum in lane 8 r.
-        const T s = warp_tree4<A>(acc);
+        const T s = CSR_SPLIT_LANES ? warp_tree4_split<A>(acc) : warp_tree4<A>(acc);
         const index_t row = g * CSR_ROWS_PER_WARP + (lane >> 3);
         if ((lane & 7u) == 0u && row < rows) {
             finish_store<St, A>(s, alpha, beta, y0, row, y_arith, y);
@@ -1047,9 +1109,10 @@ static __device__ __forceinline__ void roofline(const typename St::S* __restrict
 // ------------------------------------------------------------ tuning knobs
 
 // The #defines above that each stand in `#ifndef`: DOT_BATCH, DOT_MIN_BLOCKS, GEMV_T_MIN_BLOCKS,
-// GEMV_T_STAGE_X, GEMV_T_STAGED_BATCH, CSR_GROUPS_PER_WARP, CSR_MIN_BLOCKS, ELL_MIN_BLOCKS and
-// TRSV_STAGE_X. They change how loads are batched, staged and scheduled and how many registers
-// ptxas may use, never which operations run or in what order, so every setting gives the same
+// GEMV_T_STAGE_X, GEMV_T_STAGED_BATCH, CSR_GROUPS_PER_WARP, CSR_MIN_BLOCKS, CSR_SPLIT_LANES,
+// ELL_MIN_BLOCKS and TRSV_STAGE_X. They change how loads are batched, staged and scheduled, which
+// thread holds which of a sum's lanes, and how many registers ptxas may use, never which
+// operations run or in what order, so every setting gives the same
 // bits (the CPU models' orders). The launcher compiles this file with any of them set
 // (`AccessorTuning`, src/kernels/accessor/gpu/tuning.rs, as NVRTC -D options), so that one
 // device call can compare settings from one binary; the ranges below are the ones it accepts
@@ -1061,6 +1124,7 @@ static_assert(GEMV_T_STAGE_X >= 0 && GEMV_T_STAGE_X <= 1, "GEMV_T_STAGE_X: 0 or 
 static_assert(GEMV_T_STAGED_BATCH >= 1 && GEMV_T_STAGED_BATCH <= 32, "GEMV_T_STAGED_BATCH: 1 to 32 rows");
 static_assert(CSR_GROUPS_PER_WARP >= 1 && CSR_GROUPS_PER_WARP <= 1024, "CSR_GROUPS_PER_WARP: 1 to 1024");
 static_assert(CSR_MIN_BLOCKS >= 1 && CSR_MIN_BLOCKS <= 8, "CSR_MIN_BLOCKS: 1 to 8 blocks of 256");
+static_assert(CSR_SPLIT_LANES >= 0 && CSR_SPLIT_LANES <= 1, "CSR_SPLIT_LANES: 0 or 1");
 static_assert(ELL_MIN_BLOCKS >= 1 && ELL_MIN_BLOCKS <= 8, "ELL_MIN_BLOCKS: 1 to 8 blocks of 256");
 static_assert(TRSV_STAGE_X >= 0 && TRSV_STAGE_X <= 1, "TRSV_STAGE_X: 0 or 1");
 

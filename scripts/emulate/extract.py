@@ -10,7 +10,9 @@ begins depends on the kernel file (its name):
   binary64/binary32 storage structs, the warp and block reductions, the BLAS epilogue; the
   named pieces are template functions.
 
-    extract.py CURRENT.cu REFERENCE.cu OUT.h name [name ...]   (+name: the current file's only)
+    extract.py CURRENT.cu REFERENCE.cu OUT.h name [name ...]   (+name: the current file's only;
+                                                                for accessor_blas.cu a void
+                                                                function or a warp tree)
 """
 import os
 import sys
@@ -36,7 +38,7 @@ FILES = {
             "static __device__ __forceinline__ typename A::T finish(",
             "static __device__ __forceinline__ void finish_store(",
         ],
-        r"#define (?:DOT_BATCH|\w+_MIN_BLOCKS|GEMV_T_\w+|CSR_ROWS_PER_WARP) \d+",
+        r"#define (?:DOT_BATCH|\w+_MIN_BLOCKS|GEMV_T_\w+|CSR_ROWS_PER_WARP|CSR_SPLIT_LANES) \d+",
         "static __device__ __forceinline__ void {name}(",
     ),
 }

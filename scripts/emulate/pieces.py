@@ -49,8 +49,12 @@ def write_pair_header(argv, common, defines, declaration):
         out.append(extract(current, piece))
     for name in argv[4:]:
         if name.startswith("+"):
-            # A helper only the current version has (named before what calls it).
-            out.append(extract(current, declaration.format(name=name[1:])))
+            # A helper only the current version has (named before what calls it): a void
+            # function as the named pieces are, or a warp tree (a value of the arithmetic).
+            start = declaration.format(name=name[1:])
+            if start not in current:
+                start = start.replace(" void ", " typename A::T ", 1)
+            out.append(extract(current, start))
             continue
         start = declaration.format(name=name)
         out.append(extract(current, start))

@@ -1,7 +1,7 @@
 //! Tuning knobs of `kernels/accessor_blas.cu`: the `#define`s that change how
-//! the accessor kernels batch, stage and schedule their loads and how many
-//! registers ptxas may give them, never which operations run or in what
-//! order. Every setting therefore gives the same bits, the CPU models' (the
+//! the accessor kernels batch, stage and schedule their loads, which thread
+//! holds which of a sum's lanes, and how many registers ptxas may give them,
+//! never which operations run or in what order. Every setting therefore gives the same bits, the CPU models' (the
 //! device tests check it for settings other than the default), and only the
 //! speed differs.
 //!
@@ -40,6 +40,10 @@ pub enum Knob {
     CsrGroupsPerWarp,
     /// `CSR_MIN_BLOCKS`: blocks of 256 per SM the CSR launch bounds ask for.
     CsrMinBlocks,
+    /// `CSR_SPLIT_LANES`: whether each half-warp of the CSR kernel takes two
+    /// of a group's rows, a thread holding two of a row's 32 lanes (1), or
+    /// each lane one lane of all four rows (0); the same chains and trees.
+    CsrSplitLanes,
     /// `ELL_MIN_BLOCKS`: blocks of 256 per SM the ELL launch bounds ask for.
     EllMinBlocks,
     /// `TRSV_STAGE_X`: whether the pipelined TRSV loads each chunk of x once
@@ -49,7 +53,7 @@ pub enum Knob {
 
 impl Knob {
     /// Every knob, in the kernel file's order.
-    pub const ALL: [Knob; 9] = [
+    pub const ALL: [Knob; 10] = [
         Knob::DotBatch,
         Knob::DotMinBlocks,
         Knob::GemvTMinBlocks,
@@ -57,6 +61,7 @@ impl Knob {
         Knob::GemvTStagedBatch,
         Knob::CsrGroupsPerWarp,
         Knob::CsrMinBlocks,
+        Knob::CsrSplitLanes,
         Knob::EllMinBlocks,
         Knob::TrsvStageX,
     ];
@@ -71,6 +76,7 @@ impl Knob {
             Knob::GemvTStagedBatch => "GEMV_T_STAGED_BATCH",
             Knob::CsrGroupsPerWarp => "CSR_GROUPS_PER_WARP",
             Knob::CsrMinBlocks => "CSR_MIN_BLOCKS",
+            Knob::CsrSplitLanes => "CSR_SPLIT_LANES",
             Knob::EllMinBlocks => "ELL_MIN_BLOCKS",
             Knob::TrsvStageX => "TRSV_STAGE_X",
         }
@@ -88,6 +94,7 @@ impl Knob {
             Knob::GemvTStagedBatch => 16,
             Knob::CsrGroupsPerWarp => 8,
             Knob::CsrMinBlocks => 4,
+            Knob::CsrSplitLanes => 0,
             Knob::EllMinBlocks => 5,
             Knob::TrsvStageX => 1,
         }
@@ -101,7 +108,7 @@ impl Knob {
             Knob::DotBatch => 2..=16,
             Knob::DotMinBlocks | Knob::CsrMinBlocks | Knob::EllMinBlocks => 1..=8,
             Knob::GemvTMinBlocks => 1..=2,
-            Knob::GemvTStageX | Knob::TrsvStageX => 0..=1,
+            Knob::GemvTStageX | Knob::CsrSplitLanes | Knob::TrsvStageX => 0..=1,
             Knob::GemvTStagedBatch => 1..=32,
             Knob::CsrGroupsPerWarp => 1..=1024,
         }
