@@ -213,7 +213,9 @@ static __device__ __forceinline__ typename A::T warp_tree4(const typename A::T (
 // are v[0] + v[1] and v[2] + v[3] in the thread (lane q's value first, as warp_tree adds it),
 // which leaves every lane holding what warp_tree4 holds after its offset 16 (lanes 0-15 rows 0
 // and 1, lanes 16-31 rows 2 and 3); from there the same steps, so row r's tree ends in lane 8 r,
-// bit for bit warp_tree's.
+// bit for bit warp_tree's. Those steps are written out again rather than shared: warp_tree4
+// stays as the device-validated kernels have it, since scripts/emulate-accessor-kernels.sh
+// requires it to read the same as in its reference commit.
 template <class A>
 static __device__ __forceinline__ typename A::T warp_tree4_split(const typename A::T (&v)[4]) {
     typedef typename A::T T;
