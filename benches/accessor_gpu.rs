@@ -74,10 +74,19 @@ const HALF_PAIRS: [Pair; 4] = [
 
 /// The pairs to time: [`PAIRS`], and [`HALF_PAIRS`] with `ACCESSOR_BENCH_HALF=1`.
 fn selected_pairs() -> Result<Vec<Pair>, String> {
-    match std::env::var("ACCESSOR_BENCH_HALF").as_deref() {
-        Err(_) | Ok("0") => Ok(PAIRS.to_vec()),
-        Ok("1") => Ok(PAIRS.iter().chain(&HALF_PAIRS).copied().collect()),
-        Ok(other) => Err(format!("ACCESSOR_BENCH_HALF: `{other}` is not 0 or 1")),
+    Ok(if env_switch("ACCESSOR_BENCH_HALF")? {
+        PAIRS.iter().chain(&HALF_PAIRS).copied().collect()
+    } else {
+        PAIRS.to_vec()
+    })
+}
+
+/// An environment variable that is `1` (on) or `0` or unset (off).
+fn env_switch(name: &str) -> Result<bool, String> {
+    match std::env::var(name).as_deref() {
+        Err(_) | Ok("0") => Ok(false),
+        Ok("1") => Ok(true),
+        Ok(other) => Err(format!("{name}: `{other}` is not 0 or 1")),
     }
 }
 
@@ -96,18 +105,8 @@ impl Settings {
             groups: selected_groups()?,
             tunings: selected_tunings()?,
             pairs: selected_pairs()?,
-            largest: largest_only()?,
+            largest: env_switch("ACCESSOR_BENCH_LARGEST")?,
         })
-    }
-}
-
-/// Whether `ACCESSOR_BENCH_LARGEST` asks for the largest size of each group
-/// only (unset or `0`: every size).
-fn largest_only() -> Result<bool, String> {
-    match std::env::var("ACCESSOR_BENCH_LARGEST").as_deref() {
-        Err(_) | Ok("0") => Ok(false),
-        Ok("1") => Ok(true),
-        Ok(other) => Err(format!("ACCESSOR_BENCH_LARGEST: `{other}` is not 0 or 1")),
     }
 }
 
@@ -119,9 +118,11 @@ fn sizes<T: Copy>(all: &[T], largest: bool) -> Vec<T> {
     }
 }
 
-/// Prints a group's wall time since `started`, when the group ran.
-fn group_done(group: &str, ran: bool, started: std::time::Instant) {
-    if ran {
+/// Runs `body` when `group` is among `groups`, then prints its wall time.
+fn run_group(groups: &[&str], group: &str, body: impl FnOnce()) {
+    if groups.contains(&group) {
+        let started = std::time::Instant::now();
+        body();
         println!(
             "accessor_gpu: group {group} took {:.1} s",
             started.elapsed().as_secs_f64()
@@ -359,7 +360,6 @@ fn main() {
         eprintln!("accessor_gpu: {e}");
         std::process::exit(2);
     });
-    let runs = |group: &str| groups.contains(&group);
     let gpu = match AccessorGpu::open() {
         Ok(gpu) => gpu,
         Err(e) => {
@@ -391,116 +391,100 @@ fn main() {
     };
     let gpu = &variants.default;
     println!("accessor_gpu: {REPETITIONS} launches per measurement after one warm-up");
-    let started = std::time::Instant::now();
-    for log2 in sizes(&[20u32, 24, 26], largest)
-        .into_iter()
-        .filter(|_| runs("dot"))
-    {
-        let n = 1usize << log2;
-        let (x, y) = (values(n, 1), values(n, 2));
-        let label = format!("dot n=2^{log2}");
-        let workload = Workload::Dot { x: &x, y: &y };
-        let ours = variants.compare(&label, &workload);
-        against_cublas(gpu, &label, &workload, &ours);
-    }
-    group_done("dot", runs("dot"), started);
-    let started = std::time::Instant::now();
-    for n in sizes(&[4096usize, 16384], largest)
-        .into_iter()
-        .filter(|_| runs("gemv"))
-    {
-        let a = values(n * n, 3);
-        let x = values(n, 4);
-        let transposed = GemvOp {
-            trans: Transpose::Yes,
-            ..GemvOp::PLAIN
-        };
-        for (op_name, op) in [("gemv", GemvOp::PLAIN), ("gemv^T", transposed)] {
-            let label = format!("{op_name} {n}x{n}");
-            let workload = Workload::Gemv {
-                a: &a,
-                shape: (n, n),
-                x: &x,
-                op,
-                y: None,
-            };
+    run_group(&groups, "dot", || {
+        for log2 in sizes(&[20u32, 24, 26], largest) {
+            let n = 1usize << log2;
+            let (x, y) = (values(n, 1), values(n, 2));
+            let label = format!("dot n=2^{log2}");
+            let workload = Workload::Dot { x: &x, y: &y };
             let ours = variants.compare(&label, &workload);
             against_cublas(gpu, &label, &workload, &ours);
         }
-    }
-    group_done("gemv", runs("gemv"), started);
-    let started = std::time::Instant::now();
-    for side in sizes(&[64usize, 96], largest)
-        .into_iter()
-        .filter(|_| runs("spmv"))
-    {
-        let a = stencil27(side);
-        let x = values(a.cols(), 6);
-        for (name, format) in [("csr", SparseFormat::Csr), ("ell", SparseFormat::Ell)] {
-            variants.compare(
-                &format!("spmv-{name} 27pt {side}^3"),
-                &Workload::Spmv {
-                    a: &a,
-                    format,
-                    x: &x,
-                    scalars: (1.0, 0.0),
-                    y: None,
-                },
-            );
-        }
-    }
-    group_done("spmv", runs("spmv"), started);
-    let started = std::time::Instant::now();
-    for n in sizes(&[4096usize, 8192, 16384], largest)
-        .into_iter()
-        .filter(|_| runs("trsv"))
-    {
-        let a = lower_dominant(n);
-        let b = values(n, 7);
-        let mut by_schedule = Vec::new();
-        for (schedule_name, schedule) in [
-            ("pipelined", TrsvSchedule::Pipelined),
-            ("one block", TrsvSchedule::OneBlock),
-        ] {
-            // The one-block solve takes about 27 ms at 8192 (2026-11-26): not
-            // timed at 16384, where it would take most of a short device call.
-            if schedule == TrsvSchedule::OneBlock && n > 8192 {
-                continue;
-            }
-            let label = format!("trsv lower {n} {schedule_name}");
-            let workload = Workload::Trsv {
-                a: &a,
-                n,
-                b: &b,
-                uplo: Uplo::Lower,
-                diag: Diag::NonUnit,
-                schedule,
+    });
+    run_group(&groups, "gemv", || {
+        for n in sizes(&[4096usize, 16384], largest) {
+            let a = values(n * n, 3);
+            let x = values(n, 4);
+            let transposed = GemvOp {
+                trans: Transpose::Yes,
+                ..GemvOp::PLAIN
             };
-            let ours = variants.compare(&label, &workload);
-            if schedule == TrsvSchedule::Pipelined {
+            for (op_name, op) in [("gemv", GemvOp::PLAIN), ("gemv^T", transposed)] {
+                let label = format!("{op_name} {n}x{n}");
+                let workload = Workload::Gemv {
+                    a: &a,
+                    shape: (n, n),
+                    x: &x,
+                    op,
+                    y: None,
+                };
+                let ours = variants.compare(&label, &workload);
                 against_cublas(gpu, &label, &workload, &ours);
             }
-            by_schedule.push((schedule_name, ours));
         }
-        if let [(_, pipelined), (_, one_block)] = &by_schedule[..] {
-            // By configuration name: a configuration that failed in one
-            // schedule has no pair.
-            for (name, fast) in pipelined {
-                if let Some(slow) = timing_of(one_block, name) {
-                    println!(
-                        "trsv lower {n} {name:<13} pipelined {:.2}x faster than one block",
-                        slow.seconds / fast.seconds
-                    );
+    });
+    run_group(&groups, "spmv", || {
+        for side in sizes(&[64usize, 96], largest) {
+            let a = stencil27(side);
+            let x = values(a.cols(), 6);
+            for (name, format) in [("csr", SparseFormat::Csr), ("ell", SparseFormat::Ell)] {
+                variants.compare(
+                    &format!("spmv-{name} 27pt {side}^3"),
+                    &Workload::Spmv {
+                        a: &a,
+                        format,
+                        x: &x,
+                        scalars: (1.0, 0.0),
+                        y: None,
+                    },
+                );
+            }
+        }
+    });
+    run_group(&groups, "trsv", || {
+        for n in sizes(&[4096usize, 8192, 16384], largest) {
+            let a = lower_dominant(n);
+            let b = values(n, 7);
+            let mut by_schedule = Vec::new();
+            for (schedule_name, schedule) in [
+                ("pipelined", TrsvSchedule::Pipelined),
+                ("one block", TrsvSchedule::OneBlock),
+            ] {
+                // The one-block solve takes about 27 ms at 8192 (2026-11-26): not
+                // timed at 16384, where it would take most of a short device call.
+                if schedule == TrsvSchedule::OneBlock && n > 8192 {
+                    continue;
+                }
+                let label = format!("trsv lower {n} {schedule_name}");
+                let workload = Workload::Trsv {
+                    a: &a,
+                    n,
+                    b: &b,
+                    uplo: Uplo::Lower,
+                    diag: Diag::NonUnit,
+                    schedule,
+                };
+                let ours = variants.compare(&label, &workload);
+                if schedule == TrsvSchedule::Pipelined {
+                    against_cublas(gpu, &label, &workload, &ours);
+                }
+                by_schedule.push((schedule_name, ours));
+            }
+            if let [(_, pipelined), (_, one_block)] = &by_schedule[..] {
+                // By configuration name: a configuration that failed in one
+                // schedule has no pair.
+                for (name, fast) in pipelined {
+                    if let Some(slow) = timing_of(one_block, name) {
+                        println!(
+                            "trsv lower {n} {name:<13} pipelined {:.2}x faster than one block",
+                            slow.seconds / fast.seconds
+                        );
+                    }
                 }
             }
         }
-    }
-    group_done("trsv", runs("trsv"), started);
-    let started = std::time::Instant::now();
-    if runs("roofline") {
-        roofline(gpu);
-    }
-    group_done("roofline", runs("roofline"), started);
+    });
+    run_group(&groups, "roofline", || roofline(gpu));
 }
 
 /// The experimental roofline (issue 4, item 5; Grützmacher et al. 2021, §3):

@@ -130,11 +130,9 @@ fn short_load_runs(
     defines: &[(&str, &str)],
     batches: &[(&str, usize)],
 ) -> Vec<String> {
-    let dir = std::env::temp_dir().join(format!(
-        "boundgate-sass-{}-{}",
-        std::process::id(),
-        defines.len()
-    ));
+    // One folder per setting: the tests of this file run at the same time.
+    let setting: String = defines.iter().map(|(n, v)| format!("-{n}{v}")).collect();
+    let dir = std::env::temp_dir().join(format!("boundgate-sass-{}{setting}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     let mut problems = Vec::new();
     for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {

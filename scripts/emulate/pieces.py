@@ -49,12 +49,13 @@ def write_pair_header(argv, common, defines, declaration):
         out.append(extract(current, piece))
     for name in argv[4:]:
         if name.startswith("+"):
-            # A helper only the current version has (named before what calls it): a void
-            # function as the named pieces are, or a warp tree (a value of the arithmetic).
-            start = declaration.format(name=name[1:])
-            if start not in current:
-                start = start.replace(" void ", " typename A::T ", 1)
-            out.append(extract(current, start))
+            # A helper only the current version has (named before what calls it), declared as
+            # the named pieces are but of any return type (a warp tree returns a value).
+            head, tail = declaration.format(name=name[1:]).split(" void ", 1)
+            found = re.search(re.escape(head) + r" [\w:<>]+(?: [\w:<>]+)* " + re.escape(tail), current)
+            if found is None:
+                raise SystemExit(f"no helper {name[1:]} in {argv[1]}")
+            out.append(extract(current, found.group(0)))
             continue
         start = declaration.format(name=name)
         out.append(extract(current, start))

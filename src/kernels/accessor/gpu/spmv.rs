@@ -1,5 +1,6 @@
 //! The accessor SpMV on the device (CSR: four rows per warp, 32 lanes and a
-//! tree per row; ELL: a thread per row), as [`accessor_spmv`](crate::kernels::accessor::spmv::accessor_spmv) orders it.
+//! tree per row; ELL: a thread per row), as
+//! [`accessor_spmv`](crate::kernels::accessor::spmv::accessor_spmv) orders it.
 
 use super::*;
 

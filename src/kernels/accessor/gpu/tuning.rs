@@ -1,9 +1,9 @@
 //! Tuning knobs of `kernels/accessor_blas.cu`: the `#define`s that change how
 //! the accessor kernels batch, stage and schedule their loads, which thread
 //! holds which of a sum's lanes, and how many registers ptxas may give them,
-//! never which operations run or in what order. Every setting therefore gives the same bits, the CPU models' (the
-//! device tests check it for settings other than the default), and only the
-//! speed differs.
+//! never which operations run or in what order. Every setting therefore gives
+//! the same bits, the CPU models' (the device tests check it for settings
+//! other than the default), and only the speed differs.
 //!
 //! [`AccessorGpu::open_tuned`](super::AccessorGpu::open_tuned) compiles the
 //! kernel file with a setting passed to NVRTC as `-D` options, so that one
