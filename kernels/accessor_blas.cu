@@ -550,10 +550,12 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
 // same bit for bit; what changes is that each thread loads and keeps in the pipeline the bounds
 // of two rows, not four, and the trees take 4 shuffles of a value, not 6 (warp_tree4_split).
 // Written 2026-11-27 after the profile of that session (docs/gpu/2026-11-27d-h200-h100.md:
-// latency-bound, 47 % occupancy, about 2.2 warp instructions per nonzero); not yet run on a
-// device, hence not the default.
+// latency-bound, 47 % occupancy, about 2.2 warp instructions per nonzero). The default since
+// 2026-11-28 (docs/gpu/2026-11-28-h100-h200.md): against 0 in one binary, 0.94-0.95x the time for
+// fp32 and acc<f64,f32> and 0.92x for fp64 on the H100, 0.90-0.92x and 0.87x on the H200, at
+// 64^3 and 96^3 alike; with CSR_MIN_BLOCKS 5 beside it fp64 spills and takes 1.26-1.42x.
 #ifndef CSR_SPLIT_LANES
-#define CSR_SPLIT_LANES 0
+#define CSR_SPLIT_LANES 1
 #endif
 
 // Row group g's bounds: rows g * CSR_ROWS_PER_WARP + r, 0 (an empty row) past the last row,

@@ -3,13 +3,13 @@
 # same kernels (default: commit 2d0a702, whose kernels/accessor_blas.cu the H200 bit-compared
 # with the CPU models on 2026-11-27): dot_blocks (loads batched four terms at a time), spmv_ell
 # (unconditional loads, the last slots as one more batch), spmv_csr (32-bit positions, row
-# groups in a pipeline, any grid; then again with CSR_SPLIT_LANES=1, a row's 32 lanes held two
-# to a thread by half-warps) and
+# groups in a pipeline, any grid, a row's 32 lanes held two to a thread by half-warps; then
+# again with CSR_SPLIT_LANES=0, lane l of the warp lane l of each row) and
 # gemv_t (x converted once per warp into shared memory, 16-row batches), compiled as host C++
 # (scripts/emulate/cuda_host.h: CUDA qualifiers defined away, the _rn operations as IEEE ones
 # without FMA contraction, shuffles, __syncwarp and __syncthreads through barriers of host
 # threads) under AddressSanitizer and UBSan, on random inputs with a fixed seed
-# (scripts/emulate/accessor_kernels_main.cpp); outputs compared bit for bit. Then nine mutants,
+# (scripts/emulate/accessor_kernels_main.cpp); outputs compared bit for bit. Then ten mutants,
 # each of which must fail. Needs g++ (C++20) and python3
 # (scripts/install-system-deps.sh --with-emulation); a step of .ci/run.
 #
@@ -23,23 +23,25 @@ python3 "$root/scripts/emulate/extract.py" "$root/kernels/accessor_blas.cu" "$wo
     +csr_chain_step spmv_csr gemv_t
 emulate_build "$work" accessor_kernels_main
 "$work/accessor_kernels_main"
-# The CSR kernel with split lanes (CSR_SPLIT_LANES=1, not the default) against the same reference.
-split='s/^#define CSR_SPLIT_LANES 0$/#define CSR_SPLIT_LANES 1/'
-mkdir "$work/split"
-sed "$split" "$work/kern.h" > "$work/split/kern.h"
-if cmp -s "$work/kern.h" "$work/split/kern.h"; then
-    echo "CSR_SPLIT_LANES: no '#define CSR_SPLIT_LANES 0' in the header: update this script" >&2
+# The CSR kernel without split lanes (CSR_SPLIT_LANES=0, the default until 2026-11-28) against
+# the same reference.
+unsplit='s/^#define CSR_SPLIT_LANES 1$/#define CSR_SPLIT_LANES 0/'
+mkdir "$work/unsplit"
+sed "$unsplit" "$work/kern.h" > "$work/unsplit/kern.h"
+if cmp -s "$work/kern.h" "$work/unsplit/kern.h"; then
+    echo "CSR_SPLIT_LANES: no '#define CSR_SPLIT_LANES 1' in the header: update this script" >&2
     exit 1
 fi
-emulate_build "$work/split" accessor_kernels_main
-printf 'CSR_SPLIT_LANES=1: '
-"$work/split/accessor_kernels_main" spmv_csr
+emulate_build "$work/unsplit" accessor_kernels_main
+printf 'CSR_SPLIT_LANES=0: '
+"$work/unsplit/accessor_kernels_main" spmv_csr
 # Mutants of the current kernels (each sed script confined to the current function, which
 # kern.h has before its reference copy): a full DOT batch's terms added in reverse, a term
 # dropped from a partial one, the last ELL slot dropped, a padding slot's (NaN) value added, the
 # last step of a CSR group's longest row dropped, a CSR warp's next group given this group's
 # column indices, GEMV^T's second batch given the first one's x, the last row of a GEMV^T
-# staging left unstaged, and with split lanes a row's upper 16 lanes started one entry early.
+# staging left unstaged, a row's upper 16 lanes started one entry early (split lanes), and
+# without split lanes the last step of a group's longest row dropped.
 dot='/void dot_blocks(/,/void dot_blocks_reference(/'
 ell='/void spmv_ell(/,/void spmv_ell_reference(/'
 gemv_t='/void gemv_t(/,/void gemv_t_reference(/'
@@ -53,10 +55,11 @@ mutants=(
     "$csr s/            c\[r\] = c_next\[r\];/            c[r] = c[r];/"
     "$gemv_t s/acc = A::fma(av\[u\], xs\[t + u\], acc);/acc = A::fma(av[u], xs[u], acc);/"
     "$gemv_t s/if (i + groups \* c < m) {/if (i + groups * c + groups < m) {/"
-    "$split; /void csr_chain_bounds(/,/^}/ s/b + 16u : e;/b + 15u : e;/"
+    "/void csr_chain_bounds(/,/^}/ s/b + 16u : e;/b + 15u : e;/"
+    "$unsplit; $csr s/step < longest; step += 32/step + 1 < longest; step += 32/"
 )
 # The kernel each mutant changes: its run emulates only that one.
-targets=(dot_blocks dot_blocks spmv_ell spmv_ell spmv_csr spmv_csr gemv_t gemv_t spmv_csr)
+targets=(dot_blocks dot_blocks spmv_ell spmv_ell spmv_csr spmv_csr gemv_t gemv_t spmv_csr spmv_csr)
 for i in "${!mutants[@]}"; do
     printf 'mutant %d (%s): ' "$i" "${mutants[$i]}"
     emulate_mutant "$i" "${mutants[$i]}" accessor_kernels_main kernels/accessor_blas.cu "${targets[$i]}"

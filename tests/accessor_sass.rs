@@ -187,13 +187,14 @@ fn batched_loads_stay_ahead_of_their_fmas() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// The CSR kernel with split lanes (`CSR_SPLIT_LANES=1`, not the default,
-/// awaiting a device) keeps its four chains' loads together too.
+/// The CSR kernel without split lanes (`CSR_SPLIT_LANES=0`, lane l of the
+/// warp lane l of all four rows; the default until 2026-11-28) keeps its
+/// four chains' loads together too.
 #[test]
-fn split_csr_lanes_keep_their_batches() {
+fn one_lane_per_row_csr_keeps_its_batches() {
     let Some(tool) = tools() else {
         return;
     };
-    let problems = short_load_runs(&tool, &[("CSR_SPLIT_LANES", "1")], &[("spmv_csr", 12)]);
+    let problems = short_load_runs(&tool, &[("CSR_SPLIT_LANES", "0")], &[("spmv_csr", 12)]);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -94,7 +94,7 @@ impl Knob {
             Knob::GemvTStagedBatch => 16,
             Knob::CsrGroupsPerWarp => 8,
             Knob::CsrMinBlocks => 4,
-            Knob::CsrSplitLanes => 0,
+            Knob::CsrSplitLanes => 1,
             Knob::EllMinBlocks => 5,
             Knob::TrsvStageX => 1,
         }
