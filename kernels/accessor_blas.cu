@@ -557,6 +557,20 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
 #ifndef CSR_SPLIT_LANES
 #define CSR_SPLIT_LANES 1
 #endif
+// Row groups whose first entries (column indices and values) a warp has in flight while it
+// reduces one (spmv_csr), each with the bounds of one group further on. 1 (the kernel measured
+// on 2026-11-28): the next group's. The CSR kernel is latency-bound (the record of 2026-11-27d:
+// DRAM traffic equal to the byte count, memory system well below its peak) and its share of
+// copy falls where the bandwidth rises (acc<f64,f32> at 96^3: 86 % on the H100, 74 % on the
+// H200, 2026-11-28): what a warp keeps in flight is about one group's entries per memory
+// latency, and more warps per SM helped before (CSR_MIN_BLOCKS 3 to 4: 0.88-0.91x). 2 or 3
+// keep two or three groups' entries in flight per warp, for 8 (fp32) to 12 (fp64) registers
+// more per group, so they need fewer blocks per SM (CSR_MIN_BLOCKS) to stay out of local
+// memory; which wins is for a device to say. Which group is loaded when changes no operation
+// and no order, so the results are the same bit for bit.
+#ifndef CSR_PIPELINE_DEPTH
+#define CSR_PIPELINE_DEPTH 1
+#endif
 
 // Row group g's bounds: rows g * CSR_ROWS_PER_WARP + r, 0 (an empty row) past the last row,
 // so a group past the last one (g >= groups) is all empty rows.
@@ -665,50 +679,57 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
     // bandwidth on the H100 (2026-11-26); with a warp per group of four rows, the rows' loads
     // issued together, 56 % on the H200 (2026-11-27c), still a chain of three dependent loads
     // (row pointers, then indices and values, then x) per group and per warp. Now a warp takes
-    // groups g, g + W, ... in a pipeline: while it gathers x for group g, the indices and
-    // values of group g + W (whose bounds it loaded one group earlier) and the bounds of group
-    // g + 2W are in flight. Rows longer than 32 entries take their further steps the plain
-    // way. Same operations in the same order per row, so the same results.
+    // groups g, g + W, ... in a pipeline D = CSR_PIPELINE_DEPTH deep: while it gathers x for
+    // group g, the indices and values of groups g + W, ..., g + D W (whose bounds it loaded one
+    // group earlier) and the bounds of group g + (D + 1) W are in flight. Rows longer than 32
+    // entries take their further steps the plain way. Same operations in the same order per
+    // row, so the same results.
+    constexpr unsigned int D = CSR_PIPELINE_DEPTH;
     const index_t groups = (rows + CSR_ROWS_PER_WARP - 1) / CSR_ROWS_PER_WARP;
     const index_t stride = (index_t)gridDim.x * (blockDim.x >> 5);
     index_t g = (index_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
     if (g >= groups) {
         return;  // whole warps leave together
     }
-    unsigned int begin[CSR_ROWS_PER_WARP], end[CSR_ROWS_PER_WARP];
-    unsigned int begin_next[CSR_ROWS_PER_WARP], end_next[CSR_ROWS_PER_WARP];
-    int c[CSR_ROWS_PER_WARP];
-    S v[CSR_ROWS_PER_WARP];
+    // Slot d: group g + d W. Bounds for slots 0 .. D, first entries for slots 0 .. D - 1; all
+    // indices below are compile-time constants (unrolled), so the slots stay in registers.
+    unsigned int begin[D + 1][CSR_ROWS_PER_WARP], end[D + 1][CSR_ROWS_PER_WARP];
+    int c[D][CSR_ROWS_PER_WARP];
+    S v[D][CSR_ROWS_PER_WARP];
     // A group past the last has empty bounds (csr_bounds), so its loads are predicated off.
     // The thread's first step in each chain: its lane, or with split lanes its lane in the
     // half-warp (csr_chain_bounds puts the other 16 in the chains' starts).
     const unsigned int first_step = CSR_SPLIT_LANES ? (lane & 15u) : lane;
-    csr_chain_bounds(rows, row_ptr, g, begin, end);
-    csr_chain_bounds(rows, row_ptr, g + stride, begin_next, end_next);
-    csr_entries(col_idx, values, begin, end, first_step, c, v);
+#pragma unroll
+    for (unsigned int d = 0; d <= D; ++d) {
+        csr_chain_bounds(rows, row_ptr, g + d * stride, begin[d], end[d]);
+    }
+#pragma unroll
+    for (unsigned int d = 0; d < D; ++d) {
+        csr_entries(col_idx, values, begin[d], end[d], first_step, c[d], v[d]);
+    }
     for (;;) {
         const index_t g_next = g + stride;
-        const index_t g_after = g_next + stride;
-        // In flight while this group's x is gathered: the group after next's bounds, the next
-        // group's first entries.
+        // In flight while this group's x is gathered: the bounds of group g + (D + 1) W, the
+        // first entries of group g + D W.
         unsigned int begin_after[CSR_ROWS_PER_WARP], end_after[CSR_ROWS_PER_WARP];
-        csr_chain_bounds(rows, row_ptr, g_after, begin_after, end_after);
-        int c_next[CSR_ROWS_PER_WARP];
-        S v_next[CSR_ROWS_PER_WARP];
-        csr_entries(col_idx, values, begin_next, end_next, first_step, c_next, v_next);
+        csr_chain_bounds(rows, row_ptr, g + (D + 1) * stride, begin_after, end_after);
+        int c_last[CSR_ROWS_PER_WARP];
+        S v_last[CSR_ROWS_PER_WARP];
+        csr_entries(col_idx, values, begin[D], end[D], first_step, c_last, v_last);
         T acc[CSR_ROWS_PER_WARP];
         unsigned int longest = 0;
 #pragma unroll
         for (unsigned int r = 0; r < CSR_ROWS_PER_WARP; ++r) {
             acc[r] = 0;
-            longest = end[r] - begin[r] > longest ? end[r] - begin[r] : longest;
+            longest = end[0][r] - begin[0][r] > longest ? end[0][r] - begin[0][r] : longest;
         }
-        csr_chain_step<St, A>(x, begin, end, first_step, c, v, acc);
+        csr_chain_step<St, A>(x, begin[0], end[0], first_step, c[0], v[0], acc);
         for (unsigned int step = first_step + 32; step < longest; step += 32) {
             int c_more[CSR_ROWS_PER_WARP];
             S v_more[CSR_ROWS_PER_WARP];
-            csr_entries(col_idx, values, begin, end, step, c_more, v_more);
-            csr_chain_step<St, A>(x, begin, end, step, c_more, v_more, acc);
+            csr_entries(col_idx, values, begin[0], end[0], step, c_more, v_more);
+            csr_chain_step<St, A>(x, begin[0], end[0], step, c_more, v_more, acc);
         }
         // Every lane is here (no barrier above): the full-mask trees, row r's sum in lane 8 r.
         const T s = CSR_SPLIT_LANES ? warp_tree4_split<A>(acc) : warp_tree4<A>(acc);
@@ -720,14 +741,24 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
             return;
         }
         g = g_next;
+        // Every slot one group on: slot d takes slot d + 1's state, the last ones what was
+        // loaded above.
 #pragma unroll
         for (unsigned int r = 0; r < CSR_ROWS_PER_WARP; ++r) {
-            begin[r] = begin_next[r];
-            end[r] = end_next[r];
-            begin_next[r] = begin_after[r];
-            end_next[r] = end_after[r];
-            c[r] = c_next[r];
-            v[r] = v_next[r];
+#pragma unroll
+            for (unsigned int d = 0; d < D; ++d) {
+                begin[d][r] = begin[d + 1][r];
+                end[d][r] = end[d + 1][r];
+            }
+            begin[D][r] = begin_after[r];
+            end[D][r] = end_after[r];
+#pragma unroll
+            for (unsigned int d = 0; d + 1 < D; ++d) {
+                c[d][r] = c[d + 1][r];
+                v[d][r] = v[d + 1][r];
+            }
+            c[D - 1][r] = c_last[r];
+            v[D - 1][r] = v_last[r];
         }
     }
 }
@@ -1114,7 +1145,7 @@ static __device__ __forceinline__ void roofline(const typename St::S* __restrict
 
 // The #defines above that each stand in `#ifndef`: DOT_BATCH, DOT_MIN_BLOCKS, GEMV_T_MIN_BLOCKS,
 // GEMV_T_STAGE_X, GEMV_T_STAGED_BATCH, CSR_GROUPS_PER_WARP, CSR_MIN_BLOCKS, CSR_SPLIT_LANES,
-// ELL_MIN_BLOCKS and TRSV_STAGE_X. They change how loads are batched, staged and scheduled, which
+// CSR_PIPELINE_DEPTH, ELL_MIN_BLOCKS and TRSV_STAGE_X. They change how loads are batched, staged and scheduled, which
 // thread holds which of a sum's lanes, and how many registers ptxas may use, never which
 // operations run or in what order, so every setting gives the same
 // bits (the CPU models' orders). The launcher compiles this file with any of them set
@@ -1129,6 +1160,7 @@ static_assert(GEMV_T_STAGED_BATCH >= 1 && GEMV_T_STAGED_BATCH <= 32, "GEMV_T_STA
 static_assert(CSR_GROUPS_PER_WARP >= 1 && CSR_GROUPS_PER_WARP <= 1024, "CSR_GROUPS_PER_WARP: 1 to 1024");
 static_assert(CSR_MIN_BLOCKS >= 1 && CSR_MIN_BLOCKS <= 8, "CSR_MIN_BLOCKS: 1 to 8 blocks of 256");
 static_assert(CSR_SPLIT_LANES >= 0 && CSR_SPLIT_LANES <= 1, "CSR_SPLIT_LANES: 0 or 1");
+static_assert(CSR_PIPELINE_DEPTH >= 1 && CSR_PIPELINE_DEPTH <= 3, "CSR_PIPELINE_DEPTH: 1 to 3 groups");
 static_assert(ELL_MIN_BLOCKS >= 1 && ELL_MIN_BLOCKS <= 8, "ELL_MIN_BLOCKS: 1 to 8 blocks of 256");
 static_assert(TRSV_STAGE_X >= 0 && TRSV_STAGE_X <= 1, "TRSV_STAGE_X: 0 or 1");
 

@@ -198,3 +198,20 @@ fn one_lane_per_row_csr_keeps_its_batches() {
     let problems = short_load_runs(&tool, &[("CSR_SPLIT_LANES", "0")], &[("spmv_csr", 12)]);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The CSR kernel with deeper pipelines (`CSR_PIPELINE_DEPTH` 2 at the default
+/// blocks per SM, 3 at 2 blocks: no spills for these pairs; not the default,
+/// awaiting a device) keeps its four chains' loads together too.
+#[test]
+fn deeper_csr_pipelines_keep_their_batches() {
+    let Some(tool) = tools() else {
+        return;
+    };
+    let mut problems = short_load_runs(&tool, &[("CSR_PIPELINE_DEPTH", "2")], &[("spmv_csr", 12)]);
+    problems.extend(short_load_runs(
+        &tool,
+        &[("CSR_PIPELINE_DEPTH", "3"), ("CSR_MIN_BLOCKS", "2")],
+        &[("spmv_csr", 12)],
+    ));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

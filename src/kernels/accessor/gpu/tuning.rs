@@ -44,6 +44,9 @@ pub enum Knob {
     /// of a group's rows, a thread holding two of a row's 32 lanes (1), or
     /// each lane one lane of all four rows (0); the same chains and trees.
     CsrSplitLanes,
+    /// `CSR_PIPELINE_DEPTH`: row groups whose first entries each CSR warp
+    /// keeps in flight while it reduces one (1 to 3).
+    CsrPipelineDepth,
     /// `ELL_MIN_BLOCKS`: blocks of 256 per SM the ELL launch bounds ask for.
     EllMinBlocks,
     /// `TRSV_STAGE_X`: whether the pipelined TRSV loads each chunk of x once
@@ -53,7 +56,7 @@ pub enum Knob {
 
 impl Knob {
     /// Every knob, in the kernel file's order.
-    pub const ALL: [Knob; 10] = [
+    pub const ALL: [Knob; 11] = [
         Knob::DotBatch,
         Knob::DotMinBlocks,
         Knob::GemvTMinBlocks,
@@ -62,6 +65,7 @@ impl Knob {
         Knob::CsrGroupsPerWarp,
         Knob::CsrMinBlocks,
         Knob::CsrSplitLanes,
+        Knob::CsrPipelineDepth,
         Knob::EllMinBlocks,
         Knob::TrsvStageX,
     ];
@@ -77,6 +81,7 @@ impl Knob {
             Knob::CsrGroupsPerWarp => "CSR_GROUPS_PER_WARP",
             Knob::CsrMinBlocks => "CSR_MIN_BLOCKS",
             Knob::CsrSplitLanes => "CSR_SPLIT_LANES",
+            Knob::CsrPipelineDepth => "CSR_PIPELINE_DEPTH",
             Knob::EllMinBlocks => "ELL_MIN_BLOCKS",
             Knob::TrsvStageX => "TRSV_STAGE_X",
         }
@@ -95,6 +100,7 @@ impl Knob {
             Knob::CsrGroupsPerWarp => 8,
             Knob::CsrMinBlocks => 4,
             Knob::CsrSplitLanes => 1,
+            Knob::CsrPipelineDepth => 1,
             Knob::EllMinBlocks => 5,
             Knob::TrsvStageX => 1,
         }
@@ -110,6 +116,7 @@ impl Knob {
             Knob::GemvTMinBlocks => 1..=2,
             Knob::GemvTStageX | Knob::CsrSplitLanes | Knob::TrsvStageX => 0..=1,
             Knob::GemvTStagedBatch => 1..=32,
+            Knob::CsrPipelineDepth => 1..=3,
             Knob::CsrGroupsPerWarp => 1..=1024,
         }
     }
