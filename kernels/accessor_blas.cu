@@ -542,6 +542,14 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
 #ifndef CSR_MIN_BLOCKS
 #define CSR_MIN_BLOCKS 4
 #endif
+// The same for binary64 storage (the fp64 pair), which holds twice the bytes per value in the
+// pipeline and spills where the 4-byte pairs do not (2026-11-28: at 5 blocks, or with
+// CSR_PIPELINE_DEPTH 2 at 4, fp64 spills 48-64 bytes and took 1.26-1.42x where fp32 and
+// acc<f64,f32> gained), so that the two can be set apart. CSR_MIN_BLOCKS covers every other
+// storage format.
+#ifndef CSR_MIN_BLOCKS_F64
+#define CSR_MIN_BLOCKS_F64 4
+#endif
 // Which thread holds which of a row's 32 lanes. 0 (the kernel measured on 2026-11-27): lane l
 // of the warp is lane l of each of the group's four rows. 1: half-warp h takes rows 2h and
 // 2h + 1 of the group, and its thread q lanes q and q + 16 of both. Each thread still chains
@@ -1144,8 +1152,8 @@ static __device__ __forceinline__ void roofline(const typename St::S* __restrict
 // ------------------------------------------------------------ tuning knobs
 
 // The #defines above that each stand in `#ifndef`: DOT_BATCH, DOT_MIN_BLOCKS, GEMV_T_MIN_BLOCKS,
-// GEMV_T_STAGE_X, GEMV_T_STAGED_BATCH, CSR_GROUPS_PER_WARP, CSR_MIN_BLOCKS, CSR_SPLIT_LANES,
-// CSR_PIPELINE_DEPTH, ELL_MIN_BLOCKS and TRSV_STAGE_X. They change how loads are batched, staged and scheduled, which
+// GEMV_T_STAGE_X, GEMV_T_STAGED_BATCH, CSR_GROUPS_PER_WARP, CSR_MIN_BLOCKS, CSR_MIN_BLOCKS_F64,
+// CSR_SPLIT_LANES, CSR_PIPELINE_DEPTH, ELL_MIN_BLOCKS and TRSV_STAGE_X. They change how loads are batched, staged and scheduled, which
 // thread holds which of a sum's lanes, and how many registers ptxas may use, never which
 // operations run or in what order, so every setting gives the same
 // bits (the CPU models' orders). The launcher compiles this file with any of them set
@@ -1159,6 +1167,7 @@ static_assert(GEMV_T_STAGE_X >= 0 && GEMV_T_STAGE_X <= 1, "GEMV_T_STAGE_X: 0 or 
 static_assert(GEMV_T_STAGED_BATCH >= 1 && GEMV_T_STAGED_BATCH <= 32, "GEMV_T_STAGED_BATCH: 1 to 32 rows");
 static_assert(CSR_GROUPS_PER_WARP >= 1 && CSR_GROUPS_PER_WARP <= 1024, "CSR_GROUPS_PER_WARP: 1 to 1024");
 static_assert(CSR_MIN_BLOCKS >= 1 && CSR_MIN_BLOCKS <= 8, "CSR_MIN_BLOCKS: 1 to 8 blocks of 256");
+static_assert(CSR_MIN_BLOCKS_F64 >= 1 && CSR_MIN_BLOCKS_F64 <= 8, "CSR_MIN_BLOCKS_F64: 1 to 8 blocks of 256");
 static_assert(CSR_SPLIT_LANES >= 0 && CSR_SPLIT_LANES <= 1, "CSR_SPLIT_LANES: 0 or 1");
 static_assert(CSR_PIPELINE_DEPTH >= 1 && CSR_PIPELINE_DEPTH <= 3, "CSR_PIPELINE_DEPTH: 1 to 3 groups");
 static_assert(ELL_MIN_BLOCKS >= 1 && ELL_MIN_BLOCKS <= 8, "ELL_MIN_BLOCKS: 1 to 8 blocks of 256");
@@ -1199,7 +1208,9 @@ static_assert(TRSV_STAGE_X >= 0 && TRSV_STAGE_X <= 1, "TRSV_STAGE_X: 0 or 1");
                                                          St::S* __restrict__ y) {                         \
         gemv_t<St, A>(m, n, alpha, a, x, beta, y0, y_arith, y);                                           \
     }                                                                                                     \
-    extern "C" __global__ void __launch_bounds__(256, CSR_MIN_BLOCKS) accessor_spmv_csr_##SN##_##AN(      \
+    extern "C" __global__ void                                                                            \
+        __launch_bounds__(256, sizeof(St::S) == 8 ? CSR_MIN_BLOCKS_F64 : CSR_MIN_BLOCKS)                  \
+        accessor_spmv_csr_##SN##_##AN(                                                                    \
         index_t rows, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,                   \
         const St::S* __restrict__ values, const St::S* __restrict__ x, A::T alpha, A::T beta,             \
         const St::S* __restrict__ y0, A::T* __restrict__ y_arith, St::S* __restrict__ y) {                \

@@ -40,6 +40,9 @@ pub enum Knob {
     CsrGroupsPerWarp,
     /// `CSR_MIN_BLOCKS`: blocks of 256 per SM the CSR launch bounds ask for.
     CsrMinBlocks,
+    /// `CSR_MIN_BLOCKS_F64`: the same for binary64 storage (`CSR_MIN_BLOCKS`
+    /// covers the other formats).
+    CsrMinBlocksF64,
     /// `CSR_SPLIT_LANES`: whether each half-warp of the CSR kernel takes two
     /// of a group's rows, a thread holding two of a row's 32 lanes (1), or
     /// each lane one lane of all four rows (0); the same chains and trees.
@@ -56,7 +59,7 @@ pub enum Knob {
 
 impl Knob {
     /// Every knob, in the kernel file's order.
-    pub const ALL: [Knob; 11] = [
+    pub const ALL: [Knob; 12] = [
         Knob::DotBatch,
         Knob::DotMinBlocks,
         Knob::GemvTMinBlocks,
@@ -64,6 +67,7 @@ impl Knob {
         Knob::GemvTStagedBatch,
         Knob::CsrGroupsPerWarp,
         Knob::CsrMinBlocks,
+        Knob::CsrMinBlocksF64,
         Knob::CsrSplitLanes,
         Knob::CsrPipelineDepth,
         Knob::EllMinBlocks,
@@ -80,6 +84,7 @@ impl Knob {
             Knob::GemvTStagedBatch => "GEMV_T_STAGED_BATCH",
             Knob::CsrGroupsPerWarp => "CSR_GROUPS_PER_WARP",
             Knob::CsrMinBlocks => "CSR_MIN_BLOCKS",
+            Knob::CsrMinBlocksF64 => "CSR_MIN_BLOCKS_F64",
             Knob::CsrSplitLanes => "CSR_SPLIT_LANES",
             Knob::CsrPipelineDepth => "CSR_PIPELINE_DEPTH",
             Knob::EllMinBlocks => "ELL_MIN_BLOCKS",
@@ -99,6 +104,7 @@ impl Knob {
             Knob::GemvTStagedBatch => 16,
             Knob::CsrGroupsPerWarp => 8,
             Knob::CsrMinBlocks => 4,
+            Knob::CsrMinBlocksF64 => 4,
             Knob::CsrSplitLanes => 1,
             Knob::CsrPipelineDepth => 1,
             Knob::EllMinBlocks => 5,
@@ -112,7 +118,10 @@ impl Knob {
     pub fn range(self) -> RangeInclusive<u32> {
         match self {
             Knob::DotBatch => 2..=16,
-            Knob::DotMinBlocks | Knob::CsrMinBlocks | Knob::EllMinBlocks => 1..=8,
+            Knob::DotMinBlocks
+            | Knob::CsrMinBlocks
+            | Knob::CsrMinBlocksF64
+            | Knob::EllMinBlocks => 1..=8,
             Knob::GemvTMinBlocks => 1..=2,
             Knob::GemvTStageX | Knob::CsrSplitLanes | Knob::TrsvStageX => 0..=1,
             Knob::GemvTStagedBatch => 1..=32,
