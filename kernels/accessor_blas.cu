@@ -572,9 +572,11 @@ static __device__ __forceinline__ void gemv_t(index_t m, index_t n, typename A::
 // copy falls where the bandwidth rises (acc<f64,f32> at 96^3: 86 % on the H100, 74 % on the
 // H200, 2026-11-28): what a warp keeps in flight is about one group's entries per memory
 // latency, and more warps per SM helped before (CSR_MIN_BLOCKS 3 to 4: 0.88-0.91x). 2 or 3
-// keep two or three groups' entries in flight per warp, for 8 (fp32) to 12 (fp64) registers
-// more per group, so they need fewer blocks per SM (CSR_MIN_BLOCKS) to stay out of local
-// memory; which wins is for a device to say. Which group is loaded when changes no operation
+// keep two or three groups' entries in flight per warp, for up to 16 (fp32) or 20 (fp64)
+// registers more per group (four chains' bounds, indices and values; ptxas, unbounded: 78 / 80 /
+// 94 registers at depth 2 for fp32 / acc<f64,f32> / fp64 where depth 1 takes 64 / 72 / 72), so they may need fewer blocks per SM
+// (CSR_MIN_BLOCKS, CSR_MIN_BLOCKS_F64) to stay out of local memory (docs/accessor.md, "a
+// deeper pipeline", has ptxas's counts); which wins is for a device to say. Which group is loaded when changes no operation
 // and no order, so the results are the same bit for bit.
 #ifndef CSR_PIPELINE_DEPTH
 #define CSR_PIPELINE_DEPTH 1
