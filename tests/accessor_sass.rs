@@ -136,15 +136,10 @@ fn short_load_runs(
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     let mut problems = Vec::new();
     for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {
-        let options = defines
-            .iter()
-            .fold(BuildOptions::new(target), |o, (name, value)| {
-                o.with_define(name, value)
-            });
         let built = nvrtc::compile(
             sources::ACCESSOR_BLAS.path,
             sources::ACCESSOR_BLAS.source,
-            &options,
+            &BuildOptions::new(target).with_defines(defines),
         )
         .unwrap_or_else(|e| panic!("{e}"));
         let cubin = dir.join(format!("accessor_blas_{}.cubin", target.arch()));

@@ -175,10 +175,10 @@ impl BuildOptions {
     /// let options = BuildOptions::new(Target::Ptx(9, 0)).with_defines(&defines);
     /// assert_eq!(options.defines, defines);
     /// ```
-    pub fn with_defines(self, defines: &[(String, String)]) -> BuildOptions {
-        defines
-            .iter()
-            .fold(self, |o, (name, value)| o.with_define(name, value))
+    pub fn with_defines<N: AsRef<str>, V: AsRef<str>>(self, defines: &[(N, V)]) -> BuildOptions {
+        defines.iter().fold(self, |o, (name, value)| {
+            o.with_define(name.as_ref(), value.as_ref())
+        })
     }
 
     /// The exact argument list handed to `nvrtcCompileProgram`.
