@@ -51,9 +51,10 @@
 //         trsv_solve: one block of 8 warps, block by block: for each row r of the
 //         block (warp r mod 8) v_r = b_r (block 0) or b_r - warp_dot over the solved
 //         positions q = lane, lane + 32, ...; then thread r computes
-//         x_r = sum_{c <= r} y_rc v_c as an fma chain in increasing c. x stays in the
-//         arithmetic format (global scratch) and is written through the accessor at
-//         the end.
+//         x_r = sum_{c <= r} y_rc v_c as TRSV_CHAIN_WAYS (W, default 4) fma chains,
+//         chain w over c = w, w + W, ... <= r in increasing c, summed as a tree
+//         (trsv_apply_inverse). x stays in the arithmetic format (global scratch) and
+//         is written through the accessor at the end.
 //         trsv_rows: the same values in the same order, a block of 8 warps per block
 //         row (warp w takes rows 4w .. 4w+3, warp_tree4), all block rows at once; a
 //         block waits for a chunk of x only when it reads it (Hogg 2013's schedule).
@@ -881,6 +882,53 @@ static __device__ __forceinline__ void trsv_invert(index_t n, const typename St:
     }
 }
 
+// How many accumulators the product x_r = sum_{c <= r} y_rc v_c of a block row is split over
+// (1 to 8): accumulator w chains the columns c = w, w + W, ... <= r (W = TRSV_CHAIN_WAYS) as fmas
+// in increasing c from +0, then the accumulators are summed as a tree, part[w] + part[w + s] for
+// s = 1, 2, 4 (w a multiple of 2 s, w + s < W), part[0] the result. This product runs on the
+// pipelined solve's critical path, from one block row's publication to the next: with one
+// chain (W = 1, the order measured on the H100 and H200 until 2026-11-28) its 32 dependent fmas
+// cost 32 fma latencies, about 186 cycles more per block row in binary64 arithmetic than in
+// binary32 (docs/gpu/2026-11-27d-h200-h100.md), which kept accessor<f64,f32> at 0.95 of fp32
+// (docs/accessor.md, "Not done"). With W = 4 the path is 8 fmas and 2 adds. It changes the order
+// and so the values: the CPU model (src/kernels/accessor/trsv.rs) takes W as a parameter and its
+// bound the depth ceil(32 / W) + ceil(log2 W) instead of 32 (bounds::accessor::
+// blocked_inverse_residual, step 3). The one tuning knob that changes an order: the device tests
+// compare each setting with the CPU model at the same W. Written 2026-11-28 without a device:
+// what it saves is a prediction until a device measures it.
+#ifndef TRSV_CHAIN_WAYS
+#define TRSV_CHAIN_WAYS 4
+#endif
+
+// y_row: row r of the block's inverse (columns 0 .. r read); v: the block's updated right-hand
+// side. The chain unrolled over the block's 32 columns (c <= row predicated), so that the loads
+// of y and v are free to run ahead of the fmas they feed.
+template <class A>
+static __device__ __forceinline__ typename A::T trsv_apply_inverse(unsigned int row,
+                                                                   const typename A::T* y_row,
+                                                                   const typename A::T* v) {
+    typedef typename A::T T;
+    T part[TRSV_CHAIN_WAYS];
+#pragma unroll
+    for (unsigned int w = 0; w < TRSV_CHAIN_WAYS; ++w) {
+        part[w] = 0;
+    }
+#pragma unroll
+    for (unsigned int c = 0; c < 32; ++c) {
+        if (c <= row) {
+            part[c % TRSV_CHAIN_WAYS] = A::fma(y_row[c], v[c], part[c % TRSV_CHAIN_WAYS]);
+        }
+    }
+#pragma unroll
+    for (unsigned int s = 1; s < TRSV_CHAIN_WAYS; s *= 2) {
+#pragma unroll
+        for (unsigned int w = 0; w + s < TRSV_CHAIN_WAYS; w += 2 * s) {
+            part[w] = A::add(part[w], part[w + s]);
+        }
+    }
+    return part[0];
+}
+
 // One block of 256 threads (8 warps). x is scratch (n entries, arithmetic format).
 template <class St, class A>
 static __device__ __forceinline__ void trsv_solve(index_t n, const typename St::S* __restrict__ a,
@@ -915,13 +963,8 @@ static __device__ __forceinline__ void trsv_solve(index_t n, const typename St::
         }
         __syncthreads();
         if (threadIdx.x < m) {
-            const index_t r = threadIdx.x;
-            const T* y = inv + k * 32 * 32;
-            T acc = 0;
-            for (index_t c = 0; c <= r; ++c) {
-                acc = A::fma(y[r * 32 + c], v[c], acc);
-            }
-            x[s + r] = acc;
+            const unsigned int r = threadIdx.x;
+            x[s + r] = trsv_apply_inverse<A>(r, inv + k * 32 * 32 + r * 32, v);
         }
         __syncthreads();
     }
@@ -938,8 +981,8 @@ static __device__ __forceinline__ void trsv_solve(index_t n, const typename St::
 // chunk of x it is about to read and not yet known solved, so the products with the chunks
 // already solved overlap the solve of the next one. The arithmetic is trsv_solve's, value for value in the same order:
 // row p's lane l chains l_pq x_q over q = l, l + 32, ... < 32 k, i.e. chunk j = 0 .. k-1 in
-// turn; warp_tree4's trees are warp_tree's bit for bit; v, then x_r = sum_{c <= r} y_rc v_c as
-// one fma chain in increasing c. Only when each value is computed depends on the schedule.
+// turn; warp_tree4's trees are warp_tree's bit for bit; v, then x_r = sum_{c <= r} y_rc v_c by
+// trsv_apply_inverse. Only when each value is computed depends on the schedule.
 //
 // No deadlock whatever the residency: block rows are taken in ticket order (`sync[0]`, an
 // atomic counter), not blockIdx order, so a block waiting for block row j < k waits for a
@@ -1106,23 +1149,21 @@ static __device__ __forceinline__ void trsv_rows(index_t n, const typename St::S
     __syncthreads();
     if (threadIdx.x < m) {
         const unsigned int row = threadIdx.x;
-        // The chain unrolled over the block's 32 columns (c <= row predicated): the same fmas in
-        // the same order, with the shared-memory loads free to run ahead of them (the rolled
-        // loop of 64-bit indices loaded each pair just before its fma, on the critical path).
-        T out = 0;
-#pragma unroll
-        for (unsigned int c = 0; c < 32; ++c) {
-            if (c <= row) {
-                out = A::fma(y[row * TRSV_Y_STRIDE + c], v[c], out);
-            }
-        }
+        // Unrolled (trsv_apply_inverse): the shared-memory loads run ahead of the fmas (the
+        // rolled loop of 64-bit indices loaded each pair just before its fma, on the critical
+        // path).
+        const T out = trsv_apply_inverse<A>(row, y + row * TRSV_Y_STRIDE, v);
         x[s + row] = out;
         x_stored[trsv_row(s + row, n, upper)] = St::write(out);
     }
     // Publish block row k: its x written and fenced by every writer before the count moves.
     __threadfence();
     __syncthreads();
-    if (threadIdx.x == 0) {
+    // Thread 0, written as warp 0's lane 0: with `threadIdx.x == 0` ptxas (NVRTC 13.5, sm_90)
+    // kept the predicate of the first such test live through the whole solve and, for
+    // accessor_trsv_rows_f16_f32 with four chains, spilled it to the stack (8 bytes,
+    // tests/nvrtc_compile.rs); this form recomputes it. Same thread.
+    if (warp == 0 && lane == 0) {
         atomicAdd(&sync[1], 1u);
     }
 #undef L
@@ -1155,10 +1196,11 @@ static __device__ __forceinline__ void roofline(const typename St::S* __restrict
 
 // The #defines above that each stand in `#ifndef`: DOT_BATCH, DOT_MIN_BLOCKS, GEMV_T_MIN_BLOCKS,
 // GEMV_T_STAGE_X, GEMV_T_STAGED_BATCH, CSR_GROUPS_PER_WARP, CSR_MIN_BLOCKS, CSR_MIN_BLOCKS_F64,
-// CSR_SPLIT_LANES, CSR_PIPELINE_DEPTH, ELL_MIN_BLOCKS and TRSV_STAGE_X. They change how loads are batched, staged and scheduled, which
-// thread holds which of a sum's lanes, and how many registers ptxas may use, never which
-// operations run or in what order, so every setting gives the same
-// bits (the CPU models' orders). The launcher compiles this file with any of them set
+// CSR_SPLIT_LANES, CSR_PIPELINE_DEPTH, ELL_MIN_BLOCKS, TRSV_STAGE_X and TRSV_CHAIN_WAYS. All but the
+// last change how loads are batched, staged and scheduled, which thread holds which of a sum's
+// lanes, and how many registers ptxas may use, never which operations run or in what order, so
+// every setting of them gives the same bits (the CPU models' orders); TRSV_CHAIN_WAYS picks the
+// order of the TRSV's product with the inverse, and the CPU model takes it as a parameter. The launcher compiles this file with any of them set
 // (`AccessorTuning`, src/kernels/accessor/gpu/tuning.rs, as NVRTC -D options), so that one
 // device call can compare settings from one binary; the ranges below are the ones it accepts
 // (blocks per SM: at most 2048 threads per SM on sm_80 and sm_90).
@@ -1174,6 +1216,7 @@ static_assert(CSR_SPLIT_LANES >= 0 && CSR_SPLIT_LANES <= 1, "CSR_SPLIT_LANES: 0 
 static_assert(CSR_PIPELINE_DEPTH >= 1 && CSR_PIPELINE_DEPTH <= 3, "CSR_PIPELINE_DEPTH: 1 to 3 groups");
 static_assert(ELL_MIN_BLOCKS >= 1 && ELL_MIN_BLOCKS <= 8, "ELL_MIN_BLOCKS: 1 to 8 blocks of 256");
 static_assert(TRSV_STAGE_X >= 0 && TRSV_STAGE_X <= 1, "TRSV_STAGE_X: 0 or 1");
+static_assert(TRSV_CHAIN_WAYS >= 1 && TRSV_CHAIN_WAYS <= 8, "TRSV_CHAIN_WAYS: 1 to 8 accumulators");
 
 // ------------------------------------------------------------ instantiations
 

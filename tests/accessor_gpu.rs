@@ -210,7 +210,9 @@ mod device {
     use boundgate::kernels::accessor::sparse::CsrMatrix;
     use boundgate::kernels::accessor::spmv::{SparseFormat, accessor_spmv, spmv_errors};
     use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
-    use boundgate::kernels::accessor::trsv::{accessor_trsv, trsv_errors};
+    use boundgate::kernels::accessor::trsv::{
+        TRSV_CHAIN_WAYS, accessor_trsv, accessor_trsv_ordered, trsv_errors,
+    };
     use boundgate_verify::check::check;
     use boundgate_verify::format::Format;
     use boundgate_verify::oracle::trsv::{Diag, Triangular, Uplo, backward_error};
@@ -254,6 +256,10 @@ mod device {
         /// The TRSV schedules worth running: both on the device; one for the
         /// model, which computes the same values for either.
         fn trsv_schedules(&self) -> &'static [TrsvSchedule];
+        /// The FMA chains of the TRSV's products with the inverses: the
+        /// device's tuning (`TRSV_CHAIN_WAYS`), the one knob that changes an
+        /// order, so the model the results must equal is built with it.
+        fn trsv_chain_ways(&self) -> usize;
     }
 
     impl Device for AccessorGpu {
@@ -297,6 +303,9 @@ mod device {
         }
         fn trsv_schedules(&self) -> &'static [TrsvSchedule] {
             &[TrsvSchedule::Pipelined, TrsvSchedule::OneBlock]
+        }
+        fn trsv_chain_ways(&self) -> usize {
+            self.tuning().trsv_chain_ways()
         }
     }
 
@@ -363,6 +372,9 @@ mod device {
         }
         fn trsv_schedules(&self) -> &'static [TrsvSchedule] {
             &[TrsvSchedule::Pipelined]
+        }
+        fn trsv_chain_ways(&self) -> usize {
+            TRSV_CHAIN_WAYS
         }
     }
 
@@ -638,7 +650,8 @@ mod device {
         (uplo, diag, lu, schedule): (Uplo, Diag, bool, TrsvSchedule),
         what: &str,
     ) {
-        let Ok(cpu) = accessor_trsv(spec, a, n, b, uplo, diag, true) else {
+        let ways = dev.trsv_chain_ways();
+        let Ok(cpu) = accessor_trsv_ordered(spec, a, n, b, (uplo, diag), true, ways) else {
             // A diagonal entry that underflows the storage format: both refuse.
             assert!(
                 dev.trsv(spec, a, n, b, uplo, diag, schedule).is_err(),

@@ -9,7 +9,7 @@ use boundgate::kernels::accessor::gemv::{GemvOp, accessor_gemv};
 use boundgate::kernels::accessor::sparse::CsrMatrix;
 use boundgate::kernels::accessor::spmv::{SparseFormat, accessor_spmv};
 use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
-use boundgate::kernels::accessor::trsv::accessor_trsv;
+use boundgate::kernels::accessor::trsv::{accessor_trsv, accessor_trsv_ordered};
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::oracle::Transpose;
 use boundgate_verify::oracle::trsv::{Diag, Uplo};
@@ -267,9 +267,18 @@ fn spmv_equals_the_kernels_thread_by_thread() {
 }
 
 /// The blocked TRSV written plainly: inverses column by column, then block by
-/// block, with explicit lanes for the updates.
+/// block, with explicit lanes for the updates and, as `trsv_apply_inverse`
+/// writes it, `ways` accumulators for the product with the inverse (column `c`
+/// into accumulator `c % ways`), then `part[w] += part[w + s]` for `s = 1, 2,
+/// 4`.
 #[allow(clippy::needless_range_loop)] // indices as in the CUDA code
-fn trsv_by_threads<A: Native>(a: &[f64], n: usize, b: &[f64], uplo: Uplo, diag: Diag) -> Vec<f64> {
+fn trsv_by_threads<A: Native>(
+    a: &[f64],
+    n: usize,
+    b: &[f64],
+    (uplo, diag): (Uplo, Diag),
+    ways: usize,
+) -> Vec<f64> {
     let row = |p: usize| if uplo == Uplo::Lower { p } else { n - 1 - p };
     let l = |p: usize, q: usize| A::of(a[row(p) * n + row(q)]);
     let unit = diag == Diag::Unit;
@@ -308,11 +317,22 @@ fn trsv_by_threads<A: Native>(a: &[f64], n: usize, b: &[f64], uplo: Uplo, diag: 
             })
             .collect();
         for r in 0..m {
-            let mut acc = A::default();
-            for c in 0..=r {
-                acc = A::fma(y[r][c], v[c], acc);
+            let mut part = vec![A::default(); ways];
+            for c in 0..32 {
+                if c <= r {
+                    part[c % ways] = A::fma(y[r][c], v[c], part[c % ways]);
+                }
             }
-            x[s + r] = acc;
+            let mut stride = 1;
+            while stride < ways {
+                let mut w = 0;
+                while w + stride < ways {
+                    part[w] = A::add(part[w], part[w + stride]);
+                    w += 2 * stride;
+                }
+                stride *= 2;
+            }
+            x[s + r] = part[0];
         }
         s += 32;
     }
@@ -336,19 +356,25 @@ fn trsv_equals_the_kernels_thread_by_thread() {
         let b = values(&mut rng, n, 4);
         for uplo in [Uplo::Lower, Uplo::Upper] {
             for diag in [Diag::NonUnit, Diag::Unit] {
-                for arith in [Format::FP64, Format::FP32] {
+                for (arith, ways) in [Format::FP64, Format::FP32]
+                    .into_iter()
+                    .flat_map(|f| (1..=8).map(move |w| (f, w)))
+                {
                     let spec = AccessorSpec::new(StorageKind::Fp32, arith).unwrap();
-                    let model = accessor_trsv(&spec, &a, n, &b, uplo, diag, false).unwrap();
+                    let shape = (uplo, diag);
+                    let model =
+                        accessor_trsv_ordered(&spec, &a, n, &b, shape, false, ways).unwrap();
+                    assert_eq!(model.chain_ways, ways);
                     let threads = if arith == Format::FP64 {
-                        trsv_by_threads::<f64>(&a, n, &b, uplo, diag)
+                        trsv_by_threads::<f64>(&a, n, &b, shape, ways)
                     } else {
-                        trsv_by_threads::<f32>(&a, n, &b, uplo, diag)
+                        trsv_by_threads::<f32>(&a, n, &b, shape, ways)
                     };
                     for (i, (p, q)) in model.before_store.iter().zip(&threads).enumerate() {
                         assert_eq!(
                             p.to_bits(),
                             q.to_bits(),
-                            "n={n} {uplo:?} {diag:?} {arith} x[{i}]"
+                            "n={n} {uplo:?} {diag:?} {arith} ways={ways} x[{i}]"
                         );
                     }
                 }
@@ -424,4 +450,34 @@ fn writes_round_once_even_where_a_double_rounding_would_not() {
         .unwrap();
     assert_eq!(acc.write(v).unwrap(), -64096.0);
     assert_eq!(acc.write(v).unwrap(), Format::FP16.round(v, RNE));
+}
+
+/// The default order is four chains (`TRSV_CHAIN_WAYS`), and the number of
+/// chains changes the bits: the parameter reaches the arithmetic.
+#[test]
+fn trsv_chain_ways_pick_the_order() {
+    use boundgate::kernels::accessor::trsv::TRSV_CHAIN_WAYS;
+    let seed = 0x7258;
+    println!("seed {seed:#x}");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let n = 100;
+    let mut a = values(&mut rng, n * n, 2);
+    for i in 0..n {
+        a[i * n + i] = Format::FP32.round(2.0 + rng.random::<f64>(), RNE);
+    }
+    let b = values(&mut rng, n, 4);
+    let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP32).unwrap();
+    let shape = (Uplo::Lower, Diag::NonUnit);
+    let solve = |ways| {
+        accessor_trsv_ordered(&spec, &a, n, &b, shape, false, ways)
+            .unwrap()
+            .before_store
+    };
+    let default = accessor_trsv(&spec, &a, n, &b, shape.0, shape.1, false).unwrap();
+    assert_eq!(default.chain_ways, TRSV_CHAIN_WAYS);
+    assert_eq!(default.before_store, solve(TRSV_CHAIN_WAYS));
+    assert_ne!(solve(1), solve(TRSV_CHAIN_WAYS));
+    for ways in [0, 9] {
+        assert!(accessor_trsv_ordered(&spec, &a, n, &b, shape, false, ways).is_err());
+    }
 }

@@ -230,12 +230,14 @@ fn inverse_bounds_dominate_the_exact_absolute_inverse() {
 
 /// The blocked solve with inverted diagonal blocks, written independently of
 /// the kernels (recursive sums instead of warp trees, so the update depth is
-/// the number of terms): returns (inverses, v, x) by position.
+/// the number of terms), the product with each inverse over `ways`
+/// interleaved FMA chains summed pairwise (chain `w` takes the columns
+/// `c = w mod ways`): returns (inverses, v, x) by position.
 #[allow(clippy::type_complexity)]
 fn blocked_solve(
     t: &Triangular<'_>,
     b: &[f64],
-    nb: usize,
+    (nb, ways): (usize, usize),
     f: Format,
 ) -> (Vec<Vec<f64>>, Vec<f64>, Vec<f64>) {
     let n = t.n();
@@ -285,11 +287,18 @@ fn blocked_solve(
             v[p] = f.sub(b[row(p)], acc, RNE);
         }
         for r in 0..m {
-            let mut acc = 0.0;
+            let mut part = vec![0.0; ways];
             for c in 0..=r {
-                acc = f.fma(y[r * m + c], v[s + c], acc, RNE);
+                part[c % ways] = f.fma(y[r * m + c], v[s + c], part[c % ways], RNE);
             }
-            x[s + r] = acc;
+            let mut stride = 1;
+            while stride < ways {
+                for w in (0..ways - stride).step_by(2 * stride) {
+                    part[w] = f.add(part[w], part[w + stride], RNE);
+                }
+                stride *= 2;
+            }
+            x[s + r] = part[0];
         }
         inverses.push(y);
         s += nb;
@@ -310,10 +319,13 @@ fn blocked_inverse_residual_bounds_the_exact_residual() {
                 let b: Vec<f64> = (0..n)
                     .map(|_| Format::BF16.round(rng.random_range(-1.0..1.0), RNE))
                     .collect();
-                for (uplo, diag) in shapes() {
+                let with_ways = shapes()
+                    .into_iter()
+                    .flat_map(|shape| (1..=4).map(move |ways| (shape, ways)));
+                for ((uplo, diag), ways) in with_ways {
                     let t = Triangular::new(Matrix::new(n, n, &a).unwrap(), uplo, diag).unwrap();
                     let nb = 4;
-                    let (inverses, v, x_pos) = blocked_solve(&t, &b, nb, f);
+                    let (inverses, v, x_pos) = blocked_solve(&t, &b, (nb, ways), f);
                     let mut x = vec![0.0; n];
                     for p in 0..n {
                         x[if uplo == Uplo::Lower { p } else { n - 1 - p }] = x_pos[p];
@@ -332,6 +344,8 @@ fn blocked_inverse_residual_bounds_the_exact_residual() {
                         x_hat: &x,
                         update_depths: &depths,
                         update_ops: &depths,
+                        // ceil(nb / ways) FMAs and ceil(log2 min(nb, ways)) adds.
+                        apply_depth: nb.div_ceil(ways) as u64 + ceil_log2(ways.min(nb)),
                     };
                     let Ok(rho) = blocked_inverse_residual(f, RNE, &record) else {
                         continue; // depth u >= 1 in bf16
@@ -341,7 +355,7 @@ fn blocked_inverse_residual_bounds_the_exact_residual() {
                         let exact = r[i].to_float().unwrap().abs();
                         assert!(
                             exact <= rho[i],
-                            "{f} n={n} kind={kind} {uplo:?} {diag:?} row {i}: {} > {:e}",
+                            "{f} n={n} kind={kind} {uplo:?} {diag:?} ways={ways} row {i}: {} > {:e}",
                             exact.to_f64(),
                             rho[i]
                         );

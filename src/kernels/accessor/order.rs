@@ -15,6 +15,8 @@
 //!   warp four rows, each in this order) and the TRSV update.
 //! - [`block_reduce`]: a block of `W` warps: a [`warp_tree`] per warp, then
 //!   warp 0 reduces the `W` warp sums padded with zeros to 32 lanes.
+//! - [`split_chain_dot`]: one thread's dot product over `W` interleaved FMA
+//!   chains summed as a tree (the TRSV's product with a block's inverse).
 //! - [`grid_dot`]: DOT: `B` blocks of 256 threads, grid-stride FMA chains,
 //!   [`block_reduce`] per block, then one block of 1024 threads reduces the `B`
 //!   partial sums (padded with zeros) with [`block_reduce`].
@@ -93,6 +95,67 @@ pub fn warp_dot<A: Arith>(len: usize, term: impl Fn(usize) -> (A, A)) -> A {
 /// ```
 pub fn warp_dot_depth(len: usize) -> u64 {
     len.div_ceil(WARP) as u64 + padded_tree_depth(len.min(WARP))
+}
+
+/// The most accumulators [`split_chain_dot`] takes (`TRSV_CHAIN_WAYS`'s range
+/// in `kernels/accessor_blas.cu`).
+pub const MAX_CHAIN_WAYS: usize = 8;
+
+/// One thread's dot product of `len` terms `term(k) = (a_k, b_k)` over `ways`
+/// (1 to [`MAX_CHAIN_WAYS`]) interleaved FMA chains: chain `w` runs over `k =
+/// w, w + ways, ...` in increasing `k` from `+0`; then the chains are summed as
+/// a tree, `part[w] = part[w] + part[w + s]` for `s = 1, 2, 4` (`w` a multiple
+/// of `2 s`, `w + s < ways`), `part[0]` the sum. `trsv_apply_inverse` in
+/// `kernels/accessor_blas.cu` (the TRSV's product with a block's inverse, whose
+/// chain is on the pipelined solve's critical path); `ways = 1` is one FMA
+/// chain.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::order::split_chain_dot;
+/// let a = [1.0f32, 1.0, 1.0, 1.0, 1.0];
+/// let b = [16_777_216.0f32, 1.0, -16_777_216.0, 1.0, 0.0]; // 2^24
+/// // One chain: 2^24 + 1 ties to 2^24, and the first one is lost: 1.
+/// assert_eq!(split_chain_dot(1, 5, |k| (a[k], b[k])), 1.0);
+/// // Two chains: (2^24 - 2^24 + 0) + (1 + 1) = 2.
+/// assert_eq!(split_chain_dot(2, 5, |k| (a[k], b[k])), 2.0);
+/// ```
+#[inline]
+pub fn split_chain_dot<A: Arith>(ways: usize, len: usize, term: impl Fn(usize) -> (A, A)) -> A {
+    debug_assert!((1..=MAX_CHAIN_WAYS).contains(&ways));
+    let mut part = [A::ZERO; MAX_CHAIN_WAYS];
+    for k in 0..len {
+        let (a, b) = term(k);
+        part[k % ways] = A::fma(a, b, part[k % ways]);
+    }
+    let mut s = 1;
+    while s < ways {
+        let mut w = 0;
+        while w + s < ways {
+            part[w] = A::add(part[w], part[w + s]);
+            w += 2 * s;
+        }
+        s *= 2;
+    }
+    part[0]
+}
+
+/// The depth of [`split_chain_dot`] on `len` terms: `ceil(len / ways)` FMAs
+/// and `ceil(log2 min(len, ways))` tree levels that can round (slot `w` holds
+/// the chains `w .. w + s - 1` at level `s`, so a level meets a chain with a
+/// term only if `s < min(len, ways)`; adding the `+0` of an empty chain is
+/// exact).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::order::split_chain_depth;
+/// assert_eq!(split_chain_depth(32, 1), 32);
+/// assert_eq!(split_chain_depth(32, 4), 8 + 2);
+/// assert_eq!(split_chain_depth(2, 4), 1 + 1);
+/// assert_eq!(split_chain_depth(0, 4), 0);
+/// ```
+pub fn split_chain_depth(len: usize, ways: usize) -> u64 {
+    len.div_ceil(ways.max(1)) as u64 + padded_tree_depth(len.min(ways))
 }
 
 /// A block's reduction of `values` (one per thread, a multiple of 32, at most

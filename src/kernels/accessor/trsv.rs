@@ -21,7 +21,9 @@
 //!    `p` computes the update `s_p = sum_{q < k nb} l_pq x_q` with a warp
 //!    ([`warp_dot`]: lanes chain `q = l, l + 32, ...`, warp tree) and
 //!    `v_p = fl(b_p - s_p)` (block 0: `v_p = b_p`); then `x_p = sum_{c <= r}
-//!    y_rc v_c` as one FMA chain in increasing `c`. The solved `x` stays in the
+//!    y_rc v_c` over [`TRSV_CHAIN_WAYS`] interleaved FMA chains summed as a
+//!    tree ([`split_chain_dot`]; one chain until 2026-11-28, see
+//!    [`accessor_trsv_ordered`]). The solved `x` stays in the
 //!    arithmetic format until the end (the paper keeps partial results in
 //!    registers and shared memory in fp64).
 //! 3. **Store** `x` (all of it) to the storage format.
@@ -38,7 +40,7 @@
 use super::arith::{Arith, to_arith};
 use super::axpy::store_all;
 use super::common::{self, ACCESSOR_PARAMS, with_arith};
-use super::order::{warp_dot, warp_dot_depth};
+use super::order::{MAX_CHAIN_WAYS, split_chain_depth, split_chain_dot, warp_dot, warp_dot_depth};
 use super::storage::{Accessor, AccessorSpec, Stored};
 use crate::error::Result;
 use crate::io::Tensor;
@@ -66,6 +68,14 @@ pub const TRSV_BLOCK: usize = 32;
 /// Warps of a solve kernel's block (the pipelined kernel: 4 rows of the
 /// block row per warp).
 pub const TRSV_WARPS: usize = 8;
+/// The interleaved FMA chains of the product `x_I = Y v_I` with a block's
+/// inverse ([`split_chain_dot`]; `TRSV_CHAIN_WAYS` in
+/// `kernels/accessor_blas.cu`, whose default this is). Its chain is on the
+/// pipelined solve's critical path, from one block row's publication to the
+/// next; four chains of 8 FMAs and two adds instead of one of 32 (2026-11-28,
+/// awaiting a device: docs/accessor.md, "TRSV: the product with the inverse
+/// split over four chains").
+pub const TRSV_CHAIN_WAYS: usize = 4;
 
 /// What one accessor TRSV computed, with the intermediates the bounds need.
 #[derive(Clone, Debug)]
@@ -90,6 +100,9 @@ pub struct TrsvComputation {
     pub output: Vec<f64>,
     /// The accessor of the output.
     pub output_accessor: Option<Accessor>,
+    /// The FMA chains of each product with a block's inverse
+    /// ([`TRSV_CHAIN_WAYS`] unless [`accessor_trsv_ordered`] was given others).
+    pub chain_ways: usize,
     /// Depth of each block's update sum.
     pub update_depths: Vec<u64>,
     /// Operations of each block's update sum that can underflow (per row).
@@ -133,6 +146,47 @@ pub fn accessor_trsv(
     diag: Diag,
     store: bool,
 ) -> Result<TrsvComputation> {
+    accessor_trsv_ordered(spec, a, n, b, (uplo, diag), store, TRSV_CHAIN_WAYS)
+}
+
+/// [`accessor_trsv`] with the product with each block's inverse split over
+/// `chain_ways` interleaved FMA chains (1 to 8; `TRSV_CHAIN_WAYS` of
+/// `kernels/accessor_blas.cu`, the one tuning knob that changes an order, so
+/// that a kernel built with another setting has a model to equal). One chain
+/// is the order the H100 and H200 bit-compared and timed until 2026-11-28.
+///
+/// # Errors
+/// As [`accessor_trsv`], and `chain_ways` outside 1 to 8.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::trsv::accessor_trsv_ordered;
+/// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+/// use boundgate_verify::format::Format;
+/// use boundgate_verify::oracle::trsv::{Diag, Uplo};
+/// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+/// let shape = (Uplo::Lower, Diag::NonUnit);
+/// let one = accessor_trsv_ordered(&spec, &[2.0, 0.0, 1.0, 4.0], 2, &[2.0, 9.0], shape, true, 1).unwrap();
+/// assert_eq!(one.output, vec![1.0, 2.0]);
+/// assert!(accessor_trsv_ordered(&spec, &[2.0], 1, &[2.0], shape, true, 9).is_err());
+/// ```
+pub fn accessor_trsv_ordered(
+    spec: &AccessorSpec,
+    a: &[f64],
+    n: usize,
+    b: &[f64],
+    (uplo, diag): (Uplo, Diag),
+    store: bool,
+    chain_ways: usize,
+) -> Result<TrsvComputation> {
+    if !(1..=MAX_CHAIN_WAYS).contains(&chain_ways) {
+        return Err(boundgate_verify::VerifyError::invalid(
+            "chain_ways",
+            chain_ways,
+            format!("must be 1 to {MAX_CHAIN_WAYS}"),
+        )
+        .into());
+    }
     require_nonempty("b", b)?;
     require_same_len("A and n x n", a.len(), n * n)?;
     require_same_len("b and n", b.len(), n)?;
@@ -161,7 +215,7 @@ pub fn accessor_trsv(
     let (inverses, v_hat, x_pos) = with_arith!(spec.arithmetic, A => {
         let av: Vec<A> = to_arith(&sa.values);
         let bv: Vec<A> = to_arith(&sb.values);
-        let (y, v, x) = solve::<A>(&av, &bv, n, uplo, diag);
+        let (y, v, x) = solve::<A>(&av, &bv, n, (uplo, diag), chain_ways);
         (
             y.into_iter().map(|blk| blk.iter().map(|e| e.to_f64()).collect()).collect::<Vec<Vec<f64>>>(),
             v.iter().map(|e| e.to_f64()).collect::<Vec<f64>>(),
@@ -184,6 +238,7 @@ pub fn accessor_trsv(
         before_store,
         output,
         output_accessor,
+        chain_ways,
         update_depths: (0..blocks).map(|k| warp_dot_depth(k * nb)).collect(),
         update_ops: (0..blocks).map(|k| (k * nb) as u64).collect(),
     })
@@ -214,8 +269,8 @@ fn solve<A: Arith>(
     a: &[A],
     b: &[A],
     n: usize,
-    uplo: Uplo,
-    diag: Diag,
+    (uplo, diag): (Uplo, Diag),
+    chain_ways: usize,
 ) -> (Vec<Vec<A>>, Vec<A>, Vec<A>) {
     let nb = TRSV_BLOCK;
     let row = |p: usize| row_of(uplo, n, p);
@@ -263,11 +318,7 @@ fn solve<A: Arith>(
             };
         }
         for r in 0..m {
-            let mut acc = A::ZERO;
-            for c in 0..=r {
-                acc = A::fma(y[r * m + c], v[s + c], acc);
-            }
-            x[s + r] = acc;
+            x[s + r] = split_chain_dot(chain_ways, r + 1, |c| (y[r * m + c], v[s + c]));
         }
     }
     (inverses, v, x)
@@ -321,6 +372,7 @@ impl TrsvComputation {
             x_hat: &self.before_store,
             update_depths: &self.update_depths,
             update_ops: &self.update_ops,
+            apply_depth: split_chain_depth(TRSV_BLOCK, self.chain_ways),
         })
     }
 
@@ -496,7 +548,7 @@ const PARAMS: [ParamSpec; 11] = {
 
 const INFO: KernelInfo = KernelInfo {
     name: "accessor-trsv",
-    summary: "T x = b (lower/upper, unit/non-unit) through the memory accessor: diagonal blocks of 32 inverted, then block by block (warp-tree updates, products with the inverses)",
+    summary: "T x = b (lower/upper, unit/non-unit) through the memory accessor: diagonal blocks of 32 inverted, then block by block (warp-tree updates, products with the inverses over 4 FMA chains)",
     inputs: TRSV_INPUTS,
     params: &PARAMS,
     non_finite: super::common::NON_FINITE,
@@ -546,7 +598,8 @@ impl Kernel for AccessorTrsv {
         let backward = c.backward_error();
         let rigorous_backward = c.normwise_backward_bound();
         let details = json!({
-            "order": "diagonal blocks of 32 inverted by substitution (a warp each), then block by block: warp-tree updates, FMA chains with the inverses (kernels/accessor_blas.cu)",
+            "order": "diagonal blocks of 32 inverted by substitution (a warp each), then block by block: warp-tree updates, products with the inverses over interleaved FMA chains summed as a tree (kernels/accessor_blas.cu)",
+            "chain_ways": c.chain_ways,
             "accessor": spec,
             "uplo": uplo,
             "diag": diag,

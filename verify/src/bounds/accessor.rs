@@ -554,6 +554,12 @@ pub struct BlockedInverseTrsv<'a> {
     /// The number of operations of the update sum of each block that can
     /// suffer an underflow error (per row).
     pub update_ops: &'a [u64],
+    /// The depth of each product `x^_I = fl(Y^ v^)` with a block's inverse:
+    /// the most roundings any term `y_rc v_c` passes through, `nb` for one
+    /// FMA chain, `ceil(nb / W) + ceil(log2 W)` for `W` interleaved chains
+    /// summed as a tree (the kernel's `split_chain_depth`); at most `nb` and
+    /// at least 1.
+    pub apply_depth: u64,
 }
 
 impl BlockedInverseTrsv<'_> {
@@ -593,6 +599,13 @@ impl BlockedInverseTrsv<'_> {
             let m = self.block.min(n - k * self.block);
             require_same_len(&format!("inverse of block {k}"), y.len(), m * m)?;
         }
+        if self.apply_depth == 0 || self.apply_depth > self.block as u64 {
+            return Err(VerifyError::invalid(
+                "apply_depth",
+                self.apply_depth,
+                format!("must be 1 to the block size {}", self.block),
+            ));
+        }
         Ok(blocks)
     }
 }
@@ -613,7 +626,13 @@ impl BlockedInverseTrsv<'_> {
 ///    of `L`, `H_rc = ((r - c)(1 + gamma_{nb+1}) + |l_rr|) eta` (Higham 2002, Lemma 8.4
 ///    for one substitution step, with eq. (2.8)'s `eta`; unit diagonal: no division,
 ///    no `u [r = c]` and no `|l_rr| eta`).
-/// 3. `x^_I = fl(Y^ v^) = Y^ v^ + f`, `|f| <= F := gamma_nb |Y^| |v^| + nb (1 + gamma_nb) eta`.
+/// 3. `x^_I = fl(Y^ v^) = Y^ v^ + f`, `|f| <= F := gamma_A |Y^| |v^| + nb (1 + gamma_A) eta`,
+///    `A` the product's depth (`apply_depth`: every term passes through at most `A`
+///    roundings; Higham 2002, eq. (3.4) and Lemma 3.1 for a sum of any order, with an
+///    FMA one rounding; at most `nb` FMAs each add at most `eta`, which the later
+///    roundings grow by at most `1 + gamma_A`; an addition's underflow is exact, eq. (2.8)).
+///    One FMA chain has `A = nb` (the bound until 2026-11-28); `W` chains summed as a tree
+///    `ceil(nb / W) + ceil(log2 W)`.
 /// 4. `r_I = v_I - L x^_I = -(v^ - v) - G v^ - L f`, hence
 ///    `|r_I| <= e + |G| |v^| + |L| F =: rho_I`.
 ///
@@ -644,6 +663,7 @@ pub fn blocked_inverse_residual(
     let nb = solve.block;
     let gamma_nb = gamma_value(nb as u64, u).map_err(|e| retag(e, &RIGOROUS_TRSV))?;
     let gamma_nb1 = gamma_value(nb as u64 + 1, u).map_err(|e| retag(e, &RIGOROUS_TRSV))?;
+    let gamma_apply = gamma_value(solve.apply_depth, u).map_err(|e| retag(e, &RIGOROUS_TRSV))?;
     let unit = solve.system.diag() == Diag::Unit;
     let mut rho = vec![0.0; n];
     for k in 0..blocks {
@@ -677,11 +697,11 @@ pub fn blocked_inverse_residual(
                 })
             })
             .collect();
-        // 3. F = gamma_nb w + nb (1 + gamma_nb) eta.
-        let f_eta = mul_up(mul_up(nb as f64, add_up(1.0, gamma_nb)), eta);
+        // 3. F = gamma_A w + nb (1 + gamma_A) eta.
+        let f_eta = mul_up(mul_up(nb as f64, add_up(1.0, gamma_apply)), eta);
         let f: Vec<f64> = w
             .iter()
-            .map(|wr| add_up(mul_up(gamma_nb, *wr), f_eta))
+            .map(|wr| add_up(mul_up(gamma_apply, *wr), f_eta))
             .collect();
         for r in 0..m {
             let p = start + r;
@@ -840,7 +860,7 @@ pub fn blocked_inverse_forward(
 /// let inverses = vec![vec![0.5, 0.0, -0.125, 0.25]];
 /// let solve = BlockedInverseTrsv {
 ///     system: t, b: &b, block: 32, inverses: &inverses, v_hat: &b, x_hat: &x,
-///     update_depths: &[0], update_ops: &[0],
+///     update_depths: &[0], update_ops: &[0], apply_depth: 32,
 /// };
 /// let be = blocked_inverse_normwise_backward(Format::FP64, RoundingMode::NearestEven, &solve).unwrap();
 /// assert!(be.value > 0.0 && be.value < 1e-14);

@@ -1,9 +1,14 @@
 //! Tuning knobs of `kernels/accessor_blas.cu`: the `#define`s that change how
 //! the accessor kernels batch, stage and schedule their loads, which thread
 //! holds which of a sum's lanes, and how many registers ptxas may give them,
-//! never which operations run or in what order. Every setting therefore gives
-//! the same bits, the CPU models' (the device tests check it for settings
-//! other than the default), and only the speed differs.
+//! never which operations run or in what order. Every setting of them
+//! therefore gives the same bits, the CPU models' (the device tests check it
+//! for settings other than the default), and only the speed differs. One knob
+//! is the exception: [`Knob::TrsvChainWays`] picks the order of the TRSV's
+//! product with each block's inverse, and the CPU model takes it as a
+//! parameter ([`accessor_trsv_ordered`](crate::kernels::accessor::trsv::accessor_trsv_ordered);
+//! [`AccessorTuning::trsv_chain_ways`]), so that each setting still has a
+//! model to equal bit for bit.
 //!
 //! [`AccessorGpu::open_tuned`](super::AccessorGpu::open_tuned) compiles the
 //! kernel file with a setting passed to NVRTC as `-D` options, so that one
@@ -55,11 +60,15 @@ pub enum Knob {
     /// `TRSV_STAGE_X`: whether the pipelined TRSV loads each chunk of x once
     /// per block (1) or once per warp (0).
     TrsvStageX,
+    /// `TRSV_CHAIN_WAYS`: the interleaved FMA chains of the TRSV's product
+    /// with each block's inverse (1 to 8): **changes the order**, which the
+    /// CPU model follows ([`TRSV_CHAIN_WAYS`](crate::kernels::accessor::trsv::TRSV_CHAIN_WAYS)).
+    TrsvChainWays,
 }
 
 impl Knob {
     /// Every knob, in the kernel file's order.
-    pub const ALL: [Knob; 12] = [
+    pub const ALL: [Knob; 13] = [
         Knob::DotBatch,
         Knob::DotMinBlocks,
         Knob::GemvTMinBlocks,
@@ -72,6 +81,7 @@ impl Knob {
         Knob::CsrPipelineDepth,
         Knob::EllMinBlocks,
         Knob::TrsvStageX,
+        Knob::TrsvChainWays,
     ];
 
     /// The macro name in `kernels/accessor_blas.cu`.
@@ -89,6 +99,7 @@ impl Knob {
             Knob::CsrPipelineDepth => "CSR_PIPELINE_DEPTH",
             Knob::EllMinBlocks => "ELL_MIN_BLOCKS",
             Knob::TrsvStageX => "TRSV_STAGE_X",
+            Knob::TrsvChainWays => "TRSV_CHAIN_WAYS",
         }
     }
 
@@ -109,6 +120,7 @@ impl Knob {
             Knob::CsrPipelineDepth => 1,
             Knob::EllMinBlocks => 5,
             Knob::TrsvStageX => 1,
+            Knob::TrsvChainWays => crate::kernels::accessor::trsv::TRSV_CHAIN_WAYS as u32,
         }
     }
 
@@ -126,6 +138,7 @@ impl Knob {
             Knob::GemvTStageX | Knob::CsrSplitLanes | Knob::TrsvStageX => 0..=1,
             Knob::GemvTStagedBatch => 1..=32,
             Knob::CsrPipelineDepth => 1..=3,
+            Knob::TrsvChainWays => 1..=crate::kernels::accessor::order::MAX_CHAIN_WAYS as u32,
             Knob::CsrGroupsPerWarp => 1..=1024,
         }
     }
@@ -217,6 +230,22 @@ impl AccessorTuning {
                 .collect(),
         };
         [at(|r| *r.start()), at(|r| *r.end())]
+    }
+
+    /// The FMA chains of the TRSV's product with each block's inverse in this
+    /// setting: the order the CPU model must follow to equal the kernels
+    /// ([`accessor_trsv_ordered`](crate::kernels::accessor::trsv::accessor_trsv_ordered)).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gpu::tuning::AccessorTuning;
+    /// use boundgate::kernels::accessor::trsv::TRSV_CHAIN_WAYS;
+    /// assert_eq!(AccessorTuning::default().trsv_chain_ways(), TRSV_CHAIN_WAYS);
+    /// let one: AccessorTuning = "TRSV_CHAIN_WAYS=1".parse().unwrap();
+    /// assert_eq!(one.trsv_chain_ways(), 1);
+    /// ```
+    pub fn trsv_chain_ways(&self) -> usize {
+        self.value(Knob::TrsvChainWays) as usize
     }
 
     /// Whether every knob has its default value.
