@@ -13,11 +13,16 @@
 # inverse's chain, the lane holding a row's tree, the inverse's rows filled 32 apart and read 33
 # apart in shared memory, a staged chunk of x read from the wrong slot), three in the waits (the
 # count waited for, the count taken as known, chunks of x staged past the solved count), which
-# only blocks running at once can catch. The host's memory model is
+# only blocks running at once can catch. Then the kernels against the CPU model itself
+# (examples/accessor_trsv_emulation.rs, 32 systems the driver's `dump` writes: inverses, x and the
+# stored x bit for bit) with the product with the inverse over TRSV_CHAIN_WAYS chains at its
+# default, at 1 (the order the devices measured until 2026-11-28), 3 and 8, and three mutants of
+# what the two kernels share (trsv_apply_inverse: the chains' columns, the tree, the diagonal
+# term), which only the model can catch. The host's memory model is
 # stronger than the GPU's: this checks the protocol's logic and the ticket order, not its fences
 # (that needs the device: tests/accessor_gpu.rs). Needs g++
 # (C++20) and python3 (scripts/install-system-deps.sh --with-emulation); a step of .ci/run
-# (about 4.5 minutes on 2 cores).
+# (about 6 minutes on 2 cores).
 #
 #   scripts/emulate-accessor-trsv.sh
 set -euo pipefail
@@ -42,7 +47,7 @@ printf 'trsv_rows with TRSV_STAGE_X 0: '
 mutants=(
     'sequential|s/(j + 1) \* 32 + lane)/j * 32 + lane)/'
     'sequential|s/A::sub(bp, tree)/A::sub(tree, bp)/'
-    'sequential|s/out = A::fma(y\[row \* TRSV_Y_STRIDE + c\], v\[c\], out)/out = A::fma(y[row * TRSV_Y_STRIDE + (row - c)], v[row - c], out)/'
+    'sequential|s/trsv_apply_inverse<A>(row, y + row \* TRSV_Y_STRIDE, v)/trsv_apply_inverse<A>(row, y + row * TRSV_Y_STRIDE + 1, v)/'
     'sequential|s/const index_t tree_row = first + (lane >> 3);/const index_t tree_row = first + (lane \& 3u);/'
     'sequential|s/y\[(e >> 5) \* TRSV_Y_STRIDE + (e \& 31u)\]/y[(e >> 5) * 32 + (e \& 31u)]/'
     'concurrent|s/trsv_wait_solved(\&sync\[1\], (unsigned int)j + 1u)/trsv_wait_solved(\&sync[1], (unsigned int)j)/'
@@ -57,3 +62,46 @@ for i in "${!mutants[@]}"; do
     emulate_mutant "$i" "$edit" accessor_trsv_main kernels/accessor_blas.cu "$phase"
 done
 echo "every mutant caught"
+
+# The kernels against the CPU model (the comparisons above are kernel against kernel).
+cargo build --quiet --features cuda --example accessor_trsv_emulation
+model_check() {  # DIR: the kern.h built there, dumped and checked; the check's status
+    "$1/accessor_trsv_main" dump "$1/systems.txt" > /dev/null
+    cargo run --quiet --features cuda --example accessor_trsv_emulation -- "$1/systems.txt"
+}
+printf 'against the CPU model: '
+model_check "$work"
+for ways in 1 3 8; do
+    mkdir "$work/ways$ways"
+    sed "s/^#define TRSV_CHAIN_WAYS [0-9]*$/#define TRSV_CHAIN_WAYS $ways/" "$work/kern.h" > "$work/ways$ways/kern.h"
+    if ! grep -q "^#define TRSV_CHAIN_WAYS $ways$" "$work/ways$ways/kern.h"; then
+        echo "no '#define TRSV_CHAIN_WAYS' in kernels/accessor_blas.cu: update this script" >&2
+        exit 1
+    fi
+    emulate_build "$work/ways$ways" accessor_trsv_main
+    printf 'TRSV_CHAIN_WAYS %d against the CPU model: ' "$ways"
+    model_check "$work/ways$ways"
+done
+model_mutants=(
+    's/part\[c % TRSV_CHAIN_WAYS\] = A::fma(y_row\[c\], v\[c\], part\[c % TRSV_CHAIN_WAYS\])/part[c \/ 8 % TRSV_CHAIN_WAYS] = A::fma(y_row[c], v[c], part[c \/ 8 % TRSV_CHAIN_WAYS])/'
+    's/part\[w\] = A::add(part\[w\], part\[w + s\])/part[0] = A::add(part[0], part[w + s])/'
+    's/        if (c <= row) {/        if (c < row) {/'
+)
+for i in "${!model_mutants[@]}"; do
+    dir="$work/model_mutant$i"
+    mkdir "$dir"
+    sed "${model_mutants[$i]}" "$work/kern.h" > "$dir/kern.h"
+    if cmp -s "$work/kern.h" "$dir/kern.h"; then
+        echo "model mutant $i: the pattern no longer matches kernels/accessor_blas.cu: update it" >&2
+        exit 1
+    fi
+    emulate_build "$dir" accessor_trsv_main
+    printf 'model mutant %d (%s): ' "$i" "${model_mutants[$i]}"
+    if model_check "$dir" > "$dir/log"; then
+        echo "NOT caught" >&2
+        exit 1
+    fi
+    head -c 160 "$dir/log"
+    echo
+done
+echo "every model mutant caught"

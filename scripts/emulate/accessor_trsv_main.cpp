@@ -103,12 +103,85 @@ static bool phase(std::mt19937_64& rng, int count, bool concurrent, Draw draw_n,
     return true;
 }
 
+// The bits of a vector, widened exactly to binary64, as hexadecimal words on one line.
+template <class V>
+static void dump_line(FILE* out, const char* tag, const V* v, index_t len) {
+    fprintf(out, "%s", tag);
+    for (index_t i = 0; i < len; ++i) {
+        const double d = (double)v[i];
+        uint64_t bits;
+        std::memcpy(&bits, &d, sizeof bits);
+        fprintf(out, " %016" PRIx64, bits);
+    }
+    fprintf(out, "\n");
+}
+
+// One system for the CPU model's check (`dump`): diagonally dominant (finite results), the
+// inverses by trsv_invert, the solution by the pipelined trsv_rows, blocks one after another.
+template <class St, class A>
+static void dump_case(FILE* out, std::mt19937_64& rng, index_t n, int upper, int unit, const char* pair) {
+    typedef typename St::S S;
+    typedef typename A::T T;
+    std::uniform_real_distribution<double> U(-1.0, 1.0);
+    std::vector<S> a(n * n), b(n);
+    for (index_t i = 0; i < n; ++i)
+        for (index_t j = 0; j < n; ++j) {
+            const double v = U(rng);
+            a[i * n + j] = (S)(i == j ? (v < 0 ? -1.0 : 1.0) * (1.0 + std::fabs(v)) : v / (double)n);
+        }
+    for (auto& v : b) v = (S)U(rng);
+    const unsigned blocks = (unsigned)((n + 31) / 32);
+    std::vector<T> inv(blocks * 32 * 32, (T)0);
+    launch_sequential({blocks, 1, 1}, 32, [&] { trsv_invert<St, A>(n, a.data(), upper, unit, inv.data()); });
+    std::vector<T> x(n, (T)NAN);
+    std::vector<S> xs(n, (S)NAN);
+    unsigned sync[2] = {0, 0};
+    launch_threads({blocks, 1, 1}, 256, [&] {
+        trsv_rows<St, A>(n, a.data(), b.data(), upper, inv.data(), x.data(), xs.data(), sync);
+    });
+    fprintf(out, "case %s %llu %d %d %d\n", pair, n, upper, unit, TRSV_CHAIN_WAYS);
+    dump_line(out, "a", a.data(), n * n);
+    dump_line(out, "b", b.data(), n);
+    dump_line(out, "inv", inv.data(), (index_t)blocks * 32 * 32);
+    dump_line(out, "x", x.data(), n);
+    dump_line(out, "xs", xs.data(), n);
+}
+
+// `dump FILE`: 32 systems (n from 1 to 300, every shape, the three pairs in turn) for
+// examples/accessor_trsv_emulation.rs, which solves each with the CPU model in the order
+// TRSV_CHAIN_WAYS names and compares the bits: the kernels against the model, not only the
+// pipelined solve against the one-block one (a change to what both share, such as the product
+// with the inverse, is invisible to that comparison).
+static int dump(const char* path) {
+    FILE* out = fopen(path, "w");
+    if (!out) {
+        perror(path);
+        return 2;
+    }
+    std::mt19937_64 rng(20261128);
+    const index_t sizes[8] = {1, 7, 32, 33, 64, 100, 257, 300};
+    int cases = 0;
+    for (const index_t n : sizes)
+        for (int shape = 0; shape < 4; ++shape, ++cases) {
+            const int upper = shape & 1, unit = shape >> 1;
+            switch (cases % 3) {
+                case 0: dump_case<StoreF64, ArithF64>(out, rng, n, upper, unit, "fp64/fp64"); break;
+                case 1: dump_case<StoreF32, ArithF64>(out, rng, n, upper, unit, "fp32/fp64"); break;
+                default: dump_case<StoreF32, ArithF32>(out, rng, n, upper, unit, "fp32/fp32"); break;
+            }
+        }
+    fclose(out);
+    printf("%d systems written to %s (TRSV_CHAIN_WAYS %d; seed 20261128)\n", cases, path, TRSV_CHAIN_WAYS);
+    return 0;
+}
+
 // `accessor_trsv_main [sequential|concurrent]`: one phase (a mutant of the waits needs only the
-// second); both by default.
+// second); both by default. `accessor_trsv_main dump FILE`: the systems for the CPU model.
 int main(int argc, char** argv) {
     const std::string only = argc > 1 ? argv[1] : "";
+    if (only == "dump" && argc == 3) return dump(argv[2]);
     if (!only.empty() && only != "sequential" && only != "concurrent") {
-        fprintf(stderr, "usage: %s [sequential|concurrent]\n", argv[0]);
+        fprintf(stderr, "usage: %s [sequential|concurrent] | dump FILE\n", argv[0]);
         return 2;
     }
     std::mt19937_64 rng(20261127);
