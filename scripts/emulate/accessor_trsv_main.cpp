@@ -15,13 +15,14 @@ static bool same_bits(const std::vector<V>& p, const std::vector<V>& q) {
     return std::memcmp(p.data(), q.data(), p.size() * sizeof(V)) == 0;
 }
 
-template <class St, class A>
-static bool run_case(std::mt19937_64& rng, index_t n, int upper, int unit, bool dominant, const char* pair,
-                     int t, bool concurrent) {
-    typedef typename St::S S;
-    typedef typename A::T T;
+// A random system of order n in the storage format S, drawn row by row, then b: entries U(-1, 1)
+// (off the diagonal over n when diagonally dominant), a diagonal of magnitude 1 to 2 when
+// dominant, else U(-1, 1) kept away from 0.
+template <class S>
+static void draw_system(std::mt19937_64& rng, index_t n, bool dominant, std::vector<S>& a, std::vector<S>& b) {
     std::uniform_real_distribution<double> U(-1.0, 1.0);
-    std::vector<S> a(n * n), b(n);
+    a.assign(n * n, (S)0);
+    b.assign(n, (S)0);
     for (index_t i = 0; i < n; ++i)
         for (index_t j = 0; j < n; ++j) {
             double v = U(rng);
@@ -30,9 +31,26 @@ static bool run_case(std::mt19937_64& rng, index_t n, int upper, int unit, bool 
             a[i * n + j] = (S)v;
         }
     for (auto& v : b) v = (S)U(rng);
+}
+
+// The diagonal blocks' inverses by trsv_invert (a warp per block), 32 x 32 each, zero where unset.
+template <class St, class A>
+static std::vector<typename A::T> invert_blocks(const std::vector<typename St::S>& a, index_t n, int upper, int unit) {
     const unsigned blocks = (unsigned)((n + 31) / 32);
-    std::vector<T> inv(blocks * 32 * 32, (T)0);
+    std::vector<typename A::T> inv(blocks * 32 * 32, (typename A::T)0);
     launch_sequential({blocks, 1, 1}, 32, [&] { trsv_invert<St, A>(n, a.data(), upper, unit, inv.data()); });
+    return inv;
+}
+
+template <class St, class A>
+static bool run_case(std::mt19937_64& rng, index_t n, int upper, int unit, bool dominant, const char* pair,
+                     int t, bool concurrent) {
+    typedef typename St::S S;
+    typedef typename A::T T;
+    std::vector<S> a, b;
+    draw_system(rng, n, dominant, a, b);
+    const unsigned blocks = (unsigned)((n + 31) / 32);
+    const std::vector<T> inv = invert_blocks<St, A>(a, n, upper, unit);
     const T unset = (T)NAN;
     std::vector<T> x_one(n, unset);
     std::vector<S> s_one(n, (S)NAN);
@@ -122,17 +140,10 @@ template <class St, class A>
 static void dump_case(FILE* out, std::mt19937_64& rng, index_t n, int upper, int unit, const char* pair) {
     typedef typename St::S S;
     typedef typename A::T T;
-    std::uniform_real_distribution<double> U(-1.0, 1.0);
-    std::vector<S> a(n * n), b(n);
-    for (index_t i = 0; i < n; ++i)
-        for (index_t j = 0; j < n; ++j) {
-            const double v = U(rng);
-            a[i * n + j] = (S)(i == j ? (v < 0 ? -1.0 : 1.0) * (1.0 + std::fabs(v)) : v / (double)n);
-        }
-    for (auto& v : b) v = (S)U(rng);
+    std::vector<S> a, b;
+    draw_system(rng, n, true, a, b);
     const unsigned blocks = (unsigned)((n + 31) / 32);
-    std::vector<T> inv(blocks * 32 * 32, (T)0);
-    launch_sequential({blocks, 1, 1}, 32, [&] { trsv_invert<St, A>(n, a.data(), upper, unit, inv.data()); });
+    const std::vector<T> inv = invert_blocks<St, A>(a, n, upper, unit);
     std::vector<T> x(n, (T)NAN);
     std::vector<S> xs(n, (S)NAN);
     unsigned sync[2] = {0, 0};
