@@ -26,27 +26,14 @@
 //! Run: `eval "$(scripts/install-cuda-nvrtc.sh)" && cargo test --features cuda --test accessor_sass`
 #![cfg(feature = "cuda")]
 
+use boundgate::gpu::machine_code::{cuobjdump, longest_load_run, sass_opcodes};
 use boundgate::gpu::nvrtc::{self, BuildOptions, Target};
 use boundgate::gpu::sources;
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
 
 mod common;
 
 use common::nvrtc::present_or_skip;
-
-/// The cuobjdump to use, when not the install script's or a toolkit's.
-const CUOBJDUMP_ENV: &str = "BOUNDGATE_CUOBJDUMP";
-
-/// `$BOUNDGATE_CUOBJDUMP`, else `boundgate::gpu::cuda_binary("cuobjdump")` (the install
-/// script's, else a CUDA toolkit's); each only with nvdisasm beside it, which it runs.
-fn cuobjdump() -> Option<PathBuf> {
-    std::env::var_os(CUOBJDUMP_ENV)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| boundgate::gpu::cuda_binary("cuobjdump"))
-        .filter(|path| path.is_file() && path.with_file_name("nvdisasm").is_file())
-}
 
 /// NVRTC and cuobjdump, or the CI contract's skip or failure (tests/common/nvrtc.rs).
 fn tools() -> Option<PathBuf> {
@@ -59,61 +46,9 @@ fn tools() -> Option<PathBuf> {
     None
 }
 
-/// The opcodes of `entry`'s SASS in `cubin`, in program order (`DFMA`, `LDG`,
-/// ...: the mnemonic without its modifiers and without a predicate).
-fn opcodes(tool: &PathBuf, cubin: &std::path::Path, entry: &str) -> Vec<String> {
-    // cuobjdump runs nvdisasm, looked for on the PATH or in NVDISASM_PATH: the one beside it.
-    let folder = tool.parent().map(PathBuf::from).unwrap_or_default();
-    let out = Command::new(tool)
-        .env("NVDISASM_PATH", folder)
-        .args(["-sass", "-fun", entry])
-        .arg(cubin)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", tool.display()));
-    assert!(
-        out.status.success(),
-        "cuobjdump -sass -fun {entry}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    let opcodes: Vec<String> = text
-        .lines()
-        // Instruction lines: `/*0070*/  @!P0 LDG.E.CONSTANT R0, desc[UR6][R2.64] ;`
-        .filter_map(|line| line.trim_start().strip_prefix("/*")?.split_once("*/"))
-        .filter_map(|(_, rest)| {
-            rest.split_whitespace()
-                .find(|word| !word.starts_with('@'))
-                .map(|word| word.split('.').next().unwrap_or(word).to_string())
-        })
-        .collect();
-    assert!(!opcodes.is_empty(), "no SASS for {entry}:\n{text}");
-    opcodes
-}
-
-/// The longest run of global loads with no FMA (single or double) between them.
-fn longest_load_run(opcodes: &[String]) -> usize {
-    let (mut best, mut run) = (0, 0);
-    for op in opcodes {
-        match op.as_str() {
-            "LDG" => {
-                run += 1;
-                best = best.max(run);
-            }
-            "DFMA" | "FFMA" => run = 0,
-            _ => {}
-        }
-    }
-    best
-}
-
-#[test]
-fn the_load_run_counts_loads_between_fmas() {
-    let ops = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
-    assert_eq!(
-        longest_load_run(&ops("LDG LDG DFMA LDG BRA LDG LDG FFMA")),
-        3
-    );
-    assert_eq!(longest_load_run(&ops("DFMA IADD3")), 0);
+/// The opcodes of `entry`'s SASS in `cubin` (the test fails where cuobjdump does).
+fn opcodes(tool: &Path, cubin: &Path, entry: &str) -> Vec<String> {
+    sass_opcodes(tool, cubin, entry).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The pairs whose batches are checked: the ones the bench measures (fp32,
@@ -126,7 +61,7 @@ const PAIRS: [&str; 6] = [
 /// line for each `(kernel, loads per batch)` entry point of [`PAIRS`] whose
 /// longest run of loads is shorter than its batch.
 fn short_load_runs(
-    tool: &PathBuf,
+    tool: &Path,
     defines: &[(&str, &str)],
     batches: &[(&str, usize)],
 ) -> Vec<String> {

@@ -264,49 +264,6 @@ mod with_nvrtc {
         assert_eq!(arithmetic, expected);
     }
 
-    /// What ptxas reported for one entry point.
-    #[derive(Debug, Default)]
-    struct Resources {
-        registers: u32,
-        stack_bytes: u64,
-        spill_bytes: u64,
-        shared_bytes: u64,
-    }
-
-    /// ptxas's `-v` report per entry point, from an NVRTC log. Lines:
-    /// `Compiling entry function 'NAME' for 'sm_90'`, then
-    /// `N bytes stack frame, S bytes spill stores, L bytes spill loads` and
-    /// `Used R registers, ..., M bytes smem` for it.
-    fn resources(log: &str) -> std::collections::BTreeMap<String, Resources> {
-        let number_before = |line: &str, unit: &str| -> Option<u64> {
-            let at = line.find(unit)?;
-            line[..at].split_whitespace().last()?.parse().ok()
-        };
-        let mut out = std::collections::BTreeMap::new();
-        let mut current: Option<String> = None;
-        for line in log.lines() {
-            if let Some(rest) = line.split("Compiling entry function '").nth(1) {
-                let name = rest.split('\'').next().unwrap_or_default().to_string();
-                out.insert(name.clone(), Resources::default());
-                current = Some(name);
-                continue;
-            }
-            let Some(entry) = current.as_ref().and_then(|name| out.get_mut(name)) else {
-                continue;
-            };
-            if line.contains("spill stores") {
-                entry.stack_bytes = number_before(line, " bytes stack frame").unwrap_or(0);
-                entry.spill_bytes = number_before(line, " bytes spill stores").unwrap_or(0)
-                    + number_before(line, " bytes spill loads").unwrap_or(0);
-            }
-            if line.contains("Used ") && line.contains(" registers") {
-                entry.registers = number_before(line, " registers").unwrap_or(0) as u32;
-                entry.shared_bytes = number_before(line, " bytes smem").unwrap_or(0);
-            }
-        }
-        out
-    }
-
     /// No entry point of any kernel spills registers or keeps a stack frame
     /// on sm_80 or sm_90 (sm_90a for the wgmma GEMM): both live in local memory, and a run-time-indexed
     /// local array (the qdot tile kernels' accumulators until 2026-11-25, a
@@ -336,7 +293,7 @@ mod with_nvrtc {
                     &BuildOptions::new(target).with_ptxas_report(),
                 )
                 .expect("compiles");
-                let report = resources(&built.log);
+                let report = boundgate::gpu::machine_code::ptxas_report(&built.log);
                 assert!(
                     !report.is_empty(),
                     "{name} for {target}: no ptxas report in the log:\n{}",
@@ -345,10 +302,16 @@ mod with_nvrtc {
                 for (entry, r) in &report {
                     println!(
                         "{target} {entry}: {} registers, {} B shared, {} B stack, {} B spilled",
-                        r.registers, r.shared_bytes, r.stack_bytes, r.spill_bytes
+                        r.registers,
+                        r.shared_bytes,
+                        r.stack_bytes,
+                        r.spill_bytes()
                     );
-                    if r.spill_bytes > 0 {
-                        problems.push(format!("{entry} ({target}) spills {} bytes", r.spill_bytes));
+                    if r.spill_bytes() > 0 {
+                        problems.push(format!(
+                            "{entry} ({target}) spills {} bytes",
+                            r.spill_bytes()
+                        ));
                     }
                     if r.stack_bytes > 0 {
                         problems.push(format!(

@@ -109,6 +109,11 @@ pub enum GpuError {
     #[error(transparent)]
     Input(#[from] VerifyError),
 
+    /// A CUDA tool run outside the driver (cuobjdump) is missing or failed.
+    /// The text says which and how.
+    #[error("{0}")]
+    Tool(String),
+
     /// The CUDA bindings panicked; caught so that callers see an error instead.
     #[error("internal error in the CUDA bindings: {0}")]
     Internal(String),
