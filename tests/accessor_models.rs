@@ -481,3 +481,76 @@ fn trsv_chain_ways_pick_the_order() {
         assert!(accessor_trsv_ordered(&spec, &a, n, &b, shape, false, ways).is_err());
     }
 }
+
+/// `split_chain_dot` stays within the rigorous bound of its depth
+/// (`split_chain_depth`, what the TRSV bound uses for the product with the
+/// inverse), against the exact sum, for 1 to 8 chains: fp16 values in fp32
+/// arithmetic (products exact), random and adversarial. The adversarial sum,
+/// `1` then 31 terms just above half an ulp of `[1, 2)`, makes one chain err by
+/// about 31 u: more than four chains' depth (10) allows, so the depth belongs
+/// to the order and a model or kernel with the wrong number of chains would
+/// fail its bound, not merely differ in bits.
+#[test]
+fn split_chain_sums_stay_within_the_bound_of_their_depth() {
+    use boundgate::kernels::accessor::order::{split_chain_depth, split_chain_dot};
+    use boundgate_verify::bounds::accessor::{Accumulation, rigorous_accumulation};
+    use boundgate_verify::bounds::dot::abs_dot_up;
+    use rug::Rational;
+    let q = |v: f64| Rational::from_f64(v).expect("finite");
+    let seed = 0x5c4a;
+    println!("seed {seed:#x}");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // (x, y, and for the adversarial case the least error of one chain, in units of u)
+    let mut cases: Vec<(Vec<f64>, Vec<f64>, Option<f64>)> = Vec::new();
+    for len in [1, 5, 32, 33, 100] {
+        for spread in [2, 12] {
+            let draw = |rng: &mut ChaCha8Rng| -> Vec<f64> {
+                (0..len)
+                    .map(|_| {
+                        let m: f64 = rng.random_range(-1.0..1.0);
+                        Format::FP16.round(m * 2f64.powi(rng.random_range(-spread..=spread)), RNE)
+                    })
+                    .collect()
+            };
+            cases.push((draw(&mut rng), draw(&mut rng), None));
+        }
+    }
+    let t = 2f64.powi(-24) * (1.0 + 2f64.powi(-10)); // exact in fp16's 11 bits
+    let mut y = vec![t; 32];
+    y[0] = 1.0;
+    cases.push((vec![1.0; 32], y, Some(30.0)));
+    let u = 2f64.powi(-24);
+    for (x, y, adversarial) in &cases {
+        let len = x.len();
+        let sum_abs = abs_dot_up(x, y).unwrap();
+        let exact: Rational = x.iter().zip(y).map(|(a, b)| q(*a) * q(*b)).sum();
+        for ways in 1..=8 {
+            let s = split_chain_dot(ways, len, |k| (x[k] as f32, y[k] as f32));
+            let depth = split_chain_depth(len, ways);
+            let bound = |depth| {
+                let sum = Accumulation {
+                    depth,
+                    sum_abs,
+                    eta_weight: 0.0,
+                    inner: None,
+                };
+                rigorous_accumulation(Format::FP32, RNE, &sum)
+                    .unwrap()
+                    .value
+            };
+            let error = (q(f64::from(s)) - &exact).abs();
+            assert!(
+                error <= q(bound(depth)),
+                "len={len} ways={ways}: error {} > the bound of depth {depth}",
+                error.to_f64()
+            );
+            if let (Some(at_least), 1) = (adversarial, ways) {
+                assert!(error.to_f64() >= at_least * u, "{}", error.to_f64() / u);
+                assert!(
+                    error > q(bound(split_chain_depth(len, 4))),
+                    "one chain's error fits four chains' depth: the test lost its edge"
+                );
+            }
+        }
+    }
+}
