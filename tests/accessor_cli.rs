@@ -121,7 +121,28 @@ fn run_trsv_and_spmv_with_parameters() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["details"]["uplo"], "upper");
+    assert_eq!(report["details"]["chain_ways"], 4);
     assert!(report["details"]["backward_error"]["componentwise"].is_number());
+    // The product with the inverse over one FMA chain (the order measured on the devices
+    // until 2026-11-28): its own order, judged by its own bound.
+    let o = boundgate(&[
+        "run",
+        "accessor-trsv",
+        "--input",
+        &format!("a={a}"),
+        "--input",
+        &format!("b={b}"),
+        "--param",
+        "chain_ways=1",
+        "--output",
+        out.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["details"]["chain_ways"], 1);
     let x = dir.join("y.npy");
     let xv = save(&dir, "xv.npy", &Tensor::vector(vec![1.0, -1.0, 0.5]));
     let o = boundgate(&[
@@ -189,6 +210,19 @@ fn bad_inputs_exit_2_with_one_line() {
                 "alpha=1".into(),
             ],
             "no parameter `alpha`",
+        ),
+        (
+            vec![
+                "run".into(),
+                "accessor-trsv".into(),
+                "--input".into(),
+                format!("a={a}"),
+                "--input".into(),
+                format!("b={b}"),
+                "--param".into(),
+                "chain_ways=9".into(),
+            ],
+            "expected one of 1, 2, 3, 4, 5, 6, 7, 8",
         ),
     ];
     for (mut args, needle) in cases {

@@ -905,7 +905,8 @@ mod device {
     /// device, its results equal to the model's (checked inside the run,
     /// which errs otherwise), and the rigorous bound passes on the device's
     /// output; integer storage is refused under `gpu` and falls back under
-    /// `auto`, naming the storage.
+    /// `auto`, naming the storage; TRSV with one and eight chains runs a
+    /// kernel built with that order.
     #[test]
     #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
     fn the_kernels_with_backend_gpu_run_on_the_device_and_pass() {
@@ -956,6 +957,23 @@ mod device {
             let params = Params::parse(kernel, &refused).unwrap();
             let e = kernel.run(&inputs, &params).unwrap_err().to_string();
             assert!(e.contains("storage"), "{name}: {e}");
+        }
+        // TRSV in another order than the default: the device built with the same
+        // TRSV_CHAIN_WAYS, its results the model's in that order.
+        let kernel = registry::find("accessor-trsv").unwrap();
+        let mut inputs = Inputs::new();
+        inputs.insert("a".to_string(), a.clone());
+        inputs.insert("b".to_string(), v.clone());
+        for ways in [1, 8] {
+            let pairs = ["backend=gpu".to_string(), format!("chain_ways={ways}")];
+            let params = Params::parse(kernel, &pairs).unwrap();
+            let run = kernel
+                .run(&inputs, &params)
+                .unwrap_or_else(|e| panic!("accessor-trsv {pairs:?}: {e}"));
+            assert_eq!(run.details["chain_ways"], ways);
+            let ran_on = run.details["ran_on"].as_str().unwrap();
+            assert!(ran_on.starts_with("gpu ("), "{pairs:?}: {ran_on}");
+            assert!(run.verdicts().unwrap()[0].verdict.is_pass(), "{pairs:?}");
         }
     }
 

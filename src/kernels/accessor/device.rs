@@ -82,6 +82,9 @@ pub enum Launch<'a> {
         uplo: Uplo,
         /// Unit or non-unit diagonal.
         diag: Diag,
+        /// The FMA chains of the product with each block's inverse (the
+        /// model's order; the device is built with the same `TRSV_CHAIN_WAYS`).
+        chain_ways: usize,
     },
 }
 
@@ -224,7 +227,17 @@ fn on_device(spec: &AccessorSpec, launch: Launch<'_>, backend: Backend) -> Resul
         Err(e) => return Err(e.into()),
         Ok(_) => {}
     }
-    let gpu = AccessorGpu::open()?;
+    // TRSV's chains pick its order: a setting other than the default builds the kernel file
+    // with it (the one tuning knob that changes an order), so that the device computes the
+    // model's values.
+    let gpu = match launch {
+        Launch::Trsv { chain_ways, .. } if chain_ways != super::trsv::TRSV_CHAIN_WAYS => {
+            use super::gpu::tuning::{AccessorTuning, Knob};
+            let ways = u32::try_from(chain_ways).unwrap_or(u32::MAX);
+            AccessorGpu::open_tuned(AccessorTuning::default().with(Knob::TrsvChainWays, ways)?)?
+        }
+        _ => AccessorGpu::open()?,
+    };
     let vector = |v: super::gpu::GpuVector| DeviceResults {
         before_store: v.before_store,
         stored: v.output,
@@ -253,6 +266,7 @@ fn on_device(spec: &AccessorSpec, launch: Launch<'_>, backend: Backend) -> Resul
             b,
             uplo,
             diag,
+            chain_ways: _,
         } => {
             let t = gpu.trsv(spec, a, n, b, uplo, diag)?;
             DeviceResults {

@@ -534,15 +534,24 @@ pub const DIAG: ParamSpec = ParamSpec {
     help: "unit: the diagonal is 1 and not read",
 };
 
-const PARAMS: [ParamSpec; 11] = {
-    let mut p = [UPLO; 11];
+/// The `chain_ways` parameter.
+pub const CHAIN_WAYS: ParamSpec = ParamSpec {
+    key: "chain_ways",
+    default: "4",
+    kind: ParamKind::Choice(&["1", "2", "3", "4", "5", "6", "7", "8"]),
+    help: "the FMA chains of each product with a diagonal block's inverse, summed as a tree (TRSV_CHAIN_WAYS of kernels/accessor_blas.cu; 1: one chain, the order the devices measured until 2026-11-28); the bound follows the order's depth",
+};
+
+const PARAMS: [ParamSpec; 12] = {
+    let mut p = [UPLO; 12];
     let mut i = 0;
     while i < ACCESSOR_PARAMS.len() {
         p[i] = ACCESSOR_PARAMS[i];
         i += 1;
     }
     p[9] = DIAG;
-    p[10] = super::device::BACKEND;
+    p[10] = CHAIN_WAYS;
+    p[11] = super::device::BACKEND;
     p
 };
 
@@ -577,7 +586,8 @@ impl Kernel for AccessorTrsv {
         let (rows, cols) = a_t.dims2().expect("checked 2-D");
         require_same_len("rows and columns of a", rows, cols)?;
         let (a, b) = (a_t.data(), input(inputs, &TRSV_INPUTS[1])?.data());
-        let c = accessor_trsv(&spec, a, rows, b, uplo, diag, store)?;
+        let chain_ways = params.usize("chain_ways")?;
+        let c = accessor_trsv_ordered(&spec, a, rows, b, (uplo, diag), store, chain_ways)?;
         let ran_on = super::device::run(
             params,
             &spec,
@@ -587,6 +597,7 @@ impl Kernel for AccessorTrsv {
                 b,
                 uplo,
                 diag,
+                chain_ways,
             },
             super::device::ModelResults {
                 before_store: &c.before_store,
