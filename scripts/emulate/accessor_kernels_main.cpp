@@ -11,8 +11,11 @@
 //   would show), alpha and beta among 0, 1 and random; both outputs (arithmetic format and
 //   stored) compared bit for bit.
 // Exits 1 at the first difference.
+// `accessor_kernels_main dump FILE` instead writes SpMV products with the current kernels' outputs
+// for the CPU model's check (scripts/emulate-accessor-models.sh).
 #include <cinttypes>
 #include "kern.h"
+#include "records.h"
 
 template <class V>
 static bool same_bits(const std::vector<V>& p, const std::vector<V>& q) {
@@ -86,27 +89,39 @@ static bool dot_case(std::mt19937_64& rng, unsigned blocks, unsigned threads, in
     return true;
 }
 
+// A random ELL matrix (column-major slots, column -1 and a NaN value for padding) and x.
+template <class S>
+struct EllDraw {
+    index_t rows, cols, width;
+    std::vector<int> col;
+    std::vector<S> val, x;
+    explicit EllDraw(std::mt19937_64& rng) : rows(1 + rng() % 700), cols(1 + rng() % 300), width(rng() % 41) {
+        if (rng() % 4 == 0) width = 8 * (rng() % 5);  // whole batches only
+        col.assign(rows * width, -1);
+        val.assign(rows * width, (S)NAN);
+        for (index_t r = 0; r < rows; ++r) {
+            const index_t len = width == 0 ? 0 : (rng() % 3 == 0 ? width : rng() % (width + 1));
+            const bool scattered = rng() % 3 == 0;  // padding between entries, not only after them
+            for (index_t k = 0, placed = 0; k < width && placed < len; ++k) {
+                if (scattered && width - k > len - placed && rng() % 2) continue;
+                col[k * rows + r] = (int)(rng() % cols);
+                val[k * rows + r] = (S)draw(rng);
+                ++placed;
+            }
+        }
+        x.resize(cols);
+        for (auto& v : x) v = (S)draw(rng);
+    }
+};
+
 template <class St, class A>
 static bool ell_case(std::mt19937_64& rng, const char* pair, long& values) {
     typedef typename St::S S;
     typedef typename A::T T;
-    const index_t rows = 1 + rng() % 700, cols = 1 + rng() % 300;
-    index_t width = rng() % 41;
-    if (rng() % 4 == 0) width = 8 * (rng() % 5);  // whole batches only
-    std::vector<int> col(rows * width, -1);
-    std::vector<S> val(rows * width, (S)NAN);
-    for (index_t r = 0; r < rows; ++r) {
-        const index_t len = width == 0 ? 0 : (rng() % 3 == 0 ? width : rng() % (width + 1));
-        const bool scattered = rng() % 3 == 0;  // padding between entries, not only after them
-        for (index_t k = 0, placed = 0; k < width && placed < len; ++k) {
-            if (scattered && width - k > len - placed && rng() % 2) continue;
-            col[k * rows + r] = (int)(rng() % cols);
-            val[k * rows + r] = (S)draw(rng);
-            ++placed;
-        }
-    }
-    std::vector<S> x(cols);
-    for (auto& v : x) v = (S)draw(rng);
+    const EllDraw<S> m(rng);
+    const index_t rows = m.rows, width = m.width;
+    const std::vector<int>& col = m.col;
+    const std::vector<S>&val = m.val, &x = m.x;
     Epilogue<S, T> out(rng, rows);
     const unsigned grid = (unsigned)((rows + 255) / 256);
     launch_sequential({grid, 1, 1}, 256, [&] {
@@ -128,23 +143,34 @@ static bool ell_case(std::mt19937_64& rng, const char* pair, long& values) {
 // entries so that some take two or three steps of 32, empty rows anywhere), alpha and beta
 // among 0, 1 and random, blocks of 8 warps in grids of every size; both outputs compared bit
 // for bit.
+// A random CSR matrix (column indices in any order, repeats allowed) and x.
+template <class S>
+struct CsrDraw {
+    index_t rows, cols;
+    std::vector<int> row_ptr, col;
+    std::vector<S> val, x;
+    explicit CsrDraw(std::mt19937_64& rng) : rows(1 + rng() % 700), cols(1 + rng() % 300), row_ptr(rows + 1, 0) {
+        for (index_t r = 0; r < rows; ++r) {
+            const unsigned len = rng() % 5 == 0 ? 0 : (unsigned)(rng() % (rng() % 3 == 0 ? 71 : 28));
+            for (unsigned k = 0; k < len; ++k) {
+                col.push_back((int)(rng() % cols));
+                val.push_back((S)draw(rng));
+            }
+            row_ptr[r + 1] = (int)col.size();
+        }
+        x.resize(cols);
+        for (auto& v : x) v = (S)draw(rng);
+    }
+};
+
 template <class St, class A>
 static bool csr_case(std::mt19937_64& rng, const char* pair, long& rows_done) {
     typedef typename St::S S;
     typedef typename A::T T;
-    const index_t rows = 1 + rng() % 700, cols = 1 + rng() % 300;
-    std::vector<int> row_ptr(rows + 1, 0), col;
-    std::vector<S> val;
-    for (index_t r = 0; r < rows; ++r) {
-        const unsigned len = rng() % 5 == 0 ? 0 : (unsigned)(rng() % (rng() % 3 == 0 ? 71 : 28));
-        for (unsigned k = 0; k < len; ++k) {
-            col.push_back((int)(rng() % cols));
-            val.push_back((S)draw(rng));
-        }
-        row_ptr[r + 1] = (int)col.size();
-    }
-    std::vector<S> x(cols);
-    for (auto& v : x) v = (S)draw(rng);
+    const CsrDraw<S> m(rng);
+    const index_t rows = m.rows;
+    const std::vector<int>&row_ptr = m.row_ptr, &col = m.col;
+    const std::vector<S>&val = m.val, &x = m.x;
     Epilogue<S, T> out(rng, rows);
     // The launcher's grid (8 warps per block, 8 groups of 4 rows per warp) or any smaller or
     // larger one, down to a single block: each warp takes groups grid-stride, so every grid
@@ -255,7 +281,81 @@ static bool run_kernel(unsigned which) {
     }
 }
 
+// One SpMV for the CPU model's check (`dump`): the matrix as CSR in the order its row chains
+// take the entries (ELL: each row's slots in order, padding skipped), x, alpha, beta, y0, and
+// both outputs of the current kernel.
+template <class S, class T>
+static void dump_spmv(FILE* out, const char* format, const char* pair, index_t rows, index_t cols,
+                      const std::vector<int>& ptr, const std::vector<int>& col, const std::vector<S>& val,
+                      const std::vector<S>& x, const Epilogue<S, T>& e) {
+    fprintf(out, "spmv %s %s %llu %llu\n", format, pair, rows, cols);
+    const T scalars[2] = {e.alpha, e.beta};
+    dump_line(out, "scalars", scalars, 2);
+    dump_ints(out, "ptr", ptr);
+    dump_ints(out, "col", col);
+    dump_line(out, "val", val.data(), val.size());
+    dump_line(out, "x", x.data(), x.size());
+    dump_line(out, "y0", e.y0.data(), e.y0.size());
+    dump_line(out, "y", e.arith_now.data(), e.arith_now.size());
+    dump_line(out, "ys", e.stored_now.data(), e.stored_now.size());
+}
+
+template <class St, class A>
+static void dump_csr(FILE* out, std::mt19937_64& rng, const char* pair) {
+    typedef typename St::S S;
+    const CsrDraw<S> m(rng);
+    Epilogue<S, typename A::T> e(rng, m.rows);
+    launch_threads({(unsigned)((m.rows + 255) / 256), 1, 1}, 256, [&] {
+        spmv_csr<St, A>(m.rows, m.row_ptr.data(), m.col.data(), m.val.data(), m.x.data(), e.alpha, e.beta,
+                        e.y0.data(), e.arith_now.data(), e.stored_now.data());
+    });
+    dump_spmv(out, "csr", pair, m.rows, m.cols, m.row_ptr, m.col, m.val, m.x, e);
+}
+
+template <class St, class A>
+static void dump_ell(FILE* out, std::mt19937_64& rng, const char* pair) {
+    typedef typename St::S S;
+    const EllDraw<S> m(rng);
+    Epilogue<S, typename A::T> e(rng, m.rows);
+    launch_sequential({(unsigned)((m.rows + 255) / 256), 1, 1}, 256, [&] {
+        spmv_ell<St, A>(m.rows, m.width, m.col.data(), m.val.data(), m.x.data(), e.alpha, e.beta, e.y0.data(),
+                        e.arith_now.data(), e.stored_now.data());
+    });
+    std::vector<int> ptr(1, 0), col;
+    std::vector<S> val;
+    for (index_t r = 0; r < m.rows; ++r) {
+        for (index_t k = 0; k < m.width; ++k)
+            if (m.col[k * m.rows + r] >= 0) {
+                col.push_back(m.col[k * m.rows + r]);
+                val.push_back(m.val[k * m.rows + r]);
+            }
+        ptr.push_back((int)col.size());
+    }
+    dump_spmv(out, "ell", pair, m.rows, m.cols, ptr, col, val, m.x, e);
+}
+
+// `dump FILE`: 30 CSR and 30 ELL products (the three pairs in turn, the launchers' grids) for
+// examples/accessor_spmv_emulation.rs, which computes each with the CPU model and compares the
+// bits: the kernels against the model itself, in any clone (the comparisons above need the
+// reference commit from the git history).
+static int dump(const char* path) {
+    FILE* out = fopen(path, "w");
+    if (!out) {
+        perror(path);
+        return 2;
+    }
+    std::mt19937_64 rng(SEED + 100);
+    for (int t = 0; t < 30; ++t)
+        each_pair(t, [&]<class St, class A>(const char* p) { return dump_csr<St, A>(out, rng, p), true; });
+    for (int t = 0; t < 30; ++t)
+        each_pair(t, [&]<class St, class A>(const char* p) { return dump_ell<St, A>(out, rng, p), true; });
+    fclose(out);
+    printf("60 products written to %s (seed %llu)\n", path, SEED + 100);
+    return 0;
+}
+
 int main(int argc, char** argv) {
+    if (argc == 3 && std::strcmp(argv[1], "dump") == 0) return dump(argv[2]);
     printf("seed %llu (+ the kernel's position in dot_blocks, spmv_ell, spmv_csr, gemv_t)\n", SEED);
     for (unsigned which = 0; which < 4; ++which) {
         bool named = argc == 1;

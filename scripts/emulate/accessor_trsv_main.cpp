@@ -9,6 +9,7 @@
 #include <string>
 #include <cinttypes>
 #include "kern.h"
+#include "records.h"
 
 template <class V>
 static bool same_bits(const std::vector<V>& p, const std::vector<V>& q) {
@@ -119,19 +120,6 @@ static bool phase(std::mt19937_64& rng, int count, bool concurrent, Draw draw_n,
         values += (long)n;
     }
     return true;
-}
-
-// The bits of a vector, widened exactly to binary64, as hexadecimal words on one line.
-template <class V>
-static void dump_line(FILE* out, const char* tag, const V* v, index_t len) {
-    fprintf(out, "%s", tag);
-    for (index_t i = 0; i < len; ++i) {
-        const double d = (double)v[i];
-        uint64_t bits;
-        std::memcpy(&bits, &d, sizeof bits);
-        fprintf(out, " %016" PRIx64, bits);
-    }
-    fprintf(out, "\n");
 }
 
 // One system for the CPU model's check (`dump`): diagonally dominant (finite results), the
