@@ -900,12 +900,13 @@ static __device__ __forceinline__ void trsv_invert(index_t n, const typename St:
 #define TRSV_CHAIN_WAYS 4
 #endif
 
-// y_row: row r of the block's inverse (columns 0 .. r read); v: the block's updated right-hand
-// side. The chain unrolled over the block's 32 columns (c <= row predicated), so that the loads
+// y_row: row r of the block's inverse (columns 0 .. r read), in shared memory or, with
+// TRSV_Y_REGISTERS, in registers (any type indexed as y_row[c]); v: the block's updated
+// right-hand side. The chain unrolled over the block's 32 columns (c <= row predicated), so that the loads
 // of y and v are free to run ahead of the fmas they feed.
-template <class A>
+template <class A, class Row>
 static __device__ __forceinline__ typename A::T trsv_apply_inverse(unsigned int row,
-                                                                   const typename A::T* y_row,
+                                                                   const Row& y_row,
                                                                    const typename A::T* v) {
     typedef typename A::T T;
     T part[TRSV_CHAIN_WAYS];
@@ -1015,6 +1016,26 @@ static __device__ __forceinline__ void trsv_solve(index_t n, const typename St::
 #endif
 // Chunks a block stages at once: one per thread (TRSV_WARPS warps of 32).
 #define TRSV_X_CHUNKS 8
+// Whether warp 0 reads its rows of the block's inverse from shared memory into registers before
+// the trees (1) or in the product after the barrier (0, the kernels measured until 2026-11-28).
+// The product x_r = sum_{c <= r} y_rc v_c lies on the critical path from one block row's
+// publication to the next, and with four chains (TRSV_CHAIN_WAYS) its arithmetic is 8 fmas and
+// 2 adds; what is left of it is shared-memory bandwidth. Each lane reads its row's 32 words,
+// 8 KiB per warp in binary64 and 4 KiB in binary32, at 128 bytes per cycle per SM (H100 and
+// H200): at least 64 and 32 cycles, twice as many for binary64 arithmetic as for binary32, on
+// every block row's path (ptxas, NVRTC 13.5, sm_90: the 32 row loads and the 32 broadcast
+// loads of v all after the barrier). In registers, only v's 32 broadcast loads stay behind the
+// barrier, and the row loads overlap the trees (tests/accessor_sass.rs counts the loads behind
+// the barrier: 64 by default, 32 with this). The cost: 32 more live registers in binary32, 64 in
+// binary64, for the whole block (ptxas, sm_90: trsv_rows acc<f64,f32> and fp64 80 registers
+// instead of 58 and 60, 3 blocks of 256 per SM instead of 4, fp32 45 instead of 48; sm_80: 91
+// instead of 64, 2 blocks instead of 4), no spills at any setting of the TRSV knobs. Block row 0
+// takes one barrier more. Same values, same order (trsv_apply_inverse reads the same words).
+// Written 2026-11-28 without a device: whether the occupancy it costs is worth the cycles it
+// saves is for a device to say.
+#ifndef TRSV_Y_REGISTERS
+#define TRSV_Y_REGISTERS 0
+#endif
 
 // Thread 0 of the block waits until `solved` (block rows published) reaches `count` and returns
 // the count it saw. The producer writes its x, fences, and after a barrier increments; the fence
@@ -1141,6 +1162,22 @@ static __device__ __forceinline__ void trsv_rows(index_t n, const typename St::S
             }
         }
     }
+    // TRSV_Y_REGISTERS: warp 0's lanes take their rows of the inverse into registers here, before
+    // the trees and the barrier. The fill above is visible: whenever k > 0 the loop passed a
+    // barrier (its first chunk's, staged or not); block row 0 has no loop and waits at one here
+    // (k is the block's, so every thread takes the same branch).
+    T y_reg[TRSV_Y_REGISTERS ? 32 : 1];
+    if constexpr (TRSV_Y_REGISTERS) {
+        if (k == 0) {
+            __syncthreads();  // block row 0: its rows filled before they are read
+        }
+        if (warp == 0) {
+#pragma unroll
+            for (unsigned int c = 0; c < 32; ++c) {
+                y_reg[c] = y[lane * TRSV_Y_STRIDE + c];
+            }
+        }
+    }
     // Every lane is here: the full-mask trees, row first + r's sum in lane 8 r.
     const T tree = warp_tree4<A>(acc);
     if ((lane & 7u) == 0u && tree_row < m) {
@@ -1152,7 +1189,12 @@ static __device__ __forceinline__ void trsv_rows(index_t n, const typename St::S
         // Unrolled (trsv_apply_inverse): the shared-memory loads run ahead of the fmas (the
         // rolled loop of 64-bit indices loaded each pair just before its fma, on the critical
         // path).
-        const T out = trsv_apply_inverse<A>(row, y + row * TRSV_Y_STRIDE, v);
+        T out;
+        if constexpr (TRSV_Y_REGISTERS) {
+            out = trsv_apply_inverse<A>(row, y_reg, v);
+        } else {
+            out = trsv_apply_inverse<A>(row, y + row * TRSV_Y_STRIDE, v);
+        }
         x[s + row] = out;
         x_stored[trsv_row(s + row, n, upper)] = St::write(out);
     }
@@ -1217,6 +1259,7 @@ static_assert(CSR_PIPELINE_DEPTH >= 1 && CSR_PIPELINE_DEPTH <= 3, "CSR_PIPELINE_
 static_assert(ELL_MIN_BLOCKS >= 1 && ELL_MIN_BLOCKS <= 8, "ELL_MIN_BLOCKS: 1 to 8 blocks of 256");
 static_assert(TRSV_STAGE_X >= 0 && TRSV_STAGE_X <= 1, "TRSV_STAGE_X: 0 or 1");
 static_assert(TRSV_CHAIN_WAYS >= 1 && TRSV_CHAIN_WAYS <= 8, "TRSV_CHAIN_WAYS: 1 to 8 accumulators");
+static_assert(TRSV_Y_REGISTERS >= 0 && TRSV_Y_REGISTERS <= 1, "TRSV_Y_REGISTERS: 0 or 1");
 
 // ------------------------------------------------------------ instantiations
 

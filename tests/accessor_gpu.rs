@@ -720,9 +720,11 @@ mod device {
     /// The tuning knobs change the speed, never the bits
     /// (`kernels::accessor::gpu::tuning`): with every knob at the low end of
     /// its range, then at the high end (CSR_GROUPS_PER_WARP = 1024: a few
-    /// warps each taking many row groups grid-stride; TRSV_STAGE_X = 0 and 1;
-    /// DOT_BATCH 2 and 16), every kernel still equals its CPU model bit for
-    /// bit and stays in its bounds, in the cases the default kernels pass.
+    /// warps each taking many row groups grid-stride; TRSV_STAGE_X and
+    /// TRSV_Y_REGISTERS 0 and 1; DOT_BATCH 2 and 16; TRSV_CHAIN_WAYS 1 and 8,
+    /// each against the model of its order), every kernel still equals its CPU
+    /// model bit for bit and stays in its bounds, in the cases the default
+    /// kernels pass.
     #[test]
     #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
     fn every_tuning_knob_at_either_end_keeps_the_cpu_models_bits() {
@@ -737,6 +739,23 @@ mod device {
             spmv_cases(&gpu);
             trsv_cases(&gpu);
         }
+    }
+
+    /// The pipelined solve with warp 0's rows of each block's inverse in
+    /// registers (`TRSV_Y_REGISTERS=1`, written without a device on
+    /// 2026-11-28, not the default): the same words in the same order, so the
+    /// model's bits in every case. A test of its own, matched by `device::trsv`,
+    /// so that memcheck and racecheck run this setting too (block row 0 reads
+    /// its rows after a barrier of its own, which racecheck can see).
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+    fn trsv_with_the_inverse_rows_in_registers_equals_its_cpu_model() {
+        use boundgate::kernels::accessor::gpu::tuning::AccessorTuning;
+        let tuning: AccessorTuning = "TRSV_Y_REGISTERS=1".parse().expect("a valid setting");
+        let gpu = AccessorGpu::open_tuned(tuning).unwrap_or_else(|e| {
+            panic!("needs an NVIDIA GPU: run with --ignored on the device: {e}")
+        });
+        trsv_cases(&gpu);
     }
 
     /// The pipelined solve with more block rows than the device holds at once:

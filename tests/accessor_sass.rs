@@ -20,6 +20,10 @@
 //! included, do not break a run). binary64 storage is left out: ptxas puts one
 //! FMA into some of its batches (DOT, CSR, ELL), with the same launch bounds.
 //!
+//! The same listings show what the pipelined TRSV's block row waits behind
+//! before it publishes: the shared-memory loads between its last barrier and
+//! its fence, which `TRSV_Y_REGISTERS=1` cuts to v's.
+//!
 //! Like the NVRTC tests it FAILS when NVRTC or cuobjdump is missing, unless
 //! BOUNDGATE_SKIP_NVRTC=1 is set. No GPU is needed.
 //!
@@ -143,5 +147,75 @@ fn deeper_csr_pipelines_keep_their_batches() {
         &[("CSR_PIPELINE_DEPTH", "3"), ("CSR_MIN_BLOCKS", "2")],
         &[("spmv_csr", 12)],
     ));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The shared-memory loads (`LDS`) a block row's publication waits behind:
+/// those between the last barrier (`BAR`) before the kernel's last fence
+/// (`MEMBAR`, the publication's `__threadfence`) and that fence, i.e. the
+/// product of `trsv_rows` with the block's inverse.
+fn shared_loads_before_the_publication(ops: &[String]) -> usize {
+    let fence = ops
+        .iter()
+        .rposition(|op| op == "MEMBAR")
+        .expect("trsv_rows publishes behind a fence");
+    let barrier = ops[..fence]
+        .iter()
+        .rposition(|op| op == "BAR")
+        .expect("a barrier before the product");
+    ops[barrier..fence].iter().filter(|op| *op == "LDS").count()
+}
+
+/// With `TRSV_Y_REGISTERS=1` the pipelined TRSV reads at most v (32
+/// broadcast loads) from shared memory between the barrier and the
+/// publication: warp 0's rows of the block's inverse are in registers by then.
+/// By default it reads its row there too, at least 31 loads more (ptxas may
+/// pair two binary32 words): the cycles on every block row's critical path the
+/// setting exists to take off it (kernels/accessor_blas.cu, `TRSV_Y_REGISTERS`;
+/// not the default until a device times it).
+#[test]
+fn trsv_rows_in_registers_leave_only_v_behind_the_barrier() {
+    let Some(tool) = tools() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("boundgate-sass-{}-trsv", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let mut problems = Vec::new();
+    for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {
+        let loads = |registers: &str, entry: &str| {
+            let cubin = dir.join(format!("trsv_{registers}_{}.cubin", target.arch()));
+            if !cubin.exists() {
+                let built = nvrtc::compile(
+                    sources::ACCESSOR_BLAS.path,
+                    sources::ACCESSOR_BLAS.source,
+                    &BuildOptions::new(target).with_defines(&[("TRSV_Y_REGISTERS", registers)]),
+                )
+                .unwrap_or_else(|e| panic!("{e}"));
+                std::fs::write(&cubin, &built.image).expect("the CUBIN written");
+            }
+            shared_loads_before_the_publication(&opcodes(&tool, &cubin, entry))
+        };
+        for pair in PAIRS.iter().chain(&["f64_f64"]) {
+            let entry = format!("accessor_trsv_rows_{pair}");
+            let (shared, registers) = (loads("0", &entry), loads("1", &entry));
+            println!(
+                "{target} {entry}: {shared} shared loads behind the barrier, \
+                 {registers} with TRSV_Y_REGISTERS=1"
+            );
+            if registers > 32 {
+                problems.push(format!(
+                    "{target} {entry}: {registers} shared loads behind the barrier with the \
+                     rows in registers, more than v's 32"
+                ));
+            }
+            if shared < registers + 31 {
+                problems.push(format!(
+                    "{target} {entry}: {shared} shared loads by default against {registers} \
+                     with the rows in registers: the row's 31 or 32 are not among them"
+                ));
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

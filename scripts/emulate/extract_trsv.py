@@ -22,6 +22,6 @@ PIECES = ACCESSOR_BASICS + [
 
 src = open(sys.argv[1]).read()
 out = ['#include "cuda_host.h"']
-out += re.findall(r"#define TRSV_(?:ROWS_PER_WARP|Y_STRIDE|STAGE_X|X_CHUNKS|CHAIN_WAYS) \d+", src)
+out += re.findall(r"#define TRSV_(?:ROWS_PER_WARP|Y_STRIDE|STAGE_X|X_CHUNKS|CHAIN_WAYS|Y_REGISTERS) \d+", src)
 out += [extract(src, piece) for piece in PIECES]
 open(sys.argv[2], "w").write("\n".join(out) + "\n")

@@ -64,11 +64,15 @@ pub enum Knob {
     /// with each block's inverse (1 to 8): **changes the order**, which the
     /// CPU model follows ([`TRSV_CHAIN_WAYS`](crate::kernels::accessor::trsv::TRSV_CHAIN_WAYS)).
     TrsvChainWays,
+    /// `TRSV_Y_REGISTERS`: whether warp 0 of the pipelined TRSV reads its rows
+    /// of the block's inverse into registers before the trees (1) or from
+    /// shared memory in the product (0); the same words in the same order.
+    TrsvYRegisters,
 }
 
 impl Knob {
     /// Every knob, in the kernel file's order.
-    pub const ALL: [Knob; 13] = [
+    pub const ALL: [Knob; 14] = [
         Knob::DotBatch,
         Knob::DotMinBlocks,
         Knob::GemvTMinBlocks,
@@ -82,6 +86,7 @@ impl Knob {
         Knob::EllMinBlocks,
         Knob::TrsvStageX,
         Knob::TrsvChainWays,
+        Knob::TrsvYRegisters,
     ];
 
     /// The macro name in `kernels/accessor_blas.cu`.
@@ -100,6 +105,7 @@ impl Knob {
             Knob::EllMinBlocks => "ELL_MIN_BLOCKS",
             Knob::TrsvStageX => "TRSV_STAGE_X",
             Knob::TrsvChainWays => "TRSV_CHAIN_WAYS",
+            Knob::TrsvYRegisters => "TRSV_Y_REGISTERS",
         }
     }
 
@@ -121,6 +127,7 @@ impl Knob {
             Knob::EllMinBlocks => 5,
             Knob::TrsvStageX => 1,
             Knob::TrsvChainWays => crate::kernels::accessor::trsv::TRSV_CHAIN_WAYS as u32,
+            Knob::TrsvYRegisters => 0,
         }
     }
 
@@ -135,7 +142,9 @@ impl Knob {
             | Knob::CsrMinBlocksF64
             | Knob::EllMinBlocks => 1..=8,
             Knob::GemvTMinBlocks => 1..=2,
-            Knob::GemvTStageX | Knob::CsrSplitLanes | Knob::TrsvStageX => 0..=1,
+            Knob::GemvTStageX | Knob::CsrSplitLanes | Knob::TrsvStageX | Knob::TrsvYRegisters => {
+                0..=1
+            }
             Knob::GemvTStagedBatch => 1..=32,
             Knob::CsrPipelineDepth => 1..=3,
             Knob::TrsvChainWays => 1..=crate::kernels::accessor::order::MAX_CHAIN_WAYS as u32,
