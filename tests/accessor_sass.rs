@@ -61,6 +61,21 @@ const PAIRS: [&str; 6] = [
     "f32_f32", "f32_f64", "f16_f32", "f16_f64", "bf16_f32", "bf16_f64",
 ];
 
+/// The kernel file compiled for `target` with `defines`, written as a CUBIN
+/// into `dir` (one file per target and setting) for cuobjdump.
+fn cubin(dir: &Path, target: Target, defines: &[(&str, &str)]) -> PathBuf {
+    let built = nvrtc::compile(
+        sources::ACCESSOR_BLAS.path,
+        sources::ACCESSOR_BLAS.source,
+        &BuildOptions::new(target).with_defines(defines),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let setting: String = defines.iter().map(|(n, v)| format!("-{n}{v}")).collect();
+    let cubin = dir.join(format!("accessor_blas_{}{setting}.cubin", target.arch()));
+    std::fs::write(&cubin, &built.image).expect("the CUBIN written");
+    cubin
+}
+
 /// Compiles the kernel file for sm_80 and sm_90 with `defines` and returns a
 /// line for each `(kernel, loads per batch)` entry point of [`PAIRS`] whose
 /// longest run of loads is shorter than its batch.
@@ -75,14 +90,7 @@ fn short_load_runs(
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     let mut problems = Vec::new();
     for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {
-        let built = nvrtc::compile(
-            sources::ACCESSOR_BLAS.path,
-            sources::ACCESSOR_BLAS.source,
-            &BuildOptions::new(target).with_defines(defines),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        let cubin = dir.join(format!("accessor_blas_{}.cubin", target.arch()));
-        std::fs::write(&cubin, &built.image).expect("the CUBIN written");
+        let cubin = cubin(&dir, target, defines);
         for &(kernel, loads) in batches {
             for pair in PAIRS {
                 let entry = format!("accessor_{kernel}_{pair}");
@@ -182,22 +190,14 @@ fn trsv_rows_in_registers_leave_only_v_behind_the_barrier() {
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     let mut problems = Vec::new();
     for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {
-        let loads = |registers: &str, entry: &str| {
-            let cubin = dir.join(format!("trsv_{registers}_{}.cubin", target.arch()));
-            if !cubin.exists() {
-                let built = nvrtc::compile(
-                    sources::ACCESSOR_BLAS.path,
-                    sources::ACCESSOR_BLAS.source,
-                    &BuildOptions::new(target).with_defines(&[("TRSV_Y_REGISTERS", registers)]),
-                )
-                .unwrap_or_else(|e| panic!("{e}"));
-                std::fs::write(&cubin, &built.image).expect("the CUBIN written");
-            }
-            shared_loads_before_the_publication(&opcodes(&tool, &cubin, entry))
+        let by_default = cubin(&dir, target, &[("TRSV_Y_REGISTERS", "0")]);
+        let in_registers = cubin(&dir, target, &[("TRSV_Y_REGISTERS", "1")]);
+        let loads = |cubin: &Path, entry: &str| {
+            shared_loads_before_the_publication(&opcodes(&tool, cubin, entry))
         };
         for pair in PAIRS.iter().chain(&["f64_f64"]) {
             let entry = format!("accessor_trsv_rows_{pair}");
-            let (shared, registers) = (loads("0", &entry), loads("1", &entry));
+            let (shared, registers) = (loads(&by_default, &entry), loads(&in_registers, &entry));
             println!(
                 "{target} {entry}: {shared} shared loads behind the barrier, \
                  {registers} with TRSV_Y_REGISTERS=1"
