@@ -1,7 +1,7 @@
-//! The accessor SpMV kernels (CSR and ELL), compiled as host C++, against the
-//! CPU model, bit for bit, without a GPU: reads the products
-//! `scripts/emulate/accessor_kernels_main dump FILE` wrote (`spmv_csr` and
-//! `spmv_ell` of `kernels/accessor_blas.cu`, with whatever tuning the header
+//! The accessor SpMV kernels (CSR, CSR-stream and ELL), compiled as host C++,
+//! against the CPU model, bit for bit, without a GPU: reads the products
+//! `scripts/emulate/accessor_kernels_main dump FILE` wrote (`spmv_csr`,
+//! `spmv_csr_stream` and `spmv_ell` of `kernels/accessor_blas.cu`, with whatever tuning the header
 //! was built with), computes each with [`accessor_spmv`] and compares both
 //! outputs (the arithmetic format's and the stored one). Exits 1 at the first
 //! difference, 2 for a file it cannot read.
@@ -39,11 +39,8 @@ fn parse(text: &str) -> Result<Vec<Product>, String> {
         let ["spmv", format, pair, rows, cols] = head[..] else {
             return Err(format!("expected an spmv line, found {head:?}"));
         };
-        let format = match format {
-            "csr" => SparseFormat::Csr,
-            "ell" => SparseFormat::Ell,
-            _ => return Err(format!("unknown format {format}")),
-        };
+        let format =
+            SparseFormat::from_name(format).ok_or_else(|| format!("unknown format {format}"))?;
         let num = |s: &str| s.parse::<usize>().map_err(|e| format!("{head:?}: {e}"));
         let scalars = lines.values("scalars")?;
         let [alpha, beta] = scalars[..] else {
@@ -99,6 +96,6 @@ fn main() -> ExitCode {
         std::env::args().nth(1),
         parse,
         check,
-        "products (CSR and ELL)",
+        "products (CSR, CSR-stream and ELL)",
     )
 }

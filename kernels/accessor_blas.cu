@@ -40,6 +40,8 @@
 //         warp_tree (a warp takes groups of 4 consecutive rows, each row in this order,
 //         the groups grid-stride and in a pipeline). ELL (column-major slots, column
 //         index -1 = padding): a thread per row chains its slots k = 0 .. width - 1.
+//         CSR-stream (spmv_csr_stream): ELL's order on CSR, a thread per row chains its
+//         entries in increasing position, read through shared memory in block-wide chunks.
 //         Then alpha and beta as GEMV.
 //   ROOFLINE  y_i = w(f^k(r(x_i))), f(v) = fl(fl(v a) + b): a thread per value.
 //   TRSV  positions p = 0 .. n-1 (row p for lower, n-1-p for upper: in positions T
@@ -774,6 +776,105 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
     }
 }
 
+// ------------------------------------------------------------ SPMV CSR-stream
+
+// A second CSR kernel, with another order: a thread per row, one FMA chain over the row's
+// entries in increasing position (the ELL kernel's order, so the same CPU model and bound:
+// spmv.rs, SparseFormat::CsrStream), the entries passed through shared memory in chunks that a
+// block loads together ("CSR-Stream", Greathouse and Daga, "Efficient Sparse Matrix-Vector
+// Multiplication on GPUs using the CSR Storage Format", SC 2014, Section 4). Why (written
+// 2026-11-28, no device): the warp-per-row-group kernel above is latency-bound at 74 % (H200)
+// and 86 % (H100) of copy for acc<f64,f32> at 96^3, and our fp32 CSR kernel stops at the same
+// place, while the ELL kernel, whose order this is, reaches 92 % and 96 % on the same matrix
+// (docs/gpu/2026-11-28-h100-h200.md). Nsight Compute put the CSR kernel at about 2.2 warp
+// instructions per nonzero and three dependent loads per row group (row pointers, then indices
+// and values, then x); here a block of CSR_STREAM_THREADS rows loads its two bounds, then each
+// thread CSR_STREAM_BATCH entries of a chunk, all independent (coalesced indices and values,
+// then their x), stores them to shared memory and, after a barrier, chains its own row's
+// entries of the chunk: about 0.4 warp instructions per nonzero, one dependent load before the
+// batch. Rows of any length: a row runs through as many chunks as it spans, its chain carried
+// in the thread (a long row keeps one thread busy while the block's others wait: the warp
+// kernel above suits long rows better). Shared memory holds the entries as stored (values and
+// gathered x in the storage format, widened exactly at the FMA): 2 x 256 x CSR_STREAM_BATCH
+// values per block, 32 KiB for binary64 storage at a batch of 8.
+#define CSR_STREAM_THREADS 256
+// Entries of a chunk each thread loads (a chunk holds CSR_STREAM_THREADS times as many).
+#ifndef CSR_STREAM_BATCH
+#define CSR_STREAM_BATCH 8
+#endif
+// Blocks of 256 threads per SM the launch bounds ask for: 4, at most 64 registers, for the
+// batch of 8 indices, values and x (at most 40 registers for binary64 storage); shared memory
+// allows 7 blocks of the binary64 pair and 8 of the others on sm_90 (228 KiB per SM).
+#ifndef CSR_STREAM_MIN_BLOCKS
+#define CSR_STREAM_MIN_BLOCKS 4
+#endif
+
+template <class St, class A>
+static __device__ __forceinline__ void spmv_csr_stream(index_t rows, const int* __restrict__ row_ptr,
+                                                       const int* __restrict__ col_idx,
+                                                       const typename St::S* __restrict__ values,
+                                                       const typename St::S* __restrict__ x, typename A::T alpha,
+                                                       typename A::T beta, const typename St::S* __restrict__ y0,
+                                                       typename A::T* __restrict__ y_arith,
+                                                       typename St::S* __restrict__ y) {
+    typedef typename A::T T;
+    typedef typename St::S S;
+    constexpr unsigned int B = CSR_STREAM_THREADS;
+    constexpr unsigned int CHUNK = B * CSR_STREAM_BATCH;
+    __shared__ S values_s[CHUNK];
+    __shared__ S x_s[CHUNK];
+    // The block's rows [first, last): the grid is ceil(rows / B) blocks, so first < rows, and
+    // every thread of the block runs the same chunks (the barriers below are block-uniform).
+    const index_t first = (index_t)blockIdx.x * B;
+    const index_t last = first + B < rows ? first + B : rows;
+    const index_t row = first + threadIdx.x;
+    // Positions in 32 bits, as spmv_csr's (row_ptr holds int; a position plus CHUNK < 2^32).
+    const unsigned int block_begin = (unsigned int)row_ptr[first];
+    const unsigned int block_end = (unsigned int)row_ptr[last];
+    const unsigned int begin = row < rows ? (unsigned int)row_ptr[row] : 0u;
+    const unsigned int end = row < rows ? (unsigned int)row_ptr[row + 1] : 0u;
+    T acc = 0;
+    for (unsigned int chunk = block_begin; chunk < block_end; chunk += CHUNK) {
+        // The chunk's entries chunk + threadIdx.x + u B: indices and values first, then their
+        // x, all issued before any is stored. Past the block's last entry, index 0 and value 0
+        // (x[0] exists: the block has an entry, so A has a column), stored but never read.
+        int c[CSR_STREAM_BATCH];
+        S v[CSR_STREAM_BATCH];
+#pragma unroll
+        for (unsigned int u = 0; u < CSR_STREAM_BATCH; ++u) {
+            const unsigned int k = chunk + threadIdx.x + u * B;
+            c[u] = 0;
+            v[u] = S(0);
+            if (k < block_end) {
+                c[u] = col_idx[k];
+                v[u] = values[k];
+            }
+        }
+        S xv[CSR_STREAM_BATCH];
+#pragma unroll
+        for (unsigned int u = 0; u < CSR_STREAM_BATCH; ++u) {
+            xv[u] = x[c[u]];
+        }
+#pragma unroll
+        for (unsigned int u = 0; u < CSR_STREAM_BATCH; ++u) {
+            values_s[threadIdx.x + u * B] = v[u];
+            x_s[threadIdx.x + u * B] = xv[u];
+        }
+        __syncthreads();
+        // This row's entries in the chunk, in increasing position: the chain goes on where the
+        // previous chunk left it.
+        const unsigned int from = begin > chunk ? begin : chunk;
+        const unsigned int to = end < chunk + CHUNK ? end : chunk + CHUNK;
+        for (unsigned int k = from; k < to; ++k) {
+            acc = A::fma(St::template read<A>(values_s, k - chunk), St::template read<A>(x_s, k - chunk), acc);
+        }
+        __syncthreads();  // the next chunk overwrites what the slower threads may still read
+    }
+    if (row < rows) {
+        finish_store<St, A>(acc, alpha, beta, y0, row, y_arith, y);
+    }
+}
+
 // Blocks of 256 threads per SM the ELL kernel's launch bounds ask for (spmv_ell says why).
 #ifndef ELL_MIN_BLOCKS
 #define ELL_MIN_BLOCKS 5
@@ -1238,8 +1339,8 @@ static __device__ __forceinline__ void roofline(const typename St::S* __restrict
 
 // The #defines above that each stand in `#ifndef`: DOT_BATCH, DOT_MIN_BLOCKS, GEMV_T_MIN_BLOCKS,
 // GEMV_T_STAGE_X, GEMV_T_STAGED_BATCH, CSR_GROUPS_PER_WARP, CSR_MIN_BLOCKS, CSR_MIN_BLOCKS_F64,
-// CSR_SPLIT_LANES, CSR_PIPELINE_DEPTH, ELL_MIN_BLOCKS, TRSV_STAGE_X and TRSV_CHAIN_WAYS. All but the
-// last change how loads are batched, staged and scheduled, which thread holds which of a sum's
+// CSR_SPLIT_LANES, CSR_PIPELINE_DEPTH, CSR_STREAM_BATCH, CSR_STREAM_MIN_BLOCKS, ELL_MIN_BLOCKS,
+// TRSV_STAGE_X, TRSV_CHAIN_WAYS and TRSV_Y_REGISTERS. All but TRSV_CHAIN_WAYS change how loads are batched, staged and scheduled, which thread holds which of a sum's
 // lanes, and how many registers ptxas may use, never which operations run or in what order, so
 // every setting of them gives the same bits (the CPU models' orders); TRSV_CHAIN_WAYS picks the
 // order of the TRSV's product with the inverse, and the CPU model takes it as a parameter. The launcher compiles this file with any of them set
@@ -1256,6 +1357,8 @@ static_assert(CSR_MIN_BLOCKS >= 1 && CSR_MIN_BLOCKS <= 8, "CSR_MIN_BLOCKS: 1 to 
 static_assert(CSR_MIN_BLOCKS_F64 >= 1 && CSR_MIN_BLOCKS_F64 <= 8, "CSR_MIN_BLOCKS_F64: 1 to 8 blocks of 256");
 static_assert(CSR_SPLIT_LANES >= 0 && CSR_SPLIT_LANES <= 1, "CSR_SPLIT_LANES: 0 or 1");
 static_assert(CSR_PIPELINE_DEPTH >= 1 && CSR_PIPELINE_DEPTH <= 3, "CSR_PIPELINE_DEPTH: 1 to 3 groups");
+static_assert(CSR_STREAM_BATCH >= 1 && CSR_STREAM_BATCH <= 8, "CSR_STREAM_BATCH: 1 to 8 entries per thread (at most 32 KiB of shared memory)");
+static_assert(CSR_STREAM_MIN_BLOCKS >= 1 && CSR_STREAM_MIN_BLOCKS <= 8, "CSR_STREAM_MIN_BLOCKS: 1 to 8 blocks of 256");
 static_assert(ELL_MIN_BLOCKS >= 1 && ELL_MIN_BLOCKS <= 8, "ELL_MIN_BLOCKS: 1 to 8 blocks of 256");
 static_assert(TRSV_STAGE_X >= 0 && TRSV_STAGE_X <= 1, "TRSV_STAGE_X: 0 or 1");
 static_assert(TRSV_CHAIN_WAYS >= 1 && TRSV_CHAIN_WAYS <= 8, "TRSV_CHAIN_WAYS: 1 to 8 accumulators");
@@ -1303,6 +1406,12 @@ static_assert(TRSV_Y_REGISTERS >= 0 && TRSV_Y_REGISTERS <= 1, "TRSV_Y_REGISTERS:
         const St::S* __restrict__ values, const St::S* __restrict__ x, A::T alpha, A::T beta,             \
         const St::S* __restrict__ y0, A::T* __restrict__ y_arith, St::S* __restrict__ y) {                \
         spmv_csr<St, A>(rows, row_ptr, col_idx, values, x, alpha, beta, y0, y_arith, y);                  \
+    }                                                                                                     \
+    extern "C" __global__ void __launch_bounds__(256, CSR_STREAM_MIN_BLOCKS) accessor_spmv_csr_stream_##SN##_##AN( \
+        index_t rows, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,                   \
+        const St::S* __restrict__ values, const St::S* __restrict__ x, A::T alpha, A::T beta,             \
+        const St::S* __restrict__ y0, A::T* __restrict__ y_arith, St::S* __restrict__ y) {                \
+        spmv_csr_stream<St, A>(rows, row_ptr, col_idx, values, x, alpha, beta, y0, y_arith, y);           \
     }                                                                                                     \
     extern "C" __global__ void __launch_bounds__(256, ELL_MIN_BLOCKS) accessor_spmv_ell_##SN##_##AN(      \
         index_t rows, index_t width, const int* __restrict__ col_idx, const St::S* __restrict__ values,   \

@@ -218,7 +218,7 @@ proptest! {
     fn spmv_rigorous_bound_holds(
         (m, n, mut a, x, y) in matrix_case(60, 70),
         s in setting(),
-        ell in any::<bool>(),
+        sparse in prop::sample::select(vec!["csr", "csr_stream", "ell"]),
         keep in 1..10u64,
         scalars in prop::sample::select(vec![("1", "0"), ("-1", "1"), ("2", "-2")]),
     ) {
@@ -230,7 +230,7 @@ proptest! {
         }
         let mut params = s.params();
         params.extend([
-            format!("sparse={}", if ell { "ell" } else { "csr" }),
+            format!("sparse={sparse}"),
             format!("alpha={}", scalars.0),
             format!("beta={}", scalars.1),
         ]);
@@ -243,7 +243,7 @@ proptest! {
             ],
             &params,
         );
-        rigorous_holds(&r, &format!("spmv {m}x{n} ell={ell} {s:?}"));
+        rigorous_holds(&r, &format!("spmv {m}x{n} sparse={sparse} {s:?}"));
     }
 }
 

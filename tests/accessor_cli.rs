@@ -159,6 +159,35 @@ fn run_trsv_and_spmv_with_parameters() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert_eq!(read_npy(&x).unwrap().data(), &[-3.5, -3.75, 4.0]);
+    // CSR-stream: ELL's chains, so the same values; its order in the report.
+    let json = dir.join("stream.json");
+    let o = boundgate(&[
+        "run",
+        "accessor-spmv",
+        "--input",
+        &format!("a={a}"),
+        "--input",
+        &format!("x={xv}"),
+        "--param",
+        "sparse=csr_stream",
+        "--output",
+        x.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(read_npy(&x).unwrap().data(), &[-3.5, -3.75, 4.0]);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["details"]["format"], "csr_stream");
+    assert!(
+        report["details"]["order"]
+            .as_str()
+            .unwrap()
+            .starts_with("CSR-stream: a thread per row"),
+        "{}",
+        report["details"]
+    );
 }
 
 #[test]

@@ -102,6 +102,7 @@ mod with_nvrtc {
             "gemv_t",
             "spmv_csr",
             "spmv_ell",
+            "spmv_csr_stream",
             "trsv_invert",
             "trsv_solve",
             "trsv_rows",
@@ -551,9 +552,13 @@ mod device {
         let seed = 0x5b_3700;
         println!("seed {seed:#x}");
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        // The last two: rows longer than a warp (each lane chains several
-        // entries) and row counts that are not multiples of the CSR
-        // kernel's 4 rows per warp.
+        // Rows longer than a warp (each lane chains several entries) and row
+        // counts that are not multiples of the CSR kernel's 4 rows per warp;
+        // for the CSR-stream kernel (256 rows per block, chunks of 2048
+        // entries at its default batch, 256 at batch 1), blocks of several
+        // chunks with rows across their edges (1000 x 100) and long rows
+        // (row rows / 2 is full) over two chunks (5 x 3000) and over three,
+        // in the second of three blocks (600 x 5000).
         for (rows, cols, p) in [
             (1, 1, 1.0),
             (40, 30, 0.2),
@@ -561,11 +566,16 @@ mod device {
             (1000, 100, 0.1),
             (70, 200, 0.5),
             (5, 3000, 0.05),
+            (600, 5000, 0.002),
         ] {
             let a = sparse(&mut rng, rows, cols, p);
             let x: Vec<f64> = (0..cols).map(|_| rng.random_range(-1.0..1.0)).collect();
             let y: Vec<f64> = (0..rows).map(|_| rng.random_range(-1.0..1.0)).collect();
-            for format in [SparseFormat::Csr, SparseFormat::Ell] {
+            for format in [
+                SparseFormat::Csr,
+                SparseFormat::CsrStream,
+                SparseFormat::Ell,
+            ] {
                 for scalars in [(1.0, 0.0), (-0.5, 2.0), (0.0, 2.0)] {
                     let y_in = (scalars.1 != 0.0).then_some(y.as_slice());
                     for spec in specs() {
@@ -1020,7 +1030,11 @@ mod device {
         assert_eq!(g.bytes, (m * k + k) as u64 * 4 + m as u64 * (4 + 8));
         let csr = CsrMatrix::from_dense(m, k, &a).unwrap();
         let mut all = vec![t, g];
-        for format in [SparseFormat::Csr, SparseFormat::Ell] {
+        for format in [
+            SparseFormat::Csr,
+            SparseFormat::CsrStream,
+            SparseFormat::Ell,
+        ] {
             let w = Workload::Spmv {
                 a: &csr,
                 format,

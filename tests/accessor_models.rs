@@ -245,6 +245,16 @@ fn spmv_equals_the_kernels_thread_by_thread() {
         let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP32).unwrap();
         let csr = accessor_spmv(&spec, &a, SparseFormat::Csr, (1.0, 0.0), &x, None, false).unwrap();
         let ell = accessor_spmv(&spec, &a, SparseFormat::Ell, (1.0, 0.0), &x, None, false).unwrap();
+        let stream = accessor_spmv(
+            &spec,
+            &a,
+            SparseFormat::CsrStream,
+            (1.0, 0.0),
+            &x,
+            None,
+            false,
+        )
+        .unwrap();
         for i in 0..rows {
             let (c, v) = a.row(i);
             let warp = warp_by_lanes(c.len(), |k| (v[k] as f32, x[c[k]] as f32));
@@ -261,6 +271,13 @@ fn spmv_equals_the_kernels_thread_by_thread() {
                 ell.before_store[i].to_bits(),
                 f64::from(thread).to_bits(),
                 "ell row {i}"
+            );
+            // CSR-stream: the same thread's chain, its entries read from
+            // shared memory instead of ELL slots.
+            assert_eq!(
+                stream.before_store[i].to_bits(),
+                f64::from(thread).to_bits(),
+                "csr-stream row {i}"
             );
         }
     }

@@ -219,3 +219,52 @@ fn trsv_rows_in_registers_leave_only_v_behind_the_barrier() {
     std::fs::remove_dir_all(&dir).ok();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The global loads (`LDG`) before the first shared-memory store (`STS`).
+fn loads_before_the_first_shared_store(ops: &[String]) -> usize {
+    let first_store = ops
+        .iter()
+        .position(|op| op == "STS")
+        .expect("spmv_csr_stream stores its chunk to shared memory");
+    ops[..first_store].iter().filter(|op| *op == "LDG").count()
+}
+
+/// The CSR-stream kernel issues a chunk's loads (its batch of column indices
+/// and values, then their x) before it stores any of them to shared memory: a
+/// store waits for its value's load, and the warp issues in order, so a store
+/// among the loads would hold the gathers behind it (kernels/accessor_blas.cu,
+/// `spmv_csr_stream`). The loads before the first store are the row bounds
+/// (four) and the chunk's, at least 3 x `CSR_STREAM_BATCH` (as the listing of
+/// 2026-11-28 has them: 28 for the default batch of 8); checked at the
+/// default batch and at 4, binary64 storage included.
+#[test]
+fn csr_stream_issues_a_chunks_loads_before_storing_them() {
+    let Some(tool) = tools() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("boundgate-sass-{}-stream", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let mut problems = Vec::new();
+    for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {
+        for batch in [8usize, 4] {
+            let text = batch.to_string();
+            let cubin = cubin(&dir, target, &[("CSR_STREAM_BATCH", text.as_str())]);
+            for pair in PAIRS.iter().chain(&["f64_f64"]) {
+                let entry = format!("accessor_spmv_csr_stream_{pair}");
+                let loads = loads_before_the_first_shared_store(&opcodes(&tool, &cubin, &entry));
+                println!(
+                    "{target} CSR_STREAM_BATCH={batch} {entry}: {loads} loads before the first store"
+                );
+                if loads < 3 * batch {
+                    problems.push(format!(
+                        "{target} CSR_STREAM_BATCH={batch} {entry}: {loads} loads before the \
+                         first shared store, fewer than the chunk's {}",
+                        3 * batch
+                    ));
+                }
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

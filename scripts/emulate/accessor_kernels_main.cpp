@@ -143,15 +143,18 @@ static bool ell_case(std::mt19937_64& rng, const char* pair, long& values) {
 // entries so that some take two or three steps of 32, empty rows anywhere), alpha and beta
 // among 0, 1 and random, blocks of 8 warps in grids of every size; both outputs compared bit
 // for bit.
-// A random CSR matrix (column indices in any order, repeats allowed) and x.
+// A random CSR matrix (column indices in any order, repeats allowed) and x; with `long_len`, row
+// rows / 2 has that many entries (the CSR-stream kernel's rows across several chunks).
 template <class S>
 struct CsrDraw {
     index_t rows, cols;
     std::vector<int> row_ptr, col;
     std::vector<S> val, x;
-    explicit CsrDraw(std::mt19937_64& rng) : rows(1 + rng() % 700), cols(1 + rng() % 300), row_ptr(rows + 1, 0) {
+    explicit CsrDraw(std::mt19937_64& rng, unsigned long_len = 0)
+        : rows(1 + rng() % 700), cols(1 + rng() % 300), row_ptr(rows + 1, 0) {
         for (index_t r = 0; r < rows; ++r) {
-            const unsigned len = rng() % 5 == 0 ? 0 : (unsigned)(rng() % (rng() % 3 == 0 ? 71 : 28));
+            unsigned len = rng() % 5 == 0 ? 0 : (unsigned)(rng() % (rng() % 3 == 0 ? 71 : 28));
+            if (long_len > 0 && r == rows / 2) len = long_len;
             for (unsigned k = 0; k < len; ++k) {
                 col.push_back((int)(rng() % cols));
                 val.push_back((S)draw(rng));
@@ -312,6 +315,23 @@ static void dump_csr(FILE* out, std::mt19937_64& rng, const char* pair) {
     dump_spmv(out, "csr", pair, m.rows, m.cols, m.row_ptr, m.col, m.val, m.x, e);
 }
 
+// The CSR-stream kernel in its launcher's geometry (a block of CSR_STREAM_THREADS rows, a thread
+// per row); every other matrix with a row of 2000 to 6000 entries, which runs through two to four
+// chunks at the default batch (2048 entries), and through 8 to 24 at a batch of 1.
+template <class St, class A>
+static void dump_csr_stream(FILE* out, std::mt19937_64& rng, const char* pair) {
+    typedef typename St::S S;
+    const unsigned long_len = rng() % 2 ? 2000 + (unsigned)(rng() % 4001) : 0;
+    const CsrDraw<S> m(rng, long_len);
+    Epilogue<S, typename A::T> e(rng, m.rows);
+    const unsigned blocks = (unsigned)((m.rows + CSR_STREAM_THREADS - 1) / CSR_STREAM_THREADS);
+    launch_threads({blocks, 1, 1}, CSR_STREAM_THREADS, [&] {
+        spmv_csr_stream<St, A>(m.rows, m.row_ptr.data(), m.col.data(), m.val.data(), m.x.data(), e.alpha, e.beta,
+                               e.y0.data(), e.arith_now.data(), e.stored_now.data());
+    });
+    dump_spmv(out, "csr_stream", pair, m.rows, m.cols, m.row_ptr, m.col, m.val, m.x, e);
+}
+
 template <class St, class A>
 static void dump_ell(FILE* out, std::mt19937_64& rng, const char* pair) {
     typedef typename St::S S;
@@ -334,7 +354,8 @@ static void dump_ell(FILE* out, std::mt19937_64& rng, const char* pair) {
     dump_spmv(out, "ell", pair, m.rows, m.cols, ptr, col, val, m.x, e);
 }
 
-// `dump FILE`: 30 CSR and 30 ELL products (the three pairs in turn, the launchers' grids) for
+// `dump FILE`: 30 CSR, 30 ELL and 30 CSR-stream products (the three pairs in turn, the launchers'
+// grids; the CSR-stream ones from a generator of their own, so that the others stay as they were) for
 // examples/accessor_spmv_emulation.rs, which computes each with the CPU model and compares the
 // bits: the kernels against the model itself, in any clone (the comparisons above need the
 // reference commit from the git history).
@@ -349,8 +370,11 @@ static int dump(const char* path) {
         each_pair(t, [&]<class St, class A>(const char* p) { return dump_csr<St, A>(out, rng, p), true; });
     for (int t = 0; t < 30; ++t)
         each_pair(t, [&]<class St, class A>(const char* p) { return dump_ell<St, A>(out, rng, p), true; });
+    std::mt19937_64 stream_rng(SEED + 101);
+    for (int t = 0; t < 30; ++t)
+        each_pair(t, [&]<class St, class A>(const char* p) { return dump_csr_stream<St, A>(out, stream_rng, p), true; });
     fclose(out);
-    printf("60 products written to %s (seed %llu)\n", path, SEED + 100);
+    printf("90 products written to %s (seeds %llu, %llu)\n", path, SEED + 100, SEED + 101);
     return 0;
 }
 

@@ -38,7 +38,7 @@ FILES = {
             "static __device__ __forceinline__ typename A::T finish(",
             "static __device__ __forceinline__ void finish_store(",
         ],
-        r"#define (?:DOT_BATCH|\w+_MIN_BLOCKS|GEMV_T_\w+|CSR_ROWS_PER_WARP|CSR_SPLIT_LANES|CSR_PIPELINE_DEPTH) \d+",
+        r"#define (?:DOT_BATCH|\w+_MIN_BLOCKS|GEMV_T_\w+|CSR_ROWS_PER_WARP|CSR_SPLIT_LANES|CSR_PIPELINE_DEPTH|CSR_STREAM_\w+) \d+",
         "static __device__ __forceinline__ void {name}(",
     ),
 }

@@ -737,6 +737,7 @@ fn spmv_case(
     let fname = match format {
         SparseFormat::Ell => "spmv ELL",
         SparseFormat::Csr => "spmv CSR",
+        SparseFormat::CsrStream => "spmv CSR-stream",
     };
     let mut case = new_case(fname, name.to_string(), dname);
     for &seed in seeds {

@@ -6,6 +6,11 @@
 //!   row's entries `l, l + 32, ...`, then the warp tree; depth
 //!   [`warp_dot_depth`]`(nnz_i)`. On the GPU each warp takes four rows at a
 //!   time (`CSR_ROWS_PER_WARP`), each still over its own 32 lanes and tree.
+//! - **CSR-stream** (Greathouse and Daga, SC 2014): one thread per row chains
+//!   the row's entries in increasing position, ELL's order on CSR storage;
+//!   depth `nnz_i`. On the GPU a block of 256 rows passes its entries through
+//!   shared memory in chunks, which changes where they are read from, not
+//!   the order.
 //! - **ELL** (column-major slots): one thread per row chains its slots
 //!   `k = 0, 1, ..., width - 1`, skipping padding; depth `nnz_i`. The paper's
 //!   Ginkgo ELL kernel may use several threads per row; this kernel uses one,
@@ -44,6 +49,10 @@ use serde_json::json;
 pub enum SparseFormat {
     /// CSR, 32 lanes per row (four rows per warp on the GPU).
     Csr,
+    /// CSR, a thread per row: one FMA chain over the row's entries in order
+    /// (the ELL order; on the GPU through shared memory, a block of 256 rows
+    /// at a time).
+    CsrStream,
     /// ELL, a thread per row.
     Ell,
 }
@@ -53,8 +62,35 @@ impl SparseFormat {
     pub fn row_depth(self, nnz: usize) -> u64 {
         match self {
             SparseFormat::Csr => warp_dot_depth(nnz),
-            SparseFormat::Ell => nnz as u64,
+            SparseFormat::Ell | SparseFormat::CsrStream => nnz as u64,
         }
+    }
+
+    /// The `sparse` parameter's word for this format.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::spmv::SparseFormat;
+    /// assert_eq!(SparseFormat::CsrStream.name(), "csr_stream");
+    /// assert_eq!(SparseFormat::from_name("csr_stream"), Some(SparseFormat::CsrStream));
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            SparseFormat::Csr => "csr",
+            SparseFormat::CsrStream => "csr_stream",
+            SparseFormat::Ell => "ell",
+        }
+    }
+
+    /// The format whose [`name`](SparseFormat::name) is `name`.
+    pub fn from_name(name: &str) -> Option<SparseFormat> {
+        [
+            SparseFormat::Csr,
+            SparseFormat::CsrStream,
+            SparseFormat::Ell,
+        ]
+        .into_iter()
+        .find(|f| f.name() == name)
     }
 }
 
@@ -131,6 +167,16 @@ pub fn accessor_spmv(
                 .map(|i| {
                     let (cols, vals) = a_read.row(i);
                     warp_dot(cols.len(), |k| (A::of(vals[k]), xv[cols[k]]))
+                })
+                .collect(),
+            // ELL's chain on the CSR row: the same entries in the same order
+            // (EllMatrix::from_csr keeps each row's order), without the padding.
+            SparseFormat::CsrStream => (0..a.rows())
+                .map(|i| {
+                    let (cols, vals) = a_read.row(i);
+                    cols.iter()
+                        .zip(vals)
+                        .fold(A::ZERO, |acc, (&c, &v)| A::fma(A::of(v), xv[c], acc))
                 })
                 .collect(),
             SparseFormat::Ell => {
@@ -279,15 +325,15 @@ pub fn spmv_errors(
 pub const SPARSE: ParamSpec = ParamSpec {
     key: "sparse",
     default: "csr",
-    kind: ParamKind::Choice(&["csr", "ell"]),
-    help: "sparse format of A (its nonzeros): csr (32 lanes per row, then a warp tree) or ell (a thread per row)",
+    kind: ParamKind::Choice(&["csr", "csr_stream", "ell"]),
+    help: "sparse format of A (its nonzeros): csr (32 lanes per row, then a warp tree), csr_stream (CSR, a thread per row, one chain in order) or ell (a thread per row)",
 };
 
 const PARAMS: [ParamSpec; 12] = common::params_with_scalars(SPARSE);
 
 const INFO: KernelInfo = KernelInfo {
     name: "accessor-spmv",
-    summary: "y := alpha A x + beta y for the nonzeros of A (CSR: 32 lanes per row and a warp tree; ELL: a thread per row) through the memory accessor",
+    summary: "y := alpha A x + beta y for the nonzeros of A (CSR: 32 lanes per row and a warp tree; CSR-stream and ELL: a thread per row) through the memory accessor",
     inputs: GEMV_INPUTS,
     params: &PARAMS,
     non_finite: super::common::NON_FINITE,
@@ -306,10 +352,9 @@ impl Kernel for AccessorSpmv {
         let store = params.bool("store")?;
         let alpha = common::scalar(params, "alpha", spec.arithmetic)?;
         let beta = common::scalar(params, "beta", spec.arithmetic)?;
-        let format = match params.text("sparse")? {
-            "ell" => SparseFormat::Ell,
-            _ => SparseFormat::Csr,
-        };
+        let sparse = params.text("sparse")?;
+        let format = SparseFormat::from_name(sparse)
+            .ok_or_else(|| Error::usage(format!("sparse={sparse}: not csr, csr_stream or ell")))?;
         let a_t = input(inputs, &GEMV_INPUTS[0])?;
         let (rows, cols) = a_t.dims2().expect("checked 2-D");
         let a = CsrMatrix::from_dense(rows, cols, a_t.data())?;
@@ -340,6 +385,7 @@ impl Kernel for AccessorSpmv {
         let details = json!({
             "order": match format {
                 SparseFormat::Csr => "CSR: 32 lanes per row, FMA chains over entries l, l + 32, ..., warp tree (kernels/accessor_blas.cu)",
+                SparseFormat::CsrStream => "CSR-stream: a thread per row, one FMA chain over its entries in order; on the GPU through shared memory in block-wide chunks (kernels/accessor_blas.cu)",
                 SparseFormat::Ell => "ELL (column-major slots): a thread per row, one FMA chain over its slots (kernels/accessor_blas.cu)",
             },
             "accessor": spec,

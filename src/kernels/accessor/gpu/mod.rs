@@ -71,6 +71,9 @@ const ROW_WARPS: usize = 8;
 const CSR_ROWS_PER_WARP: usize = 4;
 /// Threads per block of the ELL SpMV kernel (a thread per row).
 const ELL_THREADS: usize = 256;
+/// Threads per block of the CSR-stream SpMV kernel, and so rows per block (a
+/// thread per row; `CSR_STREAM_THREADS` in kernels/accessor_blas.cu).
+const CSR_STREAM_THREADS: usize = 256;
 
 fn config(blocks: usize, threads: (u32, u32)) -> LaunchConfig {
     LaunchConfig {
@@ -358,7 +361,7 @@ impl AccessorGpu {
 
 #[cfg(test)]
 mod tests {
-    use super::{CSR_ROWS_PER_WARP, SOURCE};
+    use super::{CSR_ROWS_PER_WARP, CSR_STREAM_THREADS, SOURCE};
 
     /// kernels/accessor_blas.cu defines `name` as `value` (`#define name value`,
     /// then a space or the end of the line: not a longer number).
@@ -371,6 +374,14 @@ mod tests {
             )
         });
         assert!(found, "kernels/accessor_blas.cu lacks `{define}`");
+    }
+
+    /// The CSR-stream grid has a block per `CSR_STREAM_THREADS` rows, the
+    /// kernel's rows per block: fewer rows per block in the kernel would leave
+    /// rows unwritten, more would let a block start past the last row.
+    #[test]
+    fn the_csr_stream_grid_and_the_kernel_agree_on_rows_per_block() {
+        assert_kernel_defines("CSR_STREAM_THREADS", CSR_STREAM_THREADS);
     }
 
     /// The launcher sizes the CSR grid by the kernel's rows per warp: the
@@ -427,7 +438,7 @@ mod tests {
     /// kernels/accessor_blas.cu).
     #[test]
     fn launch_bounds_name_the_launchers_block_sizes() {
-        use super::{ELL_THREADS, ROW_WARPS};
+        use super::{CSR_STREAM_THREADS, ELL_THREADS, ROW_WARPS};
         use crate::kernels::accessor::gemv::TRANSPOSED_GROUPS;
         use crate::kernels::accessor::order::{DOT_THREADS, WARP};
         let expected = [
@@ -435,6 +446,7 @@ mod tests {
             ("gemv_t", WARP * TRANSPOSED_GROUPS),
             ("spmv_csr", ROW_WARPS * WARP),
             ("spmv_ell", ELL_THREADS),
+            ("spmv_csr_stream", CSR_STREAM_THREADS),
             ("trsv_rows", super::TRSV_WARPS * WARP),
         ];
         for (entry, threads) in expected {

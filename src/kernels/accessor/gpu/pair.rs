@@ -37,6 +37,7 @@ pub(super) const GEMV_N: [&str; 7] = kernel_names!("gemv_n");
 pub(super) const GEMV_T: [&str; 7] = kernel_names!("gemv_t");
 pub(super) const SPMV_CSR: [&str; 7] = kernel_names!("spmv_csr");
 pub(super) const SPMV_ELL: [&str; 7] = kernel_names!("spmv_ell");
+pub(super) const SPMV_CSR_STREAM: [&str; 7] = kernel_names!("spmv_csr_stream");
 pub(super) const TRSV_INVERT: [&str; 7] = kernel_names!("trsv_invert");
 pub(super) const TRSV_SOLVE: [&str; 7] = kernel_names!("trsv_solve");
 pub(super) const TRSV_ROWS: [&str; 7] = kernel_names!("trsv_rows");

@@ -1,5 +1,6 @@
 //! The accessor SpMV on the device (CSR: four rows per warp, 32 lanes and a
-//! tree per row; ELL: a thread per row), as
+//! tree per row; CSR-stream: a block of 256 rows through shared memory, a
+//! thread per row; ELL: a thread per row), as
 //! [`accessor_spmv`](crate::kernels::accessor::spmv::accessor_spmv) orders it.
 
 use super::*;
@@ -34,8 +35,12 @@ impl AccessorGpu {
         let stored = spec.for_data(a.values())?.store(a.values())?.values;
         let col_int = to_int("column index", a.col_idx())?;
         let (names, row_ptr, col_idx, values, width) = match format {
-            SparseFormat::Csr => (
-                &SPMV_CSR,
+            SparseFormat::Csr | SparseFormat::CsrStream => (
+                if format == SparseFormat::Csr {
+                    &SPMV_CSR
+                } else {
+                    &SPMV_CSR_STREAM
+                },
                 to_int("row pointer", a.row_ptr())?,
                 col_int,
                 stored,
@@ -94,6 +99,13 @@ impl AccessorGpu {
                     ((ROW_WARPS * WARP) as u32, 1),
                 )
             }
+            SparseFormat::CsrStream => {
+                builder.arg(&s.rows).arg(&s.row_ptr).arg(&s.col_idx);
+                config(
+                    blocks_for(s.out.len, CSR_STREAM_THREADS)?,
+                    (CSR_STREAM_THREADS as u32, 1),
+                )
+            }
             SparseFormat::Ell => {
                 builder.arg(&s.rows).arg(&s.width).arg(&s.col_idx);
                 config(blocks_for(s.out.len, ELL_THREADS)?, (ELL_THREADS as u32, 1))
@@ -106,21 +118,25 @@ impl AccessorGpu {
             .arg(&s.out.y0)
             .arg(&mut s.out.y_arith)
             .arg(&mut s.out.y);
-        // SAFETY: the argument lists match accessor_spmv_csr_* (index_t rows;
-        // int row_ptr[rows + 1], col_idx[nnz]; values[nnz]; ...) and
+        // SAFETY: the argument lists match accessor_spmv_csr_* and
+        // accessor_spmv_csr_stream_* (index_t rows; int row_ptr[rows + 1],
+        // col_idx[nnz]; values[nnz]; ...) and
         // accessor_spmv_ell_* (index_t rows, width; int col_idx[width x rows],
         // -1 for padding; values[width x rows]; ...), then x (cols storage
         // elements), A::T alpha, beta, y0, y_arith, y (rows each); every column
         // index is below cols; CSR: 8 warps per block, each taking groups of
         // CSR_ROWS_PER_WARP rows grid-stride until the last row (a row's
-        // entries over the warp's lanes), so any grid covers every row; ELL: a
+        // entries over the warp's lanes), so any grid covers every row;
+        // CSR-stream: a block per CSR_STREAM_THREADS rows (ceil(rows / 256)
+        // blocks, the kernel's assumption: every block has a first row); ELL: a
         // thread per row.
         unsafe { builder.launch(cfg) }.map_err(driver("launch accessor_spmv"))?;
         Ok(())
     }
 
     /// The SpMV kernel (CSR: a warp per group of four rows, several groups per
-    /// warp; ELL: a thread per row) on `A`'s
+    /// warp; CSR-stream: a thread per row, a block's entries through shared
+    /// memory; ELL: a thread per row) on `A`'s
     /// values, `x` and `y` stored through `spec`; the CPU model is
     /// [`accessor_spmv`](crate::kernels::accessor::spmv::accessor_spmv) with `store = true`.
     ///

@@ -106,9 +106,13 @@ impl AccessorGpu {
                     let mut sp = self.prepare_spmv(spec, a, format, scalars, x, y)?;
                     let rows = a.rows() as u64;
                     let (matrix, name) = match format {
-                        SparseFormat::Csr => (
+                        SparseFormat::Csr | SparseFormat::CsrStream => (
                             a.nnz() as u64 * (s + 4) + (rows + 1) * 4,
-                            SPMV_CSR[pair.index],
+                            if format == SparseFormat::Csr {
+                                SPMV_CSR[pair.index]
+                            } else {
+                                SPMV_CSR_STREAM[pair.index]
+                            },
                         ),
                         SparseFormat::Ell => (
                             rows * a.max_row_len() as u64 * (s + 4),

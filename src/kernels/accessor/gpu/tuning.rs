@@ -55,6 +55,12 @@ pub enum Knob {
     /// `CSR_PIPELINE_DEPTH`: row groups whose first entries each CSR warp
     /// keeps in flight while it reduces one (1 to 3).
     CsrPipelineDepth,
+    /// `CSR_STREAM_BATCH`: entries of a chunk each thread of the CSR-stream
+    /// kernel loads (1 to 8; a chunk is 256 times as many).
+    CsrStreamBatch,
+    /// `CSR_STREAM_MIN_BLOCKS`: blocks of 256 per SM the CSR-stream launch
+    /// bounds ask for.
+    CsrStreamMinBlocks,
     /// `ELL_MIN_BLOCKS`: blocks of 256 per SM the ELL launch bounds ask for.
     EllMinBlocks,
     /// `TRSV_STAGE_X`: whether the pipelined TRSV loads each chunk of x once
@@ -72,7 +78,7 @@ pub enum Knob {
 
 impl Knob {
     /// Every knob, in the kernel file's order.
-    pub const ALL: [Knob; 14] = [
+    pub const ALL: [Knob; 16] = [
         Knob::DotBatch,
         Knob::DotMinBlocks,
         Knob::GemvTMinBlocks,
@@ -83,6 +89,8 @@ impl Knob {
         Knob::CsrMinBlocksF64,
         Knob::CsrSplitLanes,
         Knob::CsrPipelineDepth,
+        Knob::CsrStreamBatch,
+        Knob::CsrStreamMinBlocks,
         Knob::EllMinBlocks,
         Knob::TrsvStageX,
         Knob::TrsvChainWays,
@@ -102,6 +110,8 @@ impl Knob {
             Knob::CsrMinBlocksF64 => "CSR_MIN_BLOCKS_F64",
             Knob::CsrSplitLanes => "CSR_SPLIT_LANES",
             Knob::CsrPipelineDepth => "CSR_PIPELINE_DEPTH",
+            Knob::CsrStreamBatch => "CSR_STREAM_BATCH",
+            Knob::CsrStreamMinBlocks => "CSR_STREAM_MIN_BLOCKS",
             Knob::EllMinBlocks => "ELL_MIN_BLOCKS",
             Knob::TrsvStageX => "TRSV_STAGE_X",
             Knob::TrsvChainWays => "TRSV_CHAIN_WAYS",
@@ -124,6 +134,8 @@ impl Knob {
             Knob::CsrMinBlocksF64 => 4,
             Knob::CsrSplitLanes => 1,
             Knob::CsrPipelineDepth => 1,
+            Knob::CsrStreamBatch => 8,
+            Knob::CsrStreamMinBlocks => 4,
             Knob::EllMinBlocks => 5,
             Knob::TrsvStageX => 1,
             Knob::TrsvChainWays => crate::kernels::accessor::trsv::TRSV_CHAIN_WAYS as u32,
@@ -140,6 +152,8 @@ impl Knob {
             Knob::DotMinBlocks
             | Knob::CsrMinBlocks
             | Knob::CsrMinBlocksF64
+            | Knob::CsrStreamMinBlocks
+            | Knob::CsrStreamBatch
             | Knob::EllMinBlocks => 1..=8,
             Knob::GemvTMinBlocks => 1..=2,
             Knob::GemvTStageX | Knob::CsrSplitLanes | Knob::TrsvStageX | Knob::TrsvYRegisters => {
