@@ -791,8 +791,9 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
 // and values, then x); here a block of CSR_STREAM_THREADS rows loads its two bounds, then each
 // thread CSR_STREAM_BATCH entries of a chunk, all independent (coalesced indices and values,
 // then their x), stores them to shared memory and, after a barrier, chains its own row's
-// entries of the chunk: about 0.4 warp instructions per nonzero, one dependent load before the
-// batch. Rows of any length: a row runs through as many chunks as it spans, its chain carried
+// entries of the chunk: about 0.6 warp instructions per nonzero by the SASS (the fill about 12
+// per thread and entry, 32 entries to a warp instruction; the chain about 6 per entry, 32 rows
+// at a time), one dependent load before the batch. Rows of any length: a row runs through as many chunks as it spans, its chain carried
 // in the thread (a long row keeps one thread busy while the block's others wait: the warp
 // kernel above suits long rows better). Shared memory holds the entries as stored (values and
 // gathered x in the storage format, widened exactly at the FMA): 2 x 256 x CSR_STREAM_BATCH
@@ -802,11 +803,14 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
 #ifndef CSR_STREAM_BATCH
 #define CSR_STREAM_BATCH 8
 #endif
-// Blocks of 256 threads per SM the launch bounds ask for: 4, at most 64 registers, for the
-// batch of 8 indices, values and x (at most 40 registers for binary64 storage); shared memory
-// allows 7 blocks of the binary64 pair and 8 of the others on sm_90 (228 KiB per SM).
+// Blocks of 256 threads per SM the launch bounds ask for: 5 (40 warps per SM, as the ELL kernel
+// has), at most 48 registers. ptxas (NVRTC 13, 2026-11-28; docs/accessor.md, "SpMV CSR-stream")
+// keeps each batch's 24 loads ahead of its shared stores and spills nothing, on sm_80 and sm_90,
+// for every pair at 4 and 5; at 4 it takes 48 / 62 / 56 registers (fp32, acc<f64,f32>, fp64),
+// so acc<f64,f32> would hold only 4 blocks; at 6 and 7 the 4-byte pairs spill 8 bytes on sm_90.
+// Shared memory allows 7 blocks of the binary64 pair and 8 of the others (228 KiB per SM).
 #ifndef CSR_STREAM_MIN_BLOCKS
-#define CSR_STREAM_MIN_BLOCKS 4
+#define CSR_STREAM_MIN_BLOCKS 5
 #endif
 
 template <class St, class A>

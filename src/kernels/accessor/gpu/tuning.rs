@@ -135,7 +135,7 @@ impl Knob {
             Knob::CsrSplitLanes => 1,
             Knob::CsrPipelineDepth => 1,
             Knob::CsrStreamBatch => 8,
-            Knob::CsrStreamMinBlocks => 4,
+            Knob::CsrStreamMinBlocks => 5,
             Knob::EllMinBlocks => 5,
             Knob::TrsvStageX => 1,
             Knob::TrsvChainWays => crate::kernels::accessor::trsv::TRSV_CHAIN_WAYS as u32,
