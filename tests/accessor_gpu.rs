@@ -1004,6 +1004,21 @@ mod device {
             assert!(ran_on.starts_with("gpu ("), "{pairs:?}: {ran_on}");
             assert!(run.verdicts().unwrap()[0].verdict.is_pass(), "{pairs:?}");
         }
+        // SpMV with the CSR-stream kernel (sparse=csr_stream): its own entry
+        // point on the device, ELL's order in the model.
+        let kernel = registry::find("accessor-spmv").unwrap();
+        let mut inputs = Inputs::new();
+        inputs.insert("a".to_string(), a);
+        inputs.insert("x".to_string(), v);
+        let pairs = ["backend=gpu".to_string(), "sparse=csr_stream".to_string()];
+        let params = Params::parse(kernel, &pairs).unwrap();
+        let run = kernel
+            .run(&inputs, &params)
+            .unwrap_or_else(|e| panic!("accessor-spmv {pairs:?}: {e}"));
+        assert_eq!(run.details["format"], "csr_stream");
+        let ran_on = run.details["ran_on"].as_str().unwrap();
+        assert!(ran_on.starts_with("gpu ("), "{pairs:?}: {ran_on}");
+        assert!(run.verdicts().unwrap()[0].verdict.is_pass(), "{pairs:?}");
     }
 
     /// The timing helper runs every workload and counts the bytes as
