@@ -145,49 +145,42 @@ fn run_trsv_and_spmv_with_parameters() {
     assert_eq!(report["details"]["chain_ways"], 1);
     let x = dir.join("y.npy");
     let xv = save(&dir, "xv.npy", &Tensor::vector(vec![1.0, -1.0, 0.5]));
-    let o = boundgate(&[
-        "run",
-        "accessor-spmv",
-        "--input",
-        &format!("a={a}"),
-        "--input",
-        &format!("x={xv}"),
-        "--param",
-        "sparse=ell",
-        "--output",
-        x.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert_eq!(read_npy(&x).unwrap().data(), &[-3.5, -3.75, 4.0]);
-    // CSR-stream: ELL's chains, so the same values; its order in the report.
-    let json = dir.join("stream.json");
-    let o = boundgate(&[
-        "run",
-        "accessor-spmv",
-        "--input",
-        &format!("a={a}"),
-        "--input",
-        &format!("x={xv}"),
-        "--param",
-        "sparse=csr_stream",
-        "--output",
-        x.to_str().unwrap(),
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert_eq!(read_npy(&x).unwrap().data(), &[-3.5, -3.75, 4.0]);
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(report["details"]["format"], "csr_stream");
-    assert!(
-        report["details"]["order"]
-            .as_str()
-            .unwrap()
-            .starts_with("CSR-stream: a thread per row"),
-        "{}",
-        report["details"]
-    );
+    // ELL, and CSR-stream: ELL's chains, so the same values; each its order
+    // in the report.
+    for (sparse, order) in [
+        ("ell", "ELL (column-major slots): a thread per row"),
+        ("csr_stream", "CSR-stream: a thread per row"),
+    ] {
+        let json = dir.join(format!("{sparse}.json"));
+        let o = boundgate(&[
+            "run",
+            "accessor-spmv",
+            "--input",
+            &format!("a={a}"),
+            "--input",
+            &format!("x={xv}"),
+            "--param",
+            &format!("sparse={sparse}"),
+            "--output",
+            x.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{sparse}: {}", text(&o.stderr));
+        assert_eq!(
+            read_npy(&x).unwrap().data(),
+            &[-3.5, -3.75, 4.0],
+            "{sparse}"
+        );
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let details = &report["details"];
+        assert_eq!(details["format"], sparse);
+        assert!(
+            details["order"].as_str().unwrap().starts_with(order),
+            "{details}"
+        );
+    }
 }
 
 #[test]

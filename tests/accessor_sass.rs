@@ -61,6 +61,17 @@ const PAIRS: [&str; 6] = [
     "f32_f32", "f32_f64", "f16_f32", "f16_f64", "bf16_f32", "bf16_f64",
 ];
 
+/// The machine-code targets every check here covers.
+const TARGETS: [Target; 2] = [Target::Cubin(8, 0), Target::Cubin(9, 0)];
+
+/// A folder of its own for a check's CUBINs (the tests of this file run at
+/// the same time), named after this process and `tag`.
+fn scratch_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("boundgate-sass-{}{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    dir
+}
+
 /// The kernel file compiled for `target` with `defines`, written as a CUBIN
 /// into `dir` (one file per target and setting) for cuobjdump.
 fn cubin(dir: &Path, target: Target, defines: &[(&str, &str)]) -> PathBuf {
@@ -84,12 +95,10 @@ fn short_load_runs(
     defines: &[(&str, &str)],
     batches: &[(&str, usize)],
 ) -> Vec<String> {
-    // One folder per setting: the tests of this file run at the same time.
     let setting: String = defines.iter().map(|(n, v)| format!("-{n}{v}")).collect();
-    let dir = std::env::temp_dir().join(format!("boundgate-sass-{}{setting}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let dir = scratch_dir(&setting);
     let mut problems = Vec::new();
-    for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {
+    for target in TARGETS {
         let cubin = cubin(&dir, target, defines);
         for &(kernel, loads) in batches {
             for pair in PAIRS {
@@ -186,10 +195,9 @@ fn trsv_rows_in_registers_leave_only_v_behind_the_barrier() {
     let Some(tool) = tools() else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("boundgate-sass-{}-trsv", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let dir = scratch_dir("-trsv");
     let mut problems = Vec::new();
-    for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {
+    for target in TARGETS {
         let by_default = cubin(&dir, target, &[("TRSV_Y_REGISTERS", "0")]);
         let in_registers = cubin(&dir, target, &[("TRSV_Y_REGISTERS", "1")]);
         let loads = |cubin: &Path, entry: &str| {
@@ -242,10 +250,9 @@ fn csr_stream_issues_a_chunks_loads_before_storing_them() {
     let Some(tool) = tools() else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("boundgate-sass-{}-stream", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let dir = scratch_dir("-stream");
     let mut problems = Vec::new();
-    for target in [Target::Cubin(8, 0), Target::Cubin(9, 0)] {
+    for target in TARGETS {
         for batch in [8usize, 4] {
             let text = batch.to_string();
             let cubin = cubin(&dir, target, &[("CSR_STREAM_BATCH", text.as_str())]);
