@@ -12,7 +12,9 @@
 # threads) under AddressSanitizer and UBSan, on random inputs with a fixed seed
 # (scripts/emulate/accessor_kernels_main.cpp); outputs compared bit for bit. Then eleven mutants,
 # each of which must fail. Needs g++ (C++20) and python3
-# (scripts/install-system-deps.sh --with-emulation); a step of .ci/run.
+# (scripts/install-system-deps.sh --with-emulation); a step of .ci/run. The CSR-stream kernel
+# (spmv_csr_stream, 2026-11-28) has no reference version: it is copied in only because the
+# driver's `dump` runs it, and scripts/emulate-accessor-models.sh checks it against the model.
 #
 #   scripts/emulate-accessor-kernels.sh [reference-commit]
 set -euo pipefail
@@ -21,7 +23,7 @@ reference="${1:-2d0a702}"
 git -C "$root" show "$reference:kernels/accessor_blas.cu" > "$work/reference.cu"
 python3 "$root/scripts/emulate/extract.py" "$root/kernels/accessor_blas.cu" "$work/reference.cu" \
     "$work/kern.h" dot_blocks spmv_ell +warp_tree4_split +csr_bounds +csr_chain_bounds +csr_entries \
-    +csr_chain_step spmv_csr gemv_t
+    +csr_chain_step spmv_csr gemv_t +spmv_csr_stream
 emulate_build "$work" accessor_kernels_main
 "$work/accessor_kernels_main"
 # The CSR kernel's other settings against the same reference: without split lanes
