@@ -791,13 +791,14 @@ static __device__ __forceinline__ void spmv_csr(index_t rows, const int* __restr
 // and values, then x); here a block of CSR_STREAM_THREADS rows loads its two bounds, then each
 // thread CSR_STREAM_BATCH entries of a chunk, all independent (coalesced indices and values,
 // then their x), stores them to shared memory and, after a barrier, chains its own row's
-// entries of the chunk: about 0.6 warp instructions per nonzero by the SASS (the fill about 12
+// entries of the chunk: about 0.7 warp instructions per nonzero by the SASS (the fill about 16
 // per thread and entry, 32 entries to a warp instruction; the chain about 6 per entry, 32 rows
-// at a time), one dependent load before the batch. Rows of any length: a row runs through as many chunks as it spans, its chain carried
-// in the thread (a long row keeps one thread busy while the block's others wait: the warp
-// kernel above suits long rows better). Shared memory holds the entries as stored (values and
-// gathered x in the storage format, widened exactly at the FMA): 2 x 256 x CSR_STREAM_BATCH
-// values per block, 32 KiB for binary64 storage at a batch of 8.
+// at a time), one dependent load before the batch. Rows of any length: a row runs through as
+// many chunks as it spans, its chain carried in the thread (a long row keeps one thread busy
+// while the block's others wait: the warp kernel above suits long rows better). Shared memory
+// holds the entries as stored (values and gathered x in the storage format, widened exactly at
+// the FMA): 2 x 256 x CSR_STREAM_BATCH values per block, 32 KiB for binary64 storage at a batch
+// of 8.
 #define CSR_STREAM_THREADS 256
 // Entries of a chunk each thread loads (a chunk holds CSR_STREAM_THREADS times as many).
 #ifndef CSR_STREAM_BATCH
