@@ -428,11 +428,7 @@ fn main() {
             let a = stencil27(side);
             let x = values(a.cols(), 6);
             let mut by_format = Vec::new();
-            for format in [
-                SparseFormat::Csr,
-                SparseFormat::CsrStream,
-                SparseFormat::Ell,
-            ] {
+            for format in SparseFormat::ALL {
                 let ours = variants.compare(
                     &format!("spmv-{} 27pt {side}^3", format.name()),
                     &Workload::Spmv {
@@ -443,10 +439,13 @@ fn main() {
                         y: None,
                     },
                 );
-                by_format.push(ours);
+                by_format.push((format, ours));
             }
             // The two CSR kernels (two orders, the same bytes) in one run.
-            if let [warps, stream, _] = &by_format[..] {
+            let of = |wanted| by_format.iter().find(|(f, _)| *f == wanted).map(|(_, t)| t);
+            if let (Some(warps), Some(stream)) =
+                (of(SparseFormat::Csr), of(SparseFormat::CsrStream))
+            {
                 for (name, t) in stream {
                     if let Some(w) = timing_of(warps, name) {
                         println!(

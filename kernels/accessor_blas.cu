@@ -1345,8 +1345,9 @@ static __device__ __forceinline__ void roofline(const typename St::S* __restrict
 // The #defines above that each stand in `#ifndef`: DOT_BATCH, DOT_MIN_BLOCKS, GEMV_T_MIN_BLOCKS,
 // GEMV_T_STAGE_X, GEMV_T_STAGED_BATCH, CSR_GROUPS_PER_WARP, CSR_MIN_BLOCKS, CSR_MIN_BLOCKS_F64,
 // CSR_SPLIT_LANES, CSR_PIPELINE_DEPTH, CSR_STREAM_BATCH, CSR_STREAM_MIN_BLOCKS, ELL_MIN_BLOCKS,
-// TRSV_STAGE_X, TRSV_CHAIN_WAYS and TRSV_Y_REGISTERS. All but TRSV_CHAIN_WAYS change how loads are batched, staged and scheduled, which thread holds which of a sum's
-// lanes, and how many registers ptxas may use, never which operations run or in what order, so
+// TRSV_STAGE_X, TRSV_CHAIN_WAYS and TRSV_Y_REGISTERS. All but TRSV_CHAIN_WAYS change how loads
+// are batched, staged and scheduled, which thread holds which of a sum's lanes, and how many
+// registers ptxas may use, never which operations run or in what order, so
 // every setting of them gives the same bits (the CPU models' orders); TRSV_CHAIN_WAYS picks the
 // order of the TRSV's product with the inverse, and the CPU model takes it as a parameter. The launcher compiles this file with any of them set
 // (`AccessorTuning`, src/kernels/accessor/gpu/tuning.rs, as NVRTC -D options), so that one
@@ -1412,7 +1413,8 @@ static_assert(TRSV_Y_REGISTERS >= 0 && TRSV_Y_REGISTERS <= 1, "TRSV_Y_REGISTERS:
         const St::S* __restrict__ y0, A::T* __restrict__ y_arith, St::S* __restrict__ y) {                \
         spmv_csr<St, A>(rows, row_ptr, col_idx, values, x, alpha, beta, y0, y_arith, y);                  \
     }                                                                                                     \
-    extern "C" __global__ void __launch_bounds__(256, CSR_STREAM_MIN_BLOCKS) accessor_spmv_csr_stream_##SN##_##AN( \
+    extern "C" __global__ void __launch_bounds__(256, CSR_STREAM_MIN_BLOCKS)                              \
+        accessor_spmv_csr_stream_##SN##_##AN(                                                             \
         index_t rows, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,                   \
         const St::S* __restrict__ values, const St::S* __restrict__ x, A::T alpha, A::T beta,             \
         const St::S* __restrict__ y0, A::T* __restrict__ y_arith, St::S* __restrict__ y) {                \

@@ -5,9 +5,9 @@
 # writes 30 CSR, 30 ELL and 30 CSR-stream products over the three pairs fp64/fp64, fp32/fp64 and
 # fp32/fp32 with the kernels' outputs, and examples/accessor_spmv_emulation.rs computes each with
 # the model and compares every bit; for the default tuning and the CSR kernels' other settings
-# (CSR_SPLIT_LANES 0, CSR_PIPELINE_DEPTH 2 and 3, CSR_STREAM_BATCH 1). Unlike scripts/emulate-accessor-kernels.sh it
-# needs no reference commit from the git history, so it runs in any clone (the header's
-# reference pieces are the current file's, unused here). Then three mutants, which must fail it.
+# (CSR_SPLIT_LANES 0, CSR_PIPELINE_DEPTH 2 and 3, CSR_STREAM_BATCH 1). Unlike
+# scripts/emulate-accessor-kernels.sh it needs no reference commit from the git history, so it
+# runs in any clone (the header's reference pieces are the current file's, unused here). Then three mutants, which must fail it.
 # The TRSV kernels' model check is in scripts/emulate-accessor-trsv.sh. Needs g++ (C++20),
 # python3 (scripts/install-system-deps.sh --with-emulation) and cargo; a step of .ci/run (about
 # 3 minutes on 2 cores).

@@ -571,11 +571,7 @@ mod device {
             let a = sparse(&mut rng, rows, cols, p);
             let x: Vec<f64> = (0..cols).map(|_| rng.random_range(-1.0..1.0)).collect();
             let y: Vec<f64> = (0..rows).map(|_| rng.random_range(-1.0..1.0)).collect();
-            for format in [
-                SparseFormat::Csr,
-                SparseFormat::CsrStream,
-                SparseFormat::Ell,
-            ] {
+            for format in SparseFormat::ALL {
                 for scalars in [(1.0, 0.0), (-0.5, 2.0), (0.0, 2.0)] {
                     let y_in = (scalars.1 != 0.0).then_some(y.as_slice());
                     for spec in specs() {
@@ -1067,11 +1063,7 @@ mod device {
         assert_eq!(g.bytes, (m * k + k) as u64 * 4 + m as u64 * (4 + 8));
         let csr = CsrMatrix::from_dense(m, k, &a).unwrap();
         let mut all = vec![t, g];
-        for format in [
-            SparseFormat::Csr,
-            SparseFormat::CsrStream,
-            SparseFormat::Ell,
-        ] {
+        for format in SparseFormat::ALL {
             let w = Workload::Spmv {
                 a: &csr,
                 format,

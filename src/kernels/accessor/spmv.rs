@@ -58,6 +58,13 @@ pub enum SparseFormat {
 }
 
 impl SparseFormat {
+    /// Every format (and kernel), in the `sparse` parameter's order.
+    pub const ALL: [SparseFormat; 3] = [
+        SparseFormat::Csr,
+        SparseFormat::CsrStream,
+        SparseFormat::Ell,
+    ];
+
     /// The depth of a row with `nnz` entries.
     pub fn row_depth(self, nnz: usize) -> u64 {
         match self {
@@ -84,14 +91,15 @@ impl SparseFormat {
 
     /// The format whose [`name`](SparseFormat::name) is `name`.
     pub fn from_name(name: &str) -> Option<SparseFormat> {
-        [
-            SparseFormat::Csr,
-            SparseFormat::CsrStream,
-            SparseFormat::Ell,
-        ]
-        .into_iter()
-        .find(|f| f.name() == name)
+        SparseFormat::ALL.into_iter().find(|f| f.name() == name)
     }
+}
+
+/// One FMA chain over a row's entries `(column, value)` in the order given,
+/// from `+0`: `acc = fma(a_k, x_k, acc)`, the order of the ELL and CSR-stream
+/// kernels (a thread per row).
+fn row_chain<A: Arith>(entries: impl Iterator<Item = (usize, f64)>, xv: &[A]) -> A {
+    entries.fold(A::ZERO, |acc, (c, v)| A::fma(A::of(v), xv[c], acc))
 }
 
 /// What one accessor SpMV computed.
@@ -174,23 +182,13 @@ pub fn accessor_spmv(
             SparseFormat::CsrStream => (0..a.rows())
                 .map(|i| {
                     let (cols, vals) = a_read.row(i);
-                    cols.iter()
-                        .zip(vals)
-                        .fold(A::ZERO, |acc, (&c, &v)| A::fma(A::of(v), xv[c], acc))
+                    row_chain(cols.iter().copied().zip(vals.iter().copied()), &xv)
                 })
                 .collect(),
             SparseFormat::Ell => {
                 let ell = EllMatrix::from_csr(&a_read);
                 (0..a.rows())
-                    .map(|i| {
-                        let mut acc = A::ZERO;
-                        for k in 0..ell.width() {
-                            if let Some((c, v)) = ell.slot(i, k) {
-                                acc = A::fma(A::of(v), xv[c], acc);
-                            }
-                        }
-                        acc
-                    })
+                    .map(|i| row_chain((0..ell.width()).filter_map(|k| ell.slot(i, k)), &xv))
                     .collect()
             }
         };

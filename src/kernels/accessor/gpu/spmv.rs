@@ -5,6 +5,15 @@
 
 use super::*;
 
+/// The entry points (one per pair) of `format`'s kernel.
+pub(super) fn spmv_kernel_names(format: SparseFormat) -> &'static [&'static str; 7] {
+    match format {
+        SparseFormat::Csr => &SPMV_CSR,
+        SparseFormat::CsrStream => &SPMV_CSR_STREAM,
+        SparseFormat::Ell => &SPMV_ELL,
+    }
+}
+
 pub(super) struct SpmvLaunch {
     function: CudaFunction,
     format: SparseFormat,
@@ -34,18 +43,10 @@ impl AccessorGpu {
         // stored values into its column-major slots (padding: index -1, value 0).
         let stored = spec.for_data(a.values())?.store(a.values())?.values;
         let col_int = to_int("column index", a.col_idx())?;
-        let (names, row_ptr, col_idx, values, width) = match format {
-            SparseFormat::Csr | SparseFormat::CsrStream => (
-                if format == SparseFormat::Csr {
-                    &SPMV_CSR
-                } else {
-                    &SPMV_CSR_STREAM
-                },
-                to_int("row pointer", a.row_ptr())?,
-                col_int,
-                stored,
-                0,
-            ),
+        let (row_ptr, col_idx, values, width) = match format {
+            SparseFormat::Csr | SparseFormat::CsrStream => {
+                (to_int("row pointer", a.row_ptr())?, col_int, stored, 0)
+            }
             SparseFormat::Ell => {
                 let width = a.max_row_len();
                 let slots = rows.checked_mul(width).ok_or_else(|| {
@@ -60,12 +61,12 @@ impl AccessorGpu {
                         vals[k * rows + i] = stored[start + k];
                     }
                 }
-                (&SPMV_ELL, Vec::new(), cols, vals, width)
+                (Vec::new(), cols, vals, width)
             }
         };
         let bytes = pair.encode(&values);
         Ok(SpmvLaunch {
-            function: self.dev.function(names[pair.index])?,
+            function: self.dev.function(spmv_kernel_names(format)[pair.index])?,
             format,
             rows: rows as u64,
             width: width as u64,

@@ -2,6 +2,7 @@
 //! with CUDA events (Grützmacher et al. 2021, §4: memory-bound kernels, so
 //! GB/s is their measure).
 
+use super::spmv::spmv_kernel_names;
 use super::*;
 
 impl AccessorGpu {
@@ -105,20 +106,13 @@ impl AccessorGpu {
                 } => {
                     let mut sp = self.prepare_spmv(spec, a, format, scalars, x, y)?;
                     let rows = a.rows() as u64;
-                    let (matrix, name) = match format {
-                        SparseFormat::Csr | SparseFormat::CsrStream => (
-                            a.nnz() as u64 * (s + 4) + (rows + 1) * 4,
-                            if format == SparseFormat::Csr {
-                                SPMV_CSR[pair.index]
-                            } else {
-                                SPMV_CSR_STREAM[pair.index]
-                            },
-                        ),
-                        SparseFormat::Ell => (
-                            rows * a.max_row_len() as u64 * (s + 4),
-                            SPMV_ELL[pair.index],
-                        ),
+                    let matrix = match format {
+                        SparseFormat::Csr | SparseFormat::CsrStream => {
+                            a.nnz() as u64 * (s + 4) + (rows + 1) * 4
+                        }
+                        SparseFormat::Ell => rows * a.max_row_len() as u64 * (s + 4),
                     };
+                    let name = spmv_kernel_names(format)[pair.index];
                     let y_read = if scalars.1 != 0.0 { rows * s } else { 0 };
                     let bytes = matrix + x.len() as u64 * s + y_read + rows * (s + ar);
                     self.time_launches(name.to_string(), repetitions, bytes, || {
