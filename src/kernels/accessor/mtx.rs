@@ -289,26 +289,32 @@ pub fn parse_mtx(path: &Path, text: &str) -> Result<MtxMatrix, MtxError> {
             )),
         }
     };
-    let mut given = Vec::with_capacity(count);
+    // Reserve only what the text can supply: every entry takes a line of at
+    // least two bytes (a token and its line break), so a 40-byte file that
+    // declares 2^28 entries reserves a few words, not 6.4 GB, before it
+    // fails the count check (review, 2026-11-28).
+    let mut given = Vec::with_capacity(reservable_entries(count, text));
     let mut last_line = size_line;
-    // Array format: position of the k-th value (column by column).
-    let array_position = |k: usize| -> (usize, usize) {
-        match symmetry {
-            Symmetry::General => (k % rows, k / rows),
-            _ => {
-                // Column j holds rows j.. (symmetric) or j+1.. (skew) of the lower triangle.
-                let first = usize::from(symmetry == Symmetry::SkewSymmetric);
-                let (mut j, mut k) = (0, k);
-                loop {
-                    let len = rows - j - first;
-                    if k < len {
-                        return (j + first + k, j);
-                    }
-                    k -= len;
-                    j += 1;
-                }
-            }
+    // Array format: the position of the next value, column by column. Column
+    // j of a symmetric (skew-symmetric) array holds rows j.. (j+1..) of the
+    // lower triangle. A cursor, so reading n values costs O(n); recomputing
+    // each position from its index walked the columns every time, O(n^1.5)
+    // for a symmetric array (review, 2026-11-28).
+    let first_row = usize::from(symmetry == Symmetry::SkewSymmetric);
+    let mut array_cursor = (first_row, 0usize);
+    let mut next_array_position = || -> (usize, usize) {
+        let here = array_cursor;
+        let (mut i, mut j) = here;
+        i += 1;
+        if i == rows {
+            j += 1;
+            i = match symmetry {
+                Symmetry::General => 0,
+                _ => j + first_row,
+            };
         }
+        array_cursor = (i, j);
+        here
     };
     for (line, text) in data {
         last_line = line;
@@ -346,7 +352,7 @@ pub fn parse_mtx(path: &Path, text: &str) -> Result<MtxMatrix, MtxError> {
             };
             (i, j, v)
         } else {
-            let (i, j) = array_position(given.len());
+            let (i, j) = next_array_position();
             (i, j, parse_value(line, tokens[0])?)
         };
         match symmetry {
@@ -402,6 +408,13 @@ pub fn parse_mtx(path: &Path, text: &str) -> Result<MtxMatrix, MtxError> {
     })
 }
 
+/// How many entries to reserve for `declared` entries read from `text`: no
+/// more than the text can hold, since every entry line has at least one token
+/// and a line break (two bytes; the last line may lack the break).
+fn reservable_entries(declared: usize, text: &str) -> usize {
+    declared.min(text.len() / 2 + 1)
+}
+
 /// Writes a general real coordinate Matrix Market file (values with 17
 /// significant digits, so they read back exactly).
 ///
@@ -432,6 +445,82 @@ mod tests {
 
     fn parse(text: &str) -> Result<MtxMatrix, MtxError> {
         parse_mtx(Path::new("t.mtx"), text)
+    }
+
+    #[test]
+    fn reserves_no_more_entries_than_the_text_can_hold() {
+        // A 46-byte file declaring 2^28 entries: the reservation is bounded by
+        // the text (it was 2^28 x 24 bytes = 6.4 GB), and reading fails on the
+        // count with the declared number in the message.
+        let text = "%%MatrixMarket matrix coordinate real general\n16384 16384 268435456\n1 1 1\n";
+        assert!(reservable_entries(1 << 28, text) <= text.len() / 2 + 1);
+        assert_eq!(reservable_entries(3, text), 3);
+        let e = parse(text).unwrap_err();
+        assert_eq!(e.kind, MtxErrorKind::Count);
+        assert!(e.reason.contains("268435456"), "{e}");
+    }
+
+    #[test]
+    fn array_values_fill_the_lower_triangle_column_by_column() {
+        // 4x4 symmetric: 10 values, columns 0..4 holding rows j..4; skew:
+        // 6 values, rows j+1..4. Values are numbered so each position shows
+        // which value landed there.
+        let values = |n: usize| (1..=n).map(|v| format!("{v}\n")).collect::<String>();
+        let m = parse(&format!(
+            "%%MatrixMarket matrix array real symmetric\n4 4\n{}",
+            values(10)
+        ))
+        .unwrap();
+        let given: Vec<(usize, usize)> = m.entries[..10].iter().map(|e| (e.0, e.1)).collect();
+        assert_eq!(
+            given,
+            vec![
+                (0, 0),
+                (1, 0),
+                (2, 0),
+                (3, 0),
+                (1, 1),
+                (2, 1),
+                (3, 1),
+                (2, 2),
+                (3, 2),
+                (3, 3)
+            ]
+        );
+        assert_eq!(m.entries.len(), 16);
+        let m = parse(&format!(
+            "%%MatrixMarket matrix array real skew-symmetric\n4 4\n{}",
+            values(6)
+        ))
+        .unwrap();
+        let given: Vec<(usize, usize, f64)> = m.entries[..6].to_vec();
+        assert_eq!(
+            given,
+            vec![
+                (1, 0, 1.0),
+                (2, 0, 2.0),
+                (3, 0, 3.0),
+                (2, 1, 4.0),
+                (3, 1, 5.0),
+                (3, 2, 6.0)
+            ]
+        );
+        assert_eq!(m.entries.len(), 12);
+        // A 3x2 general array is column-major with the cursor wrapping rows.
+        let m = parse(&format!(
+            "%%MatrixMarket matrix array real general\n3 2\n{}",
+            values(6)
+        ))
+        .unwrap();
+        let order: Vec<(usize, usize)> = m.entries.iter().map(|e| (e.0, e.1)).collect();
+        assert_eq!(order, vec![(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1)]);
+        // One value too many on a symmetric array is a count error.
+        let e = parse(&format!(
+            "%%MatrixMarket matrix array real symmetric\n4 4\n{}",
+            values(11)
+        ))
+        .unwrap_err();
+        assert_eq!(e.kind, MtxErrorKind::Count);
     }
 
     #[test]
