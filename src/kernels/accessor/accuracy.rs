@@ -448,7 +448,7 @@ impl Experiment for AccessorAccuracy {
                             ));
                         }
                         for path in &cfg.matrices {
-                            let m = read_mtx(path)?.to_csr();
+                            let m = read_mtx(path)?.to_csr()?;
                             let name = path.file_name().map_or_else(
                                 || path.display().to_string(),
                                 |f| f.to_string_lossy().into_owned(),

@@ -96,9 +96,22 @@ pub struct MtxMatrix {
 
 impl MtxMatrix {
     /// As a CSR matrix (entries in file order within each row).
-    pub fn to_csr(&self) -> CsrMatrix {
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for an entry outside `rows x cols`: never for a
+    /// matrix [`parse_mtx`] returned (it checks every index), but the fields
+    /// are public, so a matrix built or edited by hand is checked again.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::mtx::{MtxMatrix, Symmetry};
+    /// let m = MtxMatrix { rows: 2, cols: 2, symmetry: Symmetry::General, entries: vec![(1, 0, 3.0)] };
+    /// assert_eq!(m.to_csr().unwrap().row(1), (&[0usize][..], &[3.0][..]));
+    /// let outside = MtxMatrix { entries: vec![(2, 0, 1.0)], ..m };
+    /// assert!(outside.to_csr().is_err());
+    /// ```
+    pub fn to_csr(&self) -> crate::error::Result<CsrMatrix> {
         CsrMatrix::from_triplets(self.rows, self.cols, &self.entries)
-            .expect("indices were checked while reading")
     }
 }
 
@@ -547,7 +560,8 @@ mod tests {
         let csr =
             parse("%%MatrixMarket matrix coordinate real general\n2 2 3\n2 2 1\n1 2 2\n2 1 3\n")
                 .unwrap()
-                .to_csr();
+                .to_csr()
+                .unwrap();
         assert_eq!(csr.row(1), (&[1usize, 0][..], &[1.0, 3.0][..]));
     }
 
