@@ -109,6 +109,23 @@ pub(crate) fn store_all(
 
 impl AxpyComputation {
     /// Per-element rigorous bounds with respect to `alpha x + y` as given.
+    ///
+    /// # Errors
+    /// Hypotheses the bound needs: the stored values read back from the
+    /// storage format, finite results when `store`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::axpy::{accessor_axpy, axpy_errors};
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::check::check;
+    /// use boundgate_verify::format::Format;
+    /// let spec = AccessorSpec::new(StorageKind::Bf16, Format::FP32).unwrap();
+    /// let (x, y) = ([0.1, 1e3, -7.77], [2.2, 3.0, 1e-3]);
+    /// let out = accessor_axpy(&spec, -0.5, &x, &y, true).unwrap();
+    /// let errors = axpy_errors(-0.5, &x, &y, &out.output);
+    /// assert!(check(&errors, out.rigorous(-0.5, &x, &y, true)).unwrap().is_pass());
+    /// ```
     pub fn rigorous(
         &self,
         alpha: f64,
@@ -147,6 +164,22 @@ impl AxpyComputation {
 
     /// Published: one rounding, `u_A |alpha x~ + y~|` as `gamma_1` times the
     /// sum of magnitudes (Higham 2002 (3.5) with n = 1), before the store only.
+    ///
+    /// # Errors
+    /// As [`AxpyComputation::rigorous`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::axpy::accessor_axpy;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP32).unwrap();
+    /// let out = accessor_axpy(&spec, 2.0, &[1.0, 0.0], &[0.5, 0.0], false).unwrap();
+    /// // gamma_1 (|2 x 1| + |0.5|) for the first element; 0 for the zeros.
+    /// let b = out.published(2.0).unwrap();
+    /// assert!(b.values()[0] > 2.5 * 2f64.powi(-24) && b.values()[0] < 2.5 * 2f64.powi(-23));
+    /// assert_eq!(b.values()[1], 0.0);
+    /// ```
     pub fn published(&self, alpha: f64) -> VResult<ElementBounds> {
         let (sx, sy) = &self.stored;
         require_stored("x", sx, self.accessors.0.spec().storage)?;
@@ -171,6 +204,16 @@ fn no_store() -> boundgate_verify::VerifyError {
 }
 
 /// The exact `alpha x_i + y_i` and the error of each computed element.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::axpy::axpy_errors;
+/// use boundgate_verify::oracle::ErrorMeasure;
+/// // 3 x 0.1 + 0 in binary64 is 0.30000000000000004, above the exact product.
+/// let e = axpy_errors(3.0, &[0.1], &[0.0], &[0.30000000000000004]);
+/// let ErrorMeasure::Finite { absolute_up, .. } = e[0] else { panic!() };
+/// assert!(absolute_up > 0.0 && absolute_up < 1e-16);
+/// ```
 pub fn axpy_errors(alpha: f64, x: &[f64], y: &[f64], computed: &[f64]) -> Vec<ErrorMeasure> {
     let mut s = ExactSum::new();
     (0..x.len())

@@ -107,6 +107,26 @@ pub fn accessor_dot(
 impl DotComputation {
     /// The rigorous bound with respect to the exact dot product of `x` and `y`
     /// as given.
+    ///
+    /// # Errors
+    /// Hypotheses the bound needs: the stored values read back from the
+    /// storage format, a finite result when `store`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::dot::accessor_dot;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::check::check;
+    /// use boundgate_verify::format::Format;
+    /// use boundgate_verify::oracle;
+    /// let spec = AccessorSpec::new(StorageKind::Fp16, Format::FP32).unwrap();
+    /// let (x, y) = ([0.1, -0.7, 1.3, 2.9], [3.3, 0.25, -1.1, 0.6]);
+    /// let out = accessor_dot(&spec, &x, &y, true).unwrap();
+    /// // Against the exact dot of the inputs as given (before their store to fp16).
+    /// let error = oracle::dot(&x, &y).unwrap().error_of(out.output);
+    /// let verdict = check(&[error], out.rigorous(&x, &y, true)).unwrap();
+    /// assert!(verdict.is_pass());
+    /// ```
     pub fn rigorous(&self, x: &[f64], y: &[f64], store: bool) -> VResult<ElementBounds> {
         let (sx, sy) = &self.stored;
         require_stored("x", sx, self.accessors.0.spec().storage)?;
@@ -145,6 +165,22 @@ impl DotComputation {
 
     /// The published bound (Higham 2002 (3.5) with `n` = depth), on the
     /// stored values; with the store as one more first-order rounding.
+    ///
+    /// # Errors
+    /// As [`DotComputation::rigorous`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::dot::accessor_dot;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+    /// let x = [0.5, -0.25, 3.0];
+    /// let out = accessor_dot(&spec, &x, &x, false).unwrap();
+    /// // First order: about depth x u_64 x sum |x_i y_i| = 9.3125.
+    /// let b = out.published(false).unwrap().values()[0];
+    /// assert!(b > 0.0 && b < 1e-13);
+    /// ```
     pub fn published(&self, store: bool) -> VResult<ElementBounds> {
         let (sx, sy) = &self.stored;
         require_stored("x", sx, self.accessors.0.spec().storage)?;

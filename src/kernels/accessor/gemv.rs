@@ -260,6 +260,28 @@ impl GemvComputation {
 
     /// Per-element rigorous bounds with respect to the exact result on the
     /// inputs as given (`y` as given when `beta != 0`).
+    ///
+    /// # Errors
+    /// Hypotheses the bound needs: the stored values read back from the
+    /// storage format, finite results when `store`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gemv::{accessor_gemv, GemvOp};
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::check::check;
+    /// use boundgate_verify::format::Format;
+    /// use boundgate_verify::oracle;
+    /// let spec = AccessorSpec::new(StorageKind::Fp16, Format::FP32).unwrap();
+    /// let a = [0.3, -1.7, 2.2, 0.01, 5.5, -0.9]; // 2 x 3, row-major
+    /// let x = [1.1, 0.2, -3.3];
+    /// let out = accessor_gemv(&spec, GemvOp::PLAIN, &a, (2, 3), &x, None, true).unwrap();
+    /// // Each row's exact dot against the computed element.
+    /// let errors: Vec<_> = (0..2)
+    ///     .map(|i| oracle::dot(&a[3 * i..3 * i + 3], &x).unwrap().error_of(out.output[i]))
+    ///     .collect();
+    /// assert!(check(&errors, out.rigorous(&a, &x, None, true)).unwrap().is_pass());
+    /// ```
     pub fn rigorous(
         &self,
         a: &[f64],
@@ -303,6 +325,23 @@ impl GemvComputation {
 
     /// Per-element published bounds (Higham 2002 (3.5), `n` = depth; the
     /// store as one more first-order rounding) on the stored values.
+    ///
+    /// # Errors
+    /// As [`GemvComputation::rigorous`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gemv::{accessor_gemv, GemvOp};
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP32).unwrap();
+    /// let a = [1.0, 2.0, 0.0, 0.0]; // [[1, 2], [0, 0]]
+    /// let out = accessor_gemv(&spec, GemvOp::PLAIN, &a, (2, 2), &[1.0, 1.0], None, false).unwrap();
+    /// let b = out.published(false).unwrap();
+    /// // Row 0: a few u_32 times |1| + |2|; row 1 sums zeros exactly.
+    /// assert!(b.values()[0] > 3.0 * 2f64.powi(-24) && b.values()[0] < 1e-5);
+    /// assert_eq!(b.values()[1], 0.0);
+    /// ```
     pub fn published(&self, store: bool) -> VResult<ElementBounds> {
         self.check_stored()?;
         let (sa, sx) = (&self.stored.0.values, &self.stored.1.values);

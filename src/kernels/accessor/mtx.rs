@@ -119,6 +119,19 @@ impl MtxMatrix {
 ///
 /// # Errors
 /// [`MtxError`] naming the file and line (module docs).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::mtx::{read_mtx, write_mtx, MtxErrorKind};
+/// let dir = std::env::temp_dir().join(format!("boundgate-read-mtx-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("a.mtx");
+/// write_mtx(&path, 2, 3, &[(0, 2, 0.1), (1, 0, -2.5)]).unwrap();
+/// assert_eq!(read_mtx(&path).unwrap().entries, vec![(0, 2, 0.1), (1, 0, -2.5)]);
+/// let missing = read_mtx(&dir.join("missing.mtx")).unwrap_err();
+/// assert_eq!(missing.kind, MtxErrorKind::Io);
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 pub fn read_mtx(path: &Path) -> Result<MtxMatrix, MtxError> {
     let text = std::fs::read_to_string(path).map_err(|e| MtxError {
         path: path.to_path_buf(),
@@ -433,6 +446,20 @@ fn reservable_entries(declared: usize, text: &str) -> usize {
 ///
 /// # Errors
 /// [`Error::Io`] if the file cannot be written.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::mtx::{parse_mtx, write_mtx};
+/// let dir = std::env::temp_dir().join(format!("boundgate-write-mtx-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("third.mtx");
+/// // 17 significant digits: the value reads back bit for bit.
+/// write_mtx(&path, 1, 1, &[(0, 0, 1.0 / 3.0)]).unwrap();
+/// let text = std::fs::read_to_string(&path).unwrap();
+/// assert_eq!(parse_mtx(&path, &text).unwrap().entries[0].2, 1.0 / 3.0);
+/// assert!(write_mtx(&dir.join("no/such/dir.mtx"), 1, 1, &[]).is_err());
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 pub fn write_mtx(
     path: &Path,
     rows: usize,

@@ -65,7 +65,17 @@ impl SparseFormat {
         SparseFormat::Ell,
     ];
 
-    /// The depth of a row with `nnz` entries.
+    /// The depth of a row with `nnz` entries: the most roundings on one
+    /// product's path to the row's sum.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::spmv::SparseFormat;
+    /// // A 27-point stencil row: CSR's 32 lanes and warp tree against one chain.
+    /// assert_eq!(SparseFormat::Csr.row_depth(27), 6);
+    /// assert_eq!(SparseFormat::Ell.row_depth(27), 27);
+    /// assert_eq!(SparseFormat::CsrStream.row_depth(27), 27);
+    /// ```
     pub fn row_depth(self, nnz: usize) -> u64 {
         match self {
             SparseFormat::Csr => warp_dot_depth(nnz),
@@ -90,6 +100,13 @@ impl SparseFormat {
     }
 
     /// The format whose [`name`](SparseFormat::name) is `name`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::spmv::SparseFormat;
+    /// assert_eq!(SparseFormat::from_name("ell"), Some(SparseFormat::Ell));
+    /// assert_eq!(SparseFormat::from_name("coo"), None);
+    /// ```
     pub fn from_name(name: &str) -> Option<SparseFormat> {
         SparseFormat::ALL.into_iter().find(|f| f.name() == name)
     }
@@ -250,6 +267,28 @@ impl SpmvComputation {
 
     /// Per-element rigorous bounds with respect to the exact result on `A`
     /// (`a`, the matrix as given), `x` and `y` as given.
+    ///
+    /// # Errors
+    /// Hypotheses the bound needs: the stored values read back from the
+    /// storage format, finite results when `store`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::spmv::{accessor_spmv, spmv_errors, SparseFormat};
+    /// use boundgate::kernels::accessor::sparse::CsrMatrix;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::check::check;
+    /// use boundgate_verify::format::Format;
+    /// let spec = AccessorSpec::new(StorageKind::Fp16, Format::FP32).unwrap();
+    /// let a = CsrMatrix::from_dense(2, 3, &[0.1, 0.0, -2.7, 0.0, 3.3, 1e-3]).unwrap();
+    /// let (x, y) = ([1.7, -0.3, 0.9], [0.2, -5.0]);
+    /// for format in SparseFormat::ALL {
+    ///     let out = accessor_spmv(&spec, &a, format, (1.5, -1.0), &x, Some(&y), true).unwrap();
+    ///     let errors = spmv_errors(&a, (1.5, -1.0), &x, Some(&y), &out.output).unwrap();
+    ///     let bounds = out.rigorous(&a, &x, Some(&y), true);
+    ///     assert!(check(&errors, bounds).unwrap().is_pass(), "{}", format.name());
+    /// }
+    /// ```
     pub fn rigorous(
         &self,
         a: &CsrMatrix,
@@ -290,6 +329,24 @@ impl SpmvComputation {
     }
 
     /// Per-element published bounds (Higham 2002 (3.5), `n` = depth of the row).
+    ///
+    /// # Errors
+    /// As [`SpmvComputation::rigorous`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::spmv::{accessor_spmv, SparseFormat};
+    /// use boundgate::kernels::accessor::sparse::CsrMatrix;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP32).unwrap();
+    /// let a = CsrMatrix::from_dense(1, 40, &[1.0; 40]).unwrap();
+    /// let x = [1.0; 40];
+    /// // The same row bounded by each order's depth: CSR's tree is shallower.
+    /// let bound = |f| accessor_spmv(&spec, &a, f, (1.0, 0.0), &x, None, false)
+    ///     .unwrap().published(false).unwrap().values()[0];
+    /// assert!(bound(SparseFormat::Csr) < bound(SparseFormat::Ell));
+    /// ```
     pub fn published(&self, store: bool) -> VResult<ElementBounds> {
         self.check_stored()?;
         common::published_rows(
@@ -308,6 +365,18 @@ impl SpmvComputation {
 ///
 /// # Errors
 /// Shape mismatches.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::spmv::spmv_errors;
+/// use boundgate::kernels::accessor::sparse::CsrMatrix;
+/// use boundgate_verify::oracle::ErrorMeasure;
+/// let a = CsrMatrix::from_dense(1, 2, &[1.0, 1.0]).unwrap();
+/// // 1 + 2^-60 is not a binary64 number: 1.0 is off by 2^-60.
+/// let e = spmv_errors(&a, (1.0, 0.0), &[1.0, 2f64.powi(-60)], None, &[1.0]).unwrap();
+/// let ErrorMeasure::Finite { absolute_up, .. } = e[0] else { panic!() };
+/// assert_eq!(absolute_up, 2f64.powi(-60));
+/// ```
 pub fn spmv_errors(
     a: &CsrMatrix,
     (alpha, beta): (f64, f64),

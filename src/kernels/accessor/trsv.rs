@@ -362,6 +362,28 @@ impl TrsvComputation {
     }
 
     /// The intermediates in the checker's form.
+    ///
+    /// # Errors
+    /// A stored system that is not triangular in the storage format.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::trsv::accessor_trsv;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// use boundgate_verify::oracle::trsv::{Diag, Uplo};
+    /// // A 40 x 40 lower triangle (two blocks of 32): 2 on the diagonal, 0.3 below.
+    /// let n = 40;
+    /// let a: Vec<f64> = (0..n * n)
+    ///     .map(|k| match (k / n, k % n) { (i, j) if i == j => 2.0, (i, j) if j < i => 0.3, _ => 0.0 })
+    ///     .collect();
+    /// let b: Vec<f64> = (0..n).map(|i| 1.0 / (i as f64 + 1.0)).collect();
+    /// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+    /// let out = accessor_trsv(&spec, &a, n, &b, Uplo::Lower, Diag::NonUnit, true).unwrap();
+    /// let record = out.solve_record().unwrap();
+    /// assert_eq!((record.block, record.inverses.len()), (32, 2));
+    /// assert_eq!(record.x_hat, &out.before_store[..]);
+    /// ```
     pub fn solve_record(&self) -> VResult<BlockedInverseTrsv<'_>> {
         Ok(BlockedInverseTrsv {
             system: self.stored_system()?,
@@ -378,6 +400,30 @@ impl TrsvComputation {
 
     /// Per-component rigorous forward error bounds with respect to the exact
     /// solution of the system as given.
+    ///
+    /// # Errors
+    /// Hypotheses the bound needs: the stored system read back from the
+    /// storage format, finite results when `store`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::trsv::accessor_trsv;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// use boundgate_verify::oracle::trsv::{Diag, Uplo};
+    /// // A 40 x 40 lower triangle (two blocks of 32): 2 on the diagonal, 0.3 below.
+    /// let n = 40;
+    /// let a: Vec<f64> = (0..n * n)
+    ///     .map(|k| match (k / n, k % n) { (i, j) if i == j => 2.0, (i, j) if j < i => 0.3, _ => 0.0 })
+    ///     .collect();
+    /// let b: Vec<f64> = (0..n).map(|i| 1.0 / (i as f64 + 1.0)).collect();
+    /// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+    /// let out = accessor_trsv(&spec, &a, n, &b, Uplo::Lower, Diag::NonUnit, true).unwrap();
+    /// use boundgate::kernels::accessor::trsv::trsv_errors;
+    /// use boundgate_verify::check::check;
+    /// let errors = trsv_errors(&a, n, &b, Uplo::Lower, Diag::NonUnit, &out.output).unwrap();
+    /// assert!(check(&errors, out.rigorous(&a, &b, true)).unwrap().is_pass());
+    /// ```
     pub fn rigorous(&self, a: &[f64], b: &[f64], store: bool) -> VResult<ElementBounds> {
         self.require_triangle_stored(a)?;
         common::require_stored("b", &self.stored.1, self.accessors.1.spec().storage)?;
@@ -399,6 +445,28 @@ impl TrsvComputation {
 
     /// The rigorous normwise backward-error bound of the solution before the
     /// store, on the stored system (`bounds::accessor::blocked_inverse_normwise_backward`).
+    ///
+    /// # Errors
+    /// As [`TrsvComputation::solve_record`]; a hypothesis of the bound not met.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::trsv::accessor_trsv;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// use boundgate_verify::oracle::trsv::{Diag, Uplo};
+    /// // A 40 x 40 lower triangle (two blocks of 32): 2 on the diagonal, 0.3 below.
+    /// let n = 40;
+    /// let a: Vec<f64> = (0..n * n)
+    ///     .map(|k| match (k / n, k % n) { (i, j) if i == j => 2.0, (i, j) if j < i => 0.3, _ => 0.0 })
+    ///     .collect();
+    /// let b: Vec<f64> = (0..n).map(|i| 1.0 / (i as f64 + 1.0)).collect();
+    /// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+    /// let out = accessor_trsv(&spec, &a, n, &b, Uplo::Lower, Diag::NonUnit, true).unwrap();
+    /// let bound = out.normwise_backward_bound().unwrap().value;
+    /// let exact = out.backward_error().unwrap().normwise_inf;
+    /// assert!(exact <= bound && bound < 1e-12);
+    /// ```
     pub fn normwise_backward_bound(&self) -> VResult<Bound> {
         let record = self.solve_record()?;
         blocked_inverse_normwise_backward(
@@ -410,6 +478,28 @@ impl TrsvComputation {
 
     /// The exact backward errors of the solution before the store, on the
     /// stored system (oracle), or why there are none.
+    ///
+    /// # Errors
+    /// As [`TrsvComputation::solve_record`]; a system with a NaN or infinity.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::trsv::accessor_trsv;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// use boundgate_verify::oracle::trsv::{Diag, Uplo};
+    /// // A 40 x 40 lower triangle (two blocks of 32): 2 on the diagonal, 0.3 below.
+    /// let n = 40;
+    /// let a: Vec<f64> = (0..n * n)
+    ///     .map(|k| match (k / n, k % n) { (i, j) if i == j => 2.0, (i, j) if j < i => 0.3, _ => 0.0 })
+    ///     .collect();
+    /// let b: Vec<f64> = (0..n).map(|i| 1.0 / (i as f64 + 1.0)).collect();
+    /// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+    /// let out = accessor_trsv(&spec, &a, n, &b, Uplo::Lower, Diag::NonUnit, true).unwrap();
+    /// let e = out.backward_error().unwrap();
+    /// // The fp64 solution is backward stable with respect to the fp32 system.
+    /// assert!(e.componentwise < 1e-14 && e.normwise_inf <= e.componentwise);
+    /// ```
     pub fn backward_error(&self) -> VResult<BackwardError> {
         backward_error(
             &self.stored_system()?,
@@ -427,6 +517,20 @@ impl TrsvComputation {
 /// value alone, so the non-finite ones are given to the oracle as 0. (Until
 /// 2026-11-26 every component was marked non-finite, which an infinite bound
 /// for the whole output hid; judged per element, it read as a violation.)
+///
+/// # Errors
+/// Shape mismatches.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::trsv::trsv_errors;
+/// use boundgate_verify::oracle::trsv::{Diag, Uplo};
+/// use boundgate_verify::oracle::ErrorMeasure;
+/// // 3 x = 1: the binary64 third is off by a third of an ulp of 2^-2.
+/// let e = trsv_errors(&[3.0], 1, &[1.0], Uplo::Lower, Diag::NonUnit, &[1.0 / 3.0]).unwrap();
+/// let ErrorMeasure::Finite { absolute_up, .. } = e[0] else { panic!() };
+/// assert!(absolute_up > 0.0 && absolute_up < 2f64.powi(-55));
+/// ```
 pub fn trsv_errors(
     a: &[f64],
     n: usize,
