@@ -22,7 +22,7 @@
 pub mod accuracy;
 pub mod arith;
 pub mod axpy;
-pub mod common;
+pub(crate) mod common;
 #[cfg(feature = "cuda")]
 pub mod cublas;
 pub mod device;
