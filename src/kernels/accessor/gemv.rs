@@ -11,7 +11,7 @@
 //!   `ceil(m / 32) + ceil(log2 min(m, 32))` ([`transposed_depth`]).
 //! - Then `y_i = fl(alpha s_i)` if `beta = 0`, else `fma(alpha, s_i, fl(beta y_i))`;
 //!   with `alpha = 0` the sum is not used, as in BLAS (`fl(beta y_i)`, or +0):
-//!   `blas_epilogue` (`common.rs`). Then the store.
+//!   [`common::blas_epilogue`]. Then the store.
 //!
 //! Bounds per element: the accumulation of the terms `alpha a_ij x_j`
 //! (`depth + 1` roundings when `alpha != 1` or `beta != 0`) and `beta y_i` (2),

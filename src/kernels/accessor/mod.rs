@@ -22,7 +22,7 @@
 pub mod accuracy;
 pub mod arith;
 pub mod axpy;
-pub(crate) mod common;
+pub mod common;
 #[cfg(feature = "cuda")]
 pub mod cublas;
 pub mod device;

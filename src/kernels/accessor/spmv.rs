@@ -15,7 +15,7 @@
 //!   `k = 0, 1, ..., width - 1`, skipping padding; depth `nnz_i`. The paper's
 //!   Ginkgo ELL kernel may use several threads per row; this kernel uses one,
 //!   and the bound follows the kernel actually run.
-//! - Then `alpha` and `beta` as in GEMV (`blas_accumulation`, `common.rs`), and the store.
+//! - Then `alpha` and `beta` as in GEMV ([`blas_accumulation`]), and the store.
 //!
 //! Matrix values, `x` and `y` go through the accessor; column indices are
 //! integers and are read exactly.
