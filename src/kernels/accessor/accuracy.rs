@@ -274,7 +274,17 @@ fn record(samples: &mut Samples, errors: &[ErrorMeasure]) {
 }
 
 /// LU with partial pivoting in fp64 of a row-major `n x n` matrix: returns
-/// `(L, U)` row-major (unit lower, upper).
+/// `(L, U)` row-major (unit lower, upper). The TRSV test systems of the
+/// accuracy report are these factors of random matrices, as in the paper.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::accuracy::lu_factors;
+/// // Pivoting takes row 1 first: P A = [[4, 3], [2, 1]] = [[1, 0], [0.5, 1]] [[4, 3], [0, -0.5]].
+/// let (l, u) = lu_factors(&[2.0, 1.0, 4.0, 3.0], 2);
+/// assert_eq!(l, vec![1.0, 0.0, 0.5, 1.0]);
+/// assert_eq!(u, vec![4.0, 3.0, 0.0, -0.5]);
+/// ```
 pub fn lu_factors(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
     let mut m = a.to_vec();
     for k in 0..n {
@@ -314,6 +324,14 @@ pub fn lu_factors(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// The five-point Laplacian on a `k x k` grid (`k^2` rows).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::accuracy::laplacian_2d;
+/// let a = laplacian_2d(3);
+/// assert_eq!((a.rows(), a.nnz()), (9, 4 * 3 + 4 * 4 + 5)); // corners 3, edges 4, centre 5
+/// assert_eq!(a.row(4), (&[1usize, 3, 4, 5, 7][..], &[-1.0, -1.0, 4.0, -1.0, -1.0][..]));
+/// ```
 pub fn laplacian_2d(k: usize) -> CsrMatrix {
     let mut t = Vec::with_capacity(5 * k * k);
     for r in 0..k {
@@ -339,7 +357,28 @@ pub fn laplacian_2d(k: usize) -> CsrMatrix {
 
 /// A random sparse `rows x rows` matrix with 1..=2 avg entries per row at
 /// random columns, values from `dist` rounded to fp32.
+///
+/// # Errors
+/// [`Error::Usage`] for `avg = 0` or a distribution that cannot be sampled.
+///
+/// # Example
+/// ```
+/// use boundgate::generate::Distribution;
+/// use boundgate::kernels::accessor::accuracy::random_sparse;
+/// let d = Distribution::Uniform { low: -1.0, high: 1.0 };
+/// let a = random_sparse(100, 4, &d, 7).unwrap();
+/// assert!((0..100).all(|i| (1..=8).contains(&a.row_len(i))));
+/// assert!(a.values().iter().all(|&v| v == v as f32 as f64)); // fp32 values
+/// assert_eq!(a, random_sparse(100, 4, &d, 7).unwrap()); // seeded
+/// assert!(random_sparse(100, 0, &d, 7).is_err());
+/// ```
 pub fn random_sparse(rows: usize, avg: usize, dist: &Distribution, seed: u64) -> Result<CsrMatrix> {
+    // The row lengths are drawn from 1..=2 avg, which is empty for 0.
+    if avg == 0 {
+        return Err(Error::usage(
+            "random_sparse: avg entries per row must be positive",
+        ));
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(7);
     let mut t = Vec::new();

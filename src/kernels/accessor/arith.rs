@@ -134,11 +134,25 @@ impl Arith for f32 {
 }
 
 /// Converts values of the arithmetic format to `A` (exactly).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::arith::{to_arith, to_f64s};
+/// let v: Vec<f32> = to_arith(&[0.5, -3.0]);
+/// assert_eq!(v, vec![0.5f32, -3.0]);
+/// assert_eq!(to_f64s(&v), vec![0.5, -3.0]);
+/// ```
 pub fn to_arith<A: Arith>(values: &[f64]) -> Vec<A> {
     values.iter().map(|&v| A::of(v)).collect()
 }
 
 /// Converts back to `f64` (exactly).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::arith::to_f64s;
+/// assert_eq!(to_f64s(&[0.1f32]), vec![0.1f32 as f64]); // the f32 value, not 0.1
+/// ```
 pub fn to_f64s<A: Arith>(values: &[A]) -> Vec<f64> {
     values.iter().map(|v| v.to_f64()).collect()
 }

@@ -138,6 +138,23 @@ pub const fn params_with_scalars(last: ParamSpec) -> [ParamSpec; 12] {
 }
 
 /// The accessor configuration from the parameters.
+///
+/// # Errors
+/// [`Error::Usage`] for an unknown storage or arithmetic, or a pair whose
+/// reads do not widen exactly.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::common::spec;
+/// use boundgate::kernels::accessor::dot::AccessorDot;
+/// use boundgate::kernels::accessor::storage::StorageKind;
+/// use boundgate::kernels::Params;
+/// let p = Params::parse(&AccessorDot, &["storage=bf16".into(), "ftz=true".into()]).unwrap();
+/// let s = spec(&p).unwrap();
+/// assert_eq!((s.storage, s.ftz), (StorageKind::Bf16, true));
+/// let bad = Params::parse(&AccessorDot, &["storage=fp64".into(), "arithmetic=fp32".into()]).unwrap();
+/// assert!(spec(&bad).is_err());
+/// ```
 pub fn spec(params: &Params) -> Result<AccessorSpec> {
     let storage = StorageKind::parse(params.text("storage")?)?;
     let arithmetic = Format::by_name(params.text("arithmetic")?)?;
@@ -163,6 +180,22 @@ pub fn spec(params: &Params) -> Result<AccessorSpec> {
 
 /// A scalar parameter (`alpha`, `beta`), which must be a number of the
 /// arithmetic format.
+///
+/// # Errors
+/// [`Error::Usage`] for a value that is not a number of `arithmetic`.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::common::scalar;
+/// use boundgate::kernels::accessor::gemv::AccessorGemv;
+/// use boundgate::kernels::Params;
+/// use boundgate_verify::format::Format;
+/// let p = Params::parse(&AccessorGemv, &["alpha=0.25".into()]).unwrap();
+/// assert_eq!(scalar(&p, "alpha", Format::FP32).unwrap(), 0.25);
+/// // The kernels offer only such numbers (ALPHAS, BETAS), so the check
+/// // guards a future choice that is not one.
+/// assert!(Params::parse(&AccessorGemv, &["alpha=0.1".into()]).is_err());
+/// ```
 pub fn scalar(params: &Params, key: &str, arithmetic: Format) -> Result<f64> {
     let v = params.f64(key)?;
     if !arithmetic.is_representable(v) {
@@ -188,6 +221,14 @@ macro_rules! with_arith {
 pub(crate) use with_arith;
 
 /// `|a - b|` rounded up; infinite if either is not finite.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::common::abs_diff_up;
+/// let d = abs_diff_up(1.0, -1e-30); // 1 + 1e-30 is not an f64: the next one up
+/// assert_eq!(d, 1.0 + f64::EPSILON);
+/// assert_eq!(abs_diff_up(f64::NAN, 0.0), f64::INFINITY);
+/// ```
 pub fn abs_diff_up(a: f64, b: f64) -> f64 {
     if !(a.is_finite() && b.is_finite()) {
         return f64::INFINITY;
@@ -198,6 +239,16 @@ pub fn abs_diff_up(a: f64, b: f64) -> f64 {
 /// `sum_k |a~_k x~_k - a_k x_k|` rounded up, from `a~ x~ - a x = (a~ - a) x~ +
 /// a (x~ - x)`: the representation error of a sum of products whose factors
 /// were stored (`a`, `x` as given; `a~`, `x~` as read).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::common::products_representation_up;
+/// // a = 0.1 stored as its fp32 neighbour, x = 2 stored exactly.
+/// let a = [(0.1, 0.1f32 as f64)];
+/// let x = [(2.0, 2.0)];
+/// let r = products_representation_up(a.into_iter(), x.into_iter());
+/// assert!(r >= 2.0 * (0.1f32 as f64 - 0.1) && r <= 2.0 * (0.1f32 as f64 - 0.1) * (1.0 + 1e-15));
+/// ```
 pub fn products_representation_up(
     a: impl Iterator<Item = (f64, f64)>,
     x: impl Iterator<Item = (f64, f64)>,
@@ -217,6 +268,20 @@ pub fn products_representation_up(
 }
 
 /// The hypothesis every bound on stored data needs: the inputs fit the storage.
+///
+/// # Errors
+/// [`VerifyError::HypothesisNotMet`] naming the first input that overflowed.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::common::require_stored;
+/// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+/// use boundgate_verify::format::Format;
+/// let fp16 = AccessorSpec::new(StorageKind::Fp16, Format::FP32).unwrap().for_data(&[]).unwrap();
+/// assert!(require_stored("x", &fp16.store(&[1.0]).unwrap(), StorageKind::Fp16).is_ok());
+/// let e = require_stored("x", &fp16.store(&[1.0, 1e5]).unwrap(), StorageKind::Fp16).unwrap_err();
+/// assert!(e.to_string().contains("x[1]"), "{e}");
+/// ```
 pub fn require_stored(name: &str, stored: &Stored, storage: StorageKind) -> VResult<()> {
     if let Some((index, value)) = stored.overflow {
         return Err(VerifyError::HypothesisNotMet {
@@ -238,6 +303,22 @@ pub fn require_stored(name: &str, stored: &Stored, storage: StorageKind) -> VRes
 /// One output element's rigorous bound with respect to the exact result on
 /// the inputs as given: the accumulation bound, plus the representation
 /// error, plus (when the output is stored) the store's error.
+///
+/// # Errors
+/// The accumulation bound's hypotheses (no overflow, depth within
+/// `gamma`'s range).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::common::element_bound;
+/// use boundgate_verify::bounds::accessor::Accumulation;
+/// use boundgate_verify::format::Format;
+/// let acc = Accumulation { depth: 10, sum_abs: 1.0, eta_weight: 0.0, inner: None };
+/// let alone = element_bound(Format::FP64, &acc, 0.0, None).unwrap().value;
+/// assert!(alone >= 10.0 * 2f64.powi(-53) && alone < 11.0 * 2f64.powi(-53));
+/// // The representation error adds to it.
+/// assert!(element_bound(Format::FP64, &acc, 1e-9, None).unwrap().value >= alone + 1e-9);
+/// ```
 pub fn element_bound(
     arithmetic: Format,
     accumulation: &Accumulation,
@@ -339,6 +420,13 @@ pub fn blas_epilogue<A: super::arith::Arith>(alpha: f64, beta: f64, s: A, y0: Op
 /// `alpha` scales (GEMV, SpMV); 0 for `alpha = 0`, whose products are not
 /// read ([`blas_epilogue`]), so `r` is not evaluated then (a NaN in `A` or
 /// `x` would make it NaN).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::common::scaled_products_up;
+/// assert_eq!(scaled_products_up(-2.0, || 0.5), 1.0);
+/// assert_eq!(scaled_products_up(0.0, || f64::NAN), 0.0); // not evaluated
+/// ```
 pub fn scaled_products_up(alpha: f64, r: impl FnOnce() -> f64) -> f64 {
     if alpha == 0.0 {
         0.0
@@ -354,6 +442,19 @@ pub fn scaled_products_up(alpha: f64, r: impl FnOnce() -> f64) -> f64 {
 ///
 /// # Errors
 /// Other errors of [`higham_3_5_published`].
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::common::published_rows;
+/// use boundgate_verify::bounds::accessor::Accumulation;
+/// use boundgate_verify::format::Format;
+/// let rows = [1.0, 3.0];
+/// let b = published_rows((Format::FP32, None), false, &rows, |i| Accumulation {
+///     depth: 4, sum_abs: rows[i], eta_weight: 0.0, inner: None,
+/// }).unwrap();
+/// // Linear in each row's sum of magnitudes.
+/// assert_eq!(b.values()[1], 3.0 * b.values()[0]);
+/// ```
 pub fn published_rows(
     (arithmetic, storage): (Format, Option<Format>),
     store: bool,
@@ -367,6 +468,14 @@ pub fn published_rows(
 }
 
 /// `sum_k |a_k x_k|` rounded up over stored values.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::common::abs_sum_up;
+/// assert_eq!(abs_sum_up([(-2.0, 3.0), (0.5, -0.5)].into_iter()), 6.25);
+/// // 1 + 2^-60 rounded up is the next f64 above 1.
+/// assert_eq!(abs_sum_up([(1.0, 1.0), (2f64.powi(-30), 2f64.powi(-30))].into_iter()), 1.0 + f64::EPSILON);
+/// ```
 pub fn abs_sum_up(terms: impl Iterator<Item = (f64, f64)>) -> f64 {
     terms.fold(0.0, |s, (a, x)| add_up(s, mul_up(a.abs(), x.abs())))
 }

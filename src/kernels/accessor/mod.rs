@@ -43,6 +43,12 @@ use crate::audit::experiment::Experiment;
 use crate::kernels::Kernel;
 
 /// The family's kernels.
+///
+/// # Example
+/// ```
+/// let names: Vec<_> = boundgate::kernels::accessor::kernels().iter().map(|k| k.info().name).collect();
+/// assert_eq!(names, ["accessor-dot", "accessor-axpy", "accessor-gemv", "accessor-trsv", "accessor-spmv"]);
+/// ```
 pub fn kernels() -> Vec<&'static dyn Kernel> {
     vec![
         &dot::AccessorDot,
@@ -54,6 +60,12 @@ pub fn kernels() -> Vec<&'static dyn Kernel> {
 }
 
 /// The family's experiments.
+///
+/// # Example
+/// ```
+/// let names: Vec<_> = boundgate::kernels::accessor::experiments().iter().map(|e| e.name()).collect();
+/// assert_eq!(names, ["accessor-accuracy", "accessor-roofline"]);
+/// ```
 pub fn experiments() -> Vec<&'static dyn Experiment> {
     vec![&accuracy::AccessorAccuracy, &roofline::AccessorRoofline]
 }

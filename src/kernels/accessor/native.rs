@@ -91,11 +91,25 @@ pub struct Accessor<S, A> {
 
 impl<S: StorageType, A: Arith> Accessor<S, A> {
     /// Reads a stored value into the arithmetic type (exact).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::native::Accessor;
+    /// let h = half::f16::from_f32(0.1);
+    /// assert_eq!(Accessor::<half::f16, f32>::read(h), h.to_f32());
+    /// ```
     #[inline(always)]
     pub fn read(s: S) -> A {
         A::of(s.to_f64())
     }
     /// Writes an arithmetic value to storage (round to nearest even).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::native::Accessor;
+    /// // 1 + 2^-24 is a tie between two f32 neighbours of 1: to even, 1.
+    /// assert_eq!(Accessor::<f32, f64>::write(1.0 + 2f64.powi(-24)), 1.0f32);
+    /// ```
     #[inline(always)]
     pub fn write(a: A) -> S {
         S::from_f64(a.to_f64())

@@ -179,6 +179,14 @@ pub fn block_reduce<A: Arith>(values: &[A]) -> A {
 }
 
 /// The depth of [`block_reduce`] when only the first `m` values can be nonzero.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::order::block_reduce_depth;
+/// assert_eq!(block_reduce_depth(256), 5 + 3); // a warp's tree, then 8 warp sums
+/// assert_eq!(block_reduce_depth(1024), 5 + 5);
+/// assert_eq!(block_reduce_depth(1), 0); // added only to zeros: exact
+/// ```
 pub fn block_reduce_depth(m: usize) -> u64 {
     padded_tree_depth(m.min(WARP)) + padded_tree_depth(m.div_ceil(WARP))
 }

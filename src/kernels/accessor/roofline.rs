@@ -70,6 +70,14 @@ pub fn accessor_kernel<S: StorageType, Ar: Arith>(x: &[S], y: &mut [S], k: usize
 }
 
 /// The same kernel on plain `f64` slices (no accessor).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::roofline::plain_f64;
+/// let mut y = [0.0; 8];
+/// plain_f64(&[1.0; 8], &mut y, 1);
+/// assert_eq!(y, [0.75; 8]); // 1 * 0.5 + 0.25
+/// ```
 #[inline(never)]
 pub fn plain_f64(x: &[f64], y: &mut [f64], k: usize) {
     for (xs, ys) in x.chunks_exact(LANES).zip(y.chunks_exact_mut(LANES)) {
@@ -85,6 +93,16 @@ pub fn plain_f64(x: &[f64], y: &mut [f64], k: usize) {
 }
 
 /// The same kernel on plain `f32` slices (no accessor).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::roofline::{accessor_kernel, plain_f32};
+/// let x = [0.1f32; 16];
+/// let (mut plain, mut through) = ([0.0f32; 16], [0.0f32; 16]);
+/// plain_f32(&x, &mut plain, 3);
+/// accessor_kernel::<f32, f32>(&x, &mut through, 3);
+/// assert_eq!(plain, through); // the accessor<fp32,fp32> is the plain kernel
+/// ```
 #[inline(never)]
 pub fn plain_f32(x: &[f32], y: &mut [f32], k: usize) {
     let (a, b) = (A as f32, B as f32);
@@ -186,6 +204,16 @@ fn half_best<Ar: Arith>(n: usize, repeats: usize, k: usize) -> f64 {
 ///
 /// # Errors
 /// [`Error::Usage`] for an unknown configuration or an odd FLOP count.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::accessor::roofline::measure_point;
+/// let p = measure_point("accessor<fp64,fp32>", 1024, 8, 1).unwrap();
+/// assert_eq!(p.flops_per_value, 8);
+/// assert!(p.seconds > 0.0 && p.gflops > 0.0 && p.gbytes_per_s > 0.0);
+/// assert!(measure_point("accessor<fp64,fp32>", 1024, 7, 1).is_err());
+/// assert!(measure_point("fp8", 1024, 8, 1).is_err());
+/// ```
 pub fn measure_point(
     config: &str,
     n: usize,

@@ -29,6 +29,16 @@ pub struct EllMatrix {
 impl EllMatrix {
     /// The ELL form of a CSR matrix: width = the longest row, padding with
     /// [`ELL_PADDING`] and value 0.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::sparse::{CsrMatrix, EllMatrix};
+    /// let csr = CsrMatrix::from_dense(3, 3, &[1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 4.0, 0.0, 0.0]).unwrap();
+    /// let ell = EllMatrix::from_csr(&csr);
+    /// assert_eq!((ell.rows(), ell.width()), (3, 3)); // the longest row
+    /// assert_eq!(ell.slot(2, 0), Some((0, 4.0)));
+    /// assert_eq!(ell.slot(1, 0), None); // an empty row is all padding
+    /// ```
     pub fn from_csr(a: &CsrMatrix) -> EllMatrix {
         let (rows, width) = (a.rows(), a.max_row_len());
         let mut col_idx = vec![ELL_PADDING; width * rows];
@@ -49,20 +59,51 @@ impl EllMatrix {
         }
     }
     /// Rows.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::sparse::{CsrMatrix, EllMatrix};
+    /// let ell = EllMatrix::from_csr(&CsrMatrix::from_dense(2, 1, &[0.0, 5.0]).unwrap());
+    /// assert_eq!((ell.rows(), ell.width()), (2, 1));
+    /// ```
     pub fn rows(&self) -> usize {
         self.rows
     }
-    /// Slots per row.
+    /// Slots per row: the longest row's entries.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::sparse::{CsrMatrix, EllMatrix};
+    /// let ell = EllMatrix::from_csr(&CsrMatrix::from_dense(2, 3, &[1.0, 1.0, 1.0, 0.0, 0.0, 1.0]).unwrap());
+    /// assert_eq!(ell.width(), 3);
+    /// ```
     pub fn width(&self) -> usize {
         self.width
     }
     /// Slot `k` of row `i`, or `None` for padding.
+    ///
+    /// # Panics
+    /// For `i >= rows()` or `k >= width()`, as slice indexing does.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::sparse::{CsrMatrix, EllMatrix};
+    /// let ell = EllMatrix::from_csr(&CsrMatrix::from_dense(1, 3, &[0.0, 7.0, 8.0]).unwrap());
+    /// assert_eq!((ell.slot(0, 0), ell.slot(0, 1)), (Some((1, 7.0)), Some((2, 8.0))));
+    /// ```
     pub fn slot(&self, i: usize, k: usize) -> Option<(usize, f64)> {
         let at = k * self.rows + i;
         let c = self.col_idx[at];
         (c != ELL_PADDING).then(|| (c, self.values[at]))
     }
-    /// The checker's view.
+    /// The checker's view (`boundgate_verify::oracle::Ell`, column-major).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::sparse::{CsrMatrix, EllMatrix};
+    /// let ell = EllMatrix::from_csr(&CsrMatrix::from_dense(2, 2, &[1.0, 2.0, 0.0, 3.0]).unwrap());
+    /// assert_eq!((ell.view().rows(), ell.view().width()), (2, 2));
+    /// ```
     pub fn view(&self) -> Ell<'_> {
         Ell::new(
             self.rows,

@@ -96,12 +96,27 @@ impl StorageKind {
             })
     }
 
-    /// Its name.
+    /// Its name (the `storage` parameter's word).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::StorageKind;
+    /// assert_eq!(StorageKind::Bf16.name(), "bf16");
+    /// assert_eq!(StorageKind::parse("bf16").unwrap(), StorageKind::Bf16);
+    /// ```
     pub fn name(self) -> &'static str {
         StorageKind::NAMES[self as usize]
     }
 
     /// The floating-point format, for floating-point kinds.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::StorageKind;
+    /// use boundgate_verify::format::Format;
+    /// assert_eq!(StorageKind::Fp16.float_format(), Some(Format::FP16));
+    /// assert_eq!(StorageKind::Int8.float_format(), None);
+    /// ```
     pub fn float_format(self) -> Option<Format> {
         match self {
             StorageKind::Fp64 => Some(Format::FP64),
@@ -113,6 +128,13 @@ impl StorageKind {
     }
 
     /// The largest integer, for integer kinds.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::StorageKind;
+    /// assert_eq!(StorageKind::Int8.int_max(), Some(127));
+    /// assert_eq!(StorageKind::Fp32.int_max(), None);
+    /// ```
     pub fn int_max(self) -> Option<i64> {
         match self {
             StorageKind::Int8 => Some(i8::MAX as i64),
@@ -123,6 +145,13 @@ impl StorageKind {
     }
 
     /// Bytes per element in memory.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::StorageKind;
+    /// assert_eq!(StorageKind::Bf16.bytes(), 2);
+    /// assert_eq!(StorageKind::Fp64.bytes(), 8);
+    /// ```
     pub fn bytes(self) -> usize {
         match self {
             StorageKind::Fp64 => 8,
@@ -225,7 +254,20 @@ impl AccessorSpec {
         Ok(spec)
     }
 
-    /// Checks the arithmetic format and that reads widen exactly.
+    /// Checks the arithmetic format and that reads widen exactly (for a spec
+    /// whose public fields were set by hand).
+    ///
+    /// # Errors
+    /// As [`AccessorSpec::new`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let mut spec = AccessorSpec::new(StorageKind::Int16, Format::FP32).unwrap();
+    /// spec.storage = StorageKind::Int32; // 31 bits do not widen into fp32's 24
+    /// assert!(spec.validate().is_err());
+    /// ```
     pub fn validate(&self) -> Result<()> {
         let a = self.arithmetic;
         if a != Format::FP64 && a != Format::FP32 {
@@ -303,6 +345,17 @@ impl AccessorSpec {
     /// [`VerifyError::InvalidParameter`] for a scale that is not a positive
     /// power of two on the arithmetic format's grid, or a scale other than 1
     /// for floating-point storage.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let int16 = AccessorSpec::new(StorageKind::Int16, Format::FP64).unwrap();
+    /// assert_eq!(int16.with_scale(0.125).unwrap().read(3.0), 0.375);
+    /// assert!(int16.with_scale(0.3).is_err());
+    /// let fp32 = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+    /// assert!(fp32.with_scale(2.0).is_err());
+    /// ```
     pub fn with_scale(&self, scale: f64) -> Result<Accessor> {
         self.validate()?;
         // Subnormal powers of two included: `for_data` gives them to subnormal
@@ -383,6 +436,17 @@ pub struct Stored {
 
 impl Accessor {
     /// The configuration.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let spec = AccessorSpec::new(StorageKind::Int8, Format::FP32).unwrap();
+    /// // absmax: the least power of two s with 3.0 <= 127 s.
+    /// let acc = spec.for_data(&[3.0, -1.0]).unwrap();
+    /// assert_eq!((acc.spec(), acc.scale(), acc.arithmetic()), (&spec, 2f64.powi(-5), Format::FP32));
+    /// assert_eq!(acc.storage_format(), None);
+    /// ```
     pub fn spec(&self) -> &AccessorSpec {
         &self.spec
     }
@@ -397,6 +461,16 @@ impl Accessor {
 
     /// The storage format for floating-point storage (without subnormals
     /// under `ftz`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let mut spec = AccessorSpec::new(StorageKind::Fp16, Format::FP32).unwrap();
+    /// spec.ftz = true;
+    /// let fp16 = spec.for_data(&[]).unwrap().storage_format().unwrap();
+    /// assert_eq!(fp16.min_positive(), Format::FP16.min_positive_normal());
+    /// ```
     pub fn storage_format(&self) -> Option<Format> {
         self.spec.storage.float_format().map(|f| {
             if self.spec.ftz {
@@ -463,6 +537,18 @@ impl Accessor {
     /// Writes `v` as IEEE hardware does: like [`Accessor::write`], except that
     /// a floating-point overflow stores what the rounding mode gives (an
     /// infinity for round to nearest) instead of failing.
+    ///
+    /// # Errors
+    /// As [`Accessor::write`] for integer storage.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let fp16 = AccessorSpec::new(StorageKind::Fp16, Format::FP32).unwrap().for_data(&[]).unwrap();
+    /// assert_eq!(fp16.write_ieee(70000.0).unwrap(), f64::INFINITY);
+    /// assert_eq!(fp16.write_ieee(65504.0).unwrap(), 65504.0);
+    /// ```
     pub fn write_ieee(&self, v: f64) -> Result<f64> {
         match self.storage_format() {
             Some(_) => Ok(self.write_float(v)),
@@ -527,6 +613,17 @@ impl Accessor {
     ///
     /// # Errors
     /// As [`Accessor::write_ieee`] (integer storage).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let bf16 = AccessorSpec::new(StorageKind::Bf16, Format::FP32).unwrap().for_data(&[]).unwrap();
+    /// // 8 significand bits: 1 + 3/4 ulp rounds up to 1 + 2^-7.
+    /// let s = bf16.store(&[1.0 + 3.0 * 2f64.powi(-9), 1e39]).unwrap();
+    /// assert_eq!(s.values[0], 1.0 + 2f64.powi(-7));
+    /// assert_eq!(s.overflow, Some((1, 1e39))); // beyond bf16's largest, 3.39e38
+    /// ```
     pub fn store(&self, data: &[f64]) -> Result<Stored> {
         let mut elements = Vec::with_capacity(data.len());
         let mut overflow = None;
@@ -547,6 +644,17 @@ impl Accessor {
 
     /// The write's error model: `|read(write(v)) - v| <= relative |v| + absolute`
     /// for `|v| <= max` (module docs).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let fp16 = AccessorSpec::new(StorageKind::Fp16, Format::FP64).unwrap().for_data(&[]).unwrap();
+    /// let m = fp16.store_model();
+    /// assert_eq!((m.relative, m.absolute, m.max), (2f64.powi(-11), 2f64.powi(-25), 65504.0));
+    /// let v = 0.1;
+    /// assert!((fp16.write(v).unwrap() - v).abs() <= m.relative * v + m.absolute);
+    /// ```
     pub fn store_model(&self) -> StoreModel {
         match self.storage_format() {
             // A flushed result was below 2^emin in magnitude, so its whole
@@ -588,6 +696,15 @@ impl Accessor {
     /// The set of values a read can return, for exact-product checks:
     /// significand bits, exponent of the lowest bit, largest magnitude and
     /// smallest nonzero magnitude.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let fp16 = AccessorSpec::new(StorageKind::Fp16, Format::FP32).unwrap().for_data(&[]).unwrap();
+    /// let g = fp16.value_grid();
+    /// assert_eq!((g.bits, g.lowest_bit, g.max, g.min), (11, -24, 65504.0, 2f64.powi(-24)));
+    /// ```
     pub fn value_grid(&self) -> ValueGrid {
         match self.storage_format() {
             Some(f) => ValueGrid {
