@@ -78,6 +78,20 @@ impl AccessorGpu {
     ///
     /// # Errors
     /// As [`GpuPair::of`]; empty or mismatched inputs; device errors.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::kernels::accessor::dot::accessor_dot;
+    /// use boundgate::kernels::accessor::gpu::AccessorGpu;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let spec = AccessorSpec::new(StorageKind::Fp16, Format::FP32)?;
+    /// let x: Vec<f64> = (0..10_000).map(|i| (i as f64).sin()).collect();
+    /// let gpu = AccessorGpu::open()?.dot(&spec, &x, &x)?;
+    /// let cpu = accessor_dot(&spec, &x, &x, true)?;
+    /// assert_eq!(gpu.output.to_bits(), cpu.output.to_bits()); // the same order
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn dot(&self, spec: &AccessorSpec, x: &[f64], y: &[f64]) -> Result<GpuDot, GpuError> {
         catch(|| {
             let pair = GpuPair::of(spec)?;

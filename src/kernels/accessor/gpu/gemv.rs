@@ -89,6 +89,24 @@ impl AccessorGpu {
     /// # Errors
     /// As [`GpuPair::of`]; shape mismatches; `alpha`/`beta` outside the
     /// arithmetic format; a missing `y` with `beta != 0`; device errors.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::kernels::accessor::gemv::{accessor_gemv, GemvOp};
+    /// use boundgate::kernels::accessor::gpu::AccessorGpu;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// use boundgate_verify::oracle::Transpose;
+    /// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64)?;
+    /// let (m, n) = (300, 200);
+    /// let a: Vec<f64> = (0..m * n).map(|k| (k as f64 * 0.37).cos()).collect();
+    /// let x: Vec<f64> = (0..m).map(|i| 1.0 / (i as f64 + 1.0)).collect();
+    /// let op = GemvOp { trans: Transpose::Yes, ..GemvOp::PLAIN }; // y = A^T x
+    /// let gpu = AccessorGpu::open()?.gemv(&spec, op, &a, (m, n), &x, None)?;
+    /// let cpu = accessor_gemv(&spec, op, &a, (m, n), &x, None, true)?;
+    /// assert_eq!(gpu.output, cpu.output); // bit for bit: the CPU model's order
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn gemv(
         &self,
         spec: &AccessorSpec,

@@ -278,6 +278,13 @@ impl AccessorGpu {
     }
 
     /// The setting of the tuning knobs this module was compiled with.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::kernels::accessor::gpu::AccessorGpu;
+    /// assert!(AccessorGpu::open()?.tuning().is_default());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn tuning(&self) -> &AccessorTuning {
         &self.tuning
     }

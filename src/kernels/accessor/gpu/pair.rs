@@ -111,11 +111,29 @@ impl GpuPair {
     }
 
     /// The storage kind.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gpu::GpuPair;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let pair = GpuPair::of(&AccessorSpec::new(StorageKind::Bf16, Format::FP32).unwrap()).unwrap();
+    /// assert_eq!((pair.storage(), pair.arithmetic()), (StorageKind::Bf16, Format::FP32));
+    /// ```
     pub fn storage(self) -> StorageKind {
         PAIRS[self.index].0
     }
 
     /// The arithmetic format.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gpu::GpuPair;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let pair = GpuPair::of(&AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap()).unwrap();
+    /// assert_eq!(pair.arithmetic(), Format::FP64);
+    /// ```
     pub fn arithmetic(self) -> Format {
         if PAIRS[self.index].1 {
             Format::FP64
@@ -125,6 +143,15 @@ impl GpuPair {
     }
 
     /// The kernels' name suffix, e.g. `f32_f64`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gpu::GpuPair;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let pair = GpuPair::of(&AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap()).unwrap();
+    /// assert_eq!(pair.suffix(), "f32_f64");
+    /// ```
     pub fn suffix(self) -> &'static str {
         DOT_BLOCKS[self.index]
             .strip_prefix("accessor_dot_blocks_")

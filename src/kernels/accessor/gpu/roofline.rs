@@ -67,6 +67,17 @@ impl AccessorGpu {
     ///
     /// # Errors
     /// As [`GpuPair::of`]; an empty `x`; `k >= 2^32`; device errors.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::kernels::accessor::gpu::AccessorGpu;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let spec = AccessorSpec::new(StorageKind::Fp16, Format::FP32)?;
+    /// let y = AccessorGpu::open()?.roofline(&spec, &[1.0; 1024], 2)?;
+    /// assert!(y.iter().all(|&v| v == 0.625)); // (1 * 0.5 + 0.25) * 0.5 + 0.25
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn roofline(&self, spec: &AccessorSpec, x: &[f64], k: usize) -> Result<Vec<f64>, GpuError> {
         catch(|| {
             let pair = GpuPair::of(spec)?;

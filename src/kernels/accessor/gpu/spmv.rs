@@ -145,6 +145,25 @@ impl AccessorGpu {
     /// As [`GpuPair::of`]; shape mismatches; scalars outside the arithmetic
     /// format; a missing `y` with `beta != 0`; indices beyond `int`; device
     /// errors.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::kernels::accessor::accuracy::laplacian_2d;
+    /// use boundgate::kernels::accessor::gpu::AccessorGpu;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// use boundgate::kernels::accessor::spmv::{accessor_spmv, SparseFormat};
+    /// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64)?;
+    /// let a = laplacian_2d(100);
+    /// let x: Vec<f64> = (0..a.cols()).map(|i| (i as f64).sqrt()).collect();
+    /// let gpu = AccessorGpu::open()?;
+    /// for format in SparseFormat::ALL {
+    ///     let device = gpu.spmv(&spec, &a, format, (1.0, 0.0), &x, None)?;
+    ///     let model = accessor_spmv(&spec, &a, format, (1.0, 0.0), &x, None, true)?;
+    ///     assert_eq!(device.output, model.output, "{}", format.name());
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn spmv(
         &self,
         spec: &AccessorSpec,

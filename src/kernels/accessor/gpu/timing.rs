@@ -150,6 +150,14 @@ impl AccessorGpu {
     ///
     /// # Errors
     /// `bytes = 0` or `repetitions = 0`; device errors (out of memory).
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::kernels::accessor::gpu::AccessorGpu;
+    /// let copy = AccessorGpu::open()?.copy_bandwidth(1 << 30, 20)?;
+    /// println!("{:.0} GB/s ({} bytes per copy)", copy.gb_per_s, copy.bytes);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn copy_bandwidth(&self, bytes: usize, repetitions: usize) -> Result<Timing, GpuError> {
         catch(|| {
             if bytes == 0 {

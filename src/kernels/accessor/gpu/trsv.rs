@@ -167,6 +167,25 @@ impl AccessorGpu {
     /// # Errors
     /// As [`GpuPair::of`]; `n = 0`, shape mismatches; a zero on the diagonal
     /// (non-unit), as given or as stored; device errors.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::kernels::accessor::gpu::AccessorGpu;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// use boundgate::kernels::accessor::trsv::accessor_trsv;
+    /// use boundgate_verify::oracle::trsv::{Diag, Uplo};
+    /// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64)?;
+    /// let n = 1000;
+    /// let a: Vec<f64> = (0..n * n)
+    ///     .map(|k| match (k / n, k % n) { (i, j) if i == j => 4.0, (i, j) if j > i => 0.01, _ => 0.0 })
+    ///     .collect();
+    /// let b = vec![1.0; n];
+    /// let gpu = AccessorGpu::open()?.trsv(&spec, &a, n, &b, Uplo::Upper, Diag::NonUnit)?;
+    /// let cpu = accessor_trsv(&spec, &a, n, &b, Uplo::Upper, Diag::NonUnit, true)?;
+    /// assert_eq!(gpu.output, cpu.output);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn trsv(
         &self,
         spec: &AccessorSpec,
@@ -184,6 +203,21 @@ impl AccessorGpu {
     ///
     /// # Errors
     /// As [`trsv`](Self::trsv).
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::kernels::accessor::gpu::AccessorGpu;
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// use boundgate::kernels::accessor::gpu::TrsvSchedule;
+    /// use boundgate_verify::oracle::trsv::{Diag, Uplo};
+    /// let spec = AccessorSpec::new(StorageKind::Fp32, Format::FP32)?;
+    /// let (a, b) = (vec![2.0, 0.0, 1.0, 4.0], vec![2.0, 9.0]);
+    /// let gpu = AccessorGpu::open()?;
+    /// let run = |s| gpu.trsv_scheduled(&spec, &a, 2, &b, (Uplo::Lower, Diag::NonUnit), s);
+    /// assert_eq!(run(TrsvSchedule::Pipelined)?.output, run(TrsvSchedule::OneBlock)?.output);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn trsv_scheduled(
         &self,
         spec: &AccessorSpec,

@@ -98,6 +98,12 @@ impl Knob {
     ];
 
     /// The macro name in `kernels/accessor_blas.cu`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gpu::tuning::Knob;
+    /// assert_eq!(Knob::CsrStreamBatch.macro_name(), "CSR_STREAM_BATCH");
+    /// ```
     pub fn macro_name(self) -> &'static str {
         match self {
             Knob::DotBatch => "DOT_BATCH",
@@ -122,6 +128,12 @@ impl Knob {
     /// The value the kernel file defines when none is given (the measured
     /// kernels' or, where the comment beside it says so, a change awaiting a
     /// device).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gpu::tuning::Knob;
+    /// assert!(Knob::ALL.iter().all(|k| k.range().contains(&k.default_value())));
+    /// ```
     pub fn default_value(self) -> u32 {
         match self {
             Knob::DotBatch => 4,
@@ -146,6 +158,13 @@ impl Knob {
     /// The values accepted, the kernel file's `static_assert`s: blocks per
     /// SM within 2048 threads per SM (sm_80, sm_90), switches 0 or 1, DOT's
     /// batch from 2 (its last, partial batch holds `DOT_BATCH - 1` terms).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gpu::tuning::Knob;
+    /// assert_eq!(Knob::CsrPipelineDepth.range(), 1..=3);
+    /// assert_eq!(Knob::TrsvYRegisters.range(), 0..=1);
+    /// ```
     pub fn range(self) -> RangeInclusive<u32> {
         match self {
             Knob::DotBatch => 2..=16,
@@ -170,6 +189,14 @@ impl Knob {
     ///
     /// # Errors
     /// An unknown name, with the known ones in the message.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gpu::tuning::Knob;
+    /// assert_eq!(Knob::from_macro_name("TRSV_CHAIN_WAYS").unwrap(), Knob::TrsvChainWays);
+    /// let e = Knob::from_macro_name("TRSV_WAYS").unwrap_err();
+    /// assert!(e.to_string().contains("TRSV_CHAIN_WAYS"), "{e}");
+    /// ```
     pub fn from_macro_name(name: &str) -> Result<Knob, VerifyError> {
         Knob::ALL
             .into_iter()
@@ -210,6 +237,16 @@ impl AccessorTuning {
     ///
     /// # Errors
     /// A value outside [`Knob::range`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gpu::tuning::{AccessorTuning, Knob};
+    /// let t = AccessorTuning::default().with(Knob::CsrPipelineDepth, 3).unwrap();
+    /// assert_eq!(t.to_string(), "CSR_PIPELINE_DEPTH=3");
+    /// let back = t.with(Knob::CsrPipelineDepth, Knob::CsrPipelineDepth.default_value()).unwrap();
+    /// assert!(back.is_default());
+    /// assert!(AccessorTuning::default().with(Knob::CsrPipelineDepth, 4).is_err());
+    /// ```
     pub fn with(mut self, knob: Knob, value: u32) -> Result<AccessorTuning, VerifyError> {
         let range = knob.range();
         if !range.contains(&value) {
@@ -228,6 +265,13 @@ impl AccessorTuning {
     }
 
     /// The value of `knob` in this setting.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gpu::tuning::{AccessorTuning, Knob};
+    /// let t: AccessorTuning = "DOT_BATCH=8".parse().unwrap();
+    /// assert_eq!((t.value(Knob::DotBatch), t.value(Knob::DotMinBlocks)), (8, Knob::DotMinBlocks.default_value()));
+    /// ```
     pub fn value(&self, knob: Knob) -> u32 {
         self.given
             .get(&knob)
@@ -272,6 +316,13 @@ impl AccessorTuning {
     }
 
     /// Whether every knob has its default value.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gpu::tuning::AccessorTuning;
+    /// assert!(AccessorTuning::default().is_default());
+    /// assert!(!"ELL_MIN_BLOCKS=2".parse::<AccessorTuning>().unwrap().is_default());
+    /// ```
     pub fn is_default(&self) -> bool {
         self.given.is_empty()
     }
@@ -279,6 +330,14 @@ impl AccessorTuning {
     /// The `(macro, value)` pairs to define for NVRTC: every knob, so that the
     /// build does not depend on the kernel file's defaults agreeing with
     /// [`Knob::default_value`] (a unit test checks that they do).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::gpu::tuning::{AccessorTuning, Knob};
+    /// let d = "DOT_BATCH=8".parse::<AccessorTuning>().unwrap().defines();
+    /// assert_eq!(d.len(), Knob::ALL.len());
+    /// assert!(d.contains(&("DOT_BATCH".to_string(), "8".to_string())));
+    /// ```
     pub fn defines(&self) -> Vec<(String, String)> {
         Knob::ALL
             .iter()
