@@ -11,6 +11,7 @@
 //! Both are positive, as printed (so `x^T y` has no cancellation); the
 //! `signed` variants flip each sign with probability 1/2.
 
+use boundgate_verify::format::ldexp;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution as _, Normal};
@@ -62,7 +63,24 @@ impl PaperDistribution {
         }
     }
 
-    /// `len` values from a generator seeded by `(seed, stream)`.
+    /// `len` values from a generator seeded by `(seed, stream)`: `s 2^p`, `s`
+    /// uniform in `[0.5, 1)`, `p` from the distribution, rounded once where
+    /// `2^p` leaves the normal range.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::distributions::PaperDistribution;
+    /// let a = PaperDistribution::A { t: 10, signed: false };
+    /// let v = a.sample(1, 0, 1000);
+    /// assert!(v.iter().all(|&x| (0.5 * 2f64.powi(-5)..2f64.powi(5)).contains(&x)));
+    /// assert_eq!(v, a.sample(1, 0, 1000)); // seeded
+    /// // p in [-1070, 1070]: subnormals and infinities where 2^p leaves the
+    /// // normal range, but never 0 (s 2^-1070 >= 2^-1071 is a subnormal).
+    /// let wide = PaperDistribution::A { t: 2140, signed: false }.sample(2, 0, 20_000);
+    /// assert!(wide.iter().any(|&x| x < f64::MIN_POSITIVE));
+    /// assert!(wide.iter().any(|&x| x.is_infinite()));
+    /// assert!(wide.iter().all(|&x| x > 0.0));
+    /// ```
     pub fn sample(&self, seed: u64, stream: u64, len: usize) -> Vec<f64> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(stream);
@@ -88,7 +106,10 @@ impl PaperDistribution {
             .map(|_| {
                 let s: f64 = rng.random_range(0.5..1.0);
                 let p = exponent(&mut rng);
-                let v = s * 2f64.powi(p);
+                // ldexp, not powi: `2f64.powi(p)` is 0 for p <= -1024 and
+                // +inf for p >= 1024 (it computes 1 / 2^-p), and `sample` is
+                // public with any `t` (the experiments cap t at MAX_T = 200).
+                let v = ldexp(s, p);
                 if signed && rng.random::<bool>() {
                     -v
                 } else {
