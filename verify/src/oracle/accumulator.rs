@@ -163,6 +163,16 @@ pub(crate) fn exact_remainder(hi_bits: u64) -> bool {
 
 impl ExactSum {
     /// An empty sum (exactly +0).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::RoundingMode;
+    /// use boundgate_verify::oracle::ExactSum;
+    /// let s = ExactSum::new();
+    /// assert!(s.is_zero() && s.is_finite());
+    /// // +0 in every rounding mode, toward -infinity included (as `mpfr::sum(&[])`).
+    /// assert_eq!(s.round(boundgate_verify::format::Format::FP64, RoundingMode::Down).to_bits(), 0);
+    /// ```
     pub fn new() -> Self {
         ExactSum {
             chunks: [0; NUM_CHUNKS],
@@ -177,6 +187,20 @@ impl ExactSum {
     }
 
     /// Empties the sum again, touching only the chunks in use.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::ExactSum;
+    /// let mut s = ExactSum::new();
+    /// s.add(-1e300);
+    /// s.add_product(1e-300, 3e-300); // far below f64
+    /// s.add(f64::NAN);
+    /// s.clear();
+    /// assert!(s.is_finite()); // the NaN is forgotten too
+    /// assert_eq!(s.to_f64().to_bits(), 0.0f64.to_bits()); // +0, not -0
+    /// s.add(0.5);
+    /// assert_eq!(s.to_float().unwrap(), 0.5); // no trace of the 1e-300 * 3e-300
+    /// ```
     pub fn clear(&mut self) {
         let (start, end) = if self.is_dirty() {
             (self.floor.min(self.dirty_lo), self.dirty_hi.max(self.top))
@@ -306,6 +330,16 @@ impl ExactSum {
     }
 
     /// Whether no NaN or infinity was added.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::ExactSum;
+    /// let mut s = ExactSum::new();
+    /// s.add_product(1e300, 1e300); // 1e600 overflows f64 but is finite here
+    /// assert!(s.is_finite());
+    /// s.add_product(0.0, f64::INFINITY);
+    /// assert!(!s.is_finite());
+    /// ```
     pub fn is_finite(&self) -> bool {
         self.specials.is_empty()
     }
@@ -314,6 +348,20 @@ impl ExactSum {
     /// a NaN, an invalid product (`0 * inf`) or infinities of both signs were
     /// added, else the infinity that was added. Finite terms never produce
     /// one: the exact sum of finite terms is finite even where `f64` overflows.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::ExactSum;
+    /// let mut s = ExactSum::new();
+    /// s.add(f64::MAX);
+    /// s.add(f64::MAX);
+    /// assert_eq!(s.non_finite(), None); // 2 f64::MAX is exact, though to_f64() is inf
+    /// assert_eq!(s.to_f64(), f64::INFINITY);
+    /// s.add_product(-2.0, f64::INFINITY);
+    /// assert_eq!(s.non_finite(), Some(f64::NEG_INFINITY));
+    /// s.add_product(0.0, f64::INFINITY); // 0 * inf is invalid
+    /// assert!(s.non_finite().unwrap().is_nan());
+    /// ```
     pub fn non_finite(&self) -> Option<f64> {
         self.specials.value()
     }
@@ -345,6 +393,20 @@ impl ExactSum {
     }
 
     /// The exact sum rounded to nearest `f64` (ties to even).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::{mpfr, ExactSum};
+    /// let x = [0.1, 0.7, -0.3, 1e-20];
+    /// let mut s = ExactSum::new();
+    /// s.add_slice(&x);
+    /// // Correctly rounded: bit for bit MPFR's single rounding of the exact sum.
+    /// assert_eq!(s.to_f64().to_bits(), mpfr::sum(&x).unwrap().to_f64().to_bits());
+    /// // Ties go to even: 1 + 2^-53 lies halfway between 1 and 1 + 2^-52.
+    /// let mut t = ExactSum::new();
+    /// t.add_slice(&[1.0, 2f64.powi(-53)]);
+    /// assert_eq!(t.to_f64(), 1.0);
+    /// ```
     pub fn to_f64(&self) -> f64 {
         self.round(Format::FP64, RoundingMode::NearestEven)
     }
@@ -352,6 +414,20 @@ impl ExactSum {
     /// The exact sum as an MPFR number of sufficient precision; `None` if a
     /// non-finite term was added. An exact zero carries the sign it rounds to
     /// in round-to-nearest.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::ExactSum;
+    /// let mut s = ExactSum::new();
+    /// s.add(1.0);
+    /// let tiny = f64::from_bits(1); // 2^-1074
+    /// s.add(tiny); // 1 + 2^-1074 needs 1075 bits
+    /// let f = s.to_float().unwrap();
+    /// assert!(f.prec() >= 1075);
+    /// assert_eq!(f - 1u32, tiny);
+    /// s.add(f64::NAN);
+    /// assert!(s.to_float().is_none());
+    /// ```
     pub fn to_float(&self) -> Option<Float> {
         if !self.is_finite() {
             return None;
@@ -382,6 +458,19 @@ impl ExactSum {
 
     /// The sign of the exact sum of the finite terms (non-finite terms are
     /// tracked apart: check [`ExactSum::is_finite`]).
+    ///
+    /// # Example
+    /// ```
+    /// use std::cmp::Ordering;
+    /// use boundgate_verify::oracle::ExactSum;
+    /// let mut s = ExactSum::new();
+    /// s.add_slice(&[1e300, -1e300]);
+    /// s.add_product(-2f64.powi(-1000), 2f64.powi(-1000)); // -2^-2000
+    /// assert_eq!(s.signum(), Ordering::Less); // though it rounds to -0
+    /// assert!(s.to_f64() == 0.0 && s.to_f64().is_sign_negative());
+    /// s.add(f64::INFINITY); // tracked apart
+    /// assert_eq!(s.signum(), Ordering::Less);
+    /// ```
     pub fn signum(&self) -> Ordering {
         let normalized = self.normalized();
         if normalized.finite_is_zero() {
@@ -395,6 +484,19 @@ impl ExactSum {
 
     /// Whether the exact sum of the finite terms is zero (non-finite terms are
     /// tracked apart: check [`ExactSum::is_finite`]).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::ExactSum;
+    /// let mut s = ExactSum::new();
+    /// s.add_product(0.1, 0.3);
+    /// assert!(!s.is_zero());
+    /// s.add_product(-0.3, 0.1); // cancels exactly
+    /// assert!(s.is_zero());
+    /// let tiny = f64::from_bits(1); // 2^-1074
+    /// s.add_product(tiny, tiny); // 2^-2148, nonzero
+    /// assert!(!s.is_zero());
+    /// ```
     pub fn is_zero(&self) -> bool {
         self.normalized().finite_is_zero()
     }
@@ -779,9 +881,10 @@ mod tests {
         for _ in 0..5000 {
             s.add(-f64::MAX);
         }
-        s.add(2f64.powi(-1074));
+        // Not 2f64.powi(-1074): that is 0 in unoptimized builds.
+        s.add(f64::from_bits(1));
         let expected =
-            Float::with_val(3000, f64::MAX) * -5000 + Float::with_val(53, 2f64.powi(-1074));
+            Float::with_val(3000, f64::MAX) * -5000 + Float::with_val(53, f64::from_bits(1));
         assert_eq!(s.to_float().unwrap(), expected);
         assert_eq!(s.to_f64(), f64::NEG_INFINITY);
         assert_eq!(s.round(Format::FP64, RoundingMode::Up), -f64::MAX);

@@ -175,6 +175,33 @@ impl<'a> Gemv<'a> {
     /// [`VerifyError::LengthMismatch`] for a shape mismatch,
     /// [`VerifyError::NonFinite`] for a non-finite `alpha` or `beta`,
     /// [`VerifyError::InvalidParameter`] for `beta != 0` without `y0`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::VerifyError;
+    /// use boundgate_verify::oracle::{ExactOp, Gemv, Matrix, Transpose};
+    /// let a = Matrix::new(2, 3, &[1.0; 6]).unwrap();
+    /// // op(A) = A^T is 3 x 2: x has 2 entries and the output 3.
+    /// let op = Gemv::new(1.0, a, Transpose::Yes, &[1.0, 2.0], 0.0, None).unwrap();
+    /// assert_eq!(op.outputs(), 3);
+    /// assert!(matches!(
+    ///     Gemv::new(1.0, a, Transpose::No, &[1.0, 2.0], 0.0, None),
+    ///     Err(VerifyError::LengthMismatch { .. })
+    /// ));
+    /// assert!(matches!(
+    ///     Gemv::new(f64::INFINITY, a, Transpose::Yes, &[1.0, 2.0], 0.0, None),
+    ///     Err(VerifyError::NonFinite { .. })
+    /// ));
+    /// assert!(matches!(
+    ///     Gemv::new(1.0, a, Transpose::Yes, &[1.0, 2.0], 0.5, None),
+    ///     Err(VerifyError::InvalidParameter { .. })
+    /// ));
+    /// // alpha = 0: A and x are not read, so a NaN in x does not propagate.
+    /// let y0 = [1.0, 2.0, 3.0];
+    /// let op = Gemv::new(0.0, a, Transpose::Yes, &[f64::NAN, 1.0], 2.0, Some(&y0)).unwrap();
+    /// let y: Vec<f64> = op.exact().iter().map(|s| s.to_f64()).collect();
+    /// assert_eq!(y, vec![2.0, 4.0, 6.0]);
+    /// ```
     pub fn new(
         alpha: f64,
         a: Matrix<'a>,
@@ -246,6 +273,17 @@ pub fn gemv(a: &Matrix<'_>, x: &[f64]) -> Result<Vec<ExactSum>> {
 ///
 /// # Errors
 /// [`VerifyError::LengthMismatch`] if `x.len() != a.rows()`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::oracle::{gemv_t, Matrix};
+/// // A = [[1e300, 1], [-1e300, 1]]: column 0 cancels exactly, column 1 is 2 x.
+/// let a = Matrix::new(2, 2, &[1e300, 1.0, -1e300, 1.0]).unwrap();
+/// let y = gemv_t(&a, &[1e10, 1e10]).unwrap();
+/// assert!(y[0].is_zero()); // 1e310 - 1e310, beyond f64 yet exact
+/// assert_eq!(y[1].to_f64(), 2e10);
+/// assert!(gemv_t(&a, &[1.0, 1.0, 1.0]).is_err());
+/// ```
 pub fn gemv_t(a: &Matrix<'_>, x: &[f64]) -> Result<Vec<ExactSum>> {
     Ok(Gemv::new(1.0, *a, Transpose::Yes, x, 0.0, None)?.exact())
 }
@@ -296,6 +334,32 @@ impl<'a> Gemm<'a> {
     /// [`VerifyError::LengthMismatch`] for a shape mismatch,
     /// [`VerifyError::NonFinite`] for a non-finite `alpha` or `beta`,
     /// [`VerifyError::InvalidParameter`] for `beta != 0` without `c0`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::VerifyError;
+    /// use boundgate_verify::oracle::{ExactOp, Gemm, Matrix, Transpose};
+    /// let a = Matrix::new(2, 3, &[1.0; 6]).unwrap();
+    /// let b = Matrix::new(2, 4, &[1.0; 8]).unwrap();
+    /// // op(A) = A^T (3 x 2) times op(B) = B (2 x 4): a 3 x 4 output.
+    /// let op = Gemm::new(1.0, a, Transpose::Yes, b, Transpose::No, 0.0, None).unwrap();
+    /// assert_eq!(op.outputs(), 12);
+    /// assert!(op.exact().iter().all(|s| s.to_f64() == 2.0));
+    /// // A (2 x 3) times B (2 x 4): inner dimensions 3 and 2 differ.
+    /// assert!(matches!(
+    ///     Gemm::new(1.0, a, Transpose::No, b, Transpose::No, 0.0, None),
+    ///     Err(VerifyError::LengthMismatch { .. })
+    /// ));
+    /// // c0 must have m n = 12 elements.
+    /// assert!(matches!(
+    ///     Gemm::new(1.0, a, Transpose::Yes, b, Transpose::No, 1.0, Some(&[0.0; 8])),
+    ///     Err(VerifyError::LengthMismatch { .. })
+    /// ));
+    /// assert!(matches!(
+    ///     Gemm::new(1.0, a, Transpose::Yes, b, Transpose::No, f64::NAN, None),
+    ///     Err(VerifyError::NonFinite { .. })
+    /// ));
+    /// ```
     #[allow(clippy::too_many_arguments)] // the BLAS signature
     pub fn new(
         alpha: f64,
@@ -409,6 +473,18 @@ pub fn gemm(a: &Matrix<'_>, b: &Matrix<'_>) -> Result<Vec<ExactSum>> {
 ///
 /// # Errors
 /// [`VerifyError::LengthMismatch`] for a shape mismatch.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::oracle::{gemm_errors, Matrix};
+/// let a = Matrix::new(1, 2, &[1.0, 1e-20]).unwrap();
+/// let b = Matrix::new(2, 1, &[1.0, 1.0]).unwrap();
+/// // The exact product is 1 + 1e-20 (as doubles): 1.0 is its nearest f64, off by 1e-20.
+/// let e = gemm_errors(&a, &b, &[1.0]).unwrap();
+/// assert_eq!(e[0].exact(), 1.0);
+/// assert_eq!(e[0].absolute_up(), Some(1e-20)); // the error is exactly the double 1e-20
+/// assert!(gemm_errors(&a, &b, &[1.0, 2.0]).is_err()); // one output, two given
+/// ```
 pub fn gemm_errors(a: &Matrix<'_>, b: &Matrix<'_>, computed: &[f64]) -> Result<Vec<ErrorMeasure>> {
     Gemm::new(1.0, *a, Transpose::No, *b, Transpose::No, 0.0, None)?.errors(computed)
 }
@@ -461,6 +537,20 @@ impl<'a> Spmv<'a> {
     ///
     /// # Errors
     /// As [`Gemv::new`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::VerifyError;
+    /// use boundgate_verify::oracle::{Csr, ExactOp, Sparse, Spmv};
+    /// // [[2, 0, 0], [0, 0, 3]], 2 x 3.
+    /// let a = Sparse::Csr(Csr::new(2, 3, &[0, 1, 2], &[0, 2], &[2.0, 3.0]).unwrap());
+    /// let y0 = [0.5, -1.0];
+    /// let op = Spmv::new(-1.0, a, &[1.0, f64::NAN, 4.0], 2.0, Some(&y0)).unwrap();
+    /// // Column 1 is empty, so x[1] = NaN is never multiplied.
+    /// assert_eq!(op.exact().iter().map(|s| s.to_f64()).collect::<Vec<_>>(), vec![-1.0, -14.0]);
+    /// assert!(matches!(Spmv::new(1.0, a, &[1.0, 2.0], 0.0, None), Err(VerifyError::LengthMismatch { .. })));
+    /// assert!(matches!(Spmv::new(1.0, a, &[1.0; 3], 1.0, None), Err(VerifyError::InvalidParameter { .. })));
+    /// ```
     pub fn new(
         alpha: f64,
         a: Sparse<'a>,
@@ -513,6 +603,16 @@ impl ExactOp for Spmv<'_> {
 ///
 /// # Errors
 /// [`VerifyError::LengthMismatch`] if `x.len() != a.cols()`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::oracle::{spmv_csr, Csr};
+/// // One row with column 0 stored twice (summed) and column 1 cancelling it.
+/// let a = Csr::new(1, 2, &[0, 3], &[0, 1, 0], &[1e300, -1e300, 1.0]).unwrap();
+/// let y = spmv_csr(&a, &[1e10, 1e10]).unwrap();
+/// assert_eq!(y[0].to_f64(), 1e10); // 1e310 - 1e310 + 1e10, exactly
+/// assert!(spmv_csr(&a, &[1.0]).is_err());
+/// ```
 pub fn spmv_csr(a: &Csr<'_>, x: &[f64]) -> Result<Vec<ExactSum>> {
     Ok(Spmv::new(1.0, Sparse::Csr(*a), x, 0.0, None)?.exact())
 }
@@ -521,6 +621,21 @@ pub fn spmv_csr(a: &Csr<'_>, x: &[f64]) -> Result<Vec<ExactSum>> {
 ///
 /// # Errors
 /// [`VerifyError::LengthMismatch`] if `x.len() != a.cols()`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::oracle::{spmv_ell, Ell, EllLayout, ELL_PADDING};
+/// // [[0.1, 0.2], [0, 3]], width 2, row-major; the padding value NaN is never read.
+/// let p = ELL_PADDING;
+/// let (col_idx, values) = ([0, 1, 1, p], [0.1, 0.2, 3.0, f64::NAN]);
+/// let a = Ell::new(2, 2, 2, EllLayout::RowMajor, &col_idx, &values).unwrap();
+/// let y = spmv_ell(&a, &[1.0, 1.0]).unwrap();
+/// assert!(y.iter().all(|s| s.is_finite()));
+/// // 0.1 + 0.2 rounded once, as an exact dot product would be.
+/// assert_eq!(y[0].to_f64(), 0.30000000000000004);
+/// assert_eq!(y[1].to_f64(), 3.0);
+/// assert!(spmv_ell(&a, &[1.0; 3]).is_err());
+/// ```
 pub fn spmv_ell(a: &Ell<'_>, x: &[f64]) -> Result<Vec<ExactSum>> {
     Ok(Spmv::new(1.0, Sparse::Ell(*a), x, 0.0, None)?.exact())
 }

@@ -28,6 +28,16 @@ impl<'a> Matrix<'a> {
     ///
     /// # Errors
     /// [`VerifyError::LengthMismatch`] if it does not (or if `rows * cols` overflows).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::VerifyError;
+    /// use boundgate_verify::oracle::Matrix;
+    /// let data = [0.0; 6];
+    /// assert!(Matrix::new(3, 2, &data).is_ok());
+    /// assert!(matches!(Matrix::new(3, 3, &data), Err(VerifyError::LengthMismatch { .. })));
+    /// assert!(Matrix::new(usize::MAX, 2, &data).is_err()); // rows * cols overflows
+    /// ```
     pub fn new(rows: usize, cols: usize, data: &'a [f64]) -> Result<Self> {
         let len = rows.checked_mul(cols).ok_or_else(|| {
             VerifyError::invalid("rows * cols", format!("{rows} * {cols}"), "overflows usize")
@@ -36,22 +46,61 @@ impl<'a> Matrix<'a> {
         Ok(Matrix { rows, cols, data })
     }
     /// Number of rows.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Matrix;
+    /// assert_eq!(Matrix::new(2, 3, &[0.0; 6]).unwrap().rows(), 2);
+    /// ```
     pub fn rows(&self) -> usize {
         self.rows
     }
     /// Number of columns.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Matrix;
+    /// assert_eq!(Matrix::new(2, 3, &[0.0; 6]).unwrap().cols(), 3);
+    /// ```
     pub fn cols(&self) -> usize {
         self.cols
     }
     /// The row-major data.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Matrix;
+    /// let a = Matrix::new(2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    /// // Element (i, j) is data[i * cols + j].
+    /// assert_eq!(a.data()[1 * a.cols() + 2], a.get(1, 2));
+    /// assert_eq!(a.data()[1 * a.cols() + 2], 6.0);
+    /// ```
     pub fn data(&self) -> &'a [f64] {
         self.data
     }
-    /// Row `i` (panics if `i >= rows`, like slice indexing).
+    /// Row `i` (panics if `i >= rows` and the matrix has columns, like slice
+    /// indexing; with no columns every row is the empty slice).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Matrix;
+    /// let a = Matrix::new(2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    /// assert_eq!(a.row(1), &[4.0, 5.0, 6.0]);
+    /// assert!(std::panic::catch_unwind(|| a.row(2)).is_err());
+    /// ```
     pub fn row(&self, i: usize) -> &'a [f64] {
         &self.data[i * self.cols..(i + 1) * self.cols]
     }
     /// Element `(i, j)` (panics if out of range, like slice indexing).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Matrix;
+    /// let a = Matrix::new(2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    /// assert_eq!(a.get(0, 2), 3.0);
+    /// // Column 3 is out of range even though data[3] exists (it is (1, 0)).
+    /// assert!(std::panic::catch_unwind(|| a.get(0, 3)).is_err());
+    /// ```
     pub fn get(&self, i: usize, j: usize) -> f64 {
         assert!(j < self.cols, "column {j} out of range");
         self.data[i * self.cols + j]
@@ -100,6 +149,20 @@ impl<'a> Csr<'a> {
     /// entries or `col_idx` and `values` differ in length or from
     /// `row_ptr[rows]`; [`VerifyError::InvalidParameter`] if `row_ptr[0] != 0`,
     /// `row_ptr` decreases, or a column index is `>= cols`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::VerifyError;
+    /// use boundgate_verify::oracle::Csr;
+    /// let (col_idx, values) = ([0, 1], [1.0, 2.0]);
+    /// assert!(Csr::new(2, 2, &[0, 1, 2], &col_idx, &values).is_ok());
+    /// // row_ptr needs rows + 1 entries.
+    /// assert!(matches!(Csr::new(2, 2, &[0, 2], &col_idx, &values), Err(VerifyError::LengthMismatch { .. })));
+    /// // row_ptr must start at 0.
+    /// assert!(matches!(Csr::new(2, 2, &[1, 1, 2], &col_idx, &values), Err(VerifyError::InvalidParameter { .. })));
+    /// // row_ptr[rows] must be the number of entries.
+    /// assert!(matches!(Csr::new(2, 2, &[0, 1, 1], &col_idx, &values), Err(VerifyError::LengthMismatch { .. })));
+    /// ```
     pub fn new(
         rows: usize,
         cols: usize,
@@ -140,18 +203,49 @@ impl<'a> Csr<'a> {
         })
     }
     /// Number of rows.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Csr;
+    /// // An empty 3 x 4 matrix: rows + 1 row pointers, no entries.
+    /// assert_eq!(Csr::new(3, 4, &[0; 4], &[], &[]).unwrap().rows(), 3);
+    /// ```
     pub fn rows(&self) -> usize {
         self.rows
     }
     /// Number of columns.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Csr;
+    /// assert_eq!(Csr::new(3, 4, &[0; 4], &[], &[]).unwrap().cols(), 4);
+    /// ```
     pub fn cols(&self) -> usize {
         self.cols
     }
     /// Number of stored entries.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Csr;
+    /// // Stored entries count even when repeated (column 0 twice) or zero.
+    /// let a = Csr::new(1, 2, &[0, 3], &[0, 0, 1], &[1.0, 2.0, 0.0]).unwrap();
+    /// assert_eq!(a.nnz(), 3);
+    /// ```
     pub fn nnz(&self) -> usize {
         self.values.len()
     }
     /// Column indices and values of row `i` (panics if `i >= rows`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Csr;
+    /// // [[0, 0], [5, 7]]: row 0 is empty.
+    /// let a = Csr::new(2, 2, &[0, 0, 2], &[1, 0], &[7.0, 5.0]).unwrap();
+    /// assert_eq!(a.row(0), (&[][..], &[][..]));
+    /// assert_eq!(a.row(1), (&[1usize, 0][..], &[7.0, 5.0][..])); // stored order
+    /// assert!(std::panic::catch_unwind(|| a.row(2)).is_err());
+    /// ```
     pub fn row(&self, i: usize) -> (&'a [usize], &'a [f64]) {
         let range = self.row_ptr[i]..self.row_ptr[i + 1];
         (&self.col_idx[range.clone()], &self.values[range])
@@ -202,6 +296,24 @@ impl<'a> Ell<'a> {
     /// [`VerifyError::LengthMismatch`] unless `col_idx` and `values` both have
     /// `rows * width` entries; [`VerifyError::InvalidParameter`] for a column
     /// index `>= cols` that is not [`ELL_PADDING`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::VerifyError;
+    /// use boundgate_verify::oracle::{Ell, EllLayout, ELL_PADDING};
+    /// let p = ELL_PADDING;
+    /// assert!(Ell::new(2, 3, 2, EllLayout::ColumnMajor, &[0, 1, p, 2], &[1.0; 4]).is_ok());
+    /// // rows * width = 4 slots are needed.
+    /// assert!(matches!(
+    ///     Ell::new(2, 3, 2, EllLayout::ColumnMajor, &[0, 1, p], &[1.0; 3]),
+    ///     Err(VerifyError::LengthMismatch { .. })
+    /// ));
+    /// // Column 3 of a 3-column matrix.
+    /// assert!(matches!(
+    ///     Ell::new(2, 3, 2, EllLayout::ColumnMajor, &[0, 1, p, 3], &[1.0; 4]),
+    ///     Err(VerifyError::InvalidParameter { .. })
+    /// ));
+    /// ```
     pub fn new(
         rows: usize,
         cols: usize,
@@ -236,19 +348,56 @@ impl<'a> Ell<'a> {
         })
     }
     /// Number of rows.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::{Ell, EllLayout};
+    /// let a = Ell::new(2, 5, 1, EllLayout::RowMajor, &[4, 0], &[1.0, 2.0]).unwrap();
+    /// assert_eq!(a.rows(), 2);
+    /// ```
     pub fn rows(&self) -> usize {
         self.rows
     }
     /// Number of columns.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::{Ell, EllLayout};
+    /// let a = Ell::new(2, 5, 1, EllLayout::RowMajor, &[4, 0], &[1.0, 2.0]).unwrap();
+    /// assert_eq!(a.cols(), 5);
+    /// ```
     pub fn cols(&self) -> usize {
         self.cols
     }
     /// Slots per row.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::{Ell, EllLayout, ELL_PADDING};
+    /// let p = ELL_PADDING;
+    /// let (col_idx, values) = ([4, p, p, 0, 1, p], [1.0; 6]);
+    /// let a = Ell::new(2, 5, 3, EllLayout::RowMajor, &col_idx, &values).unwrap();
+    /// assert_eq!(a.width(), 3);
+    /// assert_eq!((0..a.width()).filter_map(|k| a.slot(1, k)).count(), 2);
+    /// ```
     pub fn width(&self) -> usize {
         self.width
     }
     /// Slot `k` of row `i`: `(column, value)`, or `None` for padding
     /// (panics if `i >= rows` or `k >= width`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::{Ell, EllLayout, ELL_PADDING};
+    /// // [[1, 0, 2], [0, 3, 0]], width 2, column-major: slot 0 of both rows first.
+    /// let p = ELL_PADDING;
+    /// let (col_idx, values) = ([0, 1, 2, p], [1.0, 3.0, 2.0, 0.0]);
+    /// let a = Ell::new(2, 3, 2, EllLayout::ColumnMajor, &col_idx, &values).unwrap();
+    /// assert_eq!(a.slot(0, 1), Some((2, 2.0)));
+    /// assert_eq!(a.slot(1, 0), Some((1, 3.0)));
+    /// assert_eq!(a.slot(1, 1), None);
+    /// assert!(std::panic::catch_unwind(|| a.slot(0, 2)).is_err());
+    /// ```
     pub fn slot(&self, i: usize, k: usize) -> Option<(usize, f64)> {
         assert!(
             i < self.rows && k < self.width,

@@ -60,6 +60,18 @@ pub enum ErrorMeasure {
 
 impl ErrorMeasure {
     /// The absolute error bound, if both sides are finite.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::ExactSum;
+    /// let mut s = ExactSum::new();
+    /// s.add_slice(&[0.1, 0.2, 0.3]);
+    /// // The naive sum's error against the exact sum of the three doubles.
+    /// let naive = 0.1 + 0.2 + 0.3;
+    /// let err = s.error_of(naive).absolute_up().unwrap();
+    /// assert!(err > 0.0 && err <= 2f64.powi(-52)); // 0.60000000000000009 vs ~0.6
+    /// assert_eq!(s.error_of(f64::INFINITY).absolute_up(), None);
+    /// ```
     pub fn absolute_up(&self) -> Option<f64> {
         match *self {
             ErrorMeasure::Finite { absolute_up, .. } => Some(absolute_up),
@@ -69,6 +81,18 @@ impl ErrorMeasure {
 
     /// The relative error bound, if both sides are finite and the exact
     /// result is nonzero.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::ExactSum;
+    /// let mut s = ExactSum::new();
+    /// s.add(4.0);
+    /// assert_eq!(s.error_of(5.0).relative_up(), Some(0.25)); // |5 - 4| / 4
+    /// s.add(-4.0);
+    /// // An exact zero has no relative error, even where the absolute one is 1.
+    /// assert_eq!(s.error_of(1.0).relative_up(), None);
+    /// assert_eq!(s.error_of(1.0).absolute_up(), Some(1.0));
+    /// ```
     pub fn relative_up(&self) -> Option<f64> {
         match *self {
             ErrorMeasure::Finite { relative_up, .. } => relative_up,
@@ -77,6 +101,16 @@ impl ErrorMeasure {
     }
 
     /// The exact result rounded to nearest (or its IEEE non-finite value).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::ExactSum;
+    /// let mut s = ExactSum::new();
+    /// s.add_slice(&[1e16, 1.0, -1e16]);
+    /// assert_eq!(s.error_of(0.0).exact(), 1.0); // not the naive sum's 0
+    /// s.add(f64::NEG_INFINITY);
+    /// assert_eq!(s.error_of(0.0).exact(), f64::NEG_INFINITY);
+    /// ```
     pub fn exact(&self) -> f64 {
         match *self {
             ErrorMeasure::Finite { exact, .. } | ErrorMeasure::NonFinite { exact, .. } => exact,
@@ -84,6 +118,18 @@ impl ErrorMeasure {
     }
 
     /// Whether both sides are finite.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::ExactSum;
+    /// let mut s = ExactSum::new();
+    /// s.add(f64::MAX);
+    /// s.add(f64::MAX); // exact and finite, but it rounds to +inf in f64
+    /// assert!(!s.error_of(f64::MAX).is_finite());
+    /// s.add(-f64::MAX);
+    /// assert!(s.error_of(f64::MAX).is_finite());
+    /// assert!(!s.error_of(f64::NAN).is_finite());
+    /// ```
     pub fn is_finite(&self) -> bool {
         matches!(self, ErrorMeasure::Finite { .. })
     }

@@ -29,8 +29,9 @@ use std::cmp::Ordering;
 /// ```
 /// use boundgate_verify::format::RoundingMode;
 /// use boundgate_verify::oracle::mpfr;
-/// let r = mpfr::dot(&[1e300, -1e300, 3.0], &[1e300, 1e300, 2f64.powi(-1074)]).unwrap();
-/// assert_eq!(r.round_f64(RoundingMode::NearestEven), 3.0 * 2f64.powi(-1074));
+/// let tiny = f64::from_bits(1); // 2^-1074 (`2f64.powi(-1074)` is 0 in debug builds)
+/// let r = mpfr::dot(&[1e300, -1e300, 3.0], &[1e300, 1e300, tiny]).unwrap();
+/// assert_eq!(r.round_f64(RoundingMode::NearestEven), f64::from_bits(3)); // 3 * 2^-1074
 /// assert!(r.exact().is_some());
 /// ```
 #[derive(Clone, Debug)]
@@ -44,6 +45,17 @@ pub struct MpfrResult {
 
 impl MpfrResult {
     /// The exact value, or `None` if it is NaN or infinite.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::mpfr;
+    /// // 1e300 * 1e300 overflows f64 but is exact here.
+    /// let r = mpfr::dot(&[1e300], &[1e300]).unwrap();
+    /// let x = rug::Float::with_val(53, 1e300);
+    /// assert_eq!(r.exact().unwrap(), &rug::Float::with_val(106, &x * &x)); // 106 bits: exact
+    /// assert!(r.exact().unwrap().to_f64().is_infinite());
+    /// assert!(mpfr::sum(&[1.0, f64::INFINITY]).unwrap().exact().is_none());
+    /// ```
     pub fn exact(&self) -> Option<&Float> {
         if self.value.is_finite() {
             Some(&self.value)
@@ -53,6 +65,14 @@ impl MpfrResult {
     }
 
     /// NaN or the infinity, if the result is not finite.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::mpfr;
+    /// assert_eq!(mpfr::dot(&[f64::INFINITY, 1e300], &[1.0, -1e300]).unwrap().non_finite(), Some(f64::INFINITY));
+    /// assert!(mpfr::dot(&[f64::INFINITY], &[0.0]).unwrap().non_finite().unwrap().is_nan()); // 0 * inf
+    /// assert_eq!(mpfr::sum(&[f64::MAX, f64::MAX]).unwrap().non_finite(), None); // exact, finite
+    /// ```
     pub fn non_finite(&self) -> Option<f64> {
         if self.value.is_finite() {
             None
@@ -62,6 +82,21 @@ impl MpfrResult {
     }
 
     /// The result rounded to `f64` by MPFR (`mpfr_get_d`) in `mode`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::RoundingMode;
+    /// use boundgate_verify::oracle::mpfr;
+    /// // 1 + 2^-60 lies strictly between 1 and its successor.
+    /// let r = mpfr::sum(&[1.0, 2f64.powi(-60)]).unwrap();
+    /// assert_eq!(r.round_f64(RoundingMode::NearestEven), 1.0);
+    /// assert_eq!(r.round_f64(RoundingMode::Down), 1.0);
+    /// assert_eq!(r.round_f64(RoundingMode::Up), 1.0f64.next_up());
+    /// // An exact zero from cancellation is -0 toward -infinity, +0 otherwise.
+    /// let z = mpfr::sum(&[1.0, -1.0]).unwrap();
+    /// assert!(z.round_f64(RoundingMode::Down).is_sign_negative());
+    /// assert!(z.round_f64(RoundingMode::Up).is_sign_positive());
+    /// ```
     pub fn round_f64(&self, mode: RoundingMode) -> f64 {
         if self.value.is_zero() {
             return self.zero(mode);
@@ -70,6 +105,15 @@ impl MpfrResult {
     }
 
     /// The result rounded to nearest `f64`, ties to even.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::mpfr;
+    /// // 1 + 2^-53 is a tie between 1 and 1 + 2^-52: even wins.
+    /// assert_eq!(mpfr::sum(&[1.0, 2f64.powi(-53)]).unwrap().to_f64(), 1.0);
+    /// // Just above the tie rounds up.
+    /// assert_eq!(mpfr::sum(&[1.0, 2f64.powi(-53), 2f64.powi(-100)]).unwrap().to_f64(), 1.0 + f64::EPSILON);
+    /// ```
     pub fn to_f64(&self) -> f64 {
         self.round_f64(RoundingMode::NearestEven)
     }
@@ -77,6 +121,20 @@ impl MpfrResult {
     /// The result rounded into `format`: by MPFR for fp64, else by
     /// [`Format::round_float`] on the exact value (IEEE semantics for NaN and
     /// infinities as in [`Format::round`]).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// use boundgate_verify::oracle::mpfr;
+    /// // 1 + 2^-24 + 2^-60: a hair above the fp32 tie between 1 and 1 + 2^-23.
+    /// let r = mpfr::sum(&[1.0, 2f64.powi(-24), 2f64.powi(-60)]).unwrap();
+    /// assert_eq!(r.round(Format::FP32, RoundingMode::NearestEven), 1.0 + 2f64.powi(-23));
+    /// assert_eq!(r.round(Format::FP32, RoundingMode::TowardZero), 1.0);
+    /// // fp32 has no 1e300: it overflows to infinity, or saturates toward zero.
+    /// let big = mpfr::sum(&[1e300]).unwrap();
+    /// assert_eq!(big.round(Format::FP32, RoundingMode::NearestEven), f64::INFINITY);
+    /// assert_eq!(big.round(Format::FP32, RoundingMode::TowardZero), f32::MAX as f64);
+    /// ```
     pub fn round(&self, format: Format, mode: RoundingMode) -> f64 {
         if format == Format::FP64 {
             return self.round_f64(mode);
@@ -93,6 +151,21 @@ impl MpfrResult {
     /// The error of `computed`, computed with MPFR: the same quantities as
     /// [`ExactSum::error_of`](super::ExactSum::error_of), except that
     /// `relative_up` is exactly the ratio rounded up.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::{ErrorMeasure, mpfr};
+    /// // The exact sum is 1 + 2^-60; a kernel that returns 1 is off by 2^-60.
+    /// let r = mpfr::sum(&[1.0, 2f64.powi(-60)]).unwrap();
+    /// let ErrorMeasure::Finite { absolute_up, relative_up, exact, .. } = r.error_of(1.0) else {
+    ///     unreachable!()
+    /// };
+    /// assert_eq!(absolute_up, 2f64.powi(-60));
+    /// // 2^-60 / (1 + 2^-60) is just below 2^-60: rounded up, it is 2^-60.
+    /// assert_eq!(relative_up, Some(2f64.powi(-60)));
+    /// assert_eq!(exact, 1.0);
+    /// assert!(!r.error_of(f64::NAN).is_finite());
+    /// ```
     pub fn error_of(&self, computed: f64) -> ErrorMeasure {
         let exact_rounded = self.non_finite().unwrap_or_else(|| self.to_f64());
         if !computed.is_finite() || !exact_rounded.is_finite() {
@@ -330,6 +403,7 @@ pub fn product(factors: &[f64]) -> Float {
 /// The versions of the MPFR and GMP libraries this build links (as they
 /// report themselves at run time), for the provenance section of reports.
 ///
+/// # Example
 /// ```
 /// let (mpfr, gmp) = boundgate_verify::oracle::mpfr::library_versions();
 /// assert!(mpfr.starts_with('4') && gmp.starts_with('6'), "{mpfr} {gmp}");

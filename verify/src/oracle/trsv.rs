@@ -96,6 +96,19 @@ impl<'a> Triangular<'a> {
     /// # Errors
     /// [`VerifyError::Empty`] for a 0 x 0 matrix, [`VerifyError::LengthMismatch`]
     /// for a matrix that is not square.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::VerifyError;
+    /// use boundgate_verify::oracle::Matrix;
+    /// use boundgate_verify::oracle::trsv::{Diag, Triangular, Uplo};
+    /// let square = Matrix::new(2, 2, &[1.0, 2.0, 3.0, 4.0]).unwrap();
+    /// assert!(Triangular::new(square, Uplo::Upper, Diag::NonUnit).is_ok());
+    /// let wide = Matrix::new(1, 2, &[1.0, 2.0]).unwrap();
+    /// assert!(matches!(Triangular::new(wide, Uplo::Upper, Diag::NonUnit), Err(VerifyError::LengthMismatch { .. })));
+    /// let empty = Matrix::new(0, 0, &[]).unwrap();
+    /// assert!(matches!(Triangular::new(empty, Uplo::Lower, Diag::Unit), Err(VerifyError::Empty { .. })));
+    /// ```
     pub fn new(t: Matrix<'a>, uplo: Uplo, diag: Diag) -> Result<Self> {
         if t.rows() == 0 {
             return Err(VerifyError::Empty {
@@ -111,23 +124,71 @@ impl<'a> Triangular<'a> {
     }
 
     /// The order `n`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Matrix;
+    /// use boundgate_verify::oracle::trsv::{Diag, Triangular, Uplo};
+    /// let t = Triangular::new(Matrix::new(3, 3, &[1.0; 9]).unwrap(), Uplo::Lower, Diag::Unit).unwrap();
+    /// assert_eq!(t.n(), 3);
+    /// ```
     pub fn n(&self) -> usize {
         self.t.rows()
     }
     /// Which triangle.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Matrix;
+    /// use boundgate_verify::oracle::trsv::{Diag, Triangular, Uplo};
+    /// let t = Triangular::new(Matrix::new(2, 2, &[1.0; 4]).unwrap(), Uplo::Upper, Diag::Unit).unwrap();
+    /// assert_eq!(t.uplo(), Uplo::Upper);
+    /// assert_eq!(t.off_diagonal(0), (1, &[1.0][..])); // row 0 reads to the right
+    /// ```
     pub fn uplo(&self) -> Uplo {
         self.uplo
     }
     /// Unit or non-unit diagonal.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Matrix;
+    /// use boundgate_verify::oracle::trsv::{Diag, Triangular, Uplo};
+    /// let t = Triangular::new(Matrix::new(1, 1, &[5.0]).unwrap(), Uplo::Lower, Diag::Unit).unwrap();
+    /// assert_eq!(t.diag(), Diag::Unit);
+    /// assert_eq!(t.diagonal(0), 1.0); // the stored 5 is not read
+    /// ```
     pub fn diag(&self) -> Diag {
         self.diag
     }
     /// The underlying matrix (both triangles).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Matrix;
+    /// use boundgate_verify::oracle::trsv::{Diag, Triangular, Uplo};
+    /// let data = [3.0, 99.0, 1.0, 3.0];
+    /// let t = Triangular::new(Matrix::new(2, 2, &data).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+    /// // The unread upper triangle is still there in the matrix.
+    /// assert_eq!(t.matrix().get(0, 1), 99.0);
+    /// assert_eq!(t.matrix().data(), &data);
+    /// ```
     pub fn matrix(&self) -> Matrix<'a> {
         self.t
     }
 
     /// `t_ii` as the solve uses it (1 for a unit diagonal).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Matrix;
+    /// use boundgate_verify::oracle::trsv::{Diag, Triangular, Uplo};
+    /// let m = Matrix::new(2, 2, &[0.0, 0.0, 7.0, -4.0]).unwrap();
+    /// let t = Triangular::new(m, Uplo::Lower, Diag::NonUnit).unwrap();
+    /// assert_eq!((t.diagonal(0), t.diagonal(1)), (0.0, -4.0));
+    /// let unit = Triangular::new(m, Uplo::Lower, Diag::Unit).unwrap();
+    /// assert_eq!((unit.diagonal(0), unit.diagonal(1)), (1.0, 1.0)); // stored 0 and -4 not read
+    /// ```
     pub fn diagonal(&self, i: usize) -> f64 {
         match self.diag {
             Diag::Unit => 1.0,
@@ -137,6 +198,19 @@ impl<'a> Triangular<'a> {
 
     /// The entries of row `i` strictly off the diagonal inside the triangle,
     /// as a contiguous slice of the row and the column of its first entry.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Matrix;
+    /// use boundgate_verify::oracle::trsv::{Diag, Triangular, Uplo};
+    /// let data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0];
+    /// let m = Matrix::new(3, 3, &data).unwrap();
+    /// let lower = Triangular::new(m, Uplo::Lower, Diag::NonUnit).unwrap();
+    /// assert_eq!(lower.off_diagonal(2), (0, &[7.0, 8.0][..]));
+    /// assert_eq!(lower.off_diagonal(0), (0, &[][..])); // the first row has none
+    /// let upper = Triangular::new(m, Uplo::Upper, Diag::NonUnit).unwrap();
+    /// assert_eq!(upper.off_diagonal(1), (2, &[6.0][..]));
+    /// ```
     pub fn off_diagonal(&self, i: usize) -> (usize, &'a [f64]) {
         let row = self.t.row(i);
         match self.uplo {
@@ -152,6 +226,24 @@ impl<'a> Triangular<'a> {
     /// [`VerifyError::NonFinite`] naming the first non-finite entry (its
     /// row-major index), [`VerifyError::InvalidParameter`] for a zero on the
     /// diagonal (the system is singular).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::VerifyError;
+    /// use boundgate_verify::oracle::Matrix;
+    /// use boundgate_verify::oracle::trsv::{Diag, Triangular, Uplo};
+    /// let lower = |data| Triangular::new(Matrix::new(2, 2, data).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+    /// assert!(lower(&[1.0, f64::NAN, 2.0, 1.0]).require_nonsingular().is_ok()); // NaN not read
+    /// assert_eq!(
+    ///     lower(&[1.0, 0.0, f64::INFINITY, 1.0]).require_nonsingular(),
+    ///     Err(VerifyError::NonFinite { what: "triangular matrix (row-major index)".into(), index: 2, value: f64::INFINITY })
+    /// );
+    /// let singular = [1.0, 0.0, 2.0, 0.0];
+    /// assert!(matches!(lower(&singular).require_nonsingular(), Err(VerifyError::InvalidParameter { .. })));
+    /// // With a unit diagonal the stored zero is not read.
+    /// let unit = Triangular::new(Matrix::new(2, 2, &singular).unwrap(), Uplo::Lower, Diag::Unit).unwrap();
+    /// assert!(unit.require_nonsingular().is_ok());
+    /// ```
     pub fn require_nonsingular(&self) -> Result<()> {
         let n = self.n();
         for i in 0..n {
@@ -445,6 +537,19 @@ impl<'a> InverseBound<'a> {
     }
 
     /// The bound on `||I - T X||_inf` (infinite when unusable).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Matrix;
+    /// use boundgate_verify::oracle::trsv::{InverseBound, Diag, Triangular, Uplo};
+    /// let ok = Triangular::new(Matrix::new(2, 2, &[2.0, 0.0, 1.0, 4.0]).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+    /// let r = InverseBound::new(ok).unwrap().residual_norm();
+    /// // X = T^{-1} exactly here, but the bound allows for the rounding of T X.
+    /// assert!(r > 0.0 && r < 1e-14);
+    /// // T^{-1} has an entry -1e400: X overflows and the bound is unusable.
+    /// let tiny = Triangular::new(Matrix::new(2, 2, &[1e-200, 0.0, 1.0, 1e-200]).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+    /// assert_eq!(InverseBound::new(tiny).unwrap().residual_norm(), f64::INFINITY);
+    /// ```
     pub fn residual_norm(&self) -> f64 {
         self.r_norm
     }
@@ -453,6 +558,22 @@ impl<'a> InverseBound<'a> {
     ///
     /// # Errors
     /// As [`comparison_solve_up`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::oracle::Matrix;
+    /// use boundgate_verify::oracle::trsv::{comparison_solve_up, InverseBound, Diag, Triangular, Uplo};
+    /// // T = [[1, 0, 0], [1, 1, 0], [1, 1, 1]]: T^{-1} = [[1, 0, 0], [-1, 1, 0], [0, -1, 1]],
+    /// // so |T^{-1}| e_0 = [1, 1, 0], while M(T)^{-1} e_0 = [1, 1, 2].
+    /// let data = [1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0];
+    /// let t = Triangular::new(Matrix::new(3, 3, &data).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+    /// let v = [1.0, 0.0, 0.0];
+    /// assert_eq!(comparison_solve_up(&t, &v).unwrap(), vec![1.0, 1.0, 2.0]);
+    /// let z = InverseBound::new(t).unwrap().apply_up(&v).unwrap();
+    /// assert!(z[0] >= 1.0 && z[1] >= 1.0 && z[1] < 1.0 + 1e-14); // still upper bounds
+    /// assert!(z[2] < 1e-14); // the approximate inverse removes the pessimism
+    /// assert!(InverseBound::new(t).unwrap().apply_up(&[-1.0, 0.0, 0.0]).is_err());
+    /// ```
     pub fn apply_up(&self, v: &[f64]) -> Result<Vec<f64>> {
         let mut z = comparison_solve_up(&self.t, v)?;
         if self.r_norm < 1.0 {
@@ -780,6 +901,30 @@ pub fn solve_exact_rational(t: &Triangular<'_>, b: &[f64]) -> Result<Vec<Rationa
 
 /// `|x_i - x^_i|` for every component, exactly, from a rational solution:
 /// the trusted reference for [`solution_errors`] in tests.
+///
+/// # Errors
+/// [`VerifyError::LengthMismatch`] if `x` and `x_hat` differ in length,
+/// [`VerifyError::NonFinite`] for a non-finite entry of `x_hat`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::oracle::Matrix;
+/// use boundgate_verify::oracle::trsv::{exact_errors, solution_errors, solve_exact_rational, Diag, Triangular, Uplo};
+/// use rug::Rational;
+/// let t = Triangular::new(Matrix::new(2, 2, &[3.0, 0.0, 1.0, 3.0]).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+/// let x = solve_exact_rational(&t, &[1.0, 1.0]).unwrap(); // [1/3, 2/9]
+/// let x_hat = [1.0 / 3.0, 2.0 / 9.0];
+/// let e = exact_errors(&x, &x_hat).unwrap();
+/// // fl(1/3) = (2^54 - 1) / (3 2^54): the error is 1 / (3 2^54), exactly.
+/// assert_eq!(e[0], Rational::from((1u64, 3u64 << 54)));
+/// // The enclosure of solution_errors bounds it from above.
+/// let bounds = solution_errors(&t, &[1.0, 1.0], &x_hat).unwrap();
+/// for (b, e) in bounds.iter().zip(&e) {
+///     assert!(Rational::from_f64(b.absolute_up().unwrap()).unwrap() >= *e);
+/// }
+/// assert!(exact_errors(&x, &[0.0]).is_err());
+/// assert!(exact_errors(&x, &[0.0, f64::NAN]).is_err());
+/// ```
 pub fn exact_errors(x: &[Rational], x_hat: &[f64]) -> Result<Vec<Rational>> {
     require_same_len("x and x^", x.len(), x_hat.len())?;
     require_finite("x^", x_hat)?;
