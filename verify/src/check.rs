@@ -194,6 +194,21 @@ impl ElementBounds {
     /// Read this, not [`ElementBounds::values`]' `+inf`, where an element
     /// without a bound must not count as bounded (an infinite error is within
     /// an infinite bound).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::ElementBounds;
+    /// let src = || Source::new("ex", "Lemma 1", None);
+    /// let b = Bound::deterministic(0.0, Quantity::AbsoluteError, src(), Rigor::Rigorous);
+    /// let eb = ElementBounds::partial(b, vec![1e-6, f64::INFINITY], "a term overflows").unwrap();
+    /// assert_eq!(eb.values(), &[1e-6, f64::INFINITY]);
+    /// assert_eq!((eb.bounded(0), eb.bounded(1), eb.bounded(2)), (Some(1e-6), None, None));
+    /// // A published formula that overflowed keeps its +inf as a value.
+    /// let p = Bound::deterministic(0.0, Quantity::AbsoluteError, src(), Rigor::Published);
+    /// let eb = ElementBounds::new(p, vec![f64::INFINITY]).unwrap();
+    /// assert_eq!(eb.bounded(0), Some(f64::INFINITY));
+    /// ```
     pub fn bounded(&self, i: usize) -> Option<f64> {
         let v = *self.values.get(i)?;
         (self.unbounded.is_none() || v != f64::INFINITY).then_some(v)
@@ -267,12 +282,47 @@ impl ElementBounds {
     }
 
     /// Why some elements have no bound ([`ElementBounds::partial`]), if any do.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::ElementBounds;
+    /// let b = |v| Bound::deterministic(v, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
+    /// assert_eq!(ElementBounds::uniform(b(1e-6), 2).unbounded(), None);
+    /// let eb = ElementBounds::partial(b(0.0), vec![1e-6, f64::INFINITY], "a term overflows").unwrap();
+    /// assert_eq!(eb.unbounded(), Some("a term overflows"));
+    /// // A rigorous +inf is no bound: marked, with its source.
+    /// let inf = ElementBounds::uniform(b(f64::INFINITY), 2);
+    /// assert!(inf.unbounded().unwrap().starts_with("ex, Lemma 1: "));
+    /// assert_eq!(inf.bounded(0), None);
+    /// ```
     pub fn unbounded(&self) -> Option<&str> {
         self.unbounded.as_deref()
     }
 
     /// One bound per element; `bound.value` becomes their maximum. NaN or
     /// negative values are refused.
+    ///
+    /// # Errors
+    /// [`VerifyError::InvalidParameter`] for a NaN or negative value, naming
+    /// the first such element.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::ElementBounds;
+    /// use boundgate_verify::VerifyError;
+    /// let b = || Bound::deterministic(0.0, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
+    /// let eb = ElementBounds::new(b(), vec![1e-6, 3e-6, 2e-6]).unwrap();
+    /// assert_eq!(eb.bound.value, 3e-6);
+    /// assert_eq!(eb.unbounded(), None);
+    /// // A rigorous +inf marks its element unbounded; the value is the largest finite one.
+    /// let eb = ElementBounds::new(b(), vec![1e-6, f64::INFINITY]).unwrap();
+    /// assert_eq!((eb.bound.value, eb.bounded(1)), (1e-6, None));
+    /// let err = ElementBounds::new(b(), vec![1e-6, -1e-6]).unwrap_err();
+    /// assert!(matches!(err, VerifyError::InvalidParameter { ref reason, .. } if reason.starts_with("element 1:")));
+    /// assert!(ElementBounds::new(b(), vec![f64::NAN]).is_err());
+    /// ```
     pub fn new(mut bound: Bound, values: Vec<f64>) -> Result<ElementBounds> {
         if let Some(i) = values.iter().position(|v| v.is_nan() || *v < 0.0) {
             return Err(VerifyError::invalid(
@@ -308,6 +358,18 @@ impl ElementBounds {
     }
 
     /// The per-element values.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::ElementBounds;
+    /// let b = |v| Bound::deterministic(v, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Published);
+    /// let eb = ElementBounds::new(b(0.0), vec![0.5, 0.25]).unwrap();
+    /// assert_eq!(eb.values(), &[0.5, 0.25]);
+    /// // A published NaN is no bound: its elements read +inf (and have no bound).
+    /// let nan = ElementBounds::uniform(b(f64::NAN), 2);
+    /// assert_eq!(nan.values(), &[f64::INFINITY, f64::INFINITY]);
+    /// ```
     pub fn values(&self) -> &[f64] {
         &self.values
     }
@@ -430,16 +492,65 @@ fn is_zero(n: &usize) -> bool {
 
 impl Verdict {
     /// True for [`Outcome::Violation`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::{check, ElementBounds};
+    /// use boundgate_verify::oracle::ErrorMeasure;
+    /// let b = Bound::deterministic(1.0, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
+    /// let exact = |e: f64| ErrorMeasure::Finite { absolute_up: e, absolute_down: None, relative_up: Some(e), exact: 1.0 };
+    /// let verdict = |e| check(&[e], Ok(ElementBounds::uniform(b.clone(), 1))).unwrap();
+    /// // An error exactly at the bound holds; one ulp above violates.
+    /// assert!(!verdict(exact(1.0)).is_violation());
+    /// assert!(verdict(exact(1f64.next_up())).is_violation());
+    /// // An enclosure straddling the bound is undecided: not proven a violation.
+    /// let straddling = ErrorMeasure::Finite { absolute_up: 1.5, absolute_down: Some(0.5), relative_up: Some(1.5), exact: 1.0 };
+    /// assert!(!verdict(straddling).is_violation());
+    /// ```
     pub fn is_violation(&self) -> bool {
         matches!(self.outcome, Outcome::Violation { .. })
     }
     /// True for [`Outcome::Pass`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::{check, ElementBounds};
+    /// use boundgate_verify::oracle::ErrorMeasure;
+    /// let b = Bound::deterministic(1.0, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
+    /// let verdict = |e| check(&[e], Ok(ElementBounds::uniform(b.clone(), 1))).unwrap();
+    /// let enclosed = |down, up| ErrorMeasure::Finite { absolute_up: up, absolute_down: Some(down), relative_up: Some(up), exact: 1.0 };
+    /// assert!(verdict(enclosed(0.5, 1.0)).is_pass());
+    /// // Undecided is neither a pass nor a violation.
+    /// let v = verdict(enclosed(0.5, 1.5));
+    /// assert!(!v.is_pass() && !v.is_violation());
+    /// ```
     pub fn is_pass(&self) -> bool {
         matches!(self.outcome, Outcome::Pass)
     }
 }
 
 /// Summarises per-element error measures.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::check::summarize;
+/// use boundgate_verify::oracle::ErrorMeasure;
+/// let s = summarize(&[
+///     ErrorMeasure::Finite { absolute_up: 1e-3, absolute_down: None, relative_up: Some(1e-3), exact: 1.0 },
+///     // A nonzero error where the exact value is 0: no relative error, counted.
+///     ErrorMeasure::Finite { absolute_up: 2e-3, absolute_down: None, relative_up: None, exact: 0.0 },
+/// ]);
+/// assert_eq!((s.elements, s.max_absolute), (2, 2e-3));
+/// assert_eq!((s.componentwise_relative, s.undefined_relative), (Some(1e-3), 1));
+/// // ||e|| / ||y|| = 2e-3 / 1, divided by the exact norm one ulp down and
+/// // rounded up: one ulp above 2e-3.
+/// assert_eq!(s.normwise_relative_inf, Some(2e-3f64.next_up()));
+/// // A non-finite element makes the absolute error infinite.
+/// let s = summarize(&[ErrorMeasure::NonFinite { computed: f64::NAN, exact: f64::INFINITY }]);
+/// assert_eq!((s.max_absolute, s.normwise_relative_inf), (f64::INFINITY, None));
+/// ```
 pub fn summarize(errors: &[ErrorMeasure]) -> ErrorSummary {
     let mut max_absolute: f64 = 0.0;
     let mut componentwise: Option<f64> = None;
@@ -744,6 +855,27 @@ impl TrialsVerdict {
     /// per-element test, each at half the significance (Bonferroni) unless the
     /// trial claim is vacuous, so that a true claim is rejected with
     /// probability at most `1 - confidence` ([`judge_trials`]).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::{check, judge_trials, ElementBounds};
+    /// use boundgate_verify::oracle::ErrorMeasure;
+    /// // One-element outputs, each claimed within 1.0 with probability 0.9.
+    /// let b = Bound::probabilistic(1.0, 0.9, Quantity::AbsoluteError, Source::new("ex", "Thm", None), Rigor::Published);
+    /// let trial = |e: f64| {
+    ///     let e = ErrorMeasure::Finite { absolute_up: e, absolute_down: None, relative_up: None, exact: 0.0 };
+    ///     check(&[e], Ok(ElementBounds::uniform(b.clone(), 1))).unwrap()
+    /// };
+    /// let trials = |violating: usize| -> Vec<_> {
+    ///     (0..100).map(|t| trial(if t < violating { 2.0 } else { 0.5 })).collect()
+    /// };
+    /// // 5 violations in 100 trials are consistent with a 10% rate; 30 are not.
+    /// assert!(judge_trials(&trials(5), 0.99).unwrap().consistent());
+    /// assert!(!judge_trials(&trials(30), 0.99).unwrap().consistent());
+    /// // Nothing judged: consistent.
+    /// assert!(judge_trials(&[], 0.99).unwrap().consistent());
+    /// ```
     pub fn consistent(&self) -> bool {
         self.statistics.as_ref().is_none_or(|s| s.consistent)
             && self.per_element.as_ref().is_none_or(|s| s.consistent)

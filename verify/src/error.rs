@@ -130,6 +130,14 @@ pub type Result<T, E = VerifyError> = std::result::Result<T, E>;
 
 impl VerifyError {
     /// Builds [`VerifyError::InvalidParameter`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::VerifyError;
+    /// let err = VerifyError::invalid("confidence", 1.5, "must lie in (0, 1)");
+    /// assert_eq!(err.to_string(), "invalid parameter confidence = 1.5: must lie in (0, 1)");
+    /// assert!(matches!(err, VerifyError::InvalidParameter { ref value, .. } if value == "1.5"));
+    /// ```
     pub fn invalid(name: &str, value: impl ToString, reason: impl Into<String>) -> Self {
         VerifyError::InvalidParameter {
             name: name.to_string(),

@@ -72,6 +72,16 @@ impl RoundingMode {
     ];
 
     /// The short name used by the CLI (`rne`, `rtz`, `rup`, `rdn`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::RoundingMode;
+    /// assert_eq!(RoundingMode::ALL.map(RoundingMode::name), ["rne", "rtz", "rup", "rdn"]);
+    /// // The name parses back to the mode.
+    /// for mode in RoundingMode::ALL {
+    ///     assert_eq!(mode.name().parse::<RoundingMode>().unwrap(), mode);
+    /// }
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             RoundingMode::NearestEven => "rne",
@@ -82,11 +92,35 @@ impl RoundingMode {
     }
 
     /// True for the three directed modes.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// assert!(!RoundingMode::NearestEven.is_directed());
+    /// assert!(RoundingMode::TowardZero.is_directed() && RoundingMode::Up.is_directed() && RoundingMode::Down.is_directed());
+    /// // Directed modes have twice the unit roundoff.
+    /// assert_eq!(Format::FP16.unit_roundoff(RoundingMode::Up), 2f64.powi(-10));
+    /// ```
     pub fn is_directed(self) -> bool {
         self != RoundingMode::NearestEven
     }
 
     /// The matching MPFR rounding direction.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// use rug::Float;
+    /// // 1 + 2^-11 is a tie between two 11-bit numbers, 1 and 1 + 2^-10: MPFR in
+    /// // the matching direction rounds it as Format::round does.
+    /// let x = 1.0 + 2f64.powi(-11);
+    /// let expected = [1.0, 1.0, 1.0 + 2f64.powi(-10), 1.0];
+    /// for (mode, want) in RoundingMode::ALL.into_iter().zip(expected) {
+    ///     let (mpfr, _) = Float::with_val_round(11, x, mode.to_rug());
+    ///     assert_eq!(mpfr.to_f64(), want);
+    ///     assert_eq!(Format::FP16.round(x, mode), want);
+    /// }
+    /// ```
     pub fn to_rug(self) -> rug::float::Round {
         match self {
             RoundingMode::NearestEven => rug::float::Round::Nearest,
@@ -348,6 +382,18 @@ impl Format {
 
     /// The same set of numbers without subnormals (values below `2^emin` round
     /// to zero or to `2^emin`). The bit encoding is dropped.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// let ftz = Format::FP16.without_subnormals();
+    /// assert!(!ftz.has_subnormals() && ftz.encoding().is_none());
+    /// assert_eq!(ftz.min_positive(), 2f64.powi(-14));
+    /// // 2^-20 is an fp16 subnormal; without subnormals it rounds to 0 or 2^-14.
+    /// assert_eq!(Format::FP16.round(2f64.powi(-20), RoundingMode::Up), 2f64.powi(-20));
+    /// assert_eq!(ftz.round(2f64.powi(-20), RoundingMode::Up), 2f64.powi(-14));
+    /// assert_eq!(ftz.round(2f64.powi(-20), RoundingMode::NearestEven), 0.0);
+    /// ```
     pub fn without_subnormals(self) -> Format {
         Format {
             subnormals: false,
@@ -357,39 +403,120 @@ impl Format {
     }
 
     /// The format's name (`custom` for [`Format::custom`]).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Format, OverflowPolicy};
+    /// assert_eq!(Format::FP16.name(), "fp16");
+    /// assert_eq!(Format::by_name("bfloat16").unwrap().name(), "bf16");
+    /// assert_eq!(Format::custom(5, -6, 7, true, OverflowPolicy::Infinity).unwrap().name(), "custom");
+    /// ```
     pub fn name(&self) -> &'static str {
         self.name
     }
     /// Significand precision p, implicit bit included.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Format;
+    /// let p = [Format::FP64, Format::FP32, Format::TF32, Format::BF16, Format::FP16, Format::E5M2, Format::E4M3]
+    ///     .map(|f| f.precision());
+    /// assert_eq!(p, [53, 24, 11, 8, 11, 3, 4]);
+    /// ```
     pub fn precision(&self) -> u32 {
         self.precision
     }
     /// Smallest normal exponent.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Format;
+    /// assert_eq!((Format::FP16.emin(), Format::BF16.emin(), Format::E4M3.emin()), (-14, -126, -6));
+    /// assert_eq!(Format::FP16.min_positive_normal(), 2f64.powi(Format::FP16.emin()));
+    /// ```
     pub fn emin(&self) -> i32 {
         self.emin
     }
     /// Largest exponent.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Format;
+    /// assert_eq!((Format::FP16.emax(), Format::E5M2.emax(), Format::E4M3.emax()), (15, 15, 8));
+    /// // E4M3's all-ones exponent holds numbers: 448 = 1.75 * 2^8.
+    /// assert_eq!(Format::E4M3.max_finite(), 1.75 * 2f64.powi(Format::E4M3.emax()));
+    /// ```
     pub fn emax(&self) -> i32 {
         self.emax
     }
     /// Whether the format has subnormal numbers.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Format;
+    /// assert!(Format::FP16.has_subnormals());
+    /// assert!(Format::FP16.is_representable(2f64.powi(-24)));
+    /// let ftz = Format::FP16.without_subnormals();
+    /// assert!(!ftz.has_subnormals() && !ftz.is_representable(2f64.powi(-24)));
+    /// ```
     pub fn has_subnormals(&self) -> bool {
         self.subnormals
     }
     /// Whether the format has infinities.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// assert!(Format::E5M2.has_infinity() && !Format::E4M3.has_infinity());
+    /// // E4M3 overflows to NaN, E5M2 to infinity.
+    /// assert!(Format::E4M3.round(1e6, RoundingMode::NearestEven).is_nan());
+    /// assert_eq!(Format::E5M2.round(1e6, RoundingMode::NearestEven), f64::INFINITY);
+    /// ```
     pub fn has_infinity(&self) -> bool {
         self.infinity
     }
     /// The overflow policy.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Format, OverflowPolicy, RoundingMode};
+    /// assert_eq!(Format::FP16.overflow_policy(), OverflowPolicy::Infinity);
+    /// assert_eq!(Format::E4M3.overflow_policy(), OverflowPolicy::Nan);
+    /// let sat = Format::FP16.with_overflow(OverflowPolicy::Saturate).unwrap();
+    /// assert_eq!(sat.overflow_policy(), OverflowPolicy::Saturate);
+    /// assert_eq!(sat.round(f64::NEG_INFINITY, RoundingMode::NearestEven), -65504.0);
+    /// ```
     pub fn overflow_policy(&self) -> OverflowPolicy {
         self.overflow
     }
     /// The bit encoding, if the format has one.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Encoding, EncodingKind, Format, OverflowPolicy};
+    /// assert_eq!(
+    ///     Format::FP16.encoding(),
+    ///     Some(Encoding { exponent_bits: 5, mantissa_bits: 10, bias: 15, kind: EncodingKind::Ieee })
+    /// );
+    /// assert_eq!(Format::E4M3.encoding().unwrap().kind, EncodingKind::FiniteNanOnly);
+    /// // A custom format gets the IEEE encoding only when it is IEEE-shaped.
+    /// let e3m4 = Format::custom(5, -2, 3, true, OverflowPolicy::Infinity).unwrap();
+    /// assert_eq!(e3m4.encoding().unwrap().bias, 3);
+    /// assert!(Format::custom(5, -2, 4, true, OverflowPolicy::Infinity).unwrap().encoding().is_none());
+    /// ```
     pub fn encoding(&self) -> Option<Encoding> {
         self.encoding
     }
 
     /// Unit roundoff: `2^-p` for round-to-nearest, `2^(1-p)` for directed modes.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// assert_eq!(Format::FP64.unit_roundoff(RoundingMode::NearestEven), f64::EPSILON / 2.0);
+    /// assert_eq!(Format::BF16.unit_roundoff(RoundingMode::NearestEven), 2f64.powi(-8));
+    /// assert_eq!(Format::BF16.unit_roundoff(RoundingMode::TowardZero), 2f64.powi(-7));
+    /// ```
     pub fn unit_roundoff(&self, mode: RoundingMode) -> f64 {
         let p = self.precision as i32;
         if mode.is_directed() {
@@ -401,16 +528,42 @@ impl Format {
 
     /// The largest finite value.
     #[inline]
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Format;
+    /// assert_eq!(Format::FP16.max_finite(), 65504.0);
+    /// assert_eq!(Format::FP32.max_finite(), f32::MAX as f64);
+    /// assert_eq!(Format::BF16.max_finite(), 255.0 * 2f64.powi(120));
+    /// assert_eq!((Format::E4M3.max_finite(), Format::E5M2.max_finite()), (448.0, 57344.0));
+    /// ```
     pub fn max_finite(&self) -> f64 {
         self.max_significand as f64 * pow2(self.emax - (self.precision as i32 - 1))
     }
 
     /// The smallest positive normal value, `2^emin`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Format;
+    /// assert_eq!(Format::FP16.min_positive_normal(), 6.103515625e-5);
+    /// assert_eq!(Format::FP32.min_positive_normal(), f32::MIN_POSITIVE as f64);
+    /// assert_eq!(Format::FP64.min_positive_normal(), f64::MIN_POSITIVE);
+    /// ```
     pub fn min_positive_normal(&self) -> f64 {
         pow2(self.emin)
     }
 
     /// The smallest positive value: `2^(emin - p + 1)` with subnormals, else `2^emin`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Format;
+    /// assert_eq!(Format::FP16.min_positive(), 2f64.powi(-24));
+    /// assert_eq!(Format::FP64.min_positive(), f64::from_bits(1));
+    /// assert_eq!(Format::E4M3.min_positive(), 2f64.powi(-9));
+    /// assert_eq!(Format::FP16.without_subnormals().min_positive(), 2f64.powi(-14));
+    /// ```
     pub fn min_positive(&self) -> f64 {
         if self.subnormals {
             pow2(self.emin - (self.precision as i32 - 1))
@@ -447,6 +600,17 @@ impl Format {
     /// The spacing of the format's numbers at `x` (its ulp): `2^(max(e, emin) - p + 1)`
     /// where `2^e <= |x| < 2^(e+1)`; for `|x| < 2^emin` without subnormals, `2^emin`.
     /// Returns NaN for non-finite `x`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Format;
+    /// let fp16 = Format::FP16;
+    /// assert_eq!(fp16.ulp(1.0), 2f64.powi(-10));
+    /// assert_eq!(fp16.ulp(-1000.0), 0.5); // 2^9 <= 1000 < 2^10
+    /// assert_eq!(fp16.ulp(1e-6), 2f64.powi(-24)); // subnormal range: fixed spacing
+    /// assert_eq!(fp16.without_subnormals().ulp(1e-6), 2f64.powi(-14));
+    /// assert!(fp16.ulp(f64::INFINITY).is_nan());
+    /// ```
     pub fn ulp(&self, x: f64) -> f64 {
         if !x.is_finite() {
             return f64::NAN;
@@ -460,6 +624,17 @@ impl Format {
 
     /// Whether `x` is a number of this format (NaN and the infinities count
     /// where the format has them).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Format;
+    /// let fp16 = Format::FP16;
+    /// assert!(fp16.is_representable(65504.0) && fp16.is_representable(2f64.powi(-24)));
+    /// assert!(!fp16.is_representable(0.1) && !fp16.is_representable(2f64.powi(-25)));
+    /// assert!(!fp16.is_representable(2049.0)); // spacing 2 in [2048, 4096)
+    /// assert!(fp16.is_representable(f64::INFINITY) && !Format::E4M3.is_representable(f64::INFINITY));
+    /// assert!(Format::E4M3.is_representable(f64::NAN));
+    /// ```
     pub fn is_representable(&self, x: f64) -> bool {
         if x.is_nan() {
             return true;
@@ -495,6 +670,21 @@ impl Format {
     /// finite value of the same sign, as `__NV_SATFINITE` does for E4M3 and
     /// E5M2 alike (CUDA `cuda_fp8.hpp`, `__nv_cvt_double_to_fp8`).
     #[inline]
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// let fp16 = Format::FP16;
+    /// // 0.1 lies between the fp16 numbers 1638 * 2^-14 and 1639 * 2^-14.
+    /// assert_eq!(fp16.round(0.1, RoundingMode::NearestEven), 1638.0 / 16384.0);
+    /// assert_eq!(fp16.round(0.1, RoundingMode::Up), 1639.0 / 16384.0);
+    /// assert_eq!(fp16.round(-0.1, RoundingMode::TowardZero), -1638.0 / 16384.0);
+    /// // 65520 is the tie between 65504 and 65536 (beyond the range): even, so infinity.
+    /// assert_eq!(fp16.round(65519.0, RoundingMode::NearestEven), 65504.0);
+    /// assert_eq!(fp16.round(65520.0, RoundingMode::NearestEven), f64::INFINITY);
+    /// assert_eq!(fp16.round(1e6, RoundingMode::TowardZero), 65504.0);
+    /// assert!(fp16.round(f64::NAN, RoundingMode::Up).is_nan());
+    /// ```
     pub fn round(&self, x: f64, mode: RoundingMode) -> f64 {
         if x.is_nan() {
             return f64::NAN;
@@ -598,6 +788,20 @@ impl Format {
 
     /// Whether rounding the finite `x` in `mode` overflows (IEEE §7.4: the
     /// result rounded with an unbounded exponent exceeds the largest finite value).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// let fp16 = Format::FP16;
+    /// assert!(!fp16.overflows(65519.0, RoundingMode::NearestEven));
+    /// assert!(fp16.overflows(65520.0, RoundingMode::NearestEven));
+    /// // Toward zero 65535 rounds to 65504: no overflow; upward 65505 does overflow.
+    /// assert!(!fp16.overflows(65535.0, RoundingMode::TowardZero));
+    /// assert!(fp16.overflows(65505.0, RoundingMode::Up));
+    /// // Overflow is decided before the result is clamped: 1e6 overflows toward zero too.
+    /// assert!(fp16.overflows(1e6, RoundingMode::TowardZero));
+    /// assert!(!fp16.overflows(f64::INFINITY, RoundingMode::NearestEven));
+    /// ```
     pub fn overflows(&self, x: f64, mode: RoundingMode) -> bool {
         if !x.is_finite() {
             return false;
@@ -634,6 +838,19 @@ impl Format {
     }
 
     /// Rounds a [`Fixed`] (an exact value or one known to a sticky bit).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Fixed, Format, RoundingMode};
+    /// // (2^63 + f) 2^-63 with 0 < f < 1: a value just above 1, known to a sticky bit.
+    /// let x = Fixed::from_parts(false, 1 << 63, -63, true).unwrap();
+    /// assert_eq!(Format::FP16.round_fixed(x, RoundingMode::NearestEven), 1.0);
+    /// assert_eq!(Format::FP16.round_fixed(x, RoundingMode::Up), 1.0 + 2f64.powi(-10));
+    /// assert_eq!(Format::FP64.round_fixed(x, RoundingMode::Up), 1.0 + f64::EPSILON);
+    /// assert_eq!(Format::FP16.round_fixed(x.negated(), RoundingMode::Down), -(1.0 + 2f64.powi(-10)));
+    /// // An f64's exact value rounds as the f64 does.
+    /// assert_eq!(Format::FP16.round_fixed(Fixed::from_f64(0.1), RoundingMode::Up), Format::FP16.round(0.1, RoundingMode::Up));
+    /// ```
     pub fn round_fixed(&self, x: Fixed, mode: RoundingMode) -> f64 {
         let (magnitude, overflowed) = self.round_unbounded(x, mode);
         let magnitude = if overflowed {

@@ -226,6 +226,21 @@ pub fn any_dot_inputs(
 }
 
 /// Whether the opt-in heavy campaigns are enabled (`BOUNDGATE_HEAVY=1`).
+///
+/// # Example
+/// ```standalone_crate
+/// use boundgate_verify::strategies::{heavy, proptest_config};
+/// // The variable is read at each call. (SAFETY: this example runs alone in
+/// // its own single-threaded process.)
+/// unsafe { std::env::set_var("BOUNDGATE_HEAVY", "1") };
+/// assert!(heavy());
+/// assert_eq!(proptest_config(64, 100_000).cases, 100_000);
+/// unsafe { std::env::set_var("BOUNDGATE_HEAVY", "0") };
+/// assert!(!heavy());
+/// assert_eq!(proptest_config(64, 100_000).cases, 64);
+/// unsafe { std::env::remove_var("BOUNDGATE_HEAVY") };
+/// assert!(!heavy());
+/// ```
 pub fn heavy() -> bool {
     std::env::var_os("BOUNDGATE_HEAVY").is_some_and(|v| v != "0")
 }

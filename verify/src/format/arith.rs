@@ -61,6 +61,18 @@ impl Format {
     }
 
     /// `a - b`, correctly rounded.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// // Below 1, bf16's spacing is 2^-8: 1 - 2^-10 rounds to 1 or to 1 - 2^-8.
+    /// let x = 2f64.powi(-10);
+    /// assert_eq!(Format::BF16.sub(1.0, x, RoundingMode::NearestEven), 1.0);
+    /// assert_eq!(Format::BF16.sub(1.0, x, RoundingMode::Down), 0.99609375);
+    /// // x - x is +0, except toward -infinity.
+    /// assert!(Format::BF16.sub(0.5, 0.5, RoundingMode::NearestEven).is_sign_positive());
+    /// assert!(Format::BF16.sub(0.5, 0.5, RoundingMode::Down).is_sign_negative());
+    /// ```
     pub fn sub(&self, a: f64, b: f64, mode: RoundingMode) -> f64 {
         self.add(a, -b, mode)
     }

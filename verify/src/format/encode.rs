@@ -36,6 +36,13 @@ pub struct Encoding {
 
 impl Encoding {
     /// Total width in bits, sign included.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Format;
+    /// let width = |f: Format| f.encoding().unwrap().width();
+    /// assert_eq!([Format::FP64, Format::FP32, Format::TF32, Format::FP16, Format::E4M3].map(width), [64, 32, 19, 16, 8]);
+    /// ```
     pub fn width(&self) -> u32 {
         1 + self.exponent_bits + self.mantissa_bits
     }
@@ -49,6 +56,14 @@ impl Encoding {
 
 impl Format {
     /// Width of the bit encoding, if the format has one.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Format;
+    /// assert_eq!((Format::BF16.bit_width(), Format::E5M2.bit_width()), (Some(16), Some(8)));
+    /// // Without subnormals fp16 has no IEEE encoding.
+    /// assert_eq!(Format::FP16.without_subnormals().bit_width(), None);
+    /// ```
     pub fn bit_width(&self) -> Option<u32> {
         self.encoding.map(|e| e.width())
     }

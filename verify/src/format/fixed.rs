@@ -33,6 +33,17 @@ const STICKY_MIN_MANTISSA: u128 = 1 << 63;
 
 impl Fixed {
     /// Builds a value; `None` if `sticky` is set with fewer than 64 significant bits.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Fixed, Format, RoundingMode};
+    /// let x = Fixed::from_parts(true, 5, 3, false).unwrap(); // -5 * 2^3
+    /// assert_eq!((x.negative(), x.mantissa(), x.exponent(), x.sticky()), (true, 5, 3, false));
+    /// assert_eq!(Format::FP16.round_fixed(x, RoundingMode::NearestEven), -40.0);
+    /// // A sticky bit needs at least 64 significant bits below it.
+    /// assert!(Fixed::from_parts(false, (1 << 63) - 1, 0, true).is_none());
+    /// assert!(Fixed::from_parts(false, 1 << 63, 0, true).is_some());
+    /// ```
     pub fn from_parts(
         negative: bool,
         mantissa: u128,
@@ -54,6 +65,17 @@ impl Fixed {
     ///
     /// # Panics
     /// Never for finite input; non-finite input is a caller bug (`debug_assert`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Fixed;
+    /// // 0.75 = 1.5 * 2^-1: the 53-bit significand 3 * 2^51 times 2^-53.
+    /// let x = Fixed::from_f64(0.75);
+    /// assert_eq!((x.mantissa(), x.exponent(), x.sticky()), (3u128 << 51, -53, false));
+    /// // Subnormals: the raw fraction times 2^-1074; the sign of zero is kept.
+    /// assert_eq!(Fixed::from_f64(f64::from_bits(1)), Fixed::from_parts(false, 1, -1074, false).unwrap());
+    /// assert!(Fixed::from_f64(-0.0).negative() && Fixed::from_f64(-0.0).is_zero());
+    /// ```
     pub fn from_f64(x: f64) -> Fixed {
         debug_assert!(x.is_finite());
         let bits = x.to_bits();
@@ -75,6 +97,19 @@ impl Fixed {
 
     /// The value of a finite MPFR number, compressed to 127 bits and a sticky
     /// bit; `None` for NaN and the infinities.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Fixed, Format, RoundingMode};
+    /// use rug::Float;
+    /// // 1 + 2^-150 needs 151 bits: kept as 2^126 * 2^-126 with a sticky bit.
+    /// let x = Float::with_val(200, 1) + Float::with_val(200, 2f64.powi(-150));
+    /// let f = Fixed::from_float(&x).unwrap();
+    /// assert_eq!((f.mantissa(), f.exponent(), f.sticky()), (1u128 << 126, -126, true));
+    /// assert_eq!(Format::FP64.round_fixed(f, RoundingMode::Up), 1.0 + f64::EPSILON);
+    /// assert_eq!(Format::FP64.round_fixed(f, RoundingMode::TowardZero), 1.0);
+    /// assert!(Fixed::from_float(&Float::with_val(53, f64::NAN)).is_none());
+    /// ```
     pub fn from_float(x: &Float) -> Option<Fixed> {
         let negative = x.is_sign_negative();
         if x.is_zero() {
@@ -90,6 +125,19 @@ impl Fixed {
     }
 
     /// The value `±|integer| 2^exponent`, compressed to 127 bits and a sticky bit.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Fixed, Format, RoundingMode};
+    /// use rug::Integer;
+    /// // The sign comes from `negative`, the magnitude from |integer|.
+    /// let x = Fixed::from_integer(true, Integer::from(-12), -2);
+    /// assert_eq!(Format::FP16.round_fixed(x, RoundingMode::NearestEven), -3.0);
+    /// // 2^130 + 1 has 131 bits: 4 are dropped into the sticky bit.
+    /// let big = Fixed::from_integer(false, (Integer::from(1) << 130) + 1, 0);
+    /// assert_eq!((big.mantissa(), big.exponent(), big.sticky()), (1u128 << 126, 4, true));
+    /// assert_eq!(Format::FP64.round_fixed(big, RoundingMode::Up), 2f64.powi(130).next_up());
+    /// ```
     pub fn from_integer(negative: bool, mut integer: Integer, exponent: i32) -> Fixed {
         integer.abs_mut();
         let bits = integer.significant_bits();
@@ -113,26 +161,73 @@ impl Fixed {
     }
 
     /// Whether the value is negative (or negative zero).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Fixed;
+    /// assert!(Fixed::from_f64(-2.5).negative() && !Fixed::from_f64(2.5).negative());
+    /// assert!(Fixed::from_f64(-0.0).negative());
+    /// ```
     pub fn negative(&self) -> bool {
         self.negative
     }
     /// The integer part of the scaled magnitude.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Fixed;
+    /// // 1.0 is 2^52 * 2^-52 as an f64's exact value.
+    /// assert_eq!(Fixed::from_f64(1.0).mantissa(), 1u128 << 52);
+    /// assert_eq!(Fixed::from_f64(f64::MAX).mantissa(), (1u128 << 53) - 1);
+    /// ```
     pub fn mantissa(&self) -> u128 {
         self.mantissa
     }
     /// The scale exponent.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Fixed;
+    /// assert_eq!(Fixed::from_f64(1.0).exponent(), -52);
+    /// assert_eq!(Fixed::from_f64(f64::MAX).exponent(), 971); // (2^53 - 1) 2^971
+    /// ```
     pub fn exponent(&self) -> i32 {
         self.exponent
     }
     /// Whether a nonzero fraction lies below the mantissa's last bit.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Exact, Fixed};
+    /// assert!(!Fixed::from_f64(0.1).sticky()); // an f64 is exact
+    /// // 1 + 2^-200 does not fit 126 bits: the sum keeps a sticky bit.
+    /// assert!(Exact::from_f64(1.0).add(Exact::from_f64(2f64.powi(-200))).sticky());
+    /// ```
     pub fn sticky(&self) -> bool {
         self.sticky
     }
     /// Whether the value is exactly zero.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Exact, Fixed};
+    /// assert!(Fixed::from_f64(0.0).is_zero() && Fixed::from_f64(-0.0).is_zero());
+    /// assert!(!Fixed::from_f64(f64::from_bits(1)).is_zero());
+    /// assert!(Exact::from_f64(1.5).add(Exact::from_f64(-1.5)).is_zero());
+    /// ```
     pub fn is_zero(&self) -> bool {
         self.mantissa == 0 && !self.sticky
     }
     /// The same value with the opposite sign.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Fixed, Format, RoundingMode};
+    /// assert_eq!(Fixed::from_f64(1.5).negated(), Fixed::from_f64(-1.5));
+    /// // Rounding commutes with negation when the direction is mirrored.
+    /// let x = Fixed::from_f64(0.1);
+    /// assert_eq!(Format::FP16.round_fixed(x.negated(), RoundingMode::Down), -Format::FP16.round_fixed(x, RoundingMode::Up));
+    /// ```
     pub fn negated(self) -> Fixed {
         Fixed {
             negative: !self.negative,
@@ -141,6 +236,15 @@ impl Fixed {
     }
 
     /// floor(log2 |x|), or `None` for zero.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Fixed;
+    /// assert_eq!(Fixed::from_f64(0.75).top_exponent(), Some(-1));
+    /// assert_eq!(Fixed::from_f64(1.0).top_exponent(), Some(0));
+    /// assert_eq!(Fixed::from_f64(f64::from_bits(1)).top_exponent(), Some(-1074));
+    /// assert_eq!(Fixed::from_f64(0.0).top_exponent(), None);
+    /// ```
     pub fn top_exponent(&self) -> Option<i32> {
         if self.mantissa == 0 {
             return None;
@@ -174,6 +278,13 @@ const ALIGN_TOP_BIT: u32 = 125;
 
 impl Exact {
     /// The exact value of a finite `f64`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Exact, Fixed};
+    /// assert_eq!(Exact::from_f64(0.75).to_fixed(), Fixed::from_f64(0.75));
+    /// assert!(Exact::from_f64(-0.0).negative() && Exact::from_f64(-0.0).is_zero());
+    /// ```
     pub fn from_f64(x: f64) -> Exact {
         let f = Fixed::from_f64(x);
         Exact {
@@ -184,6 +295,19 @@ impl Exact {
     }
 
     /// The exact product of two finite `f64` values (sign of zero: xor of signs).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Exact, Format, RoundingMode};
+    /// // (1 + 2^-52)^2 = 1 + 2^-51 + 2^-104: rounding the exact product sees the last term.
+    /// let x = 1.0 + f64::EPSILON;
+    /// let p = Exact::product(x, x).to_fixed();
+    /// assert_eq!(Format::FP64.round_fixed(p, RoundingMode::NearestEven), 1.0 + 2.0 * f64::EPSILON);
+    /// assert_eq!(Format::FP64.round_fixed(p, RoundingMode::Up), 1.0 + 3.0 * f64::EPSILON);
+    /// // The sign of a zero product is the xor of the signs.
+    /// assert!(Exact::product(3.0, -0.0).negative() && Exact::product(-3.0, -0.0).is_zero());
+    /// assert!(!Exact::product(-3.0, -0.0).negative());
+    /// ```
     pub fn product(x: f64, y: f64) -> Exact {
         let a = Exact::from_f64(x);
         let b = Exact::from_f64(y);
@@ -195,14 +319,38 @@ impl Exact {
     }
 
     /// Whether the value is zero.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Exact;
+    /// assert!(Exact::product(1e-300, 0.0).is_zero());
+    /// // 1e-300 * 1e-300 underflows in f64, but not exactly.
+    /// assert!(!Exact::product(1e-300, 1e-300).is_zero());
+    /// assert_eq!(1e-300 * 1e-300, 0.0);
+    /// ```
     pub fn is_zero(&self) -> bool {
         self.mantissa == 0
     }
     /// Whether the value is negative (or negative zero).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Exact;
+    /// assert!(Exact::from_f64(-2.0).negative());
+    /// assert!(!Exact::product(-2.0, -3.0).negative());
+    /// ```
     pub fn negative(&self) -> bool {
         self.negative
     }
     /// The same value with the opposite sign.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::Exact;
+    /// assert_eq!(Exact::from_f64(2.5).negated(), Exact::from_f64(-2.5));
+    /// // x + (-x) is exactly zero.
+    /// assert!(Exact::product(0.1, 0.3).add(Exact::product(0.1, 0.3).negated()).is_zero());
+    /// ```
     pub fn negated(self) -> Exact {
         Exact {
             negative: !self.negative,
@@ -211,6 +359,16 @@ impl Exact {
     }
 
     /// As a [`Fixed`] with no sticky bit.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Exact, Fixed};
+    /// let f = Exact::product(3.0, 0.5).to_fixed();
+    /// assert!(!f.sticky());
+    /// // 3 * 0.5: the significands' product (3 * 2^51) * 2^52 times 2^(-51 - 53).
+    /// assert_eq!((f.mantissa(), f.exponent()), (3u128 << 103, -104));
+    /// assert_eq!(Exact::from_f64(1.5).to_fixed(), Fixed::from_f64(1.5));
+    /// ```
     pub fn to_fixed(self) -> Fixed {
         Fixed {
             negative: self.negative,
@@ -229,6 +387,22 @@ impl Exact {
     // Not `std::ops::Add`: the sum is a `Fixed` that may carry a sticky bit,
     // not an `Exact`, and the name is public API.
     #[allow(clippy::should_implement_trait)]
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::format::{Exact, Format, RoundingMode};
+    /// // (1 + 2^-52)^2 - 1 = 2^-51 + 2^-104 exactly: a tie at fp64 precision.
+    /// let x = 1.0 + f64::EPSILON;
+    /// let s = Exact::product(x, x).add(Exact::from_f64(-1.0));
+    /// assert!(!s.sticky());
+    /// assert_eq!(Format::FP64.round_fixed(s, RoundingMode::NearestEven), 2f64.powi(-51));
+    /// assert_eq!(Format::FP64.round_fixed(s, RoundingMode::Up), 2f64.powi(-51) + 2f64.powi(-103));
+    /// // Far apart, the small term survives only as the sticky bit.
+    /// let s = Exact::from_f64(1.0).add(Exact::from_f64(-(2f64.powi(-200))));
+    /// assert!(s.sticky());
+    /// assert_eq!(Format::FP64.round_fixed(s, RoundingMode::Down), 1.0 - f64::EPSILON / 2.0);
+    /// assert_eq!(Format::FP64.round_fixed(s, RoundingMode::NearestEven), 1.0);
+    /// ```
     pub fn add(self, other: Exact) -> Fixed {
         if other.is_zero() {
             return self.to_fixed();

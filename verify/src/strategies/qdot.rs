@@ -35,6 +35,22 @@ use std::ops::RangeInclusive;
 /// `format` and `p` from `exponents`, optionally signed: the paper's
 /// distributions A (uniform `p`) and B (`exponents` concentrated) as
 /// shrinkable strategies.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::format::Format;
+/// use boundgate_verify::strategies::qdot::paper_values;
+/// use proptest::strategy::{Just, Strategy, ValueTree};
+/// use proptest::test_runner::TestRunner;
+/// let mut runner = TestRunner::deterministic();
+/// // Exponent fixed at 3: bf16 values s 2^3 with s in [0.5, 1), i.e. the bf16
+/// // numbers of [4, 8), multiples of 2^(3 - 8).
+/// let strategy = paper_values(Format::BF16, Just(3).boxed(), true, 64..=64);
+/// let x = strategy.new_tree(&mut runner).unwrap().current();
+/// assert_eq!(x.len(), 64);
+/// assert!(x.iter().all(|v| (4.0..8.0).contains(&v.abs()) && (v * 32.0).fract() == 0.0));
+/// assert!(x.iter().any(|&v| v < 0.0) && x.iter().any(|&v| v > 0.0)); // signed
+/// ```
 pub fn paper_values(
     format: Format,
     exponents: BoxedStrategy<i32>,
@@ -54,6 +70,23 @@ pub fn paper_values(
 }
 
 /// Distribution A with parameter `t` (uniform integer exponents in `[-t/2, t/2]`).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::format::Format;
+/// use boundgate_verify::strategies::qdot::distribution_a;
+/// use proptest::strategy::{Strategy, ValueTree};
+/// use proptest::test_runner::TestRunner;
+/// let mut runner = TestRunner::deterministic();
+/// // t = 8: s 2^p with p uniform in [-4, 4], so every value is in [2^-5, 2^4).
+/// let x = distribution_a(Format::FP16, 8, false, 2000..=2000).new_tree(&mut runner).unwrap().current();
+/// assert!(x.iter().all(|&v| (2f64.powi(-5)..16.0).contains(&v) && Format::FP16.is_representable(v)));
+/// // All nine binades are drawn, each about 1/9 of the time.
+/// for p in -4..=4 {
+///     let share = x.iter().filter(|&&v| v >= 2f64.powi(p - 1) && v < 2f64.powi(p)).count();
+///     assert!((150..300).contains(&share), "2^{p}: {share}");
+/// }
+/// ```
 pub fn distribution_a(
     format: Format,
     t: i32,
@@ -66,6 +99,26 @@ pub fn distribution_a(
 /// Distribution B with parameter `t`: exponents from a discretised normal
 /// of standard deviation `t/2` (a sum of uniform draws, which shrinks
 /// toward 0).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::format::Format;
+/// use boundgate_verify::strategies::qdot::distribution_b;
+/// use proptest::strategy::{Strategy, ValueTree};
+/// use proptest::test_runner::TestRunner;
+/// let mut runner = TestRunner::deterministic();
+/// // t = 20: exponents p with standard deviation 10 (the rounded sum of 12
+/// // uniforms: variance 100 + 1/12), symmetric about 0.
+/// let x = distribution_b(Format::FP64, 20, false, 4000..=4000).new_tree(&mut runner).unwrap().current();
+/// // v = s 2^p with s in [0.5, 1): p is one more than v's binary exponent.
+/// let p: Vec<f64> = x.iter().map(|v| (((v.to_bits() >> 52) & 0x7ff) as i32 - 1022) as f64).collect();
+/// let mean = p.iter().sum::<f64>() / p.len() as f64;
+/// let sd = (p.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / (p.len() - 1) as f64).sqrt();
+/// assert!(mean.abs() < 0.5, "{mean}");
+/// assert!((sd - 10.0).abs() < 0.5, "{sd}");
+/// // A sum of 12 uniforms on [-1/2, 1/2] stays within 6: |p| <= 60.
+/// assert!(p.iter().all(|e| e.abs() <= 60.0));
+/// ```
 pub fn distribution_b(
     format: Format,
     t: i32,
@@ -82,6 +135,24 @@ pub fn distribution_b(
 
 /// Pairs `(x, y)` of one length from A or B with random `t` (A: 10..=100,
 /// B: 2..=30 as in Fig. 1, or small `t` as in Fig. 2), signed or not.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::format::Format;
+/// use boundgate_verify::strategies::qdot::paper_pairs;
+/// use proptest::strategy::{Strategy, ValueTree};
+/// use proptest::test_runner::TestRunner;
+/// let mut runner = TestRunner::deterministic();
+/// let strategy = paper_pairs(Format::FP32, 1..=32);
+/// for _ in 0..100 {
+///     let (x, y) = strategy.new_tree(&mut runner).unwrap().current();
+///     assert!(x.len() == y.len() && (1..=32).contains(&x.len()));
+///     // A: |p| <= 50; B: |p| <= 6 * 15: nonzero fp32 numbers within 2^+-91.
+///     assert!(x.iter().chain(&y).all(|&v| {
+///         Format::FP32.is_representable(v) && (2f64.powi(-91)..2f64.powi(90)).contains(&v.abs())
+///     }));
+/// }
+/// ```
 pub fn paper_pairs(
     format: Format,
     len: RangeInclusive<usize>,
@@ -122,6 +193,24 @@ pub fn paper_pairs(
 /// errors; where the two `fexp` definitions differ below 1), many equal
 /// elements in one bin under a dominant one (accumulation error), and
 /// zeros anywhere.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::format::Format;
+/// use boundgate_verify::strategies::qdot::edge_pairs;
+/// use proptest::strategy::{Strategy, ValueTree};
+/// use proptest::test_runner::TestRunner;
+/// let mut runner = TestRunner::deterministic();
+/// let strategy = edge_pairs(Format::BF16, 2..=16);
+/// let mut zeros = 0;
+/// for _ in 0..200 {
+///     let (x, y) = strategy.new_tree(&mut runner).unwrap().current();
+///     assert!(x.len() == y.len() && (2..=16).contains(&x.len()));
+///     assert!(x.iter().chain(&y).all(|&v| Format::BF16.is_representable(v) && v.is_finite()));
+///     zeros += x.iter().chain(&y).filter(|&&v| v == 0.0).count();
+/// }
+/// assert!(zeros > 0); // zeros are drawn (fexp(0) is undefined)
+/// ```
 pub fn edge_pairs(
     format: Format,
     len: RangeInclusive<usize>,
