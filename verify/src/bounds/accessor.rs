@@ -226,6 +226,12 @@ fn check_nonnegative(name: &str, v: f64) -> Result<()> {
 /// and the same for the unscaled sum `inner`, if any: every intermediate of
 /// the evaluation is a partial sum of one of the two).
 ///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] for a negative or NaN `sum_abs` or
+/// `eta_weight` (of `acc` or of its `inner` sum);
+/// [`VerifyError::HypothesisNotMet`] if `depth u >= 1`, or if a partial sum may
+/// overflow (`(1 + u)^depth (S + w eta_min)` above the largest finite value).
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::accessor::{rigorous_accumulation, Accumulation};
@@ -301,6 +307,10 @@ pub fn rigorous_accumulation(
 /// exact products and subnormals this is also rigorous (module docs); with
 /// inexact products it can fail under underflow (a finding, not a bug).
 ///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] for a negative or NaN `sum_abs`;
+/// [`VerifyError::HypothesisNotMet`] if `depth u >= 1`.
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::accessor::higham_3_5_depth;
@@ -367,6 +377,23 @@ impl StoreModel {
     }
 
     /// The error bound of storing `v`, or `None` if it may overflow.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::accessor::StoreModel;
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// let rne = RoundingMode::NearestEven;
+    /// let m = StoreModel::float(Format::FP16, rne);
+    /// // u_S |v| + eta_S = 2^-11 + 2^-25 for v = 1, exactly.
+    /// assert_eq!(m.error_up(1.0), Some(2f64.powi(-11) + 2f64.powi(-25)));
+    /// // It bounds the real error of every store, subnormal results included.
+    /// for v in [0.1, -1.0 / 3.0, 1e-6, 6e-8, 65504.0] {
+    ///     let stored = Format::FP16.round(v, rne);
+    ///     assert!((stored - v).abs() <= m.error_up(v).unwrap(), "{v}");
+    /// }
+    /// // Beyond the largest finite fp16 value the store may overflow: no bound.
+    /// assert_eq!(m.error_up(65520.0), None);
+    /// ```
     pub fn error_up(&self, v: f64) -> Option<f64> {
         (v.abs() <= self.max).then(|| add_up(mul_up(self.relative, v.abs()), self.absolute))
     }
@@ -375,6 +402,10 @@ impl StoreModel {
 /// The rigorous bound after storing the computed `y^` (before the store) with
 /// `model`: `before + relative |y^| + absolute`, since `|w(y^) - y| <= |y^ - y|
 /// + |w(y^) - y^|`. Hypothesis: `|y^| <= model.max` (the store does not overflow).
+///
+/// # Errors
+/// [`VerifyError::HypothesisNotMet`] if `|computed|` is above `model.max` or
+/// NaN (the store may overflow).
 ///
 /// # Example
 /// ```
@@ -465,6 +496,9 @@ pub fn higham_3_5_published(
 /// gives it: `gamma_depth S + u_S |y^|` (Higham 2002, eq. (3.5) with the store
 /// as one more rounding `fl(y^) = y^ (1 + delta)`, eq. (2.4)); no underflow term.
 ///
+/// # Errors
+/// As [`higham_3_5_depth`].
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::accessor::higham_3_5_stored;
@@ -498,6 +532,9 @@ pub fn higham_3_5_stored(
 /// ([`crate::oracle::trsv::backward_error`]). Theorem 8.5 is about
 /// substitution; a blocked solve with inverted diagonal blocks is a different
 /// algorithm, for which its violation is a finding about that algorithm.
+///
+/// # Errors
+/// [`VerifyError::HypothesisNotMet`] if `n u >= 1`.
 ///
 /// # Example
 /// ```
@@ -643,6 +680,45 @@ impl BlockedInverseTrsv<'_> {
 /// # Errors
 /// [`VerifyError::LengthMismatch`] for inconsistent shapes; unmet hypotheses
 /// as [`VerifyError::HypothesisNotMet`].
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::{blocked_inverse_residual, BlockedInverseTrsv};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// use boundgate_verify::oracle::Matrix;
+/// use boundgate_verify::oracle::trsv::{residual, Diag, Triangular, Uplo};
+/// // T x = b, T lower 3 x 3, blocks of nb = 2: positions 0-1, then position 2.
+/// let a = [3.0, 0.0, 0.0, 1.0, 7.0, 0.0, 0.5, -2.0, 9.0];
+/// let b = [1.0, 2.0, 3.0];
+/// let t = Triangular::new(Matrix::new(3, 3, &a).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+/// // Block 0: invert [[3, 0], [1, 7]] by substitution, then x^ = Y^ v^ (v^ = b there).
+/// let (y00, y11) = (1.0 / 3.0, 1.0 / 7.0);
+/// let y10 = -(1.0 * y00) / 7.0;
+/// let x0 = y00 * b[0];
+/// let x1 = y10 * b[0] + y11 * b[1]; // two roundings per term: apply_depth 2
+/// // Block 1: the update v^2 = b2 - (l20 x^0 + l21 x^1) (depth 2), then x^2 = fl(1/9) v^2.
+/// let v2 = b[2] - (0.5 * x0 + -2.0 * x1);
+/// let y22 = 1.0 / 9.0;
+/// let (x, v_hat) = ([x0, x1, y22 * v2], [b[0], b[1], v2]);
+/// let inverses = vec![vec![y00, 0.0, y10, y11], vec![y22]];
+/// let solve = BlockedInverseTrsv {
+///     system: t, b: &b, block: 2, inverses: &inverses, v_hat: &v_hat, x_hat: &x,
+///     update_depths: &[0, 2], update_ops: &[0, 3], apply_depth: 2,
+/// };
+/// let rne = RoundingMode::NearestEven;
+/// let rho = blocked_inverse_residual(Format::FP64, rne, &solve).unwrap();
+/// // The exact residual b - T x^ (oracle) is within rho, component by component.
+/// let r = residual(&t, &b, &x).unwrap();
+/// for i in 0..3 {
+///     let exact = r[i].error_of(0.0).absolute_up().unwrap(); // |r_i|, rounded up
+///     assert!(exact <= rho[i], "{i}: {exact:e} > {:e}", rho[i]);
+/// }
+/// assert!(rho.iter().all(|&p| p < 1e-14));
+/// // An overflowed intermediate fails the no-overflow hypothesis; a bad depth is refused.
+/// let inf = [x0, x1, f64::INFINITY];
+/// assert!(blocked_inverse_residual(Format::FP64, rne, &BlockedInverseTrsv { x_hat: &inf, ..solve }).is_err());
+/// assert!(blocked_inverse_residual(Format::FP64, rne, &BlockedInverseTrsv { apply_depth: 3, ..solve }).is_err());
+/// ```
 pub fn blocked_inverse_residual(
     arithmetic: Format,
     mode: RoundingMode,
@@ -746,6 +822,44 @@ pub fn blocked_inverse_residual(
 /// # Errors
 /// Shape mismatches, a singular or non-finite given system, and the
 /// hypotheses of [`blocked_inverse_residual`] and of the store.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::accessor::{blocked_inverse_forward, BlockedInverseTrsv, StoreModel};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// use boundgate_verify::oracle::Matrix;
+/// use boundgate_verify::oracle::trsv::{solution_errors, Diag, Triangular, Uplo};
+/// let rne = RoundingMode::NearestEven;
+/// // The system as given (binary64), stored in fp32; the solve computes in binary64.
+/// let given = [3.0, 0.0, 0.0, 0.1, 7.0, 0.0, 0.5, -2.2, 9.0];
+/// let b_given = [1.0, 0.2, 3.0];
+/// let fp32 = |v: &f64| Format::FP32.round(*v, rne);
+/// let (a, b): (Vec<f64>, Vec<f64>) = (given.iter().map(fp32).collect(), b_given.iter().map(fp32).collect());
+/// let t_given = Triangular::new(Matrix::new(3, 3, &given).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+/// let t = Triangular::new(Matrix::new(3, 3, &a).unwrap(), Uplo::Lower, Diag::NonUnit).unwrap();
+/// // Blocks of 2: invert the first diagonal block by substitution, update, invert the last.
+/// let (y00, y11) = (1.0 / a[0], 1.0 / a[4]);
+/// let y10 = -(a[3] * y00) / a[4];
+/// let (x0, x1) = (y00 * b[0], y10 * b[0] + y11 * b[1]);
+/// let v2 = b[2] - (a[6] * x0 + a[7] * x1);
+/// let y22 = 1.0 / a[8];
+/// let (x, v_hat) = ([x0, x1, y22 * v2], [b[0], b[1], v2]);
+/// let inverses = vec![vec![y00, 0.0, y10, y11], vec![y22]];
+/// let solve = BlockedInverseTrsv {
+///     system: t, b: &b, block: 2, inverses: &inverses, v_hat: &v_hat, x_hat: &x,
+///     update_depths: &[0, 2], update_ops: &[0, 3], apply_depth: 2,
+/// };
+/// let store = StoreModel::float(Format::FP32, rne);
+/// let bounds = blocked_inverse_forward(Format::FP64, rne, &t_given, &b_given, &solve, Some(&store)).unwrap();
+/// // x^ stored to fp32, against the exact solution of the system as given.
+/// let stored: Vec<f64> = x.iter().map(fp32).collect();
+/// let errors = solution_errors(&t_given, &b_given, &stored).unwrap();
+/// for i in 0..3 {
+///     let e = errors[i].absolute_up().unwrap();
+///     assert!(e <= bounds.values()[i] && bounds.values()[i] < 1e-6, "{i}: {e:e}");
+/// }
+/// assert!(blocked_inverse_forward(Format::FP64, rne, &t_given, &b_given[..2], &solve, None).is_err());
+/// ```
 #[allow(clippy::too_many_arguments)] // the system as given, as stored, and the store
 pub fn blocked_inverse_forward(
     arithmetic: Format,

@@ -64,6 +64,24 @@ pub fn add_up(a: f64, b: f64) -> f64 {
 }
 
 /// `a + b` rounded toward -infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::{add_down, add_up};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// use boundgate_verify::oracle::ExactSum;
+/// // 1 + 2^-60 lies strictly between 1 and its successor.
+/// assert_eq!(add_down(1.0, 2f64.powi(-60)), 1.0);
+/// assert_eq!(add_up(1.0, 2f64.powi(-60)), 1f64.next_up());
+/// // The exact sum rounded toward -infinity, bit for bit; an overflowing
+/// // exact sum 2e308 rounds down to the largest finite value.
+/// for (a, b) in [(0.1, 0.2), (-0.1, -0.2), (1e308, 1e308)] {
+///     let mut s = ExactSum::new();
+///     s.add_slice(&[a, b]);
+///     assert_eq!(add_down(a, b), s.round(Format::FP64, RoundingMode::Down));
+/// }
+/// assert_eq!(add_down(1e308, 1e308), f64::MAX);
+/// ```
 pub fn add_down(a: f64, b: f64) -> f64 {
     let s = a + b;
     if !s.is_finite() {
@@ -73,11 +91,43 @@ pub fn add_down(a: f64, b: f64) -> f64 {
 }
 
 /// `a - b` rounded toward +infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::sub_up;
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// use boundgate_verify::oracle::ExactSum;
+/// // 1 - 2^-60 lies strictly between 1 - 2^-53 and 1: rounded up, 1.
+/// assert_eq!(sub_up(1.0, 2f64.powi(-60)), 1.0);
+/// // The exact difference rounded toward +infinity; -2e308 rounds up to -MAX.
+/// for (a, b) in [(0.3, 0.1), (0.1, 0.3), (-1e308, 1e308)] {
+///     let mut s = ExactSum::new();
+///     s.add_slice(&[a, -b]);
+///     assert_eq!(sub_up(a, b), s.round(Format::FP64, RoundingMode::Up));
+/// }
+/// assert_eq!(sub_up(-1e308, 1e308), -f64::MAX);
+/// ```
 pub fn sub_up(a: f64, b: f64) -> f64 {
     add_up(a, -b)
 }
 
 /// `a - b` rounded toward -infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::{sub_down, sub_up};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// use boundgate_verify::oracle::ExactSum;
+/// // 1 - 2^-60: rounded down it is the predecessor of 1.
+/// assert_eq!(sub_down(1.0, 2f64.powi(-60)), 1f64.next_down());
+/// for (a, b) in [(0.3, 0.1), (0.1, 0.3), (1e308, -1e308)] {
+///     let mut s = ExactSum::new();
+///     s.add_slice(&[a, -b]);
+///     assert_eq!(sub_down(a, b), s.round(Format::FP64, RoundingMode::Down));
+/// }
+/// // An exact difference needs no widening.
+/// assert_eq!((sub_down(0.75, 0.5), sub_up(0.75, 0.5)), (0.25, 0.25));
+/// ```
 pub fn sub_down(a: f64, b: f64) -> f64 {
     add_down(a, -b)
 }
@@ -142,6 +192,22 @@ pub fn add_product_enclosure((lo, hi): (f64, f64), a: f64, b: f64) -> (f64, f64)
 }
 
 /// `a * b` rounded toward -infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::{mul_down, mul_up};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// use boundgate_verify::oracle::ExactSum;
+/// // fl(1/3) = (2^54 - 1) / (3 2^54), so 3 fl(1/3) = 1 - 2^-54 exactly.
+/// let third = 1.0 / 3.0;
+/// assert_eq!(mul_down(third, 3.0), 1f64.next_down());
+/// assert_eq!(mul_up(third, 3.0), 1.0);
+/// for (a, b) in [(0.1, 0.7), (-0.1, 0.7), (1e300, 1e10)] {
+///     let mut s = ExactSum::new();
+///     s.add_product(a, b);
+///     assert_eq!(mul_down(a, b), s.round(Format::FP64, RoundingMode::Down));
+/// }
+/// ```
 pub fn mul_down(a: f64, b: f64) -> f64 {
     let p = a * b;
     if !p.is_finite() {
@@ -154,6 +220,25 @@ pub fn mul_down(a: f64, b: f64) -> f64 {
 }
 
 /// `a / b` rounded toward +infinity (b != 0).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::{div_down, div_up};
+/// use boundgate_verify::oracle::ExactSum;
+/// use std::cmp::Ordering;
+/// // q >= a / b (b > 0) exactly when q b - a >= 0, decided on the exact remainder.
+/// for (a, b) in [(1.0, 3.0), (-2.0, 7.0), (1e-300, 3e10), (1.0, 1e-300)] {
+///     let q = div_up(a, b);
+///     let mut r = ExactSum::new();
+///     r.add_product(q, b);
+///     r.add(-a);
+///     assert_eq!(r.signum(), Ordering::Greater);
+///     assert!(div_down(a, b) < q);
+/// }
+/// // Correctly rounded away from the tiny range: one ulp above the rounded-down quotient.
+/// assert_eq!(div_up(1.0, 3.0), div_down(1.0, 3.0).next_up());
+/// assert_eq!(div_up(6.0, 3.0), 2.0); // exact
+/// ```
 pub fn div_up(a: f64, b: f64) -> f64 {
     let q = a / b;
     if !q.is_finite() {
@@ -180,6 +265,23 @@ pub fn div_up(a: f64, b: f64) -> f64 {
 }
 
 /// `a / b` rounded toward -infinity (b != 0).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::div_down;
+/// use boundgate_verify::oracle::ExactSum;
+/// use std::cmp::Ordering;
+/// // q <= a / b (b > 0) exactly when q b - a <= 0; for a negative divisor the sign flips.
+/// for (a, b) in [(1.0, 3.0), (-2.0, 7.0), (2.0, -7.0), (1e-300, 3e10)] {
+///     let q = div_down(a, b);
+///     let mut r = ExactSum::new();
+///     r.add_product(q, b);
+///     r.add(-a);
+///     let below = if b > 0.0 { Ordering::Less } else { Ordering::Greater };
+///     assert_eq!(r.signum(), below);
+/// }
+/// assert_eq!(div_down(-6.0, 3.0), -2.0); // exact
+/// ```
 pub fn div_down(a: f64, b: f64) -> f64 {
     let q = a / b;
     if !q.is_finite() {
@@ -196,6 +298,21 @@ pub fn div_down(a: f64, b: f64) -> f64 {
 }
 
 /// `sqrt(a)` rounded toward +infinity (a >= 0).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::{sqrt_down, sqrt_up};
+/// use boundgate_verify::oracle::ExactSum;
+/// use std::cmp::Ordering;
+/// // s >= sqrt(2) exactly when s^2 - 2 >= 0, decided exactly.
+/// let s = sqrt_up(2.0);
+/// let mut r = ExactSum::new();
+/// r.add_product(s, s);
+/// r.add(-2.0);
+/// assert_eq!(r.signum(), Ordering::Greater);
+/// assert_eq!(s, sqrt_down(2.0).next_up()); // one ulp wide
+/// assert_eq!(sqrt_up(6.25), 2.5); // exact
+/// ```
 pub fn sqrt_up(a: f64) -> f64 {
     let s = a.sqrt();
     if !s.is_finite() || s == 0.0 {
@@ -208,6 +325,22 @@ pub fn sqrt_up(a: f64) -> f64 {
 }
 
 /// `sqrt(a)` rounded toward -infinity (a >= 0).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::sqrt_down;
+/// use boundgate_verify::oracle::ExactSum;
+/// use std::cmp::Ordering;
+/// for a in [2.0, 0.1, 1e300, 1e-310] {
+///     let s = sqrt_down(a);
+///     let mut r = ExactSum::new();
+///     r.add_product(s, s);
+///     r.add(-a);
+///     assert_eq!(r.signum(), Ordering::Less); // s^2 < a: below the root
+/// }
+/// assert_eq!(sqrt_down(0.0), 0.0);
+/// assert_eq!(sqrt_down(6.25), 2.5); // exact
+/// ```
 pub fn sqrt_down(a: f64) -> f64 {
     let s = a.sqrt();
     if !s.is_finite() || s == 0.0 {
@@ -242,36 +375,110 @@ pub fn exp_up(x: f64) -> f64 {
 }
 
 /// `exp(x)` rounded toward -infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::{exp_down, exp_up};
+/// assert_eq!(exp_down(0.0), 1.0); // exact
+/// // e is irrational: the two directed roundings are adjacent and the
+/// // nearest one, `E`, is one of them.
+/// assert_eq!(exp_down(1.0).next_up(), exp_up(1.0));
+/// assert!(exp_down(1.0) == std::f64::consts::E || exp_up(1.0) == std::f64::consts::E);
+/// // exp(-1000) ~ 5e-435 underflows: 0 rounded down, the smallest subnormal up.
+/// assert_eq!(exp_down(-1000.0), 0.0);
+/// assert_eq!(exp_up(-1000.0), f64::from_bits(1));
+/// ```
 pub fn exp_down(x: f64) -> f64 {
     mpfr_unary(x, Round::Down, |v, r| v.exp_round(r))
 }
 
 /// `exp(x) - 1` rounded toward +infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::expm1_up;
+/// // expm1(x) = x + x^2/2 + ...: for x = 1e-20 the excess 5e-41 is far below
+/// // ulp(x) ~ 1.5e-36, so the exact value lies strictly between x and its successor.
+/// let x = 1e-20;
+/// assert_eq!(expm1_up(x), x.next_up());
+/// assert_eq!(expm1_up(-x), (-x).next_up());
+/// assert_eq!(expm1_up(0.0), 0.0);
+/// ```
 pub fn expm1_up(x: f64) -> f64 {
     mpfr_unary(x, Round::Up, |v, r| v.exp_m1_round(r))
 }
 
 /// `exp(x) - 1` rounded toward -infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::{expm1_down, expm1_up};
+/// // As for `expm1_up`: x < expm1(x) < next_up(x) for x = +-1e-20.
+/// let x = 1e-20;
+/// assert_eq!(expm1_down(x), x);
+/// assert_eq!(expm1_down(-x), -x);
+/// // expm1(1) = e - 1 is irrational: the roundings are adjacent.
+/// assert_eq!(expm1_down(1.0).next_up(), expm1_up(1.0));
+/// ```
 pub fn expm1_down(x: f64) -> f64 {
     mpfr_unary(x, Round::Down, |v, r| v.exp_m1_round(r))
 }
 
 /// `ln(x)` rounded toward +infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::{ln_down, ln_up};
+/// assert_eq!(ln_up(1.0), 0.0); // exact
+/// // ln 2 is irrational: adjacent roundings, the nearest `LN_2` one of them.
+/// assert_eq!(ln_down(2.0).next_up(), ln_up(2.0));
+/// assert!(ln_up(2.0) == std::f64::consts::LN_2 || ln_down(2.0) == std::f64::consts::LN_2);
+/// ```
 pub fn ln_up(x: f64) -> f64 {
     mpfr_unary(x, Round::Up, |v, r| v.ln_round(r))
 }
 
 /// `ln(x)` rounded toward -infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::{ln_down, ln_up};
+/// assert_eq!(ln_down(1.0), 0.0); // exact
+/// // ln 10 is irrational: adjacent roundings around the nearest `LN_10`.
+/// assert_eq!(ln_down(10.0).next_up(), ln_up(10.0));
+/// assert!(ln_down(10.0) <= std::f64::consts::LN_10 && std::f64::consts::LN_10 <= ln_up(10.0));
+/// assert_eq!(ln_down(0.0), f64::NEG_INFINITY);
+/// ```
 pub fn ln_down(x: f64) -> f64 {
     mpfr_unary(x, Round::Down, |v, r| v.ln_round(r))
 }
 
 /// `ln(1 + x)` rounded toward +infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::ln1p_up;
+/// // ln(1 + x) = x - x^2/2 + ...: for x = 1e-20 the deficit 5e-41 is far below
+/// // ulp(x) ~ 1.5e-36, so the exact value lies strictly between pred(x) and x.
+/// let x = 1e-20;
+/// assert_eq!(ln1p_up(x), x);
+/// assert_eq!(ln1p_up(0.0), 0.0);
+/// ```
 pub fn ln1p_up(x: f64) -> f64 {
     mpfr_unary(x, Round::Up, |v, r| v.ln_1p_round(r))
 }
 
 /// `ln(1 + x)` rounded toward -infinity.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::{ln1p_down, ln1p_up};
+/// // As for `ln1p_up`: pred(x) < ln(1 + x) < x for x = 1e-20.
+/// let x = 1e-20;
+/// assert_eq!(ln1p_down(x), x.next_down());
+/// // ln(1 + 1) = ln 2, irrational: adjacent roundings.
+/// assert_eq!(ln1p_down(1.0).next_up(), ln1p_up(1.0));
+/// ```
 pub fn ln1p_down(x: f64) -> f64 {
     mpfr_unary(x, Round::Down, |v, r| v.ln_1p_round(r))
 }

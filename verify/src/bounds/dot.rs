@@ -141,12 +141,25 @@ pub fn pairwise_depth(n: usize) -> u64 {
 }
 
 /// `ceil(log2 n)` for n >= 1.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::dot::ceil_log2;
+/// assert_eq!(ceil_log2(1), 0);
+/// assert_eq!(ceil_log2(2), 1);
+/// assert_eq!(ceil_log2(1000), 10);
+/// assert_eq!(ceil_log2(1024), 10);
+/// assert_eq!(ceil_log2(1025), 11);
+/// ```
 pub fn ceil_log2(n: usize) -> u64 {
     debug_assert!(n >= 1);
     (usize::BITS - (n - 1).leading_zeros()) as u64
 }
 
 /// `sum_i |x_i y_i|`, rounded up (+inf if it overflows).
+///
+/// # Errors
+/// [`VerifyError::LengthMismatch`] if `x` and `y` differ in length.
 ///
 /// # Example
 /// ```
@@ -177,6 +190,10 @@ fn check_sum_abs(sum_abs: f64) -> Result<()> {
 /// Bhola-Duraisamy Lemma 2.1). Checks `n u < 1`. The no-underflow assumption of
 /// its rounding model is not checkable a priori and is recorded as assumed.
 ///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] for a negative or NaN `sum_abs`;
+/// [`VerifyError::HypothesisNotMet`] if `n u >= 1`.
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::dot::recursive_published;
@@ -196,6 +213,35 @@ pub fn recursive_published(
 
 /// The published bound for pairwise summation of rounded products:
 /// `|s^ - s| <= gamma_{ceil(log2 n) + 1} S` (Higham 2002, §3.1 and §4.2).
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] for a negative or NaN `sum_abs`;
+/// [`VerifyError::HypothesisNotMet`] if `(ceil(log2 n) + 1) u >= 1`.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::mul_up;
+/// use boundgate_verify::bounds::dot::{abs_dot_up, pairwise_published};
+/// use boundgate_verify::bounds::gamma::gamma_value;
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// use boundgate_verify::oracle::dot;
+/// // Pairwise summation in fp32 of the rounded products of fp32 vectors.
+/// fn pairwise(p: &[f32]) -> f32 {
+///     if p.len() == 1 { p[0] } else { pairwise(&p[..p.len() / 2]) + pairwise(&p[p.len() / 2..]) }
+/// }
+/// let n = 1000;
+/// let x: Vec<f64> = (0..n).map(|i| f64::from((i * 37 % 101) as f32 / 101.0)).collect();
+/// let y: Vec<f64> = (0..n).map(|i| f64::from(1.0f32 / (1 + i % 13) as f32)).collect();
+/// let p: Vec<f32> = x.iter().zip(&y).map(|(a, b)| *a as f32 * *b as f32).collect();
+/// let s_hat = f64::from(pairwise(&p));
+/// let s = abs_dot_up(&x, &y).unwrap();
+/// let b = pairwise_published(Format::FP32, RoundingMode::NearestEven, n, s).unwrap();
+/// // Depth ceil(log2 1000) + 1 = 11: the bound is gamma_11 S, rounded up.
+/// assert_eq!(b.value, mul_up(gamma_value(11, 2f64.powi(-24)).unwrap(), s));
+/// let err = dot(&x, &y).unwrap().error_of(s_hat).absolute_up().unwrap();
+/// assert!(err <= b.value);
+/// assert!(pairwise_published(Format::FP32, RoundingMode::NearestEven, n, -1.0).is_err());
+/// ```
 pub fn pairwise_published(
     format: Format,
     mode: RoundingMode,
@@ -235,6 +281,13 @@ fn published(
 /// `target_probability`. The model (rounding errors independent, mean zero)
 /// needs round to nearest and is otherwise not checkable on an input: it is
 /// recorded as assumed, and the audit judges the claim statistically.
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] for a negative or NaN `sum_abs`, or a
+/// `target_probability` outside (0, 1) or so close to 1 that the per-product
+/// probability it needs rounds to 1; [`VerifyError::HypothesisNotMet`] for a
+/// mode other than round to nearest, or if the sum may overflow
+/// ([`require_no_overflow_recursive_nearest`]).
 ///
 /// # Example
 /// ```
@@ -335,6 +388,11 @@ fn retag(err: VerifyError, source: &Source) -> VerifyError {
 /// documentation; no `depth u < 1` needed). Hypothesis checked: no overflow.
 /// `sum_abs` must be an upper bound on `S`.
 ///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] for a negative or NaN `sum_abs`;
+/// [`VerifyError::HypothesisNotMet`] if an intermediate may overflow
+/// ([`require_no_overflow`]).
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::dot::{rigorous, recursive_depth};
@@ -413,6 +471,10 @@ pub fn rigorous(
 /// it is [`rigorous`] with depth `n`.
 /// Hypotheses checked: no overflow (for round to nearest by
 /// [`require_no_overflow_recursive_nearest`], valid for every `n`).
+///
+/// # Errors
+/// As [`rigorous`]; in round to nearest with subnormals, the overflow check is
+/// [`require_no_overflow_recursive_nearest`].
 ///
 /// # Example
 /// ```
@@ -536,6 +598,10 @@ pub fn recursive_nearest_growth(u: f64, n: u64, fma: bool) -> f64 {
 /// also where `depth u >= 1`). If that does not exceed the largest finite value,
 /// no exact intermediate does either, so no rounding overflows.
 ///
+/// # Errors
+/// [`VerifyError::HypothesisNotMet`], under `source`, if
+/// `(1 + u)^depth (S + m eta_min)` is above the largest finite value.
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::{dot::require_no_overflow, Source};
@@ -652,6 +718,17 @@ pub fn require_no_overflow_recursive_nearest(
 /// absolute underflow error: the `n` products (or FMAs) when the format has
 /// subnormals (sums landing in the subnormal range are then exact), else every
 /// operation (`2n - 1` for rounded products and additions).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::dot::underflow_ops;
+/// use boundgate_verify::format::Format;
+/// // With subnormals only the n products (or FMAs) can underflow ...
+/// assert_eq!(underflow_ops(Format::FP32, 100), 100);
+/// // ... without them the 99 additions can too.
+/// assert_eq!(underflow_ops(Format::FP32.without_subnormals(), 100), 199);
+/// assert_eq!(underflow_ops(Format::FP16.without_subnormals(), 0), 0);
+/// ```
 pub fn underflow_ops(format: Format, n: usize) -> u64 {
     if format.has_subnormals() {
         n as u64

@@ -106,6 +106,10 @@ pub fn gamma(n: u64, u: f64) -> Result<Bound> {
 
 /// The number `gamma_n` alone, rounded up; see [`gamma`] for errors.
 ///
+/// # Errors
+/// As [`gamma`]: [`VerifyError::InvalidParameter`] if `u` is not in (0, 1),
+/// [`VerifyError::HypothesisNotMet`] if `n u < 1` cannot be established.
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::gamma::gamma_value;
@@ -178,6 +182,10 @@ pub fn theta_bound(n: u64, u: f64) -> Result<f64> {
 /// `gamma_n` for a format and rounding mode: `u = 2^-p` for round to nearest,
 /// `2^(1-p)` for the directed modes (toward zero, up, down), as
 /// [`Format::unit_roundoff`] gives it.
+///
+/// # Errors
+/// As [`gamma`] with `u = format.unit_roundoff(mode)`: [`VerifyError::HypothesisNotMet`]
+/// if `n u < 1` cannot be established.
 ///
 /// # Example
 /// ```

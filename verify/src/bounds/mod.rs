@@ -46,6 +46,17 @@ pub struct Source {
 
 impl Source {
     /// Builds a source reference.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::Source;
+    /// // A `const fn`: sources are built at compile time.
+    /// const THM: Source = Source::new("Higham 2002", "Theorem 8.5", None);
+    /// assert_eq!(THM.to_string(), "Higham 2002, Theorem 8.5");
+    /// assert_eq!(THM.equation, None);
+    /// let eq = Source::new("Higham 2002", "Section 3.1", Some("(3.5)"));
+    /// assert_eq!(eq.to_string(), "Higham 2002, Section 3.1, eq. (3.5)");
+    /// ```
     pub const fn new(
         paper: &'static str,
         result: &'static str,
@@ -86,6 +97,20 @@ pub enum Kind {
 
 impl Kind {
     /// A probabilistic bound whose probability is <= 0 says nothing.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::probabilistic::higham_mary_gamma;
+    /// use boundgate_verify::bounds::Kind;
+    /// let u = 2f64.powi(-24);
+    /// // Higham-Mary's P(lambda) = 1 - 2 exp(-lambda^2 (1 - u)^2 / 2) is about
+    /// // 1 - 2 e^(-1/2) = -0.21 for lambda = 1: a bound that says nothing.
+    /// assert!(higham_mary_gamma(100, u, 1.0).unwrap().kind.is_vacuous());
+    /// // lambda = 3: 1 - 2 e^(-4.5) = 0.978.
+    /// assert!(!higham_mary_gamma(100, u, 3.0).unwrap().kind.is_vacuous());
+    /// assert!(!Kind::Deterministic.is_vacuous());
+    /// assert!(Kind::Probabilistic { probability: 0.0 }.is_vacuous());
+    /// ```
     pub fn is_vacuous(&self) -> bool {
         matches!(self, Kind::Probabilistic { probability } if *probability <= 0.0)
     }
@@ -157,6 +182,20 @@ pub struct Bound {
 
 impl Bound {
     /// A deterministic bound with no hypotheses recorded yet.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Kind, Quantity, Rigor, Source};
+    /// use boundgate_verify::bounds::gamma::gamma_value;
+    /// // gamma_2 for binary64 is 2u / (1 - 2u), u = 2^-53.
+    /// let g = gamma_value(2, 2f64.powi(-53)).unwrap();
+    /// let b = Bound::deterministic(g, Quantity::Theta, Source::new("Higham 2002", "Lemma 3.1", None), Rigor::Rigorous);
+    /// assert_eq!(b.kind, Kind::Deterministic);
+    /// assert_eq!(b.value, g);
+    /// assert!(b.hypotheses.is_empty());
+    /// // (1 + 2^-53)^2 - 1 = 2^-52 + 2^-106 is within gamma_2, as Lemma 3.1 says.
+    /// assert!(b.holds_for(2f64.powi(-52) + 2f64.powi(-106)));
+    /// ```
     pub fn deterministic(value: f64, quantity: Quantity, source: Source, rigor: Rigor) -> Bound {
         Bound {
             value,
@@ -169,6 +208,17 @@ impl Bound {
     }
 
     /// A probabilistic bound holding with probability at least `probability`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Kind, Quantity, Rigor, Source};
+    /// let b = Bound::probabilistic(1e-6, 0.99, Quantity::RelativeError, Source::new("example", "Theorem 1", None), Rigor::Published);
+    /// assert_eq!(b.kind, Kind::Probabilistic { probability: 0.99 });
+    /// assert!(!b.kind.is_vacuous());
+    /// // A probability <= 0 is kept, and marks the bound vacuous.
+    /// let v = Bound::probabilistic(1e-6, -0.2, Quantity::RelativeError, Source::new("example", "Theorem 1", None), Rigor::Published);
+    /// assert!(v.kind.is_vacuous());
+    /// ```
     pub fn probabilistic(
         value: f64,
         probability: f64,
@@ -187,6 +237,19 @@ impl Bound {
     }
 
     /// Records a hypothesis that was checked and holds.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// let b = Bound::deterministic(0.25, Quantity::AbsoluteError, Source::new("example", "Lemma 1", None), Rigor::Rigorous)
+    ///     .with_hypothesis("n u < 1", "n u = 0.5")
+    ///     .with_hypothesis("no underflow", "assumed");
+    /// // Recorded in order, statement and evidence as given; the value is unchanged.
+    /// assert_eq!(b.hypotheses.len(), 2);
+    /// assert_eq!((b.hypotheses[0].statement.as_str(), b.hypotheses[0].detail.as_str()), ("n u < 1", "n u = 0.5"));
+    /// assert_eq!(b.hypotheses[1].statement, "no underflow");
+    /// assert_eq!(b.value, 0.25);
+    /// ```
     pub fn with_hypothesis(
         mut self,
         statement: impl Into<String>,
@@ -201,12 +264,38 @@ impl Bound {
 
     /// Whether an observed (already upward-rounded) error is within the bound.
     /// NaN errors never hold.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::bounds::directed::mul_up;
+    /// use boundgate_verify::bounds::dot::abs_dot_up;
+    /// use boundgate_verify::bounds::gamma::gamma_value;
+    /// use boundgate_verify::oracle::ExactSum;
+    /// // Recursive summation of 3 terms: |s^ - s| <= gamma_2 sum |x_i| (Higham 2002, (4.4)).
+    /// let x = [0.1, 0.2, 0.3];
+    /// let naive = x[0] + x[1] + x[2];
+    /// let mut s = ExactSum::new();
+    /// s.add_slice(&x);
+    /// let err = s.error_of(naive).absolute_up().unwrap();
+    /// assert!(err > 0.0); // 0.1 + 0.2 + 0.3 is not exact in binary64
+    /// let g = gamma_value(2, 2f64.powi(-53)).unwrap();
+    /// let sum_abs = abs_dot_up(&x, &[1.0; 3]).unwrap(); // sum |x_i|, rounded up
+    /// let b = Bound::deterministic(mul_up(g, sum_abs), Quantity::AbsoluteError,
+    ///                              Source::new("Higham 2002", "Section 4.2", None), Rigor::Rigorous);
+    /// assert!(b.holds_for(err));
+    /// assert!(!b.holds_for(f64::NAN)); // NaN never holds
+    /// ```
     pub fn holds_for(&self, observed: f64) -> bool {
         observed <= self.value
     }
 }
 
 /// Checks a hypothesis: `Ok(())` if `holds`, else the error naming it.
+///
+/// # Errors
+/// [`VerifyError::HypothesisNotMet`] naming `source`, `hypothesis` and the
+/// `detail` when `holds` is false.
 ///
 /// # Example
 /// ```

@@ -221,6 +221,9 @@ pub fn higham_mary_lambda(probability: f64, u: f64) -> Result<f64> {
 /// uses `M = log(1 + u)`, which is smaller than `-log(1-u) - |mu|` and so not
 /// an almost-sure bound.)
 ///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] if `u` is not in (0, 1).
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::probabilistic::vibea_range_bound;
@@ -483,6 +486,9 @@ pub fn vibea_gamma(n: u64, u: f64, lambda: f64) -> Result<Bound> {
 /// violated more often than `1 - p_b` when `sqrt(n) u` is of order 1 (e.g.
 /// u = 2^-4, n = 10^4, `rho_i = -1`: 6.4% of trials at `p_b = 0.99`; docs/bounds.md).
 ///
+/// # Errors
+/// As [`vibea_gamma`].
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::probabilistic::vibea_gamma_authors_centred;
@@ -506,6 +512,9 @@ pub fn vibea_gamma_authors_centred(n: u64, u: f64, lambda: f64) -> Result<Bound>
 /// Lemma 2.2's `p_b` paired with the first-order constant `lambda sqrt(n) u`
 /// (rounded up) of the authors' arXiv v1 code. Kept as [`Rigor::Published`];
 /// it is violated more often than `1 - p_b` for large `u` (see docs/bounds.md).
+///
+/// # Errors
+/// As [`vibea_gamma`].
 ///
 /// # Example
 /// ```

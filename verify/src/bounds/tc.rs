@@ -110,6 +110,18 @@ impl Roundoffs {
     ///
     /// # Errors
     /// [`VerifyError::InvalidParameter`] naming the first one that is not.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::Roundoffs;
+    /// let (u16, u32) = (2f64.powi(-11), 2f64.powi(-24));
+    /// let r = Roundoffs::new(u16, u32, u32, u32, u32).unwrap();
+    /// assert_eq!(r, Roundoffs::table2_fp32());
+    /// // Every unit roundoff must lie in (0, 1).
+    /// assert!(Roundoffs::new(u16, u32, u32, u32, 1.0).is_err());
+    /// assert!(Roundoffs::new(0.0, u32, u32, u32, u32).is_err());
+    /// assert!(Roundoffs::new(u16, f64::NAN, u32, u32, u32).is_err());
+    /// ```
     pub fn new(u_low: f64, u_high: f64, u_tilde: f64, u_bar: f64, u_fma: f64) -> Result<Self> {
         for (name, u) in [
             ("u_low", u_low),
@@ -136,6 +148,16 @@ impl Roundoffs {
     }
 
     /// Table 2, first row: `A, B` fp16, `C, D` fp32 (`u_low = u16`, all others `u32`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::Roundoffs;
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// // A, B fp16; C, D fp32: the roundoffs of (fp16, fp32, fp32, fp32, fp32) in round to nearest.
+    /// let (h, s) = (Format::FP16, Format::FP32);
+    /// assert_eq!(Roundoffs::table2_fp32(), Roundoffs::of_formats([h, s, s, s, s], RoundingMode::NearestEven));
+    /// assert_eq!(Roundoffs::table2_fp32().u_fma, 2f64.powi(-24));
+    /// ```
     pub fn table2_fp32() -> Roundoffs {
         let (u16, u32) = (2f64.powi(-11), 2f64.powi(-24));
         Roundoffs {
@@ -148,6 +170,17 @@ impl Roundoffs {
     }
 
     /// Table 2, second row: `A, B, C, D` fp16 (`u~ = u32`, all others `u16`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::Roundoffs;
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// // A, B, C, D fp16, exact fp16 x fp16 products in fp32 (u~ = u32).
+    /// let (h, s) = (Format::FP16, Format::FP32);
+    /// let r = Roundoffs::table2_fp16();
+    /// assert_eq!(r, Roundoffs::of_formats([h, h, s, h, h], RoundingMode::NearestEven));
+    /// assert!(r.u_tilde <= r.u_low * r.u_low); // the products are exact in t~
+    /// ```
     pub fn table2_fp16() -> Roundoffs {
         let (u16, u32) = (2f64.powi(-11), 2f64.powi(-24));
         Roundoffs {
@@ -181,6 +214,14 @@ impl Roundoffs {
     }
 
     /// `zeta = u_bar + u_FMA + u_bar u_FMA` (Lemma 3.5), rounded up.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::Roundoffs;
+    /// // zeta = u_bar + u_FMA + u_bar u_FMA: 2^-23 + 2^-48 for fp32, exactly.
+    /// assert_eq!(Roundoffs::table2_fp32().zeta(), 2f64.powi(-23) + 2f64.powi(-48));
+    /// assert_eq!(Roundoffs::table2_fp16().zeta(), 2f64.powi(-10) + 2f64.powi(-22));
+    /// ```
     pub fn zeta(&self) -> f64 {
         add_up(
             add_up(self.u_bar, self.u_fma),
@@ -228,6 +269,19 @@ impl GammaTilde {
     }
 
     /// Rigorous for the paired constant, published for the authors' ones.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::{mac_no_fma_vibea, GammaTilde};
+    /// use boundgate_verify::bounds::Rigor;
+    /// assert_eq!(GammaTilde::Paired.rigor(), Rigor::Rigorous);
+    /// assert_eq!(GammaTilde::AuthorsCentred.rigor(), Rigor::Published);
+    /// // A bound built with a constant carries its rigor.
+    /// let u = 2f64.powi(-24);
+    /// let b = mac_no_fma_vibea(u, 3.0, GammaTilde::FirstOrder, 1.0, 1.0, 1.0).unwrap();
+    /// assert_eq!(b.rigor, GammaTilde::FirstOrder.rigor());
+    /// assert_eq!(b.rigor, Rigor::Published);
+    /// ```
     pub fn rigor(self) -> Rigor {
         match self {
             GammaTilde::Paired => Rigor::Rigorous,
@@ -236,6 +290,14 @@ impl GammaTilde {
     }
 
     /// Short name for reports.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::GammaTilde;
+    /// assert_eq!(GammaTilde::FirstOrder.name(), "authors' v1 gamma~ = lambda sqrt(n) u");
+    /// assert_eq!(GammaTilde::AuthorsCentred.name(), "authors' gamma~ = exp(lambda sqrt(n) u) - 1");
+    /// assert!(GammaTilde::Paired.name().contains("rigorous"));
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             GammaTilde::Paired => "paired gamma~ (rigorous under the model)",

@@ -34,6 +34,17 @@ impl Fexp {
     pub const ALL: [Fexp; 2] = [Fexp::Ieee, Fexp::Paper];
 
     /// Its name: `ieee` or `paper`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::Fexp;
+    /// assert_eq!(Fexp::ALL.map(Fexp::name), ["ieee", "paper"]);
+    /// // The name parses back to the definition.
+    /// for f in Fexp::ALL {
+    ///     assert_eq!(f.name().parse::<Fexp>().unwrap(), f);
+    /// }
+    /// assert!("floor".parse::<Fexp>().is_err());
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Fexp::Ieee => "ieee",
@@ -42,6 +53,25 @@ impl Fexp {
     }
 
     /// `fexp(x)`; `None` for 0 (undefined) and for NaN and infinities.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::Fexp;
+    /// // |x| >= 1: both floor(log2 |x|).
+    /// assert_eq!(Fexp::Ieee.of(-3.0), Some(1));
+    /// assert_eq!(Fexp::Paper.of(-3.0), Some(1));
+    /// assert_eq!(Fexp::Ieee.of(f64::MAX), Some(1023));
+    /// // |x| < 1, not a power of two: (1.1) takes the ceiling, one above the IEEE exponent;
+    /// // 3 2^-1074 (a subnormal) has IEEE exponent -1073.
+    /// let tiny = f64::from_bits(3);
+    /// assert_eq!(Fexp::Ieee.of(tiny), Some(-1073));
+    /// assert_eq!(Fexp::Paper.of(tiny), Some(-1072));
+    /// assert_eq!(Fexp::Paper.of(0.1), Some(-3)); // ceil(log2 0.1) = ceil(-3.32)
+    /// // Undefined at 0 and for non-finite values.
+    /// assert_eq!(Fexp::Paper.of(-0.0), None);
+    /// assert_eq!(Fexp::Ieee.of(f64::INFINITY), None);
+    /// assert_eq!(Fexp::Ieee.of(f64::NAN), None);
+    /// ```
     #[inline]
     pub fn of(self, x: f64) -> Option<i32> {
         if x == 0.0 || !x.is_finite() {
@@ -146,6 +176,16 @@ impl Binning {
     pub const ALL: [Binning; 2] = [Binning::Factors, Binning::Product];
 
     /// Its name: `factors` or `product`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::Binning;
+    /// assert_eq!(Binning::ALL.map(Binning::name), ["factors", "product"]);
+    /// assert_eq!(Binning::default().name(), "factors"); // Algorithm 3.2's
+    /// for b in Binning::ALL {
+    ///     assert_eq!(b.name().parse::<Binning>().unwrap(), b);
+    /// }
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Binning::Factors => "factors",
@@ -154,6 +194,13 @@ impl Binning {
     }
 
     /// What an index is binned by, as a formula (for hypotheses and reports).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::Binning;
+    /// assert_eq!(Binning::Factors.rule(), "fexp(x_i) + fexp(y_i)"); // Algorithm 3.2, line 3
+    /// assert_eq!(Binning::Product.rule(), "fexp(x_i y_i)"); // Definition 3.1 on x ⊙ y
+    /// ```
     pub fn rule(self) -> &'static str {
         match self {
             Binning::Factors => "fexp(x_i) + fexp(y_i)",
@@ -165,6 +212,23 @@ impl Binning {
     /// not finite. The product's exponent is decided exactly, on the integer
     /// significands (`x y` itself may round up to a power of two, or over- or
     /// underflow).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::{Binning, Fexp};
+    /// // (1 + 2^-52)(1 - 2^-52) = 1 - 2^-104 < 1, although the product rounds to 1.
+    /// let (x, y) = (1.0 + f64::EPSILON, 1.0 - f64::EPSILON);
+    /// assert_eq!(x * y, 1.0);
+    /// assert_eq!(Fexp::Ieee.of(x * y), Some(0));
+    /// assert_eq!(Binning::Product.exponent(x, y, Fexp::Ieee), Some(-1));
+    /// assert_eq!(Binning::Product.exponent(x, y, Fexp::Paper), Some(0)); // ceiling below 1
+    /// // Algorithm 3.2's exponent sum agrees here: 0 + -1.
+    /// assert_eq!(Binning::Factors.exponent(x, y, Fexp::Ieee), Some(-1));
+    /// // 1e200 * 1e200 overflows binary64; its exponent is still floor(log2 1e400) = 1328.
+    /// assert!((1e200 * 1e200f64).is_infinite());
+    /// assert_eq!(Binning::Product.exponent(1e200, 1e200, Fexp::Ieee), Some(1328));
+    /// assert_eq!(Binning::Product.exponent(f64::NAN, 1.0, Fexp::Ieee), None);
+    /// ```
     pub fn exponent(self, x: f64, y: f64, fexp: Fexp) -> Option<i32> {
         match self {
             Binning::Factors => Some(fexp.of(x)? + fexp.of(y)?),
@@ -280,6 +344,26 @@ impl ExponentBins {
     /// # Errors
     /// [`VerifyError::LengthMismatch`], or [`VerifyError::NonFinite`] for a NaN
     /// or an infinity (`fexp` is undefined there).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::{ExponentBins, Fexp};
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// use boundgate_verify::oracle::ExactSum;
+    /// // fexp sums (IEEE): 0 + 0, 1 + -1, -4 + -3.
+    /// let (x, y) = ([1.5, 3.0, 0.1], [1.5, 0.5, 0.2]);
+    /// let bins = ExponentBins::new(&x, &y, Fexp::Ieee).unwrap();
+    /// assert_eq!(bins.bins.iter().map(|b| (b.exponent, b.count)).collect::<Vec<_>>(), [(-7, 1), (0, 2)]);
+    /// // Bin 0: the scaled products 2.25 and 1.5, exact (scalings by powers of two).
+    /// assert_eq!(bins.bins[1].scaled_abs_sum, 3.75);
+    /// assert!(bins.bins[1].scaled_abs_sum < 4.0 * 2.0); // below 4 M_k
+    /// // Bin -7: 0.1 * 0.2 * 2^7, the exact product rounded up.
+    /// let mut s = ExactSum::new();
+    /// s.add_product(0.1 * 16.0, 0.2 * 8.0);
+    /// assert_eq!(bins.bins[0].scaled_abs_sum, s.round(Format::FP64, RoundingMode::Up));
+    /// assert!(ExponentBins::new(&[1.0], &[1.0, 2.0], Fexp::Ieee).is_err());
+    /// assert!(ExponentBins::new(&[f64::INFINITY], &[1.0], Fexp::Ieee).is_err());
+    /// ```
     pub fn new(x: &[f64], y: &[f64], fexp: Fexp) -> Result<ExponentBins> {
         ExponentBins::binned(x, y, fexp, Binning::Factors)
     }
@@ -360,14 +444,41 @@ impl ExponentBins {
     }
 
     /// `e_min` (None without nonzero products).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::{ExponentBins, Fexp};
+    /// // Products 2^-10 * 1 and 8 * 4: bins -10 and 5.
+    /// let bins = ExponentBins::new(&[2f64.powi(-10), 8.0], &[1.0, 4.0], Fexp::Ieee).unwrap();
+    /// assert_eq!(bins.e_min(), Some(-10));
+    /// // Only zero products: no bins, no e_min.
+    /// assert_eq!(ExponentBins::new(&[0.0], &[1.0], Fexp::Ieee).unwrap().e_min(), None);
+    /// ```
     pub fn e_min(&self) -> Option<i32> {
         self.bins.first().map(|b| b.exponent)
     }
     /// `e_max` (None without nonzero products).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::{ExponentBins, Fexp};
+    /// let bins = ExponentBins::new(&[2f64.powi(-10), 8.0], &[1.0, 4.0], Fexp::Ieee).unwrap();
+    /// assert_eq!(bins.e_max(), Some(5)); // 8 * 4 = 2^5
+    /// assert_eq!(ExponentBins::new(&[0.0], &[1.0], Fexp::Ieee).unwrap().e_max(), None);
+    /// ```
     pub fn e_max(&self) -> Option<i32> {
         self.bins.last().map(|b| b.exponent)
     }
     /// `N_bins`, the number of nonempty bins.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::{ExponentBins, Fexp};
+    /// // Exponents 0, 0, 5 and a zero product: two nonempty bins (bins between are not counted).
+    /// let bins = ExponentBins::new(&[1.0, 1.5, 8.0, 0.0], &[1.0, 1.0, 4.0, 3.0], Fexp::Ieee).unwrap();
+    /// assert_eq!(bins.n_bins(), 2);
+    /// assert_eq!(bins.zeros, 1);
+    /// ```
     pub fn n_bins(&self) -> usize {
         self.bins.len()
     }

@@ -78,6 +78,11 @@ fn binning_note(bins: &ExponentBins) -> String {
 /// Theorem 3.2 (eq. (3.1)), as printed: `|x^T y - k~| <= sum_k M_k 2^(u_k + 1) eps(k)`,
 /// an absolute bound.
 ///
+/// # Errors
+/// [`VerifyError::LengthMismatch`] unless there is one precision per bin;
+/// [`VerifyError::HypothesisNotMet`] if a bin's precision has more bits than
+/// `input` (`eps(k) >= eps_machine`).
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::qdot::{thm_3_2, BinPrecision, ExponentBins, Fexp};
@@ -118,6 +123,10 @@ fn exponents(bins: &ExponentBins, dot_fexp: Option<i64>, source: &Source) -> Res
 /// definition ([`Fexp::of_exact`]); `e_max` is that of the binning (Algorithm
 /// 3.2, line 4). Returns a [`Quantity::RelativeError`]; see [`times_abs_exact`].
 ///
+/// # Errors
+/// As [`thm_3_2`], plus [`VerifyError::HypothesisNotMet`] if every product is
+/// zero (no `e_max`), `dot_fexp` is `None` (`x^T y = 0`) or `e_max > fexp(x^T y)`.
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::qdot::{thm_3_3, BinPrecision, ExponentBins, Fexp};
@@ -156,6 +165,10 @@ pub fn thm_3_3(
 
 /// Theorem 3.4 (eq. (3.7)), as printed: if `e_max(x ⊙ y) > E = fexp(x^T y)`,
 /// the relative error is at most `sum_k M_k 2^(u_k - E + 1) eps(k)`.
+///
+/// # Errors
+/// As [`thm_3_2`], plus [`VerifyError::HypothesisNotMet`] if every product is
+/// zero (no `e_max`), `dot_fexp` is `None` (`x^T y = 0`) or `e_max <= fexp(x^T y)`.
 ///
 /// # Example
 /// ```
@@ -204,6 +217,12 @@ pub struct ScoreTolerance {
 /// `e_max(x ⊙ y) <= fexp(x^T y)`, the relative error is at most `N_bins t`
 /// (so `eps` for the experiments' `divisor = N_bins`). The precisions must be
 /// those of [`precision_3_9`] on `ladder` (checked bin by bin).
+///
+/// # Errors
+/// As [`thm_3_3`]; [`VerifyError::InvalidParameter`] for a `ladder` that does
+/// not end with the input precision or a bad tolerance
+/// ([`floor_log2_tolerance`]); [`VerifyError::HypothesisNotMet`] if a bin's
+/// precision is not the one (3.9) gives for its score.
 ///
 /// # Example
 /// ```
@@ -298,6 +317,10 @@ pub fn thm_3_5(
 /// A relative bound turned into the absolute one it states, `|x^T y| coefficient`
 /// (eqs. (3.5), (3.7) and (3.12) are printed that way), with `|x^T y|` from the
 /// exact oracle rounded up.
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] unless `bound` is a relative error bound;
+/// [`VerifyError::HypothesisNotMet`] if the exact `x^T y` is not finite.
 ///
 /// # Example
 /// ```

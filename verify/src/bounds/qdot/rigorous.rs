@@ -20,6 +20,16 @@ pub struct TileOrder {
 
 impl TileOrder {
     /// The effective tile length (at least 1).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::TileOrder;
+    /// assert_eq!(TileOrder { n: 1000, tile: 64 }.tile_len(), 64);
+    /// // 0 or a tile of at least n: one tile of n.
+    /// assert_eq!(TileOrder { n: 1000, tile: 0 }.tile_len(), 1000);
+    /// assert_eq!(TileOrder { n: 1000, tile: 4096 }.tile_len(), 1000);
+    /// assert_eq!(TileOrder { n: 0, tile: 0 }.tile_len(), 1);
+    /// ```
     pub fn tile_len(&self) -> usize {
         if self.tile == 0 || self.tile >= self.n {
             self.n.max(1)
@@ -28,6 +38,15 @@ impl TileOrder {
         }
     }
     /// The number of tiles.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::TileOrder;
+    /// assert_eq!(TileOrder { n: 1024, tile: 64 }.tiles(), 16);
+    /// assert_eq!(TileOrder { n: 1025, tile: 64 }.tiles(), 17); // ceil(n / tile)
+    /// assert_eq!(TileOrder { n: 1000, tile: 0 }.tiles(), 1);
+    /// assert_eq!(TileOrder { n: 0, tile: 64 }.tiles(), 1);
+    /// ```
     pub fn tiles(&self) -> usize {
         self.n.div_ceil(self.tile_len()).max(1)
     }
@@ -61,6 +80,15 @@ enum Magnitudes {
 /// and across bins, scaling and conversion, with `A_k` from the data.
 /// Hypotheses checked: no overflow anywhere, subnormal sums exact.
 ///
+/// # Errors
+/// [`VerifyError::LengthMismatch`] unless there is one precision per bin;
+/// [`VerifyError::HypothesisNotMet`] if `input` has no subnormals, a bin's
+/// arithmetic does not fit the bins (scaled values not normal in its format, an
+/// accumulator less precise or without subnormals, products not multiples of
+/// its smallest subnormal), or a bin's accumulation, conversion, rescaling or
+/// the sum across bins may overflow, or the bound itself is not finite in
+/// binary64.
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::qdot::{rigorous, BinArithmetic, BinPrecision, ExponentBins, Fexp, TileOrder};
@@ -90,6 +118,9 @@ pub fn rigorous(
 /// of the products (below `2^(u_k + 1)`, the proof's own fact). So, like the
 /// printed bound, it needs only `M_k`, `u_k` and the precisions. Never below
 /// [`rigorous`].
+///
+/// # Errors
+/// As [`rigorous`].
 ///
 /// # Example
 /// ```
@@ -306,6 +337,12 @@ fn evaluate(
 /// wider. [`crate::bounds::dot::rigorous`] with depth `min(n, T) + ceil(log2 tiles)`
 /// and `n` operations that may underflow, plus `u_I W + eta_I` for the final
 /// conversion, `W` the a-priori bound on the accumulated value.
+///
+/// # Errors
+/// [`VerifyError::LengthMismatch`] for `x` and `y` of different lengths;
+/// [`VerifyError::HypothesisNotMet`] if the inputs are not values of
+/// `arith.format` (it is narrower than `input`), or if the accumulation or the
+/// final conversion may overflow.
 ///
 /// # Example
 /// ```

@@ -27,6 +27,16 @@ pub enum BinPrecision {
 
 impl BinPrecision {
     /// The paper's `eps(k)`: the unit roundoff `2^-p` of `pi_k`, 1 for perforate.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::{BinArithmetic, BinPrecision};
+    /// use boundgate_verify::format::Format;
+    /// let half = BinPrecision::Compute(BinArithmetic { format: Format::FP16, accumulator: Format::FP32 });
+    /// assert_eq!(half.eps(), 2f64.powi(-11)); // u = 2^-p, p = 11
+    /// assert_eq!(half.eps(), 2f64.powi(-(half.bits() as i32)));
+    /// assert_eq!(BinPrecision::Perforate.eps(), 1.0);
+    /// ```
     pub fn eps(&self) -> f64 {
         match self {
             BinPrecision::Perforate => 1.0,
@@ -34,6 +44,15 @@ impl BinPrecision {
         }
     }
     /// `-log2 eps(k)`: the precision `p` of `pi_k` (0 for perforate).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::qdot::{BinArithmetic, BinPrecision};
+    /// use boundgate_verify::format::Format;
+    /// let bits = |format| BinPrecision::Compute(BinArithmetic { format, accumulator: Format::FP64 }).bits();
+    /// assert_eq!([bits(Format::FP64), bits(Format::FP32), bits(Format::FP16), bits(Format::BF16)], [53, 24, 11, 8]);
+    /// assert_eq!(BinPrecision::Perforate.bits(), 0);
+    /// ```
     pub fn bits(&self) -> u32 {
         match self {
             BinPrecision::Perforate => 0,

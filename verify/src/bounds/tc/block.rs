@@ -95,6 +95,17 @@ pub struct BlockFmaSpec {
 
 impl BlockFmaSpec {
     /// A spec with subnormals kept in and out.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::BlockFmaSpec;
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// // A `const fn`: an arithmetic can be a constant.
+    /// const A100: BlockFmaSpec = BlockFmaSpec::new(8, 24, Format::FP16, Format::FP32, RoundingMode::TowardZero);
+    /// assert_eq!((A100.block, A100.fraction_bits), (8, 24));
+    /// assert!(!A100.flush_inputs && !A100.flush_outputs); // subnormals kept
+    /// assert!(A100.validate().is_ok());
+    /// ```
     pub const fn new(
         block: usize,
         fraction_bits: u32,
@@ -120,6 +131,18 @@ impl BlockFmaSpec {
     ///
     /// # Errors
     /// [`VerifyError::InvalidParameter`] naming the field.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::BlockFmaSpec;
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// let spec = |block, f| BlockFmaSpec::new(block, f, Format::FP16, Format::FP32, RoundingMode::TowardZero);
+    /// // fp16 products have 2 (11 - 1) = 20 fractional bits, fp32 values 23: F = 23 is the least.
+    /// assert!(spec(16, 23).validate().is_ok());
+    /// assert!(spec(16, 22).validate().is_err());
+    /// assert!(spec(16, 61).validate().is_err()); // F <= 60
+    /// assert!(spec(0, 25).validate().is_err()); // block >= 1
+    /// ```
     pub fn validate(&self) -> Result<()> {
         if self.block == 0 {
             return Err(VerifyError::invalid("block", 0, "must be at least 1"));

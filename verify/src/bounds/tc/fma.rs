@@ -429,6 +429,26 @@ pub struct MacStep {
 
 impl MacStep {
     /// Round to nearest even into `format`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::{mac_rigorous, MacStep, MacSteps};
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// use boundgate_verify::oracle::ExactSum;
+    /// let rne = RoundingMode::NearestEven;
+    /// assert_eq!(MacStep::nearest(Format::FP16), MacStep { format: Format::FP16, mode: rne });
+    /// // An MPFMA: a, b cast to fp16, exact product, one rounding of a b + c to fp32.
+    /// let steps = MacSteps { cast_ab: Some(MacStep::nearest(Format::FP16)), cast_c: None, product: None,
+    ///                        accumulate: MacStep::nearest(Format::FP32), output: None };
+    /// let (a, b, c) = (0.1, 0.3, 1.0);
+    /// let (ah, bh) = (Format::FP16.round(a, rne), Format::FP16.round(b, rne));
+    /// let d = Format::FP32.fma(ah, bh, c, rne);
+    /// let mut exact = ExactSum::new();
+    /// exact.add_product(a, b);
+    /// exact.add(c);
+    /// let err = exact.error_of(d).absolute_up().unwrap();
+    /// assert!(err > 0.0 && err <= mac_rigorous(&steps, a, b, c).unwrap().value);
+    /// ```
     pub const fn nearest(format: Format) -> MacStep {
         MacStep {
             format,

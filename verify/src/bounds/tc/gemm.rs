@@ -63,6 +63,16 @@ impl GemmShape {
     ///
     /// # Errors
     /// [`VerifyError::InvalidParameter`] naming the offending size.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::GemmShape;
+    /// let s = GemmShape::new(64, 1024, 4).unwrap();
+    /// assert_eq!((s.outputs, s.inner, s.block), (64, 1024, 4));
+    /// for (outputs, inner, block) in [(0, 1, 1), (1, 0, 1), (1, 1, 0)] {
+    ///     assert!(GemmShape::new(outputs, inner, block).is_err());
+    /// }
+    /// ```
     pub fn new(outputs: u64, inner: u64, block: u64) -> Result<GemmShape> {
         for (name, v) in [("outputs", outputs), ("inner", inner), ("block", block)] {
             if v == 0 {
@@ -77,11 +87,27 @@ impl GemmShape {
     }
 
     /// `q = ceil(n / b)`, the number of block steps.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::GemmShape;
+    /// assert_eq!(GemmShape::new(1, 96, 16).unwrap().q(), 6);
+    /// assert_eq!(GemmShape::new(1, 97, 16).unwrap().q(), 7); // ceil(n / b)
+    /// assert_eq!(GemmShape::new(1, 3, 16).unwrap().q(), 1);
+    /// ```
     pub fn q(&self) -> u64 {
         self.inner.div_ceil(self.block)
     }
 
     /// `q b`, the inner dimension padded to a multiple of the block.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::GemmShape;
+    /// assert_eq!(GemmShape::new(1, 96, 16).unwrap().padded_inner(), 96);
+    /// assert_eq!(GemmShape::new(1, 97, 16).unwrap().padded_inner(), 112); // q b = 7 x 16
+    /// assert_eq!(GemmShape::new(1, 3, 4).unwrap().padded_inner(), 4);
+    /// ```
     pub fn padded_inner(&self) -> u64 {
         self.q() * self.block
     }
@@ -204,6 +230,24 @@ pub fn thm_3_7(r: &Roundoffs, shape: &GemmShape, abs_ab: f64) -> Result<Bound> {
 ///
 /// # Errors
 /// As [`thm_3_7_constant`].
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::directed::{add_up, mul_up};
+/// use boundgate_verify::bounds::tc::{thm_3_7_constant, thm_3_8, thm_3_8_constant, GemmShape, Roundoffs};
+/// let r = Roundoffs::table2_fp32();
+/// let s = GemmShape::new(1, 1024, 4).unwrap();
+/// let zeta = thm_3_7_constant(&r, &s).unwrap();
+/// // 2 u_low + u_low^2 + zeta (1 + u_low)^2, u_low = 2^-11 (2 u_low + u_low^2 is exact).
+/// let u = r.u_low;
+/// let one_u = 1.0 + u;
+/// let expected = add_up(2.0 * u + u * u, mul_up(zeta, mul_up(one_u, one_u)));
+/// assert_eq!(thm_3_8_constant(&r, &s).unwrap(), expected);
+/// // Theorem 3.8's bound is that constant times (|A||B|)_ij.
+/// assert_eq!(thm_3_8(&r, &s, 2f64.powi(-53), 1.0).unwrap().value, expected);
+/// // fp16 accumulation with n = 4096: (n - 1) u16 >= 1, no constant.
+/// assert!(thm_3_8_constant(&Roundoffs::table2_fp16(), &GemmShape::new(1, 4096, 4).unwrap()).is_err());
+/// ```
 pub fn thm_3_8_constant(r: &Roundoffs, shape: &GemmShape) -> Result<f64> {
     let zeta = thm_3_7_constant(r, shape).map_err(|e| retag(e, &source("Theorem 3.8", None)))?;
     Ok(representation_constant(r.u_low, zeta))

@@ -43,6 +43,16 @@ impl PbTable {
     /// # Errors
     /// [`VerifyError::InvalidParameter`] for `u` outside (0, 1) or a negative
     /// or non-finite `lambda`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::PbTable;
+    /// let u = 2f64.powi(-11);
+    /// assert!(PbTable::new(u, 3.0).is_ok());
+    /// assert!(PbTable::new(u, -1.0).is_err()); // lambda >= 0
+    /// assert!(PbTable::new(u, f64::INFINITY).is_err());
+    /// assert!(PbTable::new(1.0, 3.0).is_err()); // u < 1
+    /// ```
     pub fn new(u: f64, lambda: f64) -> Result<PbTable> {
         if !(lambda.is_finite() && lambda >= 0.0) {
             return Err(VerifyError::invalid(
@@ -65,11 +75,31 @@ impl PbTable {
     }
 
     /// The unit roundoff.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::tc::PbTable;
+    /// assert_eq!(PbTable::new(2f64.powi(-24), 4.0).unwrap().u(), 2f64.powi(-24));
+    /// ```
     pub fn u(&self) -> f64 {
         self.u
     }
 
     /// `p_b(lambda, u, n)`, rounded down; 1 for `n = 0` (as `bhola_pb`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate_verify::bounds::probabilistic::bhola_pb;
+    /// use boundgate_verify::bounds::tc::PbTable;
+    /// let u = 2f64.powi(-11);
+    /// // lambda = 0: p_b = 1 - 2 exp(0) = -1 exactly (vacuous).
+    /// assert_eq!(PbTable::new(u, 0.0).unwrap().pb(10), -1.0);
+    /// let mut table = PbTable::new(u, 3.0).unwrap();
+    /// assert_eq!(table.pb(0), 1.0); // an empty sum
+    /// // The same directed evaluation as `bhola_pb`, bit for bit, memoised or not.
+    /// assert_eq!(table.pb(100), bhola_pb(3.0, u, 100).unwrap());
+    /// assert_eq!(table.pb(100), bhola_pb(3.0, u, 100).unwrap());
+    /// ```
     pub fn pb(&mut self, n: u64) -> f64 {
         if n == 0 {
             return 1.0;
