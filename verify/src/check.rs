@@ -71,7 +71,7 @@ impl ElementBounds {
             let infinite = bound.rigor == Rigor::Rigorous && bound.value == f64::INFINITY;
             (
                 bound.value,
-                infinite.then(|| format!("{}: the bound is finite (+inf)", bound.source)),
+                infinite.then(|| format!("{}: the bound is +inf, not finite", bound.source)),
             )
         };
         ElementBounds {
@@ -341,7 +341,7 @@ impl ElementBounds {
             .flatten()
             .map(|i| {
                 format!(
-                    "{}: the bound is finite (+inf at element {i})",
+                    "{}: the bound is +inf at element {i}, not finite",
                     bound.source
                 )
             });

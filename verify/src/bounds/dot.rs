@@ -140,7 +140,8 @@ pub fn pairwise_depth(n: usize) -> u64 {
     ceil_log2(n.max(1)) + 1
 }
 
-/// `ceil(log2 n)` for n >= 1.
+/// `ceil(log2 n)` for n >= 1, and 0 for n = 0 (as `accessor::ceil_log2`;
+/// it was a debug assertion, and 64 in release builds).
 ///
 /// # Example
 /// ```
@@ -150,10 +151,10 @@ pub fn pairwise_depth(n: usize) -> u64 {
 /// assert_eq!(ceil_log2(1000), 10);
 /// assert_eq!(ceil_log2(1024), 10);
 /// assert_eq!(ceil_log2(1025), 11);
+/// assert_eq!(ceil_log2(0), 0);
 /// ```
 pub fn ceil_log2(n: usize) -> u64 {
-    debug_assert!(n >= 1);
-    (usize::BITS - (n - 1).leading_zeros()) as u64
+    (usize::BITS - n.saturating_sub(1).leading_zeros()) as u64
 }
 
 /// `sum_i |x_i y_i|`, rounded up (+inf if it overflows).

@@ -409,11 +409,22 @@ fn up(v: i64) -> f64 {
 /// use boundgate_verify::bounds::residual::int_gemm_i64;
 /// let c = int_gemm_i64(&[127, 127], &[127, 127], 1, 2, 1).unwrap();
 /// assert_eq!(c, vec![2 * 127 * 127]);
+/// // A shape whose product overflows is an error, not a panic.
+/// assert!(int_gemm_i64(&[], &[], usize::MAX, 2, 0).is_err());
 /// ```
 pub fn int_gemm_i64(a: &[i8], b: &[i8], m: usize, k: usize, n: usize) -> Result<Vec<i64>> {
-    require_same_len("A and m * k", a.len(), m * k)?;
-    require_same_len("B and k * n", b.len(), k * n)?;
-    let mut c = vec![0i64; m * n];
+    let product = |what: &str, p: usize, q: usize| {
+        p.checked_mul(q)
+            .ok_or_else(|| VerifyError::invalid(what, format!("{p} * {q}"), "overflows usize"))
+    };
+    let (mk, kn, mn) = (
+        product("m * k", m, k)?,
+        product("k * n", k, n)?,
+        product("m * n", m, n)?,
+    );
+    require_same_len("A and m * k", a.len(), mk)?;
+    require_same_len("B and k * n", b.len(), kn)?;
+    let mut c = vec![0i64; mn];
     for i in 0..m {
         let row = &mut c[i * n..(i + 1) * n];
         for (kk, &x) in a[i * k..(i + 1) * k].iter().enumerate() {
