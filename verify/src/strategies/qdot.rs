@@ -93,7 +93,10 @@ pub fn distribution_a(
     signed: bool,
     len: RangeInclusive<usize>,
 ) -> BoxedStrategy<Vec<f64>> {
-    paper_values(format, (-t / 2..=t / 2).boxed(), signed, len)
+    // A negative t is t = 0, as in distribution_b (-t/2..=t/2 was an empty
+    // range, a proptest panic; review 2026-11-29).
+    let half = t.max(0) / 2;
+    paper_values(format, (-half..=half).boxed(), signed, len)
 }
 
 /// Distribution B with parameter `t`: exponents from a discretised normal
@@ -245,7 +248,9 @@ pub fn edge_pairs(
     let repeated = (
         scaled_significand(format, -4..=4),
         scaled_significand(format, -30..=-5),
-        *len.start()..=(*len.end()).max(2),
+        // At least one entry (x[0] is the big one): 0..=0 indexed an empty
+        // vector (review 2026-11-29).
+        (*len.start()).max(1)..=(*len.end()).max(1),
     )
         .prop_map(|(big, small, n)| {
             let mut x = vec![small; n];
