@@ -29,7 +29,7 @@ mod encode;
 mod fixed;
 
 pub use encode::{Encoding, EncodingKind};
-pub use fixed::{Exact, Fixed};
+pub use fixed::{Exact, Fixed, MAX_EXPONENT_MAGNITUDE};
 
 use crate::error::{Result, VerifyError};
 use rug::Float;

@@ -31,8 +31,24 @@ pub struct Fixed {
 /// Smallest mantissa a sticky [`Fixed`] may have.
 const STICKY_MIN_MANTISSA: u128 = 1 << 63;
 
+/// The largest `|exponent|` a [`Fixed`] takes: far beyond every format's
+/// range (and MPFR's default, `2^30 - 1`), and small enough that no exponent
+/// derived from it (`exponent + 127`, a format's shift) overflows `i32`. An
+/// exponent of `i32::MAX` overflowed in [`Fixed::top_exponent`] (review,
+/// 2026-11-29).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::format::{Fixed, MAX_EXPONENT_MAGNITUDE};
+/// assert!(Fixed::from_parts(false, 1, MAX_EXPONENT_MAGNITUDE, false).is_some());
+/// assert!(Fixed::from_parts(false, 1, MAX_EXPONENT_MAGNITUDE + 1, false).is_none());
+/// assert!(Fixed::from_parts(false, 1, -MAX_EXPONENT_MAGNITUDE - 1, false).is_none());
+/// ```
+pub const MAX_EXPONENT_MAGNITUDE: i32 = 1 << 30;
+
 impl Fixed {
-    /// Builds a value; `None` if `sticky` is set with fewer than 64 significant bits.
+    /// Builds a value; `None` if `sticky` is set with fewer than 64 significant
+    /// bits, or if `|exponent|` exceeds [`MAX_EXPONENT_MAGNITUDE`].
     ///
     /// # Example
     /// ```
@@ -43,6 +59,7 @@ impl Fixed {
     /// // A sticky bit needs at least 64 significant bits below it.
     /// assert!(Fixed::from_parts(false, (1 << 63) - 1, 0, true).is_none());
     /// assert!(Fixed::from_parts(false, 1 << 63, 0, true).is_some());
+    /// assert!(Fixed::from_parts(false, 2, i32::MAX, false).is_none());
     /// ```
     pub fn from_parts(
         negative: bool,
@@ -50,7 +67,9 @@ impl Fixed {
         exponent: i32,
         sticky: bool,
     ) -> Option<Fixed> {
-        if sticky && mantissa < STICKY_MIN_MANTISSA {
+        if (sticky && mantissa < STICKY_MIN_MANTISSA)
+            || exponent.unsigned_abs() > MAX_EXPONENT_MAGNITUDE.unsigned_abs()
+        {
             return None;
         }
         Some(Fixed {
@@ -121,24 +140,28 @@ impl Fixed {
             });
         }
         let (integer, exponent) = x.to_integer_exp()?;
-        Some(Fixed::from_integer(negative, integer, exponent))
+        Fixed::from_integer(negative, integer, exponent)
     }
 
-    /// The value `±|integer| 2^exponent`, compressed to 127 bits and a sticky bit.
+    /// The value `±|integer| 2^exponent`, compressed to 127 bits and a sticky
+    /// bit; `None` if the compressed exponent's magnitude exceeds
+    /// [`MAX_EXPONENT_MAGNITUDE`].
     ///
     /// # Example
     /// ```
     /// use boundgate_verify::format::{Fixed, Format, RoundingMode};
     /// use rug::Integer;
     /// // The sign comes from `negative`, the magnitude from |integer|.
-    /// let x = Fixed::from_integer(true, Integer::from(-12), -2);
+    /// let x = Fixed::from_integer(true, Integer::from(-12), -2).unwrap();
     /// assert_eq!(Format::FP16.round_fixed(x, RoundingMode::NearestEven), -3.0);
     /// // 2^130 + 1 has 131 bits: 4 are dropped into the sticky bit.
-    /// let big = Fixed::from_integer(false, (Integer::from(1) << 130) + 1, 0);
+    /// let big = Fixed::from_integer(false, (Integer::from(1) << 130) + 1, 0).unwrap();
     /// assert_eq!((big.mantissa(), big.exponent(), big.sticky()), (1u128 << 126, 4, true));
     /// assert_eq!(Format::FP64.round_fixed(big, RoundingMode::Up), 2f64.powi(130).next_up());
+    /// // Dropping 73 bits would push 2^30 - 2 past the limit.
+    /// assert!(Fixed::from_integer(false, Integer::from(1) << 200, (1 << 30) - 2).is_none());
     /// ```
-    pub fn from_integer(negative: bool, mut integer: Integer, exponent: i32) -> Fixed {
+    pub fn from_integer(negative: bool, mut integer: Integer, exponent: i32) -> Option<Fixed> {
         integer.abs_mut();
         let bits = integer.significant_bits();
         let mut exponent = exponent;
@@ -147,17 +170,12 @@ impl Fixed {
             let shift = bits - 127;
             sticky = !integer.is_divisible_2pow(shift);
             integer >>= shift;
-            exponent += shift as i32;
+            exponent = exponent.checked_add(shift as i32)?;
         }
         let mantissa = integer
             .to_u128()
             .expect("at most 127 significant bits fit u128");
-        Fixed {
-            negative,
-            mantissa,
-            exponent,
-            sticky,
-        }
+        Fixed::from_parts(negative, mantissa, exponent, sticky)
     }
 
     /// Whether the value is negative (or negative zero).
