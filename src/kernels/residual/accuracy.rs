@@ -174,6 +174,29 @@ pub struct Evaluation {
 ///
 /// # Errors
 /// Only errors of the bound functions that are not unmet hypotheses.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::residual::accuracy::evaluate;
+/// use boundgate::kernels::residual::method::Prepared;
+/// use boundgate::kernels::residual::quant::*;
+/// use boundgate_verify::bounds::residual::Prepared as BoundParts;
+/// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+/// // A B = 1 * 2 + 0.5 * (-1) = 1.5 exactly
+/// let p = Prepared::new(&[1.0, 0.5], &[2.0, -1.0], 1, 2, 1, q, Granularity::Vector).unwrap();
+/// let ops = p.operands().unwrap();
+/// let parts = BoundParts::new(&ops).unwrap();
+/// let full = evaluate(&p, &parts, &p.full().unwrap(), &[1.5], None).unwrap();
+/// assert_eq!(full.rigorous_violations, 0);
+/// assert!(full.rigorous_ratio > 0.0 && full.rigorous_ratio <= 1.0);
+/// assert_eq!((full.elements, full.claim_violations), (1, None));
+/// let direct = evaluate(&p, &parts, &p.direct(), &[1.5], None).unwrap();
+/// assert_eq!(direct.rigorous_violations, 0);
+/// // relative Frobenius errors: |D - 1.5| / 1.5
+/// let expected = (p.direct().d[0] - 1.5).abs() / 1.5;
+/// assert!((direct.e_delta.unwrap() - expected).abs() <= 4.0 * f64::EPSILON * expected);
+/// assert!(full.e_delta.unwrap() < direct.e_delta.unwrap());
+/// ```
 pub fn evaluate(
     prepared: &Prepared,
     parts: &BoundParts<'_>,

@@ -44,6 +44,13 @@ impl PaperDistribution {
     ];
 
     /// Its name in plans.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::dist::PaperDistribution;
+    /// assert_eq!(PaperDistribution::Exponential.name(), "exp");
+    /// assert_eq!(PaperDistribution::ZeroMeanNormal.name(), "normal0");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             PaperDistribution::Uniform => "uniform",
@@ -56,6 +63,13 @@ impl PaperDistribution {
     }
 
     /// A label for reports.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::dist::PaperDistribution;
+    /// assert_eq!(PaperDistribution::Normal.label(), "N(10, var 3)");
+    /// assert_eq!(PaperDistribution::ZeroMeanNormal.label(), "N(0,1) (not in the paper)");
+    /// ```
     pub fn label(self) -> &'static str {
         match self {
             PaperDistribution::Uniform => "U(0,1)",
@@ -68,6 +82,17 @@ impl PaperDistribution {
     }
 
     /// From its name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::dist::PaperDistribution;
+    /// for d in PaperDistribution::ALL {
+    ///     assert_eq!(PaperDistribution::by_name(d.name()), Some(d));
+    /// }
+    /// assert_eq!(PaperDistribution::by_name("chi2"), Some(PaperDistribution::ChiSquare));
+    /// // the paper's own spelling ("Kar") is not a name
+    /// assert_eq!(PaperDistribution::by_name("Kar"), None);
+    /// ```
     pub fn by_name(name: &str) -> Option<PaperDistribution> {
         PaperDistribution::ALL
             .into_iter()

@@ -63,6 +63,14 @@ impl Default for AbsSumBins {
 
 impl AbsSumBins {
     /// No terms yet.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::exact_mean::AbsSumBins;
+    /// let bins = AbsSumBins::new();
+    /// assert_eq!(bins.count(), 0);
+    /// assert_eq!(bins.mean(), 0.0);
+    /// ```
     pub fn new() -> AbsSumBins {
         AbsSumBins {
             bins: vec![0; F64_FIELDS],
@@ -72,6 +80,20 @@ impl AbsSumBins {
 
     /// Adds `|v|` when `v` is nonzero and finite (the residual method
     /// refuses non-finite inputs before it reduces; they are skipped here).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::exact_mean::AbsSumBins;
+    /// let mut bins = AbsSumBins::new();
+    /// for v in [0.0, -0.0, f64::NAN, f64::INFINITY] {
+    ///     bins.add(v); // skipped
+    /// }
+    /// assert_eq!(bins.count(), 0);
+    /// // the smallest subnormal is counted with its exact weight
+    /// bins.add(-f64::from_bits(1));
+    /// assert_eq!(bins.count(), 1);
+    /// assert_eq!(bins.mean(), f64::from_bits(1));
+    /// ```
     #[inline]
     pub fn add(&mut self, v: f64) {
         let bits = v.to_bits() & !(1u64 << 63);
@@ -90,6 +112,14 @@ impl AbsSumBins {
     }
 
     /// The bins of `values`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::exact_mean::AbsSumBins;
+    /// let bins = AbsSumBins::of([1.0, -2.0, 0.0, f64::NAN]);
+    /// assert_eq!(bins.count(), 2);
+    /// assert_eq!(bins.mean(), 1.5);
+    /// ```
     pub fn of(values: impl IntoIterator<Item = f64>) -> AbsSumBins {
         let mut bins = AbsSumBins::new();
         for v in values {
@@ -101,6 +131,17 @@ impl AbsSumBins {
     /// The bins of a slice: four bin sets over interleaved elements, merged
     /// at the end (exact, so the split changes nothing), so that consecutive
     /// values of one binade do not wait on each other's store to one bin.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::exact_mean::AbsSumBins;
+    /// // seven values: one group of four and a remainder of three
+    /// let v = [1.0, -2.0, 3.0, 0.0, 5.0, -6.0, 7.0];
+    /// let bins = AbsSumBins::of_slice(&v);
+    /// assert_eq!(bins.count(), 6);
+    /// assert_eq!(bins.mean(), 4.0); // 24 / 6
+    /// assert_eq!(bins.mean(), AbsSumBins::of(v).mean());
+    /// ```
     pub fn of_slice(values: &[f64]) -> AbsSumBins {
         let [mut a, mut b, mut c, mut d] = std::array::from_fn(|_| AbsSumBins::new());
         let chunks = values.chunks_exact(4);
@@ -120,6 +161,19 @@ impl AbsSumBins {
     }
 
     /// Adds `other`'s terms (exact).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::exact_mean::AbsSumBins;
+    /// let mut a = AbsSumBins::of([1.0]);
+    /// a.merge(&AbsSumBins::of([-2.0, 0.0, 6.0]));
+    /// assert_eq!(a.count(), 3);
+    /// assert_eq!(a.mean(), 3.0);
+    /// // the exact sum does not overflow where a binary64 sum would
+    /// let mut big = AbsSumBins::of([f64::MAX]);
+    /// big.merge(&AbsSumBins::of([f64::MAX]));
+    /// assert_eq!(big.mean(), f64::MAX);
+    /// ```
     pub fn merge(&mut self, other: &AbsSumBins) {
         for (mine, theirs) in self.bins.iter_mut().zip(&other.bins) {
             *mine += theirs;
@@ -137,6 +191,20 @@ impl AbsSumBins {
     ///
     /// # Errors
     /// A slice that is not [`F32_FIELDS`] long, or a nonzero `bins[0]`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::exact_mean::{AbsSumBins, F32_FIELDS};
+    /// // 1.0f32 and 1.5f32: field 127, 24-bit significands 2^23 and 3 * 2^22.
+    /// let mut bins = vec![0u64; F32_FIELDS];
+    /// bins[127] = (1 << 23) + (3 << 22);
+    /// let s = AbsSumBins::from_f32_bins(&bins, 2).unwrap();
+    /// assert_eq!(s.mean(), 1.25);
+    /// assert_eq!(s.mean(), AbsSumBins::of([1.0, 1.5]).mean());
+    /// assert!(AbsSumBins::from_f32_bins(&bins[..F32_FIELDS - 1], 2).is_err());
+    /// bins[0] = 1;
+    /// assert!(AbsSumBins::from_f32_bins(&bins, 2).is_err());
+    /// ```
     pub fn from_f32_bins(bins: &[u64], count: u64) -> Result<AbsSumBins, String> {
         if bins.len() != F32_FIELDS {
             return Err(format!(
@@ -159,6 +227,12 @@ impl AbsSumBins {
     }
 
     /// How many nonzero values were added.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::exact_mean::AbsSumBins;
+    /// assert_eq!(AbsSumBins::of([0.0, -0.0, 3.0, f64::INFINITY, -1e-310]).count(), 2);
+    /// ```
     pub fn count(&self) -> u64 {
         self.count
     }
@@ -176,6 +250,19 @@ impl AbsSumBins {
     }
 
     /// `RN_64(S / count)`: the exactly rounded mean; 0 when nothing was added.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::exact_mean::AbsSumBins;
+    /// // the binary64 sum overflows; the exact one does not
+    /// assert_eq!((f64::MAX + f64::MAX) / 2.0, f64::INFINITY);
+    /// assert_eq!(AbsSumBins::of([f64::MAX, -f64::MAX]).mean(), f64::MAX);
+    /// // 1 + 2^-53 + 2^-53 = 1 + 2^-52 exactly; summed in binary64 from the left
+    /// // each 2^-53 is lost (ties to even)
+    /// let h = f64::EPSILON / 2.0;
+    /// assert_eq!(1.0 + h + h, 1.0);
+    /// assert_eq!(AbsSumBins::of([1.0, h, h]).mean(), (1.0 + f64::EPSILON) / 3.0);
+    /// ```
     pub fn mean(&self) -> f64 {
         if self.count == 0 {
             return 0.0;

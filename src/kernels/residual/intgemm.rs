@@ -116,6 +116,27 @@ fn left_sparse<T: Acc>(a: &CsrI8, b: &[i8], n: usize) -> Vec<T> {
 ///
 /// # Errors
 /// As [`int_gemm`].
+///
+/// # Example
+/// ```
+/// use boundgate::Error;
+/// use boundgate::kernels::residual::csr::CsrI8;
+/// use boundgate::kernels::residual::intgemm::{int_gemm, spmm_csr_dense};
+/// use boundgate_verify::VerifyError;
+/// // the diagonal of [[1, 2], [3, 4]] times [[5, 6], [7, 8]]
+/// let a = CsrI8::from_mask(2, 2, &[1, 2, 3, 4], &[true, false, false, true]);
+/// let b = [5, 6, 7, 8];
+/// let c = spmm_csr_dense(&a, &b, 2).unwrap();
+/// assert_eq!(c, vec![5, 6, 28, 32]);
+/// assert_eq!(c, int_gemm(&[1, 0, 0, 4], &b, 2, 2, 2).unwrap());
+/// // 133,145 products of 127 * 127 in one row exceed 2^31 - 1.
+/// let k = 133_145;
+/// let a = CsrI8::from_mask(1, k, &vec![127; k], &vec![true; k]);
+/// assert!(matches!(
+///     spmm_csr_dense(&a, &vec![127; k], 1),
+///     Err(Error::Verify(VerifyError::Overflow { .. }))
+/// ));
+/// ```
 pub fn spmm_csr_dense(a: &CsrI8, b: &[i8], n: usize) -> Result<Vec<i32>> {
     debug_assert_eq!(b.len(), a.cols * n);
     let most = a.max_row_nnz();
@@ -148,6 +169,27 @@ fn right_sparse<T: Acc>(a: &[i8], m: usize, b: &CsrI8) -> Vec<T> {
 ///
 /// # Errors
 /// As [`int_gemm`].
+///
+/// # Example
+/// ```
+/// use boundgate::Error;
+/// use boundgate::kernels::residual::csr::CsrI8;
+/// use boundgate::kernels::residual::intgemm::{int_gemm, spmm_dense_csr};
+/// use boundgate_verify::VerifyError;
+/// // [[1, 2], [3, 4]] times the diagonal of [[5, 6], [7, 8]]
+/// let a = [1, 2, 3, 4];
+/// let b = CsrI8::from_mask(2, 2, &[5, 6, 7, 8], &[true, false, false, true]);
+/// let c = spmm_dense_csr(&a, 2, &b).unwrap();
+/// assert_eq!(c, vec![5, 16, 15, 32]);
+/// assert_eq!(c, int_gemm(&a, &[5, 0, 0, 8], 2, 2, 2).unwrap());
+/// // 133,145 products of 127 * 127 reaching one output exceed 2^31 - 1.
+/// let k = 133_145;
+/// let b = CsrI8::from_mask(k, 1, &vec![127; k], &vec![true; k]);
+/// assert!(matches!(
+///     spmm_dense_csr(&vec![127; k], 1, &b),
+///     Err(Error::Verify(VerifyError::Overflow { .. }))
+/// ));
+/// ```
 pub fn spmm_dense_csr(a: &[i8], m: usize, b: &CsrI8) -> Result<Vec<i32>> {
     debug_assert_eq!(a.len(), m * b.rows);
     // At most `k` products reach any output.

@@ -128,6 +128,23 @@ impl RunConfig {
     ///
     /// # Errors
     /// [`Error::Usage`] naming a parameter whose value is not understood.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::kernel::RunConfig;
+    /// use boundgate::kernels::residual::method::Method;
+    /// use boundgate::kernels::residual::quant::{Bits, Granularity, Rounding, Working};
+    /// use boundgate::kernels::residual::reduce::ReduceRule;
+    /// use boundgate::kernels::{Params, registry};
+    /// let k = registry::find("residual-gemm").unwrap();
+    /// let p = Params::parse(k, &["bits=4".into(), "rounding=trunc".into(), "format=fp64".into()]).unwrap();
+    /// let cfg = RunConfig::from_params(&p).unwrap();
+    /// assert_eq!((cfg.quantizer.bits, cfg.quantizer.rounding, cfg.quantizer.working), (Bits::Int4, Rounding::TowardZero, Working::Fp64));
+    /// // the defaults: Algorithm 1, vector-wise, M = 0.5 with the code's rule, eta = 0.3
+    /// assert_eq!((cfg.method, cfg.granularity), (Method::Sparse, Granularity::Vector));
+    /// assert_eq!((cfg.reduction.threshold, cfg.reduction.rule, cfg.reduction.eta), (0.5, ReduceRule::Mean, 0.3));
+    /// assert!(Params::parse(k, &["bits=16".into()]).is_err());
+    /// ```
     pub fn from_params(p: &Params) -> Result<RunConfig> {
         let bad =
             |key: &str, v: &str| Error::usage(format!("parameter {key}={v} is not understood"));
@@ -193,6 +210,28 @@ impl Kernel for ResidualGemm {
 ///
 /// # Errors
 /// Oracle errors (shapes) only; bounds without a value are verdicts.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::residual::kernel::{RunConfig, assemble};
+/// use boundgate::kernels::residual::method::Prepared;
+/// use boundgate::kernels::{Params, registry};
+/// use boundgate_verify::check::Outcome;
+/// let k = registry::find("residual-gemm").unwrap();
+/// let cfg = RunConfig::from_params(&Params::defaults(k)).unwrap();
+/// let (a, b) = ([0.3, -1.7, 2.2, 0.9], [1.1, 0.4, -0.6, 2.5]);
+/// let p = Prepared::new(&a, &b, 2, 2, 2, cfg.quantizer, cfg.granularity).unwrap();
+/// let out = p.run(cfg.method, cfg.reduction).unwrap();
+/// let run = assemble(&p, &out, &cfg).unwrap();
+/// assert_eq!(run.output.data(), &out.d[..]);
+/// let verdicts = run.verdicts().unwrap();
+/// assert_eq!(verdicts[0].label, "rigorous");
+/// assert!(matches!(verdicts[0].verdict.outcome, Outcome::Pass));
+/// // element by element, the exact error is within the rigorous bound
+/// for (e, b) in run.errors_as_given.iter().zip(run.rigorous_values()) {
+///     assert!(e.absolute_up().unwrap() <= b);
+/// }
+/// ```
 pub fn assemble(prepared: &Prepared, out: &Output, cfg: &RunConfig) -> Result<KernelRun> {
     let (m, k, n) = (prepared.m, prepared.k, prepared.n);
     let exact_errors = |a: &[f64], b: &[f64]| -> Result<Vec<ErrorMeasure>> {

@@ -62,6 +62,13 @@ pub enum Method {
 
 impl Method {
     /// Parameter name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::method::Method;
+    /// assert_eq!(Method::Sparse.name(), "sparse");
+    /// assert_eq!(Method::Direct.name(), "direct");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Method::Sparse => "sparse",
@@ -70,6 +77,15 @@ impl Method {
         }
     }
     /// From its name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::method::Method;
+    /// for m in [Method::Sparse, Method::Full, Method::Direct] {
+    ///     assert_eq!(Method::by_name(m.name()), Some(m));
+    /// }
+    /// assert_eq!(Method::by_name("dense"), None);
+    /// ```
     pub fn by_name(name: &str) -> Option<Method> {
         [Method::Sparse, Method::Full, Method::Direct]
             .into_iter()
@@ -107,6 +123,24 @@ impl Reduction {
     ///
     /// # Errors
     /// [`VerifyError::InvalidParameter`] naming the parameter.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::kernels::residual::method::Reduction;
+    /// use boundgate::kernels::residual::reduce::ReduceRule;
+    /// use boundgate_verify::VerifyError;
+    /// let ok = Reduction { threshold: 0.5, rule: ReduceRule::Mean, eta: 0.3 };
+    /// assert!(ok.validate().is_ok());
+    /// for bad in [
+    ///     Reduction { threshold: 0.0, ..ok },
+    ///     Reduction { threshold: f64::NAN, ..ok },
+    ///     Reduction { eta: 1.5, ..ok },
+    ///     Reduction { eta: -0.1, ..ok },
+    /// ] {
+    ///     assert!(matches!(bad.validate(), Err(Error::Verify(VerifyError::InvalidParameter { .. }))));
+    /// }
+    /// ```
     pub fn validate(&self) -> Result<()> {
         if !(self.threshold.is_finite() && self.threshold > 0.0) {
             return Err(VerifyError::invalid(
@@ -240,6 +274,29 @@ impl Prepared {
     /// # Errors
     /// As [`Prepared::new`]; [`VerifyError::LengthMismatch`] if the quantized
     /// matrices do not have the shapes of `A` and `B`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::method::Prepared;
+    /// use boundgate::kernels::residual::quant::*;
+    /// use boundgate_verify::bounds::residual::ScaleAxis;
+    /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+    /// let (a, b) = ([1.0, 0.5], [2.0, -1.0]);
+    /// let aq = q.quantize("A", &a, 1, 2, ScaleAxis::Rows).unwrap();
+    /// let bq = q.quantize("B", &b, 2, 1, ScaleAxis::Columns).unwrap();
+    /// let given = Prepared::with_quantized(&a, &b, (1, 2, 1), q, Granularity::Vector, aq.clone(), bq.clone()).unwrap();
+    /// let fresh = Prepared::new(&a, &b, 1, 2, 1, q, Granularity::Vector).unwrap();
+    /// assert_eq!((&given.raq, &given.rbq, &given.d_f), (&fresh.raq, &fresh.rbq, &fresh.d_f));
+    /// // a scale that is not a binary32 value is refused
+    /// let mut bad = aq.clone();
+    /// bad.scales = vec![0.1];
+    /// assert!(Prepared::with_quantized(&a, &b, (1, 2, 1), q, Granularity::Vector, bad, bq.clone()).is_err());
+    /// // so is B scaled per row
+    /// let mut bad = bq.clone();
+    /// bad.axis = ScaleAxis::Rows;
+    /// bad.scales = vec![bq.scales[0]; 2];
+    /// assert!(Prepared::with_quantized(&a, &b, (1, 2, 1), q, Granularity::Vector, aq, bad).is_err());
+    /// ```
     pub fn with_quantized(
         a: &[f64],
         b: &[f64],
@@ -322,6 +379,24 @@ impl Prepared {
     }
 
     /// Direct quantization: `D = D_F`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::method::*;
+    /// use boundgate::kernels::residual::quant::*;
+    /// use boundgate::kernels::residual::reduce::ReduceRule;
+    /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+    /// // A = [1, 0.5] (1 x 2), B = [2, -1] (2 x 1): A B = 1.5 exactly
+    /// let p = Prepared::new(&[1.0, 0.5], &[2.0, -1.0], 1, 2, 1, q, Granularity::Vector).unwrap();
+    /// // lambda_A = 127, lambda_B = 63.5: A_int = [127, 64], B_int = [127, -64]
+    /// assert_eq!(p.p0, vec![127 * 127 - 64 * 64]);
+    /// let out = p.direct();
+    /// assert_eq!(out.path, Path::Direct);
+    /// assert!(out.keep_a.iter().chain(&out.keep_b).all(|k| !k));
+    /// // fl(fl(P0 / 127) / 63.5) in binary32, the larger scale first
+    /// assert_eq!(out.d, vec![f64::from(12033f32 / 127.0 / 63.5)]);
+    /// assert!((out.d[0] - 1.5).abs() < 0.01);
+    /// ```
     pub fn direct(&self) -> Output {
         Output {
             d: self.d_f.clone(),
@@ -355,6 +430,22 @@ impl Prepared {
     ///
     /// # Errors
     /// [`VerifyError::Overflow`] for an `int32` overflow.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::method::*;
+    /// use boundgate::kernels::residual::quant::*;
+    /// use boundgate::kernels::residual::reduce::ReduceRule;
+    /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+    /// // A = [1, 0.5] (1 x 2), B = [2, -1] (2 x 1): A B = 1.5 exactly
+    /// let p = Prepared::new(&[1.0, 0.5], &[2.0, -1.0], 1, 2, 1, q, Granularity::Vector).unwrap();
+    /// let full = p.full().unwrap();
+    /// assert_eq!(full.path, Path::Dense);
+    /// assert!(full.keep_a.iter().chain(&full.keep_b).all(|&k| k));
+    /// // the compensation removes most of direct quantization's error
+    /// let (e_full, e_direct) = ((full.d[0] - 1.5).abs(), (p.direct().d[0] - 1.5).abs());
+    /// assert!(e_full < e_direct / 10.0);
+    /// ```
     pub fn full(&self) -> Result<Output> {
         Ok(Output {
             d: self.combine(self.full_p1()?, self.full_p2()?),
@@ -367,6 +458,22 @@ impl Prepared {
     }
 
     /// The reduced masks for a threshold and rule (Algorithm 1, line 8).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::method::*;
+    /// use boundgate::kernels::residual::quant::*;
+    /// use boundgate::kernels::residual::reduce::ReduceRule;
+    /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+    /// // A = [1, 0.5] (1 x 2), B = [2, -1] (2 x 1): A B = 1.5 exactly
+    /// let p = Prepared::new(&[1.0, 0.5], &[2.0, -1.0], 1, 2, 1, q, Granularity::Vector).unwrap();
+    /// // the code's rule: mean |A| = 0.75 and mean |B| = 1.5, limits 2 * 0.5 * mean
+    /// assert_eq!(p.masks(0.5, ReduceRule::Mean), (vec![true, false], vec![true, false]));
+    /// // eq. (14) with magnitudes: limit 0.5 * |D_F| (about 0.746) for both
+    /// assert_eq!(p.masks(0.5, ReduceRule::Rows), (vec![true, false], vec![true, true]));
+    /// // the signed reading drops b = -1
+    /// assert_eq!(p.masks(0.5, ReduceRule::Signed), (vec![true, false], vec![true, false]));
+    /// ```
     pub fn masks(&self, threshold: f64, rule: ReduceRule) -> (Vec<bool>, Vec<bool>) {
         let keep_a = reduce_mask(
             &self.a_stored,
@@ -396,6 +503,26 @@ impl Prepared {
     /// # Errors
     /// [`VerifyError::InvalidParameter`] for a bad threshold or `eta`;
     /// [`VerifyError::Overflow`] for an `int32` overflow.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::method::*;
+    /// use boundgate::kernels::residual::quant::*;
+    /// use boundgate::kernels::residual::reduce::ReduceRule;
+    /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+    /// // A = [1, 0.5] (1 x 2), B = [2, -1] (2 x 1): A B = 1.5 exactly
+    /// let p = Prepared::new(&[1.0, 0.5], &[2.0, -1.0], 1, 2, 1, q, Granularity::Vector).unwrap();
+    /// let r = Reduction { threshold: 0.5, rule: ReduceRule::Mean, eta: 1.0 };
+    /// let out = p.sparse(r).unwrap();
+    /// assert_eq!(out.path, Path::Sparse);
+    /// assert_eq!((out.density_a, out.density_b), (Some(0.5), Some(0.5)));
+    /// assert_eq!((out.keep_a.clone(), out.keep_b.clone()), p.masks(0.5, ReduceRule::Mean));
+    /// // eta = 0: no density is below it, so both products are the full residual's
+    /// let dense = p.sparse(Reduction { eta: 0.0, ..r }).unwrap();
+    /// assert_eq!(dense.path, Path::Dense);
+    /// assert_eq!(dense.d, p.full().unwrap().d);
+    /// assert!(p.sparse(Reduction { threshold: -1.0, ..r }).is_err());
+    /// ```
     pub fn sparse(&self, reduction: Reduction) -> Result<Output> {
         reduction.validate()?;
         let (keep_a, keep_b) = self.masks(reduction.threshold, reduction.rule);
@@ -439,6 +566,24 @@ impl Prepared {
     ///
     /// # Errors
     /// As [`Prepared::sparse`] and [`Prepared::full`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::method::*;
+    /// use boundgate::kernels::residual::quant::*;
+    /// use boundgate::kernels::residual::reduce::ReduceRule;
+    /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+    /// // A = [1, 0.5] (1 x 2), B = [2, -1] (2 x 1): A B = 1.5 exactly
+    /// let p = Prepared::new(&[1.0, 0.5], &[2.0, -1.0], 1, 2, 1, q, Granularity::Vector).unwrap();
+    /// let r = Reduction { threshold: 0.5, rule: ReduceRule::Mean, eta: 0.3 };
+    /// assert_eq!(p.run(Method::Direct, r).unwrap(), p.direct());
+    /// assert_eq!(p.run(Method::Full, r).unwrap(), p.full().unwrap());
+    /// assert_eq!(p.run(Method::Sparse, r).unwrap(), p.sparse(r).unwrap());
+    /// // the reduction is checked only where it is used
+    /// let bad = Reduction { eta: 2.0, ..r };
+    /// assert!(p.run(Method::Sparse, bad).is_err());
+    /// assert!(p.run(Method::Direct, bad).is_ok());
+    /// ```
     pub fn run(&self, method: Method, reduction: Reduction) -> Result<Output> {
         match method {
             Method::Direct => Ok(self.direct()),
@@ -461,6 +606,23 @@ impl Prepared {
     }
 
     /// The checker's view of the operands.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::method::*;
+    /// use boundgate::kernels::residual::quant::*;
+    /// use boundgate::kernels::residual::reduce::ReduceRule;
+    /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+    /// // A = [1, 0.5] (1 x 2), B = [2, -1] (2 x 1): A B = 1.5 exactly
+    /// let p = Prepared::new(&[1.0, 0.5], &[2.0, -1.0], 1, 2, 1, q, Granularity::Vector).unwrap();
+    /// use boundgate_verify::bounds::residual::rigorous;
+    /// let ops = p.operands().unwrap();
+    /// let out = p.full().unwrap();
+    /// // the rigorous bound holds against the exact error |D - 1.5|
+    /// let bound = rigorous(&ops, &out.keep_a, &out.keep_b).unwrap();
+    /// let b = bound.bounded(0).unwrap();
+    /// assert!((out.d[0] - 1.5).abs() <= b);
+    /// ```
     pub fn operands(&self) -> Result<Operands<'_>> {
         Ok(Operands::new(
             Matrix::new(self.m, self.k, &self.a)?,
@@ -474,6 +636,22 @@ impl Prepared {
     }
 
     /// Whether storing in the working format changed any input.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::method::*;
+    /// use boundgate::kernels::residual::quant::*;
+    /// use boundgate::kernels::residual::reduce::ReduceRule;
+    /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+    /// // A = [1, 0.5] (1 x 2), B = [2, -1] (2 x 1): A B = 1.5 exactly
+    /// let p = Prepared::new(&[1.0, 0.5], &[2.0, -1.0], 1, 2, 1, q, Granularity::Vector).unwrap();
+    /// assert!(p.stored_exactly());
+    /// let p = Prepared::new(&[0.1, 0.5], &[2.0, -1.0], 1, 2, 1, q, Granularity::Vector).unwrap();
+    /// assert!(!p.stored_exactly()); // 0.1 is not a binary32 value
+    /// let q64 = Quantizer { working: Working::Fp64, ..q };
+    /// let p = Prepared::new(&[0.1, 0.5], &[2.0, -1.0], 1, 2, 1, q64, Granularity::Vector).unwrap();
+    /// assert!(p.stored_exactly());
+    /// ```
     pub fn stored_exactly(&self) -> bool {
         let same = |x: &[f64], y: &[f64]| x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits());
         same(&self.a, &self.a_stored) && same(&self.b, &self.b_stored)

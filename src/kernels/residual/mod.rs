@@ -38,11 +38,27 @@ use crate::audit::experiment::Experiment;
 use crate::kernels::Kernel;
 
 /// The family's kernels.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::Kernel;
+/// use boundgate::kernels::residual::kernels;
+/// let names: Vec<&str> = kernels().iter().map(|k| k.name()).collect();
+/// assert_eq!(names, ["residual-gemm"]);
+/// ```
 pub fn kernels() -> Vec<&'static dyn Kernel> {
     vec![&kernel::ResidualGemm]
 }
 
 /// The family's experiments.
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::Experiment;
+/// use boundgate::kernels::residual::experiments;
+/// let names: Vec<&str> = experiments().iter().map(|e| e.name()).collect();
+/// assert_eq!(names, ["residual-accuracy"]);
+/// ```
 pub fn experiments() -> Vec<&'static dyn Experiment> {
     vec![&accuracy::ResidualAccuracy]
 }

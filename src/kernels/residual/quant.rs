@@ -42,6 +42,13 @@ pub enum Bits {
 
 impl Bits {
     /// `N`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Bits;
+    /// assert_eq!(Bits::Int8.bits(), 8);
+    /// assert_eq!(Bits::Int4.bits(), 4);
+    /// ```
     pub fn bits(self) -> u32 {
         match self {
             Bits::Int8 => 8,
@@ -49,10 +56,25 @@ impl Bits {
         }
     }
     /// The largest magnitude of the symmetric range, `2^(N-1) - 1`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Bits;
+    /// assert_eq!(Bits::Int8.qmax(), 127);
+    /// assert_eq!(Bits::Int4.qmax(), 7);
+    /// ```
     pub fn qmax(self) -> i32 {
         (1 << (self.bits() - 1)) - 1
     }
     /// From `8` or `4`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Bits;
+    /// assert_eq!(Bits::from_bits(4), Some(Bits::Int4));
+    /// assert_eq!(Bits::from_bits(8), Some(Bits::Int8));
+    /// assert_eq!(Bits::from_bits(16), None);
+    /// ```
     pub fn from_bits(bits: u32) -> Option<Bits> {
         match bits {
             8 => Some(Bits::Int8),
@@ -76,6 +98,16 @@ pub enum ScaleRule {
 
 impl ScaleRule {
     /// The numerator for `bits`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::{Bits, ScaleRule};
+    /// assert_eq!(ScaleRule::Absmax.numerator(Bits::Int8), 127.0);
+    /// // the worked example: lambda_A = 64 / 1.58014 = 40.5027
+    /// assert_eq!(ScaleRule::Half.numerator(Bits::Int8), 64.0);
+    /// assert_eq!(ScaleRule::Half.numerator(Bits::Int4), 4.0);
+    /// assert_eq!(ScaleRule::Eq2.numerator(Bits::Int4), 15.0);
+    /// ```
     pub fn numerator(self, bits: Bits) -> f64 {
         let n = bits.bits() as i32;
         match self {
@@ -85,6 +117,13 @@ impl ScaleRule {
         }
     }
     /// Parameter name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::ScaleRule;
+    /// assert_eq!(ScaleRule::Eq2.name(), "eq2");
+    /// assert_eq!(ScaleRule::Half.name(), "half");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             ScaleRule::Absmax => "absmax",
@@ -93,6 +132,15 @@ impl ScaleRule {
         }
     }
     /// From its name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::ScaleRule;
+    /// for r in [ScaleRule::Absmax, ScaleRule::Half, ScaleRule::Eq2] {
+    ///     assert_eq!(ScaleRule::by_name(r.name()), Some(r));
+    /// }
+    /// assert_eq!(ScaleRule::by_name("Absmax"), None); // names are lower case
+    /// ```
     pub fn by_name(name: &str) -> Option<ScaleRule> {
         [ScaleRule::Absmax, ScaleRule::Half, ScaleRule::Eq2]
             .into_iter()
@@ -114,6 +162,13 @@ pub enum Rounding {
 
 impl Rounding {
     /// Parameter name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Rounding;
+    /// assert_eq!(Rounding::TowardZero.name(), "trunc");
+    /// assert_eq!(Rounding::Nearest.name(), "nearest");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Rounding::Nearest => "nearest",
@@ -122,12 +177,31 @@ impl Rounding {
         }
     }
     /// From its name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Rounding;
+    /// for r in [Rounding::Nearest, Rounding::Floor, Rounding::TowardZero] {
+    ///     assert_eq!(Rounding::by_name(r.name()), Some(r));
+    /// }
+    /// assert_eq!(Rounding::by_name("toward_zero"), None);
+    /// ```
     pub fn by_name(name: &str) -> Option<Rounding> {
         [Rounding::Nearest, Rounding::Floor, Rounding::TowardZero]
             .into_iter()
             .find(|r| r.name() == name)
     }
     /// Applies the rule to a finite value.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Rounding;
+    /// assert_eq!(Rounding::Nearest.apply(2.5), 2.0); // ties to even
+    /// assert_eq!(Rounding::Nearest.apply(-3.5), -4.0);
+    /// // the worked example: -0.1588 * 40.5 = -6.43
+    /// assert_eq!(Rounding::Floor.apply(-6.43), -7.0);
+    /// assert_eq!(Rounding::TowardZero.apply(-6.43), -6.0);
+    /// ```
     pub fn apply(self, t: f64) -> f64 {
         match self {
             Rounding::Nearest => t.round_ties_even(),
@@ -149,6 +223,16 @@ pub enum Granularity {
 
 impl Granularity {
     /// The scale axis of `A` (`left`) or `B`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Granularity;
+    /// use boundgate_verify::bounds::residual::ScaleAxis;
+    /// assert_eq!(Granularity::Vector.axis(true), ScaleAxis::Rows);
+    /// assert_eq!(Granularity::Vector.axis(false), ScaleAxis::Columns);
+    /// assert_eq!(Granularity::Tensor.axis(true), ScaleAxis::Tensor);
+    /// assert_eq!(Granularity::Tensor.axis(false), ScaleAxis::Tensor);
+    /// ```
     pub fn axis(self, left: bool) -> ScaleAxis {
         match (self, left) {
             (Granularity::Tensor, _) => ScaleAxis::Tensor,
@@ -173,6 +257,13 @@ pub enum Working {
 
 impl Working {
     /// Parameter name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Working;
+    /// assert_eq!(Working::Fp32.name(), "fp32");
+    /// assert_eq!(Working::Fp64.name(), "fp64");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Working::Fp32 => "fp32",
@@ -180,6 +271,15 @@ impl Working {
         }
     }
     /// The checker's description of it.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Working;
+    /// let f = Working::Fp32.format();
+    /// assert_eq!(f.name(), "fp32");
+    /// assert_eq!(f.max_finite(), f64::from(f32::MAX));
+    /// assert_eq!(Working::Fp64.format().max_finite(), f64::MAX);
+    /// ```
     pub fn format(self) -> boundgate_verify::format::Format {
         match self {
             Working::Fp32 => boundgate_verify::format::Format::FP32,
@@ -187,6 +287,16 @@ impl Working {
         }
     }
     /// Rounds to the format (nearest even).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Working;
+    /// assert_eq!(Working::Fp32.round(0.1), f64::from(0.1f32));
+    /// assert_ne!(Working::Fp32.round(0.1), 0.1);
+    /// assert_eq!(Working::Fp64.round(0.1), 0.1);
+    /// // 1 + 2^-24 is halfway between two binary32 values: to the even one
+    /// assert_eq!(Working::Fp32.round(1.0 + 2f64.powi(-24)), 1.0);
+    /// ```
     #[inline]
     pub fn round(self, x: f64) -> f64 {
         match self {
@@ -195,6 +305,15 @@ impl Working {
         }
     }
     /// `fl(a * b)`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Working;
+    /// // (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24: exact in binary64, a tie in binary32
+    /// let x = 1.0 + 2f64.powi(-12);
+    /// assert_eq!(Working::Fp64.mul(x, x), 1.0 + 2f64.powi(-11) + 2f64.powi(-24));
+    /// assert_eq!(Working::Fp32.mul(x, x), 1.0 + 2f64.powi(-11));
+    /// ```
     #[inline]
     pub fn mul(self, a: f64, b: f64) -> f64 {
         match self {
@@ -203,6 +322,14 @@ impl Working {
         }
     }
     /// `fl(a / b)`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Working;
+    /// assert_eq!(Working::Fp32.div(127.0, 4.0), 31.75); // Gu §2.3's lambda
+    /// assert_eq!(Working::Fp32.div(1.0, 3.0), f64::from(1.0f32 / 3.0));
+    /// assert_ne!(Working::Fp32.div(1.0, 3.0), 1.0 / 3.0);
+    /// ```
     #[inline]
     pub fn div(self, a: f64, b: f64) -> f64 {
         match self {
@@ -211,6 +338,14 @@ impl Working {
         }
     }
     /// `fl(a - b)`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Working;
+    /// let tiny = 2f64.powi(-30);
+    /// assert_eq!(Working::Fp32.sub(1.0, tiny), 1.0); // below half an ulp
+    /// assert_eq!(Working::Fp64.sub(1.0, tiny), 1.0 - tiny);
+    /// ```
     #[inline]
     pub fn sub(self, a: f64, b: f64) -> f64 {
         match self {
@@ -219,6 +354,14 @@ impl Working {
         }
     }
     /// `fl(a + b)`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Working;
+    /// assert_eq!(Working::Fp32.add(1.0, 2f64.powi(-24)), 1.0); // a tie, to even
+    /// assert_eq!(Working::Fp32.add(1.0, 2f64.powi(-23)), 1.0 + 2f64.powi(-23));
+    /// assert_eq!(Working::Fp64.add(1.0, 2f64.powi(-24)), 1.0 + 2f64.powi(-24));
+    /// ```
     #[inline]
     pub fn add(self, a: f64, b: f64) -> f64 {
         match self {
@@ -227,6 +370,14 @@ impl Working {
         }
     }
     /// `fl(i)` for an integer (exact below `2^24` / `2^53`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Working;
+    /// assert_eq!(Working::Fp32.from_int(16_777_216), 16_777_216.0);
+    /// assert_eq!(Working::Fp32.from_int(16_777_217), 16_777_216.0); // 2^24 + 1 rounds
+    /// assert_eq!(Working::Fp64.from_int(16_777_217), 16_777_217.0);
+    /// ```
     #[inline]
     pub fn from_int(self, i: i32) -> f64 {
         match self {
@@ -236,6 +387,16 @@ impl Working {
     }
     /// The largest power of two of the format (the scale of lines too small
     /// for `num / amax`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::Working;
+    /// let p = Working::Fp32.max_pow2();
+    /// assert_eq!(p, 2f64.powi(127));
+    /// assert!((p as f32).is_finite() && !((2.0 * p) as f32).is_finite());
+    /// let p = Working::Fp64.max_pow2();
+    /// assert!(p.is_finite() && (2.0 * p).is_infinite());
+    /// ```
     pub fn max_pow2(self) -> f64 {
         match self {
             Working::Fp32 => 2f64.powi(127),
@@ -277,6 +438,17 @@ pub struct QuantizedMatrix {
 
 impl QuantizedMatrix {
     /// The scale of element `(i, j)`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::*;
+    /// use boundgate_verify::bounds::residual::ScaleAxis;
+    /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+    /// // rows [1, 2] and [4, -8]: lambda = 127 / 2 = 63.5 and 127 / 8 = 15.875
+    /// let x = q.quantize("X", &[1.0, 2.0, 4.0, -8.0], 2, 2, ScaleAxis::Rows).unwrap();
+    /// assert_eq!(x.scale(0, 1), 63.5);
+    /// assert_eq!(x.scale(1, 0), 15.875);
+    /// ```
     #[inline]
     pub fn scale(&self, i: usize, j: usize) -> f64 {
         match self.axis {
@@ -287,12 +459,37 @@ impl QuantizedMatrix {
     }
 
     /// The checker's view of it.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::*;
+    /// use boundgate_verify::bounds::residual::ScaleAxis;
+    /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+    /// // rows [1, 2] and [4, -8]: lambda = 127 / 2 = 63.5 and 127 / 8 = 15.875
+    /// let x = q.quantize("X", &[1.0, 2.0, 4.0, -8.0], 2, 2, ScaleAxis::Rows).unwrap();
+    /// let v = x.view();
+    /// assert_eq!((v.rows(), v.cols(), v.axis()), (2, 2, ScaleAxis::Rows));
+    /// assert_eq!(v.ints(), &x.ints[..]);
+    /// assert_eq!(v.scale(1, 1), 15.875);
+    /// ```
     pub fn view(&self) -> QuantizedView<'_> {
         QuantizedView::new(self.rows, self.cols, &self.ints, &self.scales, self.axis)
             .expect("a quantized matrix has consistent lengths and positive finite scales")
     }
 
     /// The largest `|q|`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::*;
+    /// use boundgate_verify::bounds::residual::ScaleAxis;
+    /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+    /// // rows [1, 2] and [4, -8]: lambda = 127 / 2 = 63.5 and 127 / 8 = 15.875
+    /// let x = q.quantize("X", &[1.0, 2.0, 4.0, -8.0], 2, 2, ScaleAxis::Rows).unwrap();
+    /// // 63.5 -> 64 (ties to even), 127, 63.5 -> 64, -127
+    /// assert_eq!(x.ints, vec![64, 127, 64, -127]);
+    /// assert_eq!(x.max_abs(), 127);
+    /// ```
     pub fn max_abs(&self) -> u32 {
         self.ints
             .iter()
@@ -302,6 +499,19 @@ impl QuantizedMatrix {
     }
 
     /// The dequantized values `fl(q / lambda)` in the working format.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::quant::*;
+    /// use boundgate_verify::bounds::residual::ScaleAxis;
+    /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
+    /// // rows [1, 2] and [4, -8]: lambda = 127 / 2 = 63.5 and 127 / 8 = 15.875
+    /// let x = q.quantize("X", &[1.0, 2.0, 4.0, -8.0], 2, 2, ScaleAxis::Rows).unwrap();
+    /// let d = x.dequantize(Working::Fp32);
+    /// assert_eq!(d, vec![f64::from(64f32 / 63.5), 2.0, f64::from(64f32 / 15.875), -8.0]);
+    /// // within half a step 1 / (2 lambda), plus one binary32 rounding, of the value
+    /// assert!((d[0] - 1.0).abs() <= 0.5 / 63.5 + f64::from(f32::EPSILON));
+    /// ```
     pub fn dequantize(&self, working: Working) -> Vec<f64> {
         let mut out = Vec::with_capacity(self.ints.len());
         for i in 0..self.rows {
@@ -415,6 +625,22 @@ impl Quantizer {
 /// # Errors
 /// [`VerifyError::NonFinite`] for NaN or infinity, [`VerifyError::Overflow`]
 /// for a finite value beyond the format's range.
+///
+/// # Example
+/// ```
+/// use boundgate::Error;
+/// use boundgate::kernels::residual::quant::{Working, store};
+/// use boundgate_verify::VerifyError;
+/// assert_eq!(store("x", &[0.1, 2.0], Working::Fp32).unwrap(), vec![f64::from(0.1f32), 2.0]);
+/// assert!(matches!(
+///     store("x", &[1e300], Working::Fp32),
+///     Err(Error::Verify(VerifyError::Overflow { .. }))
+/// ));
+/// assert!(matches!(
+///     store("x", &[f64::NAN], Working::Fp64),
+///     Err(Error::Verify(VerifyError::NonFinite { .. }))
+/// ));
+/// ```
 pub fn store(what: &str, values: &[f64], working: Working) -> Result<Vec<f64>> {
     boundgate_verify::error::require_finite(what, values)?;
     values
@@ -437,6 +663,22 @@ pub fn store(what: &str, values: &[f64], working: Working) -> Result<Vec<f64>> {
 }
 
 /// The residual `fl(x - fl(q / lambda))` of every element (Algorithm 1, lines 4-5).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::residual::quant::*;
+/// use boundgate_verify::bounds::residual::ScaleAxis;
+/// // Gu §2.3: V = [1, 2.5, 4], lambda = 31.75, floor: [31, 79, 127].
+/// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Floor, working: Working::Fp32 };
+/// let v = [1.0, 2.5, 4.0];
+/// let vq = q.quantize("V", &v, 1, 3, ScaleAxis::Tensor).unwrap();
+/// let r = residual(&v, &vq, Working::Fp32);
+/// assert_eq!(r[2], 0.0); // 127 / 31.75 = 4
+/// // the subtraction is exact (Sterbenz): r is 2.5 - fl(79 / 31.75) exactly
+/// assert_eq!(r[1], 2.5 - f64::from(79f32 / 31.75));
+/// // floor leaves a residual in [0, 1 / lambda)
+/// assert!(r.iter().all(|&x| (0.0..1.0 / 31.75).contains(&x)));
+/// ```
 pub fn residual(values: &[f64], q: &QuantizedMatrix, working: Working) -> Vec<f64> {
     values
         .iter()

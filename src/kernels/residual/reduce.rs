@@ -59,6 +59,13 @@ pub enum ReduceRule {
 
 impl ReduceRule {
     /// Parameter name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::reduce::ReduceRule;
+    /// assert_eq!(ReduceRule::Mean.name(), "mean");
+    /// assert_eq!(ReduceRule::Signed.name(), "signed");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             ReduceRule::Mean => "mean",
@@ -67,12 +74,35 @@ impl ReduceRule {
         }
     }
     /// From its name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::reduce::ReduceRule;
+    /// for r in [ReduceRule::Mean, ReduceRule::Rows, ReduceRule::Signed] {
+    ///     assert_eq!(ReduceRule::by_name(r.name()), Some(r));
+    /// }
+    /// assert_eq!(ReduceRule::by_name("eq14"), None);
+    /// ```
     pub fn by_name(name: &str) -> Option<ReduceRule> {
         [ReduceRule::Mean, ReduceRule::Rows, ReduceRule::Signed]
             .into_iter()
             .find(|r| r.name() == name)
     }
     /// Whether `x` is kept against `limit` (`2 M mean` or `M * mean`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::reduce::ReduceRule;
+    /// // Mean: magnitude at or above the limit, never a zero.
+    /// assert!(ReduceRule::Mean.keeps(-0.5, 0.5));
+    /// assert!(!ReduceRule::Mean.keeps(0.0, 0.0));
+    /// // Rows: magnitude strictly above.
+    /// assert!(!ReduceRule::Rows.keeps(-0.5, 0.5));
+    /// assert!(ReduceRule::Rows.keeps(-0.6, 0.5));
+    /// // Signed: the value itself strictly above (the worked example drops -0.2394).
+    /// assert!(!ReduceRule::Signed.keeps(-0.6, 0.5));
+    /// assert!(ReduceRule::Signed.keeps(0.6, 0.5));
+    /// ```
     #[inline]
     pub fn keeps(self, x: f64, limit: f64) -> bool {
         match self {

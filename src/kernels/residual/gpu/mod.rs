@@ -132,6 +132,57 @@ type Device = KernelModule;
 /// [`GpuError::Input`] for bad input (as the CPU model), for a working format
 /// other than fp32, or for a `k` beyond the `int32` limit (the GPU path has no
 /// `i64` fallback); the probe's error without a device; driver errors.
+///
+/// # Example
+/// The device result equals the CPU model's bit for bit:
+/// ```no_run
+/// use boundgate::kernels::residual::gpu::run_gpu;
+/// use boundgate::kernels::residual::kernel::RunConfig;
+/// use boundgate::kernels::residual::method::{Method, Prepared, Reduction};
+/// use boundgate::kernels::residual::quant::{Bits, Granularity, Quantizer, Rounding, ScaleRule, Working};
+/// use boundgate::kernels::residual::reduce::ReduceRule;
+/// let cfg = RunConfig {
+///     method: Method::Sparse,
+///     quantizer: Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 },
+///     granularity: Granularity::Vector,
+///     reduction: Reduction { threshold: 0.5, rule: ReduceRule::Mean, eta: 0.3 },
+/// };
+/// let (m, k, n) = (64, 96, 48);
+/// let a: Vec<f64> = (0..m * k).map(|i| ((i * 37 % 101) as f64 - 50.0) / 7.0).collect();
+/// let b: Vec<f64> = (0..k * n).map(|i| ((i * 53 % 89) as f64 - 44.0) / 3.0).collect();
+/// let gpu = run_gpu(&a, &b, (m, k, n), &cfg).unwrap();
+/// let cpu = Prepared::new(&a, &b, m, k, n, cfg.quantizer, cfg.granularity).unwrap();
+/// let out = cpu.run(cfg.method, cfg.reduction).unwrap();
+/// assert_eq!((&gpu.aq, &gpu.bq, &gpu.raq, &gpu.rbq), (&cpu.aq.ints, &cpu.bq.ints, &cpu.raq.ints, &cpu.rbq.ints));
+/// assert_eq!(gpu.p0, cpu.p0);
+/// assert_eq!(gpu.path, out.path);
+/// assert!(gpu.d.iter().zip(&out.d).all(|(x, y)| x.to_bits() == y.to_bits()));
+/// ```
+/// Bad input is refused before any device is touched:
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::residual::gpu::run_gpu;
+/// use boundgate_verify::VerifyError;
+/// use boundgate::kernels::residual::kernel::RunConfig;
+/// use boundgate::kernels::residual::method::{Method, Prepared, Reduction};
+/// use boundgate::kernels::residual::quant::{Bits, Granularity, Quantizer, Rounding, ScaleRule, Working};
+/// use boundgate::kernels::residual::reduce::ReduceRule;
+/// let cfg = RunConfig {
+///     method: Method::Sparse,
+///     quantizer: Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 },
+///     granularity: Granularity::Vector,
+///     reduction: Reduction { threshold: 0.5, rule: ReduceRule::Mean, eta: 0.3 },
+/// };
+/// let fp64 = RunConfig { quantizer: Quantizer { working: Working::Fp64, ..cfg.quantizer }, ..cfg };
+/// assert!(matches!(
+///     run_gpu(&[1.0], &[1.0], (1, 1, 1), &fp64),
+///     Err(GpuError::Input(VerifyError::InvalidParameter { .. }))
+/// ));
+/// assert!(matches!(
+///     run_gpu(&[], &[1.0], (0, 1, 1), &cfg),
+///     Err(GpuError::Input(VerifyError::Empty { .. }))
+/// ));
+/// ```
 pub fn run_gpu(
     a: &[f64],
     b: &[f64],
@@ -145,6 +196,49 @@ pub fn run_gpu(
 ///
 /// # Errors
 /// As [`run_gpu`].
+///
+/// # Example
+/// The tensor-core product gives the same bits as the CPU model:
+/// ```no_run
+/// use boundgate::kernels::residual::gpu::{Int8Gemm, run_gpu_with};
+/// use boundgate::kernels::residual::kernel::RunConfig;
+/// use boundgate::kernels::residual::method::{Method, Prepared, Reduction};
+/// use boundgate::kernels::residual::quant::{Bits, Granularity, Quantizer, Rounding, ScaleRule, Working};
+/// use boundgate::kernels::residual::reduce::ReduceRule;
+/// let cfg = RunConfig {
+///     method: Method::Sparse,
+///     quantizer: Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 },
+///     granularity: Granularity::Vector,
+///     reduction: Reduction { threshold: 0.5, rule: ReduceRule::Mean, eta: 0.3 },
+/// };
+/// let (m, k, n) = (128, 256, 128);
+/// let a: Vec<f64> = (0..m * k).map(|i| ((i * 37 % 101) as f64 - 50.0) / 7.0).collect();
+/// let b: Vec<f64> = (0..k * n).map(|i| ((i * 53 % 89) as f64 - 44.0) / 3.0).collect();
+/// let gpu = run_gpu_with(Int8Gemm::Imma, &a, &b, (m, k, n), &cfg).unwrap();
+/// let cpu = Prepared::new(&a, &b, m, k, n, cfg.quantizer, cfg.granularity).unwrap();
+/// let out = cpu.run(cfg.method, cfg.reduction).unwrap();
+/// assert_eq!(gpu.p0, cpu.p0);
+/// assert!(gpu.d.iter().zip(&out.d).all(|(x, y)| x.to_bits() == y.to_bits()));
+/// ```
+/// Shapes that do not match the data are refused before any device is touched:
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::residual::gpu::{Int8Gemm, run_gpu_with};
+/// use boundgate::kernels::residual::kernel::RunConfig;
+/// use boundgate::kernels::residual::method::{Method, Prepared, Reduction};
+/// use boundgate::kernels::residual::quant::{Bits, Granularity, Quantizer, Rounding, ScaleRule, Working};
+/// use boundgate::kernels::residual::reduce::ReduceRule;
+/// let cfg = RunConfig {
+///     method: Method::Sparse,
+///     quantizer: Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 },
+///     granularity: Granularity::Vector,
+///     reduction: Reduction { threshold: 0.5, rule: ReduceRule::Mean, eta: 0.3 },
+/// };
+/// assert!(matches!(
+///     run_gpu_with(Int8Gemm::Imma, &[1.0, 2.0], &[1.0], (1, 1, 1), &cfg),
+///     Err(GpuError::Input(_))
+/// ));
+/// ```
 pub fn run_gpu_with(
     kind: Int8Gemm,
     a: &[f64],
@@ -600,6 +694,46 @@ pub fn time_gpu(
 ///
 /// # Errors
 /// As [`time_gpu`].
+///
+/// # Example
+/// ```no_run
+/// use boundgate::kernels::residual::gpu::{Int8Gemm, time_gpu_with};
+/// use boundgate::kernels::residual::kernel::RunConfig;
+/// use boundgate::kernels::residual::method::{Method, Prepared, Reduction};
+/// use boundgate::kernels::residual::quant::{Bits, Granularity, Quantizer, Rounding, ScaleRule, Working};
+/// use boundgate::kernels::residual::reduce::ReduceRule;
+/// let cfg = RunConfig {
+///     method: Method::Sparse,
+///     quantizer: Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 },
+///     granularity: Granularity::Vector,
+///     reduction: Reduction { threshold: 0.5, rule: ReduceRule::Mean, eta: 0.3 },
+/// };
+/// let n = 1024;
+/// let a: Vec<f64> = (0..n * n).map(|i| (i % 1000) as f64 / 1000.0).collect();
+/// let t = time_gpu_with(Int8Gemm::Imma, &a, &a, (n, n, n), &cfg, 5).unwrap();
+/// assert!(t.seconds > 0.0);
+/// assert_eq!(t.tops, 2.0 * (n as f64).powi(3) / t.seconds / 1e12);
+/// ```
+/// Zero repetitions are refused before any device is touched:
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::residual::gpu::{Int8Gemm, time_gpu_with};
+/// use boundgate_verify::VerifyError;
+/// use boundgate::kernels::residual::kernel::RunConfig;
+/// use boundgate::kernels::residual::method::{Method, Prepared, Reduction};
+/// use boundgate::kernels::residual::quant::{Bits, Granularity, Quantizer, Rounding, ScaleRule, Working};
+/// use boundgate::kernels::residual::reduce::ReduceRule;
+/// let cfg = RunConfig {
+///     method: Method::Sparse,
+///     quantizer: Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 },
+///     granularity: Granularity::Vector,
+///     reduction: Reduction { threshold: 0.5, rule: ReduceRule::Mean, eta: 0.3 },
+/// };
+/// assert!(matches!(
+///     time_gpu_with(Int8Gemm::Dp4a, &[1.0], &[1.0], (1, 1, 1), &cfg, 0),
+///     Err(GpuError::Input(VerifyError::InvalidParameter { .. }))
+/// ));
+/// ```
 pub fn time_gpu_with(
     kind: Int8Gemm,
     a: &[f64],
