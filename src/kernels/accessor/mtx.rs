@@ -316,7 +316,7 @@ pub fn parse_mtx(path: &Path, text: &str) -> Result<MtxMatrix, MtxError> {
         }
     };
     // Reserve only what the text can supply: every entry takes a line of at
-    // least two bytes (a token and its line break), so a 40-byte file that
+    // least two bytes (a token and its line break), so a 46-byte file that
     // declares 2^28 entries reserves a few words, not 6.4 GB, before it
     // fails the count check (review, 2026-11-28).
     let mut given = Vec::with_capacity(reservable_entries(count, text));
