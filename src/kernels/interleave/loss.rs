@@ -53,6 +53,23 @@ const CHUNK: usize = 1024;
 /// at most 48 significant bits and is exact in `f64`, so it is added as one
 /// value; otherwise `s^2` (and the TwoSum remainder's terms) enter as exact
 /// products.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::loss::add_squared_differences;
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// use boundgate_verify::oracle::ExactSum;
+/// let mut acc = ExactSum::new();
+/// add_squared_differences(&mut acc, &[1.0f32, 3.0], &[0.0f32, 1.0]);
+/// assert_eq!(acc.to_f64(), 5.0); // 1^2 + 2^2
+/// // 1 - 2^-60 rounds to 1 in f64; the TwoSum remainder keeps the exact
+/// // (1 - 2^-60)^2 = 1 - 2^-59 + 2^-120, just below 1
+/// let tiny = f64::from_bits(0x3C30_0000_0000_0000); // 2^-60
+/// let mut acc = ExactSum::new();
+/// add_squared_differences(&mut acc, &[1.0f64], &[tiny]);
+/// assert!(acc.round(Format::FP64, RoundingMode::Down) < 1.0);
+/// assert_eq!(acc.round(Format::FP64, RoundingMode::Up), 1.0);
+/// ```
 pub fn add_squared_differences<T: Copy + Into<f64>, U: Copy + Into<f64>>(
     acc: &mut ExactSum,
     a: &[T],
@@ -89,6 +106,23 @@ pub fn add_squared_differences<T: Copy + Into<f64>, U: Copy + Into<f64>>(
 
 /// Exact `sum a_i^2`, added to `acc` (binary32 values square exactly in
 /// `f64`; others enter as exact products).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::loss::add_squares;
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// use boundgate_verify::oracle::ExactSum;
+/// let mut acc = ExactSum::new();
+/// add_squares(&mut acc, &[3.0f32, -4.0]);
+/// assert_eq!(acc.to_f64(), 25.0); // 9 + 16
+/// // (1 + 2^-52)^2 = 1 + 2^-51 + 2^-104 is not an f64: the sum keeps the 2^-104,
+/// // so rounding down and up give neighbouring values
+/// let mut acc = ExactSum::new();
+/// add_squares(&mut acc, &[1.0 + f64::EPSILON]);
+/// let (lo, hi) = (acc.round(Format::FP64, RoundingMode::Down), acc.round(Format::FP64, RoundingMode::Up));
+/// assert_eq!(lo, 1.0 + 2.0 * f64::EPSILON);
+/// assert_eq!(hi, 1.0 + 3.0 * f64::EPSILON);
+/// ```
 pub fn add_squares<T: Copy + Into<f64>>(acc: &mut ExactSum, a: &[T]) {
     let mut squares = [0.0f64; CHUNK];
     let mut factors = [0.0f64; CHUNK];
@@ -115,6 +149,16 @@ impl LossSums {
     ///
     /// # Errors
     /// Length mismatch.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, loss::LossSums};
+    /// let s = LossSums::of(&[2.0f64, 4.0], &[1.0, 2.0]).unwrap();
+    /// assert_eq!(s.diff.to_f64(), 5.0); // 1^2 + 2^2
+    /// assert_eq!(s.reference.to_f64(), 5.0); // 1^2 + 2^2: the loss is exactly 1
+    /// assert_eq!(s.measure().unwrap().value, 1.0);
+    /// assert!(matches!(LossSums::of(&[1.0f64], &[1.0, 2.0]), Err(InterleaveError::Verify(_))));
+    /// ```
     pub fn of<T: Copy + Into<f64>>(approx: &[T], reference: &[T]) -> Result<LossSums> {
         boundgate_verify::error::require_same_len(
             "approximate and reference states",
@@ -129,6 +173,21 @@ impl LossSums {
 
     /// The sums comparing `approx` with a reference whose `sum a_i^2` is
     /// already known (the lockstep runner computes it once per iteration).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::loss::{LossSums, add_squares};
+    /// use boundgate_verify::oracle::ExactSum;
+    /// let reference = [1.0f64, 2.0, 2.0];
+    /// let mut squares = ExactSum::new();
+    /// add_squares(&mut squares, &reference); // 9, computed once
+    /// // a binary32 approximation against the binary64 reference
+    /// let s = LossSums::against(&[1.0f32, 2.0, 5.0], &reference, &squares);
+    /// assert_eq!(s.diff.to_f64(), 9.0); // (5 - 2)^2
+    /// assert_eq!(s.measure().unwrap().value, 1.0); // sqrt(9 / 9)
+    /// let same = LossSums::of(&[1.0f64, 2.0, 5.0], &reference).unwrap();
+    /// assert_eq!(s.measure().unwrap(), same.measure().unwrap());
+    /// ```
     pub fn against<T: Copy + Into<f64>, U: Copy + Into<f64>>(
         approx: &[T],
         reference: &[U],
@@ -179,6 +238,14 @@ impl LossSums {
             self.reference.round(Format::FP64, rd),
             self.reference.round(Format::FP64, ru),
         );
+        let normal = |x: f64| x.is_finite() && x >= f64::MIN_POSITIVE;
+        if !(normal(d_lo) && normal(d_hi) && normal(r_lo) && normal(r_hi)) {
+            // A sum of squares beyond binary64's range (|a| above ~1e154 or
+            // below ~1e-154): the binary64 quotient would be 0/0, inf/inf or
+            // a subnormal-rounded enclosure. MPFR's exponent range holds both
+            // exact sums, so the quotient is enclosed there instead.
+            return self.measure_in_mpfr();
+        }
         let lower = if r_hi.is_finite() {
             sqrt_down(div_down(d_lo, r_hi))
         } else {
@@ -197,6 +264,30 @@ impl LossSums {
         };
         Ok(LossMeasure {
             value,
+            lower,
+            upper,
+        })
+    }
+
+    /// [`LossSums::measure`] for sums outside binary64's normal range:
+    /// `sqrt(D / R)` from the exact sums, each of the two roundings (quotient,
+    /// square root) directed, then rounded to `f64` in the same direction.
+    fn measure_in_mpfr(&self) -> Result<LossMeasure> {
+        use rug::float::Round;
+        let d = self.diff.to_float().ok_or(InterleaveError::UndefinedLoss)?;
+        let r = self
+            .reference
+            .to_float()
+            .ok_or(InterleaveError::UndefinedLoss)?;
+        let enclose = |round: Round| {
+            let (mut q, _) = Float::with_val_round(53, &d / &r, round);
+            q.sqrt_round(round);
+            q.to_f64_round(round)
+        };
+        let (lower, upper) = (enclose(Round::Down), enclose(Round::Up));
+        let nearest = Float::with_val(113, &d / &r).sqrt().to_f64();
+        Ok(LossMeasure {
+            value: nearest.clamp(lower, upper),
             lower,
             upper,
         })
@@ -266,6 +357,18 @@ pub fn accuracy_loss<T: Copy + Into<f64>>(approx: &[T], reference: &[T]) -> Resu
 /// The thesis's own evaluation (Freytag 2023, Fig. 3.1): both sums of squares
 /// accumulated left to right in `double`, then `sqrt(sumSqC) / sqrt(sumSqA)`.
 /// Kept to compare with the exact enclosure.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::loss::{LossSums, thesis_loss};
+/// // sqrt(3^2 + 1^2) / sqrt(0^2 + 5^2) = sqrt(10) / 5
+/// assert_eq!(thesis_loss(&[3.0f64, 4.0], &[0.0, 5.0]), 10f64.sqrt() / 5.0);
+/// // Its `double` sums overflow where the exact ones do not: the loss of
+/// // 2e200 against 1e200 is exactly 1, and `exceeds` decides so.
+/// assert!(thesis_loss(&[2e200f64], &[1e200]).is_nan()); // inf / inf
+/// let exact = LossSums::of(&[2e200f64], &[1e200]).unwrap();
+/// assert!(!exact.exceeds(1.0).unwrap() && exact.exceeds(1f64.next_down()).unwrap());
+/// ```
 pub fn thesis_loss<T: Copy + Into<f64>>(approx: &[T], reference: &[T]) -> f64 {
     let (mut c, mut a) = (0.0f64, 0.0f64);
     for (&x, &y) in approx.iter().zip(reference) {
@@ -282,6 +385,50 @@ mod tests {
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use rug::Rational;
+
+    #[test]
+    fn sums_beyond_binary64_still_give_a_tight_enclosure() {
+        const TINY: f64 = f64::from_bits(453 << 52); // 2^(453 - 1023)
+        // Each loss is exactly 1 or exactly 1/2, but the sums of squares
+        // (4e400 and 1e400, 4e-400 and 1e-400, ...) overflow or underflow
+        // binary64: the enclosure must still be the exact value.
+        for (approx, reference, exact) in [
+            (vec![2e200f64], vec![1e200f64], 1.0),
+            (vec![2e-200], vec![1e-200], 1.0),
+            // t = 2^-570: differences (t, 2t) against (2t, 4t), 5t^2 / 20t^2
+            (
+                vec![3.0 * TINY, 6.0 * TINY],
+                vec![2.0 * TINY, 4.0 * TINY],
+                0.5,
+            ),
+            (vec![f64::MAX], vec![f64::MAX / 2.0], 1.0),
+            (
+                vec![3.0 * f64::from_bits(1)],
+                vec![2.0 * f64::from_bits(1)],
+                0.5,
+            ),
+        ] {
+            let m = accuracy_loss(&approx, &reference).unwrap();
+            assert_eq!(
+                (m.lower, m.value, m.upper),
+                (exact, exact, exact),
+                "{approx:?}"
+            );
+        }
+        // Any other loss is enclosed within an ulp: lower^2 <= D/R <= upper^2
+        // on exact rationals.
+        let (x, y) = (3e200f64, 7e199f64);
+        let m = accuracy_loss(&[x], &[y]).unwrap();
+        let exact = (Rational::from_f64(x).unwrap() - Rational::from_f64(y).unwrap()).square()
+            / Rational::from_f64(y).unwrap().square();
+        let lo = Rational::from_f64(m.lower).unwrap().square();
+        let hi = Rational::from_f64(m.upper).unwrap().square();
+        assert!(lo <= exact && exact <= hi, "{m:?}");
+        assert!(m.upper <= m.lower.next_up() && (m.lower..=m.upper).contains(&m.value));
+        // A loss beyond binary64 itself: a valid, infinite upper bound.
+        let m = accuracy_loss(&[1e300f64, 0.0], &[0.0, 1e-300]).unwrap();
+        assert_eq!((m.lower, m.upper), (f64::MAX, f64::INFINITY));
+    }
 
     fn exact_ratio_sq(a: &[f64], b: &[f64]) -> Rational {
         let mut d = Rational::new();
