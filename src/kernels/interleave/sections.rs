@@ -8,7 +8,7 @@
 //!   execution"), not its final one.
 //! - Cell `(col, row)` covers `x_col <= i < x_{col+1}` and
 //!   `y_row <= L < y_{row+1}`, with `x_k = k N / n` and `y_k = k L_max / n`
-//!   (binary64, as written in the sections file); the last column and row
+//!   (binary64, as written in the sections file; `y_n` is `L_max` exactly); the last column and row
 //!   include their upper edge. Points beyond `[0, N] x [0, L_max]` belong to
 //!   no cell ([`SectionGrid::locate`]); the simulation clamps them into the
 //!   grid ([`SectionGrid::locate_clamped`]).
@@ -144,7 +144,18 @@ impl SectionGrid {
         let x = (0..=n)
             .map(|k| (k * iterations) as f64 / n as f64)
             .collect();
-        let y = (0..=n).map(|k| k as f64 * max_loss / n as f64).collect();
+        // y_n is L_max itself: `n * L_max / n` can round 1 ulp below it
+        // (n = 180, L_max = 0.44544265533539595), which would leave the
+        // largest loss above the written top edge of its own cell.
+        let y = (0..=n)
+            .map(|k| {
+                if k == n {
+                    max_loss
+                } else {
+                    k as f64 * max_loss / n as f64
+                }
+            })
+            .collect();
         Ok(SectionGrid {
             n,
             iterations,
@@ -156,32 +167,93 @@ impl SectionGrid {
 
     /// The grid over an approximate profile: `N` its last iteration,
     /// `L_max` its largest loss.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, profile::{Profile, Row}};
+    /// use boundgate::kernels::interleave::{sections::SectionGrid, version::Version};
+    /// let row = |i: usize, loss: f64| Row { kernel: Version::Half, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: 0.5, accuracy_loss: loss, ground_truth: None };
+    /// // the loss peaks at 0.5 (iteration 2), before the end
+    /// let p = Profile::new(vec![row(0, 0.0), row(1, 0.25), row(2, 0.5), row(3, 0.375)]).unwrap();
+    /// let g = SectionGrid::from_profile(&p, 3).unwrap();
+    /// assert_eq!((g.n(), g.iterations(), g.max_loss()), (3, 3, 0.5));
+    /// // an approximate kernel without loss leaves nothing to interleave
+    /// let flat = Profile::new(vec![row(0, 0.0), row(1, 0.0)]).unwrap();
+    /// assert!(matches!(SectionGrid::from_profile(&flat, 1),
+    ///     Err(InterleaveError::InvalidParameter { name, .. }) if name == "max_loss"));
+    /// ```
     pub fn from_profile(profile: &Profile, n: usize) -> Result<SectionGrid> {
         SectionGrid::new(n, profile.last_iteration(), profile.max_loss())
     }
 
     /// Parts per axis.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::sections::SectionGrid;
+    /// assert_eq!(SectionGrid::new(4, 100, 0.04).unwrap().n(), 4);
+    /// ```
     pub fn n(&self) -> usize {
         self.n
     }
     /// Total iterations `N`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::sections::SectionGrid;
+    /// assert_eq!(SectionGrid::new(4, 100, 0.04).unwrap().iterations(), 100);
+    /// ```
     pub fn iterations(&self) -> usize {
         self.iterations
     }
     /// `L_max`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::sections::SectionGrid;
+    /// let g = SectionGrid::new(4, 100, 0.04).unwrap();
+    /// assert_eq!(g.max_loss(), 0.04);
+    /// assert_eq!(g.section(g.len() - 1).y_end, 0.04); // the top edge of the top row
+    /// ```
     pub fn max_loss(&self) -> f64 {
         self.max_loss
     }
     /// Number of cells.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::sections::SectionGrid;
+    /// assert_eq!(SectionGrid::new(3, 10, 0.3).unwrap().len(), 9); // n^2, not n
+    /// assert_eq!(SectionGrid::new(3, 10, 0.3).unwrap().sections().len(), 9);
+    /// ```
     pub fn len(&self) -> usize {
         self.n * self.n
     }
     /// Whether there are no cells (never, after [`SectionGrid::new`]).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::sections::SectionGrid;
+    /// let g = SectionGrid::new(1, 10, 0.3).unwrap();
+    /// assert!(!g.is_empty() && g.len() == 1); // the smallest grid has one cell
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.n == 0
     }
 
     /// Cell `id`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::sections::SectionGrid;
+    /// let g = SectionGrid::new(2, 100, 1.0).unwrap();
+    /// // id 1 = row 0, col 1: iterations 50..100, losses 0..0.5
+    /// let s = g.section(1);
+    /// assert_eq!((s.col, s.row), (1, 0));
+    /// assert_eq!((s.x_start, s.x_end, s.y_start, s.y_end), (50.0, 100.0, 0.0, 0.5));
+    /// assert_eq!((s.x_center, s.y_center), (75.0, 0.25));
+    /// ```
     pub fn section(&self, id: usize) -> Section {
         let (row, col) = (id / self.n, id % self.n);
         Section {
@@ -198,6 +270,16 @@ impl SectionGrid {
     }
 
     /// Every cell, by id.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::sections::SectionGrid;
+    /// let g = SectionGrid::new(3, 12, 0.75).unwrap();
+    /// let all = g.sections();
+    /// assert!(all.iter().enumerate().all(|(k, s)| s.id == k && s.id == s.row * 3 + s.col));
+    /// // row by row from the bottom left: cell 3 starts the second row
+    /// assert_eq!((all[3].col, all[3].row, all[3].x_start, all[3].y_start), (0, 1, 0.0, 0.25));
+    /// ```
     pub fn sections(&self) -> Vec<Section> {
         (0..self.len()).map(|id| self.section(id)).collect()
     }
@@ -223,12 +305,35 @@ impl SectionGrid {
     }
 
     /// The cell holding the point `(i, loss)`, if any.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::sections::SectionGrid;
+    /// let g = SectionGrid::new(2, 10, 1.0).unwrap();
+    /// assert_eq!(g.locate(4, 0.5), Some(2)); // column 0 (4 < 5), row 1 (0.5 is its lower edge)
+    /// assert_eq!(g.locate(5, 0.49), Some(1));
+    /// assert_eq!(g.locate(10, 1.0), Some(3)); // the upper edges belong to the last cells
+    /// assert_eq!(g.locate(11, 0.5), None);
+    /// assert_eq!(g.locate(0, -1e-300), None);
+    /// assert_eq!(g.locate(0, f64::NAN), None);
+    /// ```
     pub fn locate(&self, i: usize, loss: f64) -> Option<usize> {
         Some(self.row_of(loss)? * self.n + self.column(i)?)
     }
 
     /// The cell holding the point, with `i` clamped to `[0, N]` and the loss
     /// to `[0, L_max]` (a loss above `L_max` is in the top row).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::sections::SectionGrid;
+    /// let g = SectionGrid::new(2, 10, 1.0).unwrap();
+    /// assert_eq!(g.locate_clamped(11, 0.25), 1); // past N: last column
+    /// assert_eq!(g.locate_clamped(0, 7.0), 2); // above L_max: top row
+    /// assert_eq!(g.locate_clamped(99, -3.0), 1);
+    /// assert_eq!(g.locate_clamped(3, f64::NAN), 0); // NaN counts as loss 0
+    /// assert_eq!(g.locate_clamped(6, 0.75), g.locate(6, 0.75).unwrap());
+    /// ```
     pub fn locate_clamped(&self, i: usize, loss: f64) -> usize {
         let loss = if loss.is_nan() {
             0.0
@@ -242,6 +347,16 @@ impl SectionGrid {
 
     /// Distance from `(i, loss)` to a cell's centre, in cell widths and
     /// heights (so both axes weigh alike).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::sections::SectionGrid;
+    /// // cells 50 iterations wide and 0.5 high; cell 0's centre is (25, 0.25)
+    /// let g = SectionGrid::new(2, 100, 1.0).unwrap();
+    /// assert_eq!(g.centre_distance(0, 25, 0.25), 0.0);
+    /// assert_eq!(g.centre_distance(0, 75, 0.25), 1.0); // one width away
+    /// assert_eq!(g.centre_distance(0, 225, 1.75), 5.0); // 4 widths and 3 heights
+    /// ```
     pub fn centre_distance(&self, id: usize, i: usize, loss: f64) -> f64 {
         let s = self.section(id);
         let dx = (i as f64 - s.x_center) / (s.x_end - s.x_start);
@@ -253,6 +368,16 @@ impl SectionGrid {
     /// (§4.2.2: "the subsection identifier, start and end points for both
     /// axes, and the center of each subsection"), preceded by a comment line
     /// with `n`, `N` and `L_max`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::sections::SectionGrid;
+    /// let g = SectionGrid::new(2, 4, 0.5).unwrap();
+    /// assert_eq!(g.to_csv(), "# sections=2 iterations=4 max_loss=0.5\n\
+    ///     id,x_start,x_end,y_start,y_end,x_center,y_center\n\
+    ///     0,0,2,0,0.25,1,0.125\n1,2,4,0,0.25,3,0.125\n\
+    ///     2,0,2,0.25,0.5,1,0.375\n3,2,4,0.25,0.5,3,0.375\n");
+    /// ```
     pub fn to_csv(&self) -> String {
         let mut out = format!(
             "# sections={} iterations={} max_loss={}\n{CSV_COLUMNS}\n",
@@ -386,6 +511,18 @@ mod tests {
         assert_eq!(g.locate(11, 0.0), None);
         assert_eq!(g.locate(0, -1e-9), None);
         assert_eq!(g.locate(0, f64::NAN), None);
+    }
+
+    #[test]
+    fn the_top_edge_is_the_largest_loss_itself() {
+        // 180 * (L / 180) rounds 1 ulp below L for this L: the top edge must
+        // still be L, so the largest loss lies inside its own cell.
+        let max_loss = 0.44544265533539595;
+        assert!(180.0 * max_loss / 180.0 < max_loss);
+        let g = SectionGrid::new(180, 1000, max_loss).unwrap();
+        let top = g.section(g.locate(1000, max_loss).unwrap());
+        assert_eq!(top.y_end, max_loss);
+        assert!(top.y_start <= max_loss);
     }
 
     #[test]
