@@ -113,6 +113,27 @@ impl RunningBound {
     ///
     /// # Errors
     /// A non-finite stored value (overflow of the format).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{bound::{RunningBound, Start}, error::InterleaveError,
+    ///     grid::Grid3, hotspot::HotSpot3D, version::Version};
+    /// let g = Grid3::new(2, 2, 1).unwrap();
+    /// let app = HotSpot3D::new(g, vec![320.1; 4], vec![1.0; 4]).unwrap();
+    /// // E_0 = max |x^_0 - X_0|: zero when both start from the binary32 data
+    /// let b = RunningBound::new(&app, Version::Float, Start::Binary32Data).unwrap();
+    /// assert_eq!((b.value, b.iterations), (0.0, 0));
+    /// // f32(320.1) = 320.100006103515625 against 320.1 as given (exact difference)
+    /// let given = RunningBound::new(&app, Version::Float, Start::AsGiven).unwrap();
+    /// assert_eq!(given.value, f64::from(320.1f32) - 320.1);
+    /// // binary16 stores 320 (spacing 0.25 there)
+    /// let half = RunningBound::new(&app, Version::Half, Start::Binary32Data).unwrap();
+    /// assert_eq!(half.value, f64::from(320.1f32) - 320.0);
+    /// // powers beyond binary16: the half version has no bound
+    /// let hot = HotSpot3D::new(g, vec![320.0; 4], vec![1e5; 4]).unwrap();
+    /// let refused = RunningBound::new(&hot, Version::Half, Start::AsStored);
+    /// assert!(matches!(refused, Err(InterleaveError::InvalidParameter { .. })));
+    /// ```
     pub fn new(app: &HotSpot3D, version: Version, start: Start) -> Result<RunningBound> {
         let (k_hat, p_hat, mut x0_hat) = stored_inputs(app, version)?;
         if start == Start::Binary32Data && version == Version::Double {
@@ -141,6 +162,21 @@ impl RunningBound {
     /// The bound for a chain computed in `format` on the stored coefficients,
     /// powers and initial values `computed`, against exact arithmetic on
     /// `exact` (coefficients, powers, initial values).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{bound::RunningBound, grid::Grid3, hotspot::Coefficients};
+    /// use boundgate_verify::format::Format;
+    /// let k = Coefficients::rodinia(Grid3::new(512, 512, 8).unwrap());
+    /// let (p, x0) = ([1.0, 2.0], [300.0, 310.0]);
+    /// let same = RunningBound::from_parts(Format::FP32, (&k, &p, &x0), (&k, &p, &x0));
+    /// assert_eq!((same.value, same.iterations), (0.0, 0));
+    /// // E_0 = max_c |x^_0(c) - X_0(c)| = 0.5 (exact)
+    /// let off = RunningBound::from_parts(Format::FP32, (&k, &p, &[300.5, 310.0]), (&k, &p, &x0));
+    /// assert_eq!(off.value, 0.5);
+    /// // W = sum |w_j|, rounded up, is at least |sum w_j| = 1 - ct
+    /// assert!(same.weight_sum >= 1.0 - k.ct);
+    /// ```
     pub fn from_parts(
         format: Format,
         computed: (&Coefficients<f64>, &[f64], &[f64]),
@@ -197,10 +233,50 @@ impl RunningBound {
     ///
     /// # Errors
     /// [`boundgate_verify::VerifyError::HypothesisNotMet`] when the chain
-    /// could overflow (or the state is not finite): then there is no bound.
+    /// could overflow (or the state is infinite): then there is no bound;
+    /// [`boundgate_verify::VerifyError::InvalidParameter`] for a NaN `max_state`.
+    /// A refused step leaves the bound (value and iteration count) unchanged.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{bound::{RunningBound, Start, exact_trajectory},
+    ///     error::InterleaveError, grid::Grid3, hotspot::HotSpot3D, stencil::advance,
+    ///     version::Version};
+    /// use boundgate_verify::VerifyError;
+    /// use rug::Rational;
+    /// let app = HotSpot3D::synthetic(Grid3::new(3, 2, 2).unwrap(), 1).unwrap();
+    /// let mut b = RunningBound::new(&app, Version::Float, Start::Binary32Data).unwrap();
+    /// let (mut state, mut scratch) = (app.initial_state(Version::Float).unwrap(), Vec::new());
+    /// for _ in 0..3 {
+    ///     let m = state.values.iter().fold(0.0f64, |m, v| m.max(f64::from(v.abs())));
+    ///     b.step(m, true).unwrap();
+    ///     advance(&app, Version::Float, &mut state, &mut scratch);
+    /// }
+    /// // the bound holds against the exact (rational) trajectory in every cell
+    /// let exact = exact_trajectory(&app, Version::Float, Start::Binary32Data, 3).unwrap();
+    /// for (x, e) in state.values.iter().zip(&exact) {
+    ///     assert!((Rational::from_f32(*x).unwrap() - e).abs() <= Rational::from_f64(b.value).unwrap());
+    /// }
+    /// assert!(b.value > 0.0);
+    /// // a skipped perforated iteration leaves the bound as it is
+    /// let e3 = b.value;
+    /// b.step(400.0, false).unwrap();
+    /// assert_eq!((b.value, b.iterations), (e3, 4));
+    /// // a half state at 65504: the chain's sum, grown by its 9 roundings, could
+    /// // pass binary16's largest value, so there is no bound
+    /// let mut h = RunningBound::new(&app, Version::Half, Start::Binary32Data).unwrap();
+    /// let start = h.value;
+    /// let overflow = h.step(65504.0, true);
+    /// assert!(matches!(overflow, Err(InterleaveError::Verify(VerifyError::HypothesisNotMet { .. }))));
+    /// assert_eq!((h.value, h.iterations), (start, 0)); // a refused step changes nothing
+    /// assert!(h.step(400.0, true).is_ok());
+    /// let (inf, nan) = (b.step(f64::INFINITY, true), b.step(f64::NAN, true));
+    /// assert!(matches!(inf, Err(InterleaveError::Verify(VerifyError::HypothesisNotMet { .. }))));
+    /// assert!(matches!(nan, Err(InterleaveError::Verify(VerifyError::InvalidParameter { .. }))));
+    /// ```
     pub fn step(&mut self, max_state: f64, computed: bool) -> Result<()> {
-        self.iterations += 1;
         if !computed {
+            self.iterations += 1;
             return Ok(());
         }
         let format = self.format;
@@ -219,11 +295,35 @@ impl RunningBound {
         let representation = add_up(mul_up(self.weight_error, max_state), self.constant_error);
         let local = add_up(arith, representation);
         self.value = add_up(mul_up(self.weight_sum, self.value), local);
+        // Counted only once it succeeded: a refused step leaves the bound,
+        // value and count alike, as it was.
+        self.iterations += 1;
         Ok(())
     }
 }
 
 /// The coefficients, powers and initial temperatures as `version` stores them.
+///
+/// # Errors
+/// [`InterleaveError::InvalidParameter`] for a power that overflows the
+/// version's format; as [`HotSpot3D::initial_state`].
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{bound::stored_inputs, error::InterleaveError,
+///     grid::Grid3, hotspot::HotSpot3D, version::Version};
+/// let g = Grid3::new(2, 1, 1).unwrap();
+/// let app = HotSpot3D::new(g, vec![320.1, 300.0], vec![0.1, 1e5]).unwrap();
+/// let (k, p, x0) = stored_inputs(&app, Version::Float).unwrap();
+/// assert_eq!(k, app.coefficients().stored(Version::Float));
+/// assert_eq!(p, [f64::from(0.1f32), 1e5]);
+/// assert_eq!(x0, [f64::from(320.1f32), 300.0]);
+/// // double starts from the temperatures as given
+/// assert_eq!(stored_inputs(&app, Version::Double).unwrap().2, [320.1, 300.0]);
+/// // half cannot store the power 1e5 (> 65504)
+/// let half = stored_inputs(&app, Version::Half);
+/// assert!(matches!(half, Err(InterleaveError::InvalidParameter { name, .. }) if name == "power[1]"));
+/// ```
 pub fn stored_inputs(
     app: &HotSpot3D,
     version: Version,
@@ -260,6 +360,25 @@ pub fn stored_inputs(
 ///
 /// # Errors
 /// As [`stored_inputs`].
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{bound::{Start, exact_trajectory}, grid::Grid3,
+///     hotspot::HotSpot3D, version::Version};
+/// use rug::Rational;
+/// let q = |v: f64| Rational::from_f64(v).unwrap();
+/// // one cell: all six neighbours are the cell itself, so
+/// // T' = (cc + cw + ce + cs + cn + cb + ct) T + sdc P + ct amb, exactly
+/// let one = HotSpot3D::new(Grid3::new(1, 1, 1).unwrap(), vec![300.0], vec![2.0]).unwrap();
+/// let k = one.coefficients();
+/// let w: Rational = k.weights().iter().map(|&w| q(w)).sum();
+/// let expected = w * q(300.0) + q(k.sdc) * q(2.0) + q(k.ct) * q(k.amb);
+/// assert_eq!(exact_trajectory(&one, Version::Double, Start::AsGiven, 1).unwrap(), [expected]);
+/// // looperf skips its 6th call: 6 looperf iterations are 5 float ones
+/// let app = HotSpot3D::synthetic(Grid3::new(3, 2, 2).unwrap(), 1).unwrap();
+/// let perforated = exact_trajectory(&app, Version::Looperf, Start::AsGiven, 6).unwrap();
+/// assert_eq!(perforated, exact_trajectory(&app, Version::Float, Start::AsGiven, 5).unwrap());
+/// ```
 pub fn exact_trajectory(
     app: &HotSpot3D,
     version: Version,
