@@ -51,6 +51,18 @@ pub struct Alg1 {
 impl Alg1 {
     /// Table 2 of the paper: products in fp32, accumulation and output in the
     /// accumulator format, round to nearest even.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::alg1::Alg1;
+    /// use boundgate::kernels::mpfma::record::{TcInput, TcOutput};
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// let alg = Alg1::table2(TcInput::Tf32, TcOutput::Fp32, 8);
+    /// assert_eq!((alg.low, alg.tilde, alg.bar, alg.fma), (Format::TF32, Format::FP32, Format::FP32, Format::FP32));
+    /// assert_eq!((alg.bar_mode, alg.fma_mode), (RoundingMode::NearestEven, RoundingMode::NearestEven));
+    /// let half = Alg1::table2(TcInput::Fp16, TcOutput::Fp16, 0);
+    /// assert_eq!((half.tilde, half.bar, half.block), (Format::FP32, Format::FP16, 1)); // block 0 -> 1
+    /// ```
     pub fn table2(input: TcInput, output: TcOutput, block: usize) -> Alg1 {
         let acc = match output {
             TcOutput::Fp32 => Format::FP32,
@@ -68,6 +80,17 @@ impl Alg1 {
     }
 
     /// The unit roundoffs `(u_low, u_high, u~, u_bar, u_FMA)` (`u_high` of `t_FMA`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::alg1::Alg1;
+    /// use boundgate::kernels::mpfma::record::{TcInput, TcOutput};
+    /// use boundgate_verify::bounds::tc::Roundoffs;
+    /// // The two rows of the paper's Table 2.
+    /// assert_eq!(Alg1::table2(TcInput::Fp16, TcOutput::Fp32, 4).roundoffs(), Roundoffs::table2_fp32());
+    /// assert_eq!(Alg1::table2(TcInput::Fp16, TcOutput::Fp16, 4).roundoffs(), Roundoffs::table2_fp16());
+    /// assert_eq!(Alg1::table2(TcInput::Bf16, TcOutput::Fp32, 4).roundoffs().u_low, 2f64.powi(-8));
+    /// ```
     pub fn roundoffs(&self) -> Roundoffs {
         let rne = RoundingMode::NearestEven;
         Roundoffs {
@@ -80,6 +103,22 @@ impl Alg1 {
     }
 
     /// The arithmetic the rigorous bound needs.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::alg1::Alg1;
+    /// use boundgate::kernels::mpfma::record::{TcInput, TcOutput};
+    /// use boundgate_verify::bounds::tc::{alg1_rigorous, Alg1Arithmetic, GemmShape};
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// let alg = Alg1::table2(TcInput::Fp16, TcOutput::Fp16, 2);
+    /// let rne = RoundingMode::NearestEven;
+    /// assert_eq!(alg.arithmetic(), Alg1Arithmetic { tilde: Format::FP32, bar: Format::FP16, bar_mode: rne, fma: Format::FP16, fma_mode: rne });
+    /// // The rigorous bound for it holds: [2048, 1, 1] . [1, 1, 1] gives 2048, exact 2050.
+    /// let x = [2048.0, 1.0, 1.0];
+    /// let shape = GemmShape::new(1, 3, 2).unwrap();
+    /// let bound = alg1_rigorous(&alg.arithmetic(), &shape, alg.products_exact(&x, &[1.0; 3]), 2050.0).unwrap();
+    /// assert!((alg.dot(&x, &[1.0; 3]) - 2050.0).abs() <= bound.value);
+    /// ```
     pub fn arithmetic(&self) -> Alg1Arithmetic {
         Alg1Arithmetic {
             tilde: self.tilde,
@@ -90,7 +129,28 @@ impl Alg1 {
         }
     }
 
-    /// Whether every product `x_i y_i` is exact in `t~`.
+    /// Whether no product `x_i y_i` is rounded in `t~`: each is exact there,
+    /// or overflows it. An overflow is not a rounding error; the bound's
+    /// no-overflow hypothesis (`S` at most the largest finite value,
+    /// [`boundgate_verify::bounds::tc::alg1_rigorous`]) refuses such a sum.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::alg1::Alg1;
+    /// use boundgate::kernels::mpfma::record::{TcInput, TcOutput};
+    /// let alg = Alg1::table2(TcInput::Fp16, TcOutput::Fp32, 4);
+    /// // fp16 x fp16 needs at most 22 significant bits: exact in fp32.
+    /// let h = 1.0 + 2f64.powi(-10);
+    /// assert!(alg.products_exact(&[h, 65504.0], &[h, 65504.0]));
+    /// // (1 + 2^-23)^2 = 1 + 2^-22 + 2^-46 needs 47 bits: not exact in fp32.
+    /// let s = 1.0 + 2f64.powi(-23);
+    /// assert!(!alg.products_exact(&[1.0, s], &[1.0, s]));
+    /// // 2^100 x 2^100 overflows fp32: not a rounding, and the bound refuses the sum.
+    /// let big = 2f64.powi(100);
+    /// assert!(alg.products_exact(&[big], &[big]));
+    /// let shape = boundgate_verify::bounds::tc::GemmShape::new(1, 1, 4).unwrap();
+    /// assert!(boundgate_verify::bounds::tc::alg1_rigorous(&alg.arithmetic(), &shape, true, big * big).is_err());
+    /// ```
     pub fn products_exact(&self, x: &[f64], y: &[f64]) -> bool {
         x.iter().zip(y).all(|(&a, &b)| {
             let p = self.tilde.mul(a, b, RoundingMode::NearestEven);
@@ -100,6 +160,17 @@ impl Alg1 {
     }
 
     /// One output element: eq. (7) chained over blocks of `b`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::alg1::Alg1;
+    /// use boundgate::kernels::mpfma::record::{TcInput, TcOutput};
+    /// // fp16 accumulation (spacing 2 at 2048): 2048 + 1 is a tie, to even 2048.
+    /// let alg = Alg1::table2(TcInput::Fp16, TcOutput::Fp16, 4);
+    /// assert_eq!(alg.dot(&[2048.0, 1.0, 1.0], &[1.0; 3]), 2048.0); // both ones lost
+    /// assert_eq!(alg.dot(&[1.0, 1.0, 2048.0], &[1.0; 3]), 2050.0); // 1 + 1 first: exact
+    /// assert_eq!(alg.dot(&[], &[]), 0.0);
+    /// ```
     pub fn dot(&self, x: &[f64], y: &[f64]) -> f64 {
         let mut d = 0.0;
         for (xs, ys) in x.chunks(self.block).zip(y.chunks(self.block)) {
@@ -114,6 +185,18 @@ impl Alg1 {
     }
 
     /// `D = A B` for `a` (`m x k`) and `b` (`k x t`), row-major, values of `t_low`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::alg1::Alg1;
+    /// use boundgate::kernels::mpfma::record::{TcInput, TcOutput};
+    /// let alg = Alg1::table2(TcInput::Fp16, TcOutput::Fp16, 4);
+    /// let a = [1.0, 2.0, 3.0, 4.0, 2048.0, 1.0]; // 2 x 3
+    /// let b = [1.0, 1.0, 1.0]; // 3 x 1
+    /// // Row 0: 1 + 2 + 3 = 6 exactly; row 1: 4 + 2048 = 2052, + 1 ties to even 2052.
+    /// assert_eq!(alg.gemm(&a, &b, 2, 3, 1), vec![6.0, 2052.0]);
+    /// assert_eq!(alg.gemm(&a, &b, 2, 3, 1)[1], alg.dot(&a[3..], &b));
+    /// ```
     pub fn gemm(&self, a: &[f64], b: &[f64], m: usize, k: usize, t: usize) -> Vec<f64> {
         let mut column = vec![0.0; k];
         let mut d = vec![0.0; m * t];

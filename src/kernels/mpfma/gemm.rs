@@ -133,6 +133,22 @@ pub const MAX_BLOCK: usize = 4096;
 
 impl GemmConfig {
     /// From a kernel's parameters.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::kernels::Params;
+    /// use boundgate::kernels::mpfma::gemm::{GemmConfig, MpfmaGemm};
+    /// use boundgate::kernels::mpfma::record::TcOutput;
+    /// let params = |p: &[&str]| Params::parse(&MpfmaGemm, &p.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+    /// let c = GemmConfig::from_params(&params(&["output=fp32-fp16", "block=8"])).unwrap();
+    /// // fp32 accumulation converted to fp16 at the end; the sm90 record's block 16 overridden.
+    /// assert_eq!((c.record.output, c.fp16_epilogue, c.record.block, c.alg1), (TcOutput::Fp32, true, 8, false));
+    /// assert!(GemmConfig::from_params(&params(&["model=alg1"])).unwrap().alg1);
+    /// // Beyond MAX_BLOCK, and combinations without a record, are refused.
+    /// assert!(matches!(GemmConfig::from_params(&params(&["block=5000"])), Err(Error::Usage(_))));
+    /// assert!(matches!(GemmConfig::from_params(&params(&["input=bf16", "output=fp16"])), Err(Error::Usage(_))));
+    /// ```
     pub fn from_params(params: &Params) -> Result<GemmConfig> {
         let arch: Arch = params.text("arch")?.parse()?;
         let input: TcInput = params.text("input")?.parse()?;
@@ -163,6 +179,17 @@ impl GemmConfig {
     }
 
     /// Algorithm 1 with Table 2's formats and the record's block.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::alg1::Alg1;
+    /// use boundgate::kernels::mpfma::gemm::config_from_pairs;
+    /// use boundgate::kernels::mpfma::record::{TcInput, TcOutput};
+    /// let c = config_from_pairs(&["input=bf16", "block=4"]).unwrap();
+    /// assert_eq!(c.alg1_model(), Alg1::table2(TcInput::Bf16, TcOutput::Fp32, 4));
+    /// // The record's block by default: 8 for tf32 on sm90.
+    /// assert_eq!(config_from_pairs(&["input=tf32"]).unwrap().alg1_model().block, 8);
+    /// ```
     pub fn alg1_model(&self) -> Alg1 {
         Alg1::table2(self.record.input, self.record.output, self.record.block)
     }
@@ -171,6 +198,19 @@ impl GemmConfig {
     /// fp32, accumulation and output in the accumulator format, to nearest).
     /// An fp32 accumulator counts as fp32 even where the record keeps fewer
     /// bits (Hopper fp8): that is the paper's reading of the PTX guide.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gemm::config_from_pairs;
+    /// use boundgate_verify::bounds::tc::Roundoffs;
+    /// let r = |p: &[&str]| config_from_pairs(p).unwrap().roundoffs();
+    /// assert_eq!(r(&[]), Roundoffs::table2_fp32()); // fp16 -> fp32
+    /// assert_eq!(r(&["output=fp16"]), Roundoffs::table2_fp16());
+    /// // Hopper fp8: u_low of e4m3 (2^-4); the fp32 accumulator counts as fp32 (2^-24),
+    /// // although the record keeps 13 fraction bits.
+    /// let fp8 = r(&["input=e4m3"]);
+    /// assert_eq!((fp8.u_low, fp8.u_bar, fp8.u_fma), (2f64.powi(-4), 2f64.powi(-24), 2f64.powi(-24)));
+    /// ```
     pub fn roundoffs(&self) -> Roundoffs {
         let acc = match self.record.output {
             TcOutput::Fp32 => Format::FP32,
@@ -207,8 +247,31 @@ impl GemmOperands {
     ///
     /// # Errors
     /// [`VerifyError::Empty`] for an empty dimension, [`VerifyError::LengthMismatch`]
-    /// if the inner dimensions differ, [`VerifyError::InvalidParameter`] for an
+    /// if the inner dimensions differ or `a`, `b` do not hold `m k`, `k t`
+    /// elements, [`VerifyError::InvalidParameter`] for an
     /// output of more than 2^28 elements ([`crate::kernels::require_output_fits`]).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gemm::GemmOperands;
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// use boundgate_verify::VerifyError;
+    /// let fp16 = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+    /// let ops = GemmOperands::new(&fp16, vec![0.1, 2.0], (1, 2), vec![3.0, 0.5], (2, 1)).unwrap();
+    /// assert_eq!(ops.a_read, vec![0.0999755859375, 2.0]); // 0.1 to nearest fp16
+    /// assert_eq!((ops.a[0], ops.m, ops.k, ops.t), (0.1, 1, 2, 1));
+    /// // tf32: stored as fp32 (nearest), then truncated to 10 fraction bits by the unit.
+    /// let tf32 = TcRecord::lookup(Arch::Sm90, TcInput::Tf32, TcOutput::Fp32).unwrap();
+    /// let v = 1.0 + 2f64.powi(-10) + 2f64.powi(-11) + 2f64.powi(-12);
+    /// let ops = GemmOperands::new(&tf32, vec![v], (1, 1), vec![1.0], (1, 1)).unwrap();
+    /// assert_eq!(ops.a_read, vec![1.0 + 2f64.powi(-10)]);
+    /// assert!(matches!(GemmOperands::new(&fp16, vec![], (0, 1), vec![1.0], (1, 1)), Err(VerifyError::Empty { .. })));
+    /// let mismatch = GemmOperands::new(&fp16, vec![1.0; 2], (1, 2), vec![1.0; 3], (3, 1));
+    /// assert!(matches!(mismatch, Err(VerifyError::LengthMismatch { .. })));
+    /// // a slice that does not hold its shape
+    /// let short = GemmOperands::new(&fp16, vec![1.0], (2, 2), vec![1.0; 4], (2, 2));
+    /// assert!(matches!(short, Err(VerifyError::LengthMismatch { .. })));
+    /// ```
     pub fn new(
         record: &TcRecord,
         a: Vec<f64>,
@@ -223,6 +286,21 @@ impl GemmOperands {
         }
         boundgate_verify::error::require_same_len("columns of A and rows of B", k, k_b)?;
         crate::kernels::require_output_fits(m, t)?;
+        // The slices must hold exactly the shapes given: the model indexes
+        // them as m x k and k x t and would otherwise read out of bounds.
+        for (what, rows, cols, len) in [
+            ("elements of A (m k)", m, k, a.len()),
+            ("elements of B (k t)", k, t, b.len()),
+        ] {
+            let expected = rows
+                .checked_mul(cols)
+                .ok_or_else(|| VerifyError::InvalidParameter {
+                    name: what.into(),
+                    value: format!("{rows} x {cols}"),
+                    reason: "the element count overflows usize".into(),
+                })?;
+            boundgate_verify::error::require_same_len(what, expected, len)?;
+        }
         let read = |v: &[f64]| -> Vec<f64> {
             let storage = record.input.storage();
             v.iter()
@@ -245,6 +323,19 @@ impl GemmOperands {
     }
 
     /// The first input that is finite as given but not as read (it overflowed the input format).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gemm::GemmOperands;
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// let r = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+    /// let ops = |a: Vec<f64>, b: Vec<f64>| GemmOperands::new(&r, a, (1, 2), b, (2, 1)).unwrap();
+    /// // 65519 rounds to fp16's 65504; 7e4 rounds to infinity.
+    /// assert_eq!(ops(vec![65519.0, 1.0], vec![1.0, 7e4]).first_overflow(), Some(('B', 1, 7e4)));
+    /// assert_eq!(ops(vec![65519.0, 1.0], vec![1.0, 1.0]).first_overflow(), None);
+    /// // An infinity given is not an overflow of the format.
+    /// assert_eq!(ops(vec![f64::INFINITY, 1.0], vec![1.0, 1.0]).first_overflow(), None);
+    /// ```
     pub fn first_overflow(&self) -> Option<(char, usize, f64)> {
         let find = |name, given: &[f64], read: &[f64]| {
             given
@@ -272,6 +363,26 @@ pub struct GemmRun {
 }
 
 /// Runs the CPU model (block FMA or Algorithm 1) on the operands.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::gemm::{GemmOperands, config_from_pairs, run_model};
+/// let small = 2f64.powi(-12);
+/// let run = |pairs: &[&str]| {
+///     let config = config_from_pairs(pairs).unwrap();
+///     // [1, -1, 2^-12] . [1, 1, 2^-13] = 2^-25 exactly.
+///     let ops = GemmOperands::new(&config.record, vec![1.0, -1.0, small], (1, 3), vec![1.0, 1.0, small / 2.0], (3, 1)).unwrap();
+///     run_model(&config, &ops)
+/// };
+/// // A100's block FMA keeps 24 fractional bits below 2^0: 2^-25 is truncated away.
+/// let tc = run(&["arch=sm80"]);
+/// assert_eq!((tc.d[0], tc.ran_on.as_str()), (0.0, "cpu model"));
+/// assert!(*tc.a_posteriori[0].as_ref().unwrap() >= 2f64.powi(-25)); // and its bound knows it
+/// // Algorithm 1 rounds after every addition: 1 - 1 = 0, then 2^-25 exactly.
+/// let alg1 = run(&["arch=sm80", "model=alg1"]);
+/// assert_eq!(alg1.d, vec![2f64.powi(-25)]);
+/// assert!(alg1.a_posteriori.is_empty()); // the a-posteriori bound is the block FMA's
+/// ```
 pub fn run_model(config: &GemmConfig, ops: &GemmOperands) -> GemmRun {
     let (m, k, t) = (ops.m, ops.k, ops.t);
     let mut a_posteriori = Vec::with_capacity(m * t);
@@ -379,6 +490,14 @@ pub enum InnerOrder {
 
 impl InnerOrder {
     /// Whether the bound covers vendor splits and orders (both `Any` forms).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gemm::InnerOrder;
+    /// assert!(!InnerOrder::Chain.is_any());
+    /// assert!(InnerOrder::Any.is_any() && InnerOrder::AnyAccumulatorReduction.is_any());
+    /// assert!(InnerOrder::AnySplit(4).is_any());
+    /// ```
     pub fn is_any(self) -> bool {
         self != InnerOrder::Chain
     }
@@ -392,6 +511,27 @@ impl InnerOrder {
 ///
 /// # Errors
 /// As [`block_fma_any_order`].
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::blockfma::BlockFma;
+/// use boundgate::kernels::mpfma::gemm::any_order_bound;
+/// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+/// use boundgate_verify::bounds::tc::block_fma_a_priori;
+/// use boundgate_verify::oracle;
+/// let r = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+/// let (spec, unit) = (r.spec(), BlockFma::new(&r));
+/// let x: Vec<f64> = (0..64).map(|i| 1.0 + i as f64 * 2f64.powi(-10)).collect(); // fp16 values
+/// let y = vec![1.0 + 2f64.powi(-10); 64];
+/// let any = any_order_bound(&spec, false, &x, &y).unwrap().value;
+/// // Split-K in two halves, the halves added in fp32: not one chain, still within the bound.
+/// let half = |s: std::ops::Range<usize>| unit.chain(&x[s.clone()], &y[s], 0.0).0;
+/// let split = (half(0..32) as f32 + half(32..64) as f32) as f64;
+/// let err = |d| oracle::dot(&x, &y).unwrap().error_of(d).absolute_up().unwrap();
+/// assert!(err(split) <= any && err(unit.chain(&x, &y, 0.0).0) <= any);
+/// assert!(block_fma_a_priori(&spec, &x, &y).unwrap().value <= any); // the chain's is tighter
+/// assert!(any_order_bound(&spec, true, &x, &y).unwrap().value > any); // fp16 reductions allowed
+/// ```
 pub fn any_order_bound(
     spec: &BlockFmaSpec,
     fp16_output: bool,
@@ -413,6 +553,26 @@ pub fn any_order_bound(
 ///
 /// # Errors
 /// As [`block_fma_any_order_split_reducing`].
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::blockfma::BlockFma;
+/// use boundgate::kernels::mpfma::gemm::{any_order_bound, split_any_order_bound};
+/// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// use boundgate_verify::oracle;
+/// let r = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+/// let (spec, unit) = (r.spec(), BlockFma::new(&r));
+/// let x: Vec<f64> = (0..64).map(|i| 1.0 + i as f64 * 2f64.powi(-10)).collect(); // fp16 values
+/// let y = vec![1.0 + 2f64.powi(-10); 64];
+/// let split = split_any_order_bound(&spec, 2, &x, &y).unwrap().value;
+/// assert!(split <= any_order_bound(&spec, true, &x, &y).unwrap().value); // the smaller of two
+/// // Two chains whose results are reduced in fp16 (an fp16 D), as a split-K library may.
+/// let (h, rne) = (Format::FP16, RoundingMode::NearestEven);
+/// let half = |s: std::ops::Range<usize>| h.round(unit.chain(&x[s.clone()], &y[s], 0.0).0, rne);
+/// let d = h.add(half(0..32), half(32..64), rne);
+/// assert!(oracle::dot(&x, &y).unwrap().error_of(d).absolute_up().unwrap() <= split);
+/// ```
 pub fn split_any_order_bound(
     spec: &BlockFmaSpec,
     parts: u64,
@@ -436,6 +596,27 @@ pub fn split_any_order_bound(
 /// A hypothesis that does not hold (an input that overflows its format, a
 /// possible overflow of the accumulator), or [`VerifyError::InvalidParameter`]
 /// for Algorithm 1 in [`InnerOrder::Any`] (it has one order by definition).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::gemm::{GemmOperands, InnerOrder, config_from_pairs, rigorous_bounds, run_model};
+/// use boundgate_verify::{oracle, VerifyError};
+/// let config = config_from_pairs(&["arch=sm80"]).unwrap();
+/// let (a, b) = (vec![1.0, -1.0, 0.1], vec![1.0, 1.0, 2f64.powi(-13)]); // 0.1 is no fp16 value
+/// let ops = GemmOperands::new(&config.record, a, (1, 3), b, (3, 1)).unwrap();
+/// let s_read = Ok(vec![oracle::abs_dot_up(&ops.a_read, &ops.b_read).unwrap()]); // B has one column
+/// let bounds = rigorous_bounds(&config, &ops, &s_read, InnerOrder::Chain).unwrap();
+/// // The error against the inputs as given (representation error included) is within it.
+/// let d = run_model(&config, &ops).d[0];
+/// let err = oracle::dot(&ops.a, &ops.b).unwrap().error_of(d).absolute_up().unwrap();
+/// assert!(err > 0.0 && err <= bounds.values()[0]);
+/// // Algorithm 1 has one order; an input beyond fp16 fails the hypotheses.
+/// let alg1 = config_from_pairs(&["arch=sm80", "model=alg1"]).unwrap();
+/// assert!(matches!(rigorous_bounds(&alg1, &ops, &s_read, InnerOrder::Any), Err(VerifyError::InvalidParameter { .. })));
+/// let big = GemmOperands::new(&config.record, vec![1e5], (1, 1), vec![1.0], (1, 1)).unwrap();
+/// let e = rigorous_bounds(&config, &big, &Ok(vec![1e5]), InnerOrder::Chain);
+/// assert!(matches!(e, Err(VerifyError::HypothesisNotMet { .. })));
+/// ```
 pub fn rigorous_bounds(
     config: &GemmConfig,
     ops: &GemmOperands,
@@ -550,6 +731,23 @@ fn cast_roundoffs(config: &GemmConfig, r: &Roundoffs) -> (Roundoffs, &'static st
 
 /// The published and probabilistic bounds (Theorems 3.7-3.10) and, for the
 /// block-FMA model, the a-posteriori rigorous bound.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::gemm::{GemmOperands, InnerOrder, config_from_pairs, other_bounds, run_model};
+/// use boundgate_verify::bounds::tc::{thm_3_7, GemmShape};
+/// let config = config_from_pairs(&[]).unwrap(); // sm90 fp16 -> fp32, block 16
+/// let ops = GemmOperands::new(&config.record, vec![0.5, 0.5], (1, 2), vec![1.0, 1.0], (2, 1)).unwrap();
+/// let run = run_model(&config, &ops);
+/// let s = Ok(vec![1.0]); // sum |a_j b_j| = 1
+/// let (checks, details) = other_bounds(&config, &ops, &run, &s, &s, 0.9999, InnerOrder::Chain);
+/// assert_eq!(checks[0].label, "published: Theorem 3.7 (DBEA)");
+/// // With S = 1 the element's bound is Theorem 3.7's constant for k = 2 padded to b = 16.
+/// let thm = thm_3_7(&config.roundoffs(), &GemmShape::new(1, 2, 16).unwrap(), 1.0).unwrap();
+/// assert_eq!(checks[0].bounds.as_ref().unwrap().values(), &[thm.value]);
+/// assert!(checks.iter().any(|c| c.label == "rigorous a posteriori: block FMA"));
+/// assert_eq!(details["roundoffs"]["u_bar"].as_f64(), Some(2f64.powi(-24)));
+/// ```
 pub fn other_bounds(
     config: &GemmConfig,
     ops: &GemmOperands,
