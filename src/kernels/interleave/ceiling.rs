@@ -95,12 +95,36 @@ pub struct Ceiling {
 
 impl Ceiling {
     /// The larger of the two lengths.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::ceiling::{Ceiling, Longest, Placement};
+    /// let at = |placement, len| Longest { placement, len, within: None, beyond: None };
+    /// let c = Ceiling { limit: 0.01, longest: [at(Placement::Start, 3), at(Placement::End, 5)], iterations: 40 };
+    /// assert_eq!(c.longest_len(), 5);
+    /// let c = Ceiling { longest: [at(Placement::Start, 7), at(Placement::End, 0)], ..c };
+    /// assert_eq!(c.longest_len(), 7);
+    /// ```
     pub fn longest_len(&self) -> usize {
         self.longest[0].len.max(self.longest[1].len)
     }
 
     /// `N / (N - H)`: the speedup of a run with `H` approximate iterations
     /// that cost nothing, conversions free.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::ceiling::{Ceiling, Longest, Placement};
+    /// let at = |placement, len| Longest { placement, len, within: None, beyond: None };
+    /// let c = Ceiling { limit: 0.01, longest: [at(Placement::Start, 10), at(Placement::End, 4)], iterations: 40 };
+    /// assert_eq!(c.free_bound(), 40.0 / 30.0); // N / (N - H), H = 10
+    /// // no approximate iteration within the limit: no gain at all
+    /// let none = Ceiling { longest: [at(Placement::Start, 0), at(Placement::End, 0)], ..c.clone() };
+    /// assert_eq!(none.free_bound(), 1.0);
+    /// // the whole run within: no finite bound
+    /// let all = Ceiling { longest: [at(Placement::Start, 40), at(Placement::End, 40)], ..c };
+    /// assert_eq!(all.free_bound(), f64::INFINITY);
+    /// ```
     pub fn free_bound(&self) -> f64 {
         let n = self.iterations as f64;
         n / (n - self.longest_len() as f64).max(f64::MIN_POSITIVE)
@@ -108,6 +132,22 @@ impl Ceiling {
 
     /// The best executed speedup of the two longest stretches (1 when none
     /// is within).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{ceiling::ceiling, clock::Clock, grid::Grid3,
+    ///     hotspot::HotSpot3D, version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+    /// let c = ceiling(&app, Version::Half, 20, 0.002, Clock::DEFAULT).unwrap();
+    /// assert!(c.longest_len() > 0);
+    /// // the faster of the two stretches within the limit; half is cheaper than float
+    /// let best = c.best_executed();
+    /// assert!(best > 1.0 && best <= c.free_bound());
+    /// assert!(c.longest.iter().any(|l| l.within.as_ref().and_then(|e| e.speedup) == Some(best)));
+    /// // an unreachable limit: nothing within, speedup 1
+    /// let none = ceiling(&app, Version::Half, 20, 1e-12, Clock::DEFAULT).unwrap();
+    /// assert_eq!((none.longest_len(), none.best_executed()), (0, 1.0));
+    /// ```
     pub fn best_executed(&self) -> f64 {
         self.longest
             .iter()

@@ -262,6 +262,30 @@ struct ReportArgs {
 }
 
 /// Runs `boundgate interleave`.
+///
+/// # Errors
+/// Bad arguments or input files ([`Error`]); an exceeded limit is not an
+/// error but [`ExitCode::Violation`] (from `execute`).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{cli::{InterleaveArgs, execute}, schedule::Schedule,
+///     version::Version};
+/// use boundgate::{Error, ExitCode};
+/// use clap::{Args, FromArgMatches};
+/// let path = std::env::temp_dir().join(format!("boundgate-doc-cli-{}.txt", std::process::id()));
+/// Schedule::new(10, vec![(0, Version::Half), (5, Version::Float)]).unwrap().write(&path).unwrap();
+/// let run = |threshold: &str| {
+///     let argv = ["interleave", "execute", "--grid", "8x8x2", "--no-ground-truth",
+///                 "--schedule", path.to_str().unwrap(), "--threshold", threshold];
+///     let m = InterleaveArgs::augment_args(clap::Command::new("interleave")).get_matches_from(argv);
+///     execute(InterleaveArgs::from_arg_matches(&m).unwrap())
+/// };
+/// assert_eq!(run("0.5").unwrap(), ExitCode::Ok);
+/// assert_eq!(run("1e-9").unwrap(), ExitCode::Violation); // binary16 rounding alone exceeds it
+/// assert!(matches!(run("0"), Err(Error::Usage(_)))); // not a positive limit
+/// std::fs::remove_file(&path).unwrap();
+/// ```
 pub fn execute(args: InterleaveArgs) -> Result<ExitCode> {
     match args.command {
         Command::Profile(a) => run_profile(a),

@@ -141,6 +141,16 @@ pub type Result<T, E = InterleaveError> = std::result::Result<T, E>;
 
 impl InterleaveError {
     /// A [`InterleaveError::File`] error.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::error::InterleaveError;
+    /// let e = InterleaveError::file("a.csv", Some(3), "loss", "not a number");
+    /// assert!(matches!(&e, InterleaveError::File { line: Some(3), field, .. } if field == "loss"));
+    /// assert_eq!(e.to_string(), "a.csv:3: loss: not a number");
+    /// // without a line, no `:line` part
+    /// assert_eq!(InterleaveError::file("s.txt", None, "header", "missing").to_string(), "s.txt: header: missing");
+    /// ```
     pub fn file(
         path: impl Into<PathBuf>,
         line: Option<usize>,
@@ -156,6 +166,14 @@ impl InterleaveError {
     }
 
     /// A [`InterleaveError::InvalidParameter`] error.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::error::InterleaveError;
+    /// let e = InterleaveError::parameter("iterations", 0, "must be at least 1");
+    /// assert!(matches!(&e, InterleaveError::InvalidParameter { value, .. } if value == "0"));
+    /// assert_eq!(e.to_string(), "iterations = 0: must be at least 1");
+    /// ```
     pub fn parameter(
         name: &str,
         value: impl ToString,
@@ -169,6 +187,15 @@ impl InterleaveError {
     }
 
     /// An [`InterleaveError::Io`] error for `path`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::error::InterleaveError;
+    /// use std::io::{Error, ErrorKind};
+    /// let e = InterleaveError::io("/no/such/file", Error::new(ErrorKind::NotFound, "gone"));
+    /// assert!(matches!(&e, InterleaveError::Io { message, .. } if message == "gone"));
+    /// assert_eq!(e.to_string(), "/no/such/file: gone");
+    /// ```
     pub fn io(path: impl Into<PathBuf>, error: std::io::Error) -> InterleaveError {
         InterleaveError::Io {
             path: path.into(),

@@ -78,11 +78,40 @@ pub fn speedup_text(speedup: Option<f64>) -> String {
 
 impl Execution {
     /// The conversions performed.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{clock::Clock, execute::execute, runner::Conversion, grid::Grid3,
+    ///     hotspot::HotSpot3D, schedule::Schedule, version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+    /// let s = Schedule::new(12, vec![(0, Version::Half), (4, Version::Float), (8, Version::Half)]).unwrap();
+    /// let e = execute(&app, &s, 0.5, Clock::DEFAULT, false).unwrap();
+    /// let to = |iteration, to| Conversion { iteration, to };
+    /// assert_eq!(e.conversions(), [to(0, Version::Half), to(4, Version::Float), to(8, Version::Half)]);
+    /// // float and looperf share binary32 storage: no conversion between them
+    /// let s = Schedule::new(12, vec![(0, Version::Float), (6, Version::Looperf)]).unwrap();
+    /// assert!(execute(&app, &s, 0.5, Clock::DEFAULT, false).unwrap().conversions().is_empty());
+    /// ```
     pub fn conversions(&self) -> &[Conversion] {
         &self.run.conversions
     }
 
     /// The largest executed loss along the run (0 for an empty one).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{clock::Clock, execute::execute, grid::Grid3,
+    ///     hotspot::HotSpot3D, schedule::Schedule, version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+    /// // float only is the reference itself: loss exactly 0 throughout
+    /// let float = Schedule::single(10, Version::Float).unwrap();
+    /// assert_eq!(execute(&app, &float, 0.5, Clock::DEFAULT, false).unwrap().max_loss(), 0.0);
+    /// let half = Schedule::single(10, Version::Half).unwrap();
+    /// let e = execute(&app, &half, 0.5, Clock::DEFAULT, false).unwrap();
+    /// assert!(e.max_loss() > 0.0);
+    /// assert!(e.run.path.iter().all(|r| r.accuracy_loss <= e.max_loss()));
+    /// assert!(e.run.path.iter().any(|r| r.accuracy_loss == e.max_loss()));
+    /// ```
     pub fn max_loss(&self) -> f64 {
         self.run
             .path
@@ -92,12 +121,45 @@ impl Execution {
     }
 
     /// Whether the executed trajectory stayed within the limit and completed.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{clock::Clock, execute::{Verdict, execute}, grid::Grid3,
+    ///     hotspot::HotSpot3D, schedule::Schedule, version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+    /// let s = Schedule::single(10, Version::Half).unwrap();
+    /// let loss = execute(&app, &s, 0.5, Clock::DEFAULT, false).unwrap().max_loss();
+    /// // a limit at the largest loss is respected (only exceeding counts) ...
+    /// assert!(execute(&app, &s, loss, Clock::DEFAULT, false).unwrap().respects_limit());
+    /// // ... one just below it is not
+    /// let e = execute(&app, &s, loss.next_down(), Clock::DEFAULT, false).unwrap();
+    /// assert!(!e.respects_limit());
+    /// assert!(matches!(e.verdict, Verdict::Exceeded { .. }));
+    /// ```
     pub fn respects_limit(&self) -> bool {
         self.verdict == Verdict::WithinLimit
     }
 
     /// Rows `(iteration, version, simulated loss, executed loss [lower, upper], over)`
     /// side by side with a simulation of the same schedule.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{clock::Clock, execute::execute, grid::Grid3,
+    ///     hotspot::HotSpot3D, schedule::Schedule, version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+    /// let s = Schedule::new(10, vec![(0, Version::Float), (5, Version::Half)]).unwrap();
+    /// let e = execute(&app, &s, 0.5, Clock::DEFAULT, true).unwrap();
+    /// let rows = e.side_by_side(None);
+    /// assert_eq!(rows.len(), 11); // iterations 0 to 10
+    /// assert_eq!((rows[5].version, rows[6].version), (Version::Float, Version::Half));
+    /// assert_eq!(rows[5].executed, 0.0); // float so far: the reference itself
+    /// for r in &rows {
+    ///     assert!(r.simulated.is_none() && !r.over);
+    ///     // with the ground truth, an enclosure of the exact loss around the executed one
+    ///     assert!(r.lower <= r.executed && r.executed <= r.upper);
+    /// }
+    /// ```
     pub fn side_by_side(&self, simulation: Option<&Simulation>) -> Vec<SideBySide> {
         self.run
             .path
@@ -169,6 +231,27 @@ pub fn execute(
 ///
 /// # Errors
 /// As [`execute`]; schedules of different lengths.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{clock::Clock, error::InterleaveError,
+///     execute::{execute, execute_many}, grid::Grid3, hotspot::HotSpot3D,
+///     schedule::Schedule, version::Version};
+/// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+/// let a = Schedule::single(10, Version::Half).unwrap();
+/// let b = Schedule::new(10, vec![(0, Version::Half), (5, Version::Float)]).unwrap();
+/// let both = execute_many(&app, &[(a.clone(), 0.5), (b.clone(), 1e-9)], Clock::DEFAULT, false).unwrap();
+/// // the same as one at a time, each against its own limit
+/// let alone = execute(&app, &b, 1e-9, Clock::DEFAULT, false).unwrap();
+/// assert_eq!(both[1].max_loss(), alone.max_loss());
+/// assert!(both[0].respects_limit() && !both[1].respects_limit());
+/// assert!(execute_many(&app, &[], Clock::DEFAULT, false).unwrap().is_empty());
+/// let c = Schedule::single(11, Version::Half).unwrap();
+/// let mixed = execute_many(&app, &[(a.clone(), 0.5), (c, 0.5)], Clock::DEFAULT, false);
+/// assert!(matches!(mixed, Err(InterleaveError::InvalidParameter { .. })));
+/// let bad = execute_many(&app, &[(a, 0.0)], Clock::DEFAULT, false);
+/// assert!(matches!(bad, Err(InterleaveError::InvalidThreshold { .. })));
+/// ```
 pub fn execute_many(
     app: &HotSpot3D,
     items: &[(Schedule, f64)],

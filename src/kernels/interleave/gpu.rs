@@ -114,6 +114,28 @@ impl GpuHotSpot {
     /// # Errors
     /// No device ([`crate::gpu::probe`] says why), an NVRTC or driver
     /// failure, bad problem data.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::kernels::interleave::{gpu::GpuHotSpot, grid::Grid3, hotspot::HotSpot3D,
+    ///     schedule::Schedule, version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(64, 32, 4).unwrap(), 1).unwrap();
+    /// let mut gpu = GpuHotSpot::new(&app).expect("a GPU");
+    /// // built once, run many times: every run starts again from the initial state
+    /// let s = Schedule::new(20, vec![(0, Version::Half), (10, Version::Float)]).unwrap();
+    /// let bits = |v: Vec<f32>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    /// let first = bits(gpu.run(&s, false).unwrap().state);
+    /// assert_eq!(bits(gpu.run(&s, false).unwrap().state), first);
+    /// ```
+    ///
+    /// Bad problem data is refused before a device is looked for:
+    /// ```
+    /// use boundgate::gpu::GpuError;
+    /// use boundgate::kernels::interleave::{gpu::GpuHotSpot, grid::Grid3, hotspot::HotSpot3D};
+    /// // 1e39 is a finite binary64 temperature but overflows binary32
+    /// let hot = HotSpot3D::new(Grid3::new(2, 1, 1).unwrap(), vec![1e39, 300.0], vec![1.0; 2]).unwrap();
+    /// assert!(matches!(GpuHotSpot::new(&hot), Err(GpuError::Internal(_))));
+    /// ```
     pub fn new(app: &HotSpot3D) -> Result<GpuHotSpot, GpuError> {
         let initial = app
             .initial32()
@@ -167,6 +189,19 @@ impl GpuHotSpot {
     }
 
     /// The device, in words.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::kernels::interleave::{gpu::GpuHotSpot, grid::Grid3, hotspot::HotSpot3D,
+    ///     schedule::Schedule, version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(16, 16, 2).unwrap(), 1).unwrap();
+    /// let mut gpu = GpuHotSpot::new(&app).expect("a GPU");
+    /// let name = gpu.device(); // e.g. "NVIDIA H100 80GB HBM3 (sm_90, driver 13.0)"
+    /// assert!(name.contains(" (sm_") && name.contains(", driver "));
+    /// // every run names the device it ran on
+    /// let s = Schedule::single(3, Version::Float).unwrap();
+    /// assert_eq!(gpu.run(&s, false).unwrap().device, name);
+    /// ```
     pub fn device(&self) -> String {
         let info = &self.dev.device;
         format!(
@@ -187,6 +222,22 @@ impl GpuHotSpot {
     /// # Errors
     /// A schedule for another grid size is impossible (the schedule only
     /// counts iterations); driver failures.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::kernels::interleave::{gpu::GpuHotSpot, grid::Grid3, hotspot::HotSpot3D,
+    ///     schedule::Schedule, version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(64, 32, 4).unwrap(), 1).unwrap();
+    /// let mut gpu = GpuHotSpot::new(&app).expect("a GPU");
+    /// // float data -> half at the start, half -> float at 6; float and looperf share binary32
+    /// let s = Schedule::new(12, vec![(0, Version::Half), (6, Version::Float), (9, Version::Looperf)]).unwrap();
+    /// let timed = gpu.run(&s, true).unwrap();
+    /// assert_eq!((timed.conversions, timed.iteration_ms.len()), (2, 12));
+    /// assert!(timed.total_ms > 0.0);
+    /// let untimed = gpu.run(&s, false).unwrap();
+    /// assert!(untimed.iteration_ms.is_empty());
+    /// assert_eq!(untimed.state.len(), app.grid().cells());
+    /// ```
     pub fn run(&mut self, schedule: &Schedule, per_iteration: bool) -> Result<GpuRun, GpuError> {
         let done = self.launch(schedule, per_iteration)?;
         Ok(GpuRun {
@@ -373,6 +424,24 @@ struct Launched {
 ///
 /// # Errors
 /// No device ([`crate::gpu::probe`] says why), an NVRTC or driver failure.
+///
+/// # Example
+/// ```no_run
+/// use boundgate::kernels::interleave::{gpu::run_schedule, grid::Grid3, hotspot::HotSpot3D,
+///     schedule::Schedule, stencil::advance, version::Version};
+/// let app = HotSpot3D::synthetic(Grid3::new(67, 33, 4).unwrap(), 1).unwrap();
+/// let s = Schedule::new(30, vec![(0, Version::Half), (9, Version::Float), (17, Version::Looperf)]).unwrap();
+/// let gpu = run_schedule(&app, &s).expect("a GPU");
+/// // the CPU model of the same schedule, bit for bit
+/// let (mut state, mut scratch) = (app.initial_state(s.version_at(1)).unwrap(), Vec::new());
+/// for i in 1..=s.iterations() {
+///     state = state.converted(s.version_at(i), i - 1).unwrap();
+///     advance(&app, s.version_at(i), &mut state, &mut scratch);
+/// }
+/// let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+/// assert_eq!(bits(&gpu.state), bits(&state.values));
+/// assert_eq!(gpu.iteration_ms.len(), 30); // every iteration timed
+/// ```
 pub fn run_schedule(app: &HotSpot3D, schedule: &Schedule) -> Result<GpuRun, GpuError> {
     GpuHotSpot::new(app)?.run(schedule, true)
 }
@@ -415,6 +484,31 @@ pub struct ScheduleTimings {
 /// lengths (checked before the device is touched); no device; driver
 /// failures; a state that holds a NaN or an infinity ([`GpuError::Internal`]
 /// with the loss's error).
+///
+/// # Example
+/// ```no_run
+/// use boundgate::kernels::interleave::{gpu::time_schedules, grid::Grid3, hotspot::HotSpot3D,
+///     schedule::Schedule, version::Version};
+/// let app = HotSpot3D::synthetic(Grid3::new(128, 128, 8).unwrap(), 1).unwrap();
+/// let half = Schedule::single(50, Version::Half).unwrap();
+/// let t = time_schedules(&app, &[half], 3).expect("a GPU");
+/// // the float run is the reference: speedup 1, loss 0
+/// assert_eq!((t.float.speedup, t.float.final_loss.upper), (1.0, 0.0));
+/// assert_eq!(t.schedules[0].runs_ms.len(), 3);
+/// assert_eq!(t.schedules[0].speedup, t.float.median_ms / t.schedules[0].median_ms);
+/// assert!(t.schedules[0].final_loss.lower > 0.0); // half rounds the state
+/// ```
+///
+/// Bad arguments are refused before a device is looked for:
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::interleave::{gpu::time_schedules, grid::Grid3, hotspot::HotSpot3D,
+///     schedule::Schedule, version::Version};
+/// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+/// let (a, b) = (Schedule::single(10, Version::Half).unwrap(), Schedule::single(11, Version::Half).unwrap());
+/// assert!(matches!(time_schedules(&app, &[a.clone()], 0), Err(GpuError::Input(_))));
+/// assert!(matches!(time_schedules(&app, &[a, b], 3), Err(GpuError::Input(_))));
+/// ```
 pub fn time_schedules(
     app: &HotSpot3D,
     schedules: &[Schedule],

@@ -28,6 +28,19 @@ impl Grid3 {
     /// 2^28, the limit of every generated input (which also fits the CUDA
     /// kernels' 32-bit indices): up to `u32::MAX` cells were accepted, and
     /// `60000x60000x1` aborted allocating 28.8 GB (review, 2026-11-26).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, grid::Grid3};
+    /// let g = Grid3::new(3, 4, 5).unwrap();
+    /// assert_eq!(g.cells(), 60); // 3 * 4 * 5
+    /// assert!(matches!(Grid3::new(3, 0, 5), Err(InterleaveError::EmptyGrid { .. })));
+    /// // 2^28 cells is the most; one more row of 2^14 is refused
+    /// assert!(Grid3::new(1 << 14, 1 << 14, 1).is_ok());
+    /// assert!(matches!(Grid3::new((1 << 14) + 1, 1 << 14, 1), Err(InterleaveError::EmptyGrid { .. })));
+    /// // an overflowing product is refused, not wrapped
+    /// assert!(matches!(Grid3::new(usize::MAX, 2, 1), Err(InterleaveError::EmptyGrid { .. })));
+    /// ```
     pub fn new(nx: usize, ny: usize, nz: usize) -> Result<Grid3> {
         let refuse = |reason: &str| InterleaveError::EmptyGrid {
             nx,
@@ -49,26 +62,78 @@ impl Grid3 {
     }
 
     /// Cells along x (columns).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::grid::Grid3;
+    /// let g = Grid3::new(3, 4, 5).unwrap();
+    /// assert_eq!(g.nx(), 3);
+    /// assert_eq!("7x1x1".parse::<Grid3>().unwrap().nx(), 7);
+    /// ```
     pub fn nx(&self) -> usize {
         self.nx
     }
     /// Cells along y (rows).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::grid::Grid3;
+    /// let g = Grid3::new(3, 4, 5).unwrap();
+    /// assert_eq!(g.ny(), 4);
+    /// assert_eq!("1x7x1".parse::<Grid3>().unwrap().ny(), 7);
+    /// ```
     pub fn ny(&self) -> usize {
         self.ny
     }
     /// Layers (z).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::grid::Grid3;
+    /// let g = Grid3::new(3, 4, 5).unwrap();
+    /// assert_eq!(g.nz(), 5);
+    /// assert_eq!("1x1x7".parse::<Grid3>().unwrap().nz(), 7);
+    /// ```
     pub fn nz(&self) -> usize {
         self.nz
     }
     /// Number of cells.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::grid::Grid3;
+    /// let g = Grid3::new(3, 4, 5).unwrap();
+    /// assert_eq!(g.cells(), 60); // 3 * 4 * 5
+    /// // one past the last cell's index
+    /// assert_eq!(g.index(2, 3, 4) + 1, g.cells());
+    /// ```
     pub fn cells(&self) -> usize {
         self.nx * self.ny * self.nz
     }
     /// Cells in one layer.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::grid::Grid3;
+    /// let g = Grid3::new(3, 4, 5).unwrap();
+    /// assert_eq!(g.layer(), 12); // 3 * 4
+    /// // the stride between layers
+    /// assert_eq!(g.index(1, 2, 1) - g.index(1, 2, 0), g.layer());
+    /// ```
     pub fn layer(&self) -> usize {
         self.nx * self.ny
     }
     /// Index of cell `(x, y, z)`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::grid::Grid3;
+    /// let g = Grid3::new(3, 4, 5).unwrap();
+    /// // x + y nx + z nx ny = 2 + 1 * 3 + 4 * 12 = 53
+    /// assert_eq!(g.index(2, 1, 4), 53);
+    /// assert_eq!(g.index(0, 0, 0), 0);
+    /// assert_eq!(g.index(1, 0, 0), 1); // x is the fastest index
+    /// ```
     pub fn index(&self, x: usize, y: usize, z: usize) -> usize {
         x + y * self.nx + z * self.nx * self.ny
     }

@@ -118,11 +118,34 @@ impl Coefficients<f64> {
 
     /// The coefficients as stored by a version: binary64 for `double`,
     /// rounded to binary32 for `float`/`looperf`, binary32 then binary16 for `half`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{fp16::round16, grid::Grid3, hotspot::Coefficients,
+    ///     version::Version};
+    /// let k = Coefficients::rodinia(Grid3::new(64, 64, 8).unwrap());
+    /// assert_eq!(k.stored(Version::Double), k);
+    /// assert_eq!(k.stored(Version::Float).ce, k.ce as f32 as f64);
+    /// assert_eq!(k.stored(Version::Looperf), k.stored(Version::Float));
+    /// assert_eq!(k.stored(Version::Half).ce, f64::from(round16(k.ce as f32 as f64)));
+    /// assert_eq!(k.stored(Version::Half).amb, 80.0); // exact in every format
+    /// ```
     pub fn stored(&self, version: Version) -> Coefficients<f64> {
         self.map(|v| store(v, version))
     }
 
     /// The seven weights of the state, in the order of the update.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{grid::Grid3, hotspot::Coefficients};
+    /// let k = Coefficients { cc: 1.0, cw: 2.0, ce: 3.0, cs: 4.0, cn: 5.0, cb: 6.0, ct: 7.0,
+    ///                        sdc: 8.0, amb: 9.0 };
+    /// assert_eq!(k.weights(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]); // cc, cw, ce, cs, cn, cb, ct
+    /// // Rodinia's weights sum to 1 - ct (up to the rounding of cc)
+    /// let k = Coefficients::rodinia(Grid3::new(512, 512, 8).unwrap());
+    /// assert!((k.weights().iter().sum::<f64>() - (1.0 - k.ct)).abs() < 1e-15);
+    /// ```
     pub fn weights(&self) -> [f64; 7] {
         [
             self.cc, self.cw, self.ce, self.cs, self.cn, self.cb, self.ct,
@@ -132,6 +155,17 @@ impl Coefficients<f64> {
 
 impl<T: Copy> Coefficients<T> {
     /// Applies `f` to every coefficient.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{grid::Grid3, hotspot::{Coefficients, HotSpot3D}};
+    /// let k = Coefficients { cc: 1, cw: 2, ce: 3, cs: 4, cn: 5, cb: 6, ct: 7, sdc: 8, amb: 9 };
+    /// let m = k.map(|v| 10 * v);
+    /// assert_eq!((m.cc, m.ct, m.sdc, m.amb), (10, 70, 80, 90));
+    /// // the binary32 coefficients are the binary64 ones mapped by a rounding
+    /// let app = HotSpot3D::synthetic(Grid3::new(4, 4, 2).unwrap(), 1).unwrap();
+    /// assert_eq!(app.coefficients().map(|v| v as f32), *app.coefficients32());
+    /// ```
     pub fn map<U>(&self, f: impl Fn(T) -> U) -> Coefficients<U> {
         Coefficients {
             cc: f(self.cc),
@@ -149,6 +183,17 @@ impl<T: Copy> Coefficients<T> {
 
 /// `v` as a version stores it (see [`Coefficients::stored`]); non-finite or
 /// overflowing values become infinities, which callers check.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{hotspot::store, version::Version};
+/// assert_eq!(store(0.1, Version::Double), 0.1);
+/// assert_eq!(store(0.1, Version::Float), f64::from(0.1f32));
+/// // binary16 has spacing 2^-14 near 0.1: 0.1 / 2^-14 = 1638.4, so 1638 x 2^-14
+/// assert_eq!(store(0.1, Version::Half), 0.0999755859375);
+/// assert_eq!(store(1e5, Version::Half), f64::INFINITY); // beyond 65504
+/// assert_eq!(store(1e39, Version::Float), f64::INFINITY); // beyond binary32
+/// ```
 pub fn store(v: f64, version: Version) -> f64 {
     match version {
         Version::Double => v,
@@ -182,7 +227,23 @@ impl HotSpot3D {
     /// run on them.
     ///
     /// # Errors
-    /// Length mismatch, non-finite values, a value that overflows binary32.
+    /// Length mismatch, non-finite values, a power that overflows binary32 (a
+    /// temperature that does is refused when a run starts:
+    /// [`HotSpot3D::initial32`]).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, grid::Grid3, hotspot::HotSpot3D};
+    /// let g = Grid3::new(2, 1, 1).unwrap();
+    /// let app = HotSpot3D::new(g, vec![320.0, 330.0], vec![1.0, 2.0]).unwrap();
+    /// assert_eq!(app.grid(), g);
+    /// let short = HotSpot3D::new(g, vec![320.0], vec![1.0, 2.0]);
+    /// assert!(matches!(short, Err(InterleaveError::Verify(_))));
+    /// let nan = HotSpot3D::new(g, vec![320.0, 330.0], vec![1.0, f64::NAN]);
+    /// assert!(matches!(nan, Err(InterleaveError::NonFinite { index: 1, .. })));
+    /// let huge = HotSpot3D::new(g, vec![320.0, 330.0], vec![1e39, 2.0]);
+    /// assert!(matches!(huge, Err(InterleaveError::ConversionOverflow { index: 0, .. })));
+    /// ```
     pub fn new(grid: Grid3, temp: Vec<f64>, power: Vec<f64>) -> Result<HotSpot3D> {
         let n = grid.cells();
         for (what, v) in [("temp", &temp), ("power", &power)] {
@@ -218,41 +279,125 @@ impl HotSpot3D {
     }
 
     /// The problem on `grid` with [`synthetic_inputs`] from `seed`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{grid::Grid3, hotspot::{HotSpot3D, synthetic_inputs}};
+    /// let g = Grid3::new(4, 4, 2).unwrap();
+    /// let app = HotSpot3D::synthetic(g, 7).unwrap();
+    /// let (temp, power) = synthetic_inputs(g, 7);
+    /// assert_eq!((app.temp(), app.power()), (&temp[..], &power[..]));
+    /// assert_ne!(HotSpot3D::synthetic(g, 8).unwrap().temp(), app.temp()); // another seed
+    /// ```
     pub fn synthetic(grid: Grid3, seed: u64) -> Result<HotSpot3D> {
         let (temp, power) = synthetic_inputs(grid, seed);
         HotSpot3D::new(grid, temp, power)
     }
 
     /// The grid.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{grid::Grid3, hotspot::HotSpot3D};
+    /// let g = Grid3::new(5, 3, 2).unwrap();
+    /// let app = HotSpot3D::synthetic(g, 1).unwrap();
+    /// assert_eq!(app.grid(), g);
+    /// assert_eq!(app.temp().len(), app.grid().cells()); // 30
+    /// ```
     pub fn grid(&self) -> Grid3 {
         self.grid
     }
     /// The binary64 coefficients.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{grid::Grid3, hotspot::{Coefficients, HotSpot3D}};
+    /// let g = Grid3::new(8, 4, 2).unwrap();
+    /// let app = HotSpot3D::synthetic(g, 1).unwrap();
+    /// assert_eq!(*app.coefficients(), Coefficients::rodinia(g));
+    /// assert_eq!(app.coefficients().amb, 80.0);
+    /// ```
     pub fn coefficients(&self) -> &Coefficients<f64> {
         &self.coefficients
     }
     /// The binary32 coefficients.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{grid::Grid3, hotspot::HotSpot3D, version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(8, 4, 2).unwrap(), 1).unwrap();
+    /// let k = app.coefficients32();
+    /// assert_eq!(k.ce, app.coefficients().ce as f32);
+    /// // what the float version stores, widened exactly
+    /// assert_eq!(k.map(f64::from), app.coefficients().stored(Version::Float));
+    /// ```
     pub fn coefficients32(&self) -> &Coefficients<f32> {
         &self.k32
     }
     /// The binary16 coefficients (as `f32`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{fp16::round16, grid::Grid3, hotspot::HotSpot3D,
+    ///     version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(8, 4, 2).unwrap(), 1).unwrap();
+    /// let k = app.coefficients16();
+    /// // binary32 first, then binary16, as a half kernel converts its float parameters
+    /// assert_eq!(*k, app.coefficients32().map(|v| round16(f64::from(v))));
+    /// assert_eq!(k.map(f64::from), app.coefficients().stored(Version::Half));
+    /// ```
     pub fn coefficients16(&self) -> &Coefficients<f32> {
         &self.k16
     }
     /// The initial temperatures as given.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{grid::Grid3, hotspot::HotSpot3D};
+    /// let g = Grid3::new(2, 1, 1).unwrap();
+    /// let app = HotSpot3D::new(g, vec![320.1, 300.0], vec![1.0, 1.0]).unwrap();
+    /// assert_eq!(app.temp(), [320.1, 300.0]); // not rounded to binary32
+    /// assert_ne!(app.initial64().unwrap()[0], 320.1); // the runs start from f32(320.1)
+    /// ```
     pub fn temp(&self) -> &[f64] {
         &self.temp
     }
     /// The powers as given.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{grid::Grid3, hotspot::HotSpot3D};
+    /// let g = Grid3::new(2, 1, 1).unwrap();
+    /// let app = HotSpot3D::new(g, vec![320.0, 300.0], vec![0.1, 1e5]).unwrap();
+    /// assert_eq!(app.power(), [0.1, 1e5]); // not rounded
+    /// ```
     pub fn power(&self) -> &[f64] {
         &self.power
     }
     /// The powers rounded to binary32.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{grid::Grid3, hotspot::HotSpot3D};
+    /// let g = Grid3::new(2, 1, 1).unwrap();
+    /// let app = HotSpot3D::new(g, vec![320.0, 300.0], vec![0.1, 1e5]).unwrap();
+    /// assert_eq!(app.power32(), [0.1f32, 1e5f32]);
+    /// assert_ne!(f64::from(app.power32()[0]), app.power()[0]); // 0.1 is not a binary32 number
+    /// ```
     pub fn power32(&self) -> &[f32] {
         &self.power32
     }
     /// The powers rounded to binary32, then binary16: infinite where a power
     /// overflows binary16 ([`HotSpot3D::half_power_overflow`]).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{grid::Grid3, hotspot::HotSpot3D};
+    /// let g = Grid3::new(3, 1, 1).unwrap();
+    /// let app = HotSpot3D::new(g, vec![320.0; 3], vec![0.1, 1e5, 2.0]).unwrap();
+    /// // 0.1: 1638 x 2^-14 in binary16; 1e5 > 65504 overflows; 2 is exact
+    /// assert_eq!(app.power16(), [0.0999755859375, f32::INFINITY, 2.0]);
+    /// ```
     pub fn power16(&self) -> &[f32] {
         &self.power16
     }
@@ -275,6 +420,20 @@ impl HotSpot3D {
 
     /// The initial state of the application's data in binary32 (Rodinia reads
     /// floats), from which every `float`/`looperf` run starts.
+    ///
+    /// # Errors
+    /// [`InterleaveError::ConversionOverflow`] for a temperature beyond binary32's range.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, grid::Grid3, hotspot::HotSpot3D};
+    /// let g = Grid3::new(2, 1, 1).unwrap();
+    /// let app = HotSpot3D::new(g, vec![320.1, 300.0], vec![1.0, 1.0]).unwrap();
+    /// assert_eq!(app.initial32().unwrap(), [320.1f32, 300.0]);
+    /// // a finite binary64 temperature that overflows binary32: refused here
+    /// let hot = HotSpot3D::new(g, vec![1e39, 300.0], vec![1.0, 1.0]).unwrap();
+    /// assert!(matches!(hot.initial32(), Err(InterleaveError::ConversionOverflow { index: 0, .. })));
+    /// ```
     pub fn initial32(&self) -> Result<Vec<f32>> {
         let values: Vec<f32> = self.temp.iter().map(|&t| t as f32).collect();
         match values.iter().position(|v| !v.is_finite()) {
@@ -285,12 +444,42 @@ impl HotSpot3D {
 
     /// The ground truth's initial state: the binary32 data, exactly, in
     /// binary64 (so that every run starts from the same numbers).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{grid::Grid3, hotspot::HotSpot3D};
+    /// let g = Grid3::new(2, 1, 1).unwrap();
+    /// let app = HotSpot3D::new(g, vec![320.1, 300.0], vec![1.0, 1.0]).unwrap();
+    /// assert_eq!(app.initial64().unwrap(), [f64::from(320.1f32), 300.0]);
+    /// // 320.1 in binary32 is 320.100006103515625 (spacing 2^-15 there)
+    /// assert_eq!(app.initial64().unwrap()[0], 320.100006103515625);
+    /// ```
     pub fn initial64(&self) -> Result<Vec<f64>> {
         Ok(self.initial32()?.into_iter().map(f64::from).collect())
     }
 
     /// The initial state of `version`: the binary32 data converted to its
     /// format (the thesis's conversion before iteration 1).
+    ///
+    /// # Errors
+    /// As [`HotSpot3D::initial32`]; [`InterleaveError::ConversionOverflow`]
+    /// for `half` when a temperature exceeds 65504.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, grid::Grid3,
+    ///     hotspot::HotSpot3D, version::Version};
+    /// let g = Grid3::new(2, 1, 1).unwrap();
+    /// let app = HotSpot3D::new(g, vec![320.1, 300.0], vec![1.0, 1.0]).unwrap();
+    /// let f = app.initial_state(Version::Float).unwrap();
+    /// assert_eq!((f.values, f.storage, f.perforation), (vec![320.1f32, 300.0], Version::Float, 0));
+    /// // binary16 has spacing 0.25 between 256 and 512: 320.1 rounds to 320
+    /// let h = app.initial_state(Version::Half).unwrap();
+    /// assert_eq!((h.values, h.storage), (vec![320.0, 300.0], Version::Half));
+    /// let hot = HotSpot3D::new(g, vec![70000.0, 300.0], vec![1.0, 1.0]).unwrap();
+    /// assert!(hot.initial_state(Version::Float).is_ok());
+    /// assert!(matches!(hot.initial_state(Version::Half), Err(InterleaveError::ConversionOverflow { .. })));
+    /// ```
     pub fn initial_state(&self, version: Version) -> Result<State> {
         let s = State {
             values: self.initial32()?,
@@ -322,6 +511,20 @@ impl State {
     /// # Errors
     /// [`InterleaveError::ConversionOverflow`] when a value exceeds binary16's
     /// 65504 (rounding it would give infinity).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, hotspot::State, version::Version};
+    /// let s = State { values: vec![1.0, 320.1], storage: Version::Float, perforation: 3 };
+    /// let h = s.clone().converted(Version::Half, 0).unwrap();
+    /// assert_eq!((&h.values[..], h.storage, h.perforation), (&[1.0f32, 320.0][..], Version::Half, 3));
+    /// // back to binary32 is exact; float and looperf share the storage
+    /// assert_eq!(h.clone().converted(Version::Float, 0).unwrap().values, h.values);
+    /// assert_eq!(s.clone().converted(Version::Looperf, 0).unwrap(), s);
+    /// let hot = State { values: vec![1.0, 70000.0], storage: Version::Float, perforation: 0 };
+    /// let e = hot.converted(Version::Half, 7);
+    /// assert!(matches!(e, Err(InterleaveError::ConversionOverflow { iteration: 7, index: 1, .. })));
+    /// ```
     pub fn converted(mut self, version: Version, iteration: usize) -> Result<State> {
         let target = storage_of(version);
         if target == self.storage {
@@ -342,6 +545,16 @@ impl State {
     }
 
     /// Whether converting to `version` changes the format.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{hotspot::State, version::Version};
+    /// let s = State { values: vec![300.0], storage: Version::Float, perforation: 0 };
+    /// assert!(s.needs_conversion(Version::Half));
+    /// assert!(!s.needs_conversion(Version::Float) && !s.needs_conversion(Version::Looperf));
+    /// let h = s.converted(Version::Half, 0).unwrap();
+    /// assert!(h.needs_conversion(Version::Float) && !h.needs_conversion(Version::Half));
+    /// ```
     pub fn needs_conversion(&self, version: Version) -> bool {
         storage_of(version) != self.storage
     }

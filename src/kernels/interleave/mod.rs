@@ -60,11 +60,25 @@ use crate::audit::experiment::Experiment;
 use crate::kernels::Kernel;
 
 /// The family's kernels: `hotspot3d`.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::{interleave::kernels, Kernel};
+/// let names: Vec<&str> = kernels().iter().map(|k| k.name()).collect();
+/// assert_eq!(names, ["hotspot3d"]);
+/// ```
 pub fn kernels() -> Vec<&'static dyn Kernel> {
     vec![&kernel::HotSpot3DKernel]
 }
 
 /// The family's experiments: `interleave-hotspot3d`.
+///
+/// # Example
+/// ```
+/// use boundgate::{audit::experiment::Experiment, kernels::interleave::experiments};
+/// let names: Vec<&str> = experiments().iter().map(|e| e.name()).collect();
+/// assert_eq!(names, ["interleave-hotspot3d"]);
+/// ```
 pub fn experiments() -> Vec<&'static dyn Experiment> {
     vec![&experiment::InterleaveHotSpot3D]
 }

@@ -37,6 +37,19 @@ pub struct TestPoint {
 }
 
 /// The cells a curve's points fall in, each with the iterations of its points there.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{phases::intersections, profile::{Profile, Row}};
+/// use boundgate::kernels::interleave::{sections::SectionGrid, version::Version};
+/// let row = |i: usize, loss: f64| Row { kernel: Version::Half, iteration: i, start_timestamp: 0,
+///     end_timestamp: 0, runtime_ms: 0.0, accuracy_loss: loss, ground_truth: None };
+/// // 2 x 2 cells over 4 iterations and losses up to 1: columns split at 2, rows at 0.5
+/// let curve = Profile::new(vec![row(0, 0.0), row(1, 0.25), row(2, 0.25), row(3, 0.75), row(4, 1.5)]).unwrap();
+/// let cells = intersections(&curve, &SectionGrid::new(2, 4, 1.0).unwrap());
+/// // row 0 (the start) is no point; (4, 1.5) lies above the grid
+/// assert_eq!(cells.into_iter().collect::<Vec<_>>(), vec![(0, vec![1]), (1, vec![2]), (3, vec![3])]);
+/// ```
 pub fn intersections(curve: &Profile, grid: &SectionGrid) -> BTreeMap<usize, Vec<usize>> {
     let mut cells: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (i, loss) in curve.points() {
@@ -115,6 +128,15 @@ pub fn select(curves: &[Profile], grid: &SectionGrid) -> Vec<TestPoint> {
 }
 
 /// The distinct forks `(curve, iteration)` of test points, in order.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::phases::{distinct_forks, TestPoint};
+/// let p = |cell: usize, curve: usize, iteration: usize| TestPoint { cell, curve, iteration };
+/// // cells 0 and 1 chose the same fork; cell 2 the same iteration on another curve
+/// let points = [p(0, 0, 3), p(1, 0, 3), p(2, 1, 3), p(3, 0, 5)];
+/// assert_eq!(distinct_forks(&points), vec![(0, 3), (1, 3), (0, 5)]);
+/// ```
 pub fn distinct_forks(points: &[TestPoint]) -> Vec<(usize, usize)> {
     let mut seen = std::collections::BTreeSet::new();
     points

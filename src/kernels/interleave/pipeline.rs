@@ -38,6 +38,21 @@ pub struct Profiles {
 /// # Errors
 /// `approx` not approximate; zero iterations; bad problem data; a run that
 /// did not complete (its [`super::runner::Ending`] in the message).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{clock::Clock, error::InterleaveError, grid::Grid3};
+/// use boundgate::kernels::interleave::{hotspot::HotSpot3D, pipeline::profiles, version::Version};
+/// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+/// let p = profiles(&app, Version::Half, 12, Clock::DEFAULT, false).unwrap();
+/// assert_eq!((p.approx.first_iteration(), p.approx.last_iteration()), (0, 12));
+/// assert!(p.approx.rows().iter().all(|r| r.kernel == Version::Half));
+/// assert!(p.approx.max_loss() > 0.0); // binary16 loses accuracy
+/// // the exact profile is the float reference itself: loss 0 throughout
+/// assert!(p.exact.rows().iter().all(|r| r.kernel == Version::Float && r.accuracy_loss == 0.0));
+/// assert!(matches!(profiles(&app, Version::Float, 12, Clock::DEFAULT, false),
+///     Err(InterleaveError::InvalidParameter { name, .. }) if name == "approx"));
+/// ```
 pub fn profiles(
     app: &HotSpot3D,
     approx: Version,
@@ -97,6 +112,19 @@ pub struct Sampling {
 
 impl Sampling {
     /// Every measurement of the three phases.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{clock::Clock, grid::Grid3, hotspot::HotSpot3D};
+    /// use boundgate::kernels::interleave::{pipeline::{profiles, sample}, version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+    /// let p = profiles(&app, Version::Half, 12, Clock::DEFAULT, false).unwrap();
+    /// let s = sample(&app, &p, &[2], Clock::DEFAULT, false).unwrap().pop().unwrap();
+    /// let m = s.measurements();
+    /// // phase 1's curves first, then phase 2's and phase 3's
+    /// assert_eq!(m.len(), s.curves.iter().map(Vec::len).sum::<usize>());
+    /// assert_eq!(m[0], s.curves[0][0].profile);
+    /// ```
     pub fn measurements(&self) -> Vec<Profile> {
         self.curves
             .iter()
@@ -137,6 +165,23 @@ fn require_reproduced(approx: &Profile, branches: &[super::runner::BranchRun]) -
 /// As [`SectionGrid::from_profile`] and the runs;
 /// [`InterleaveError::ProfileMismatch`] when this problem does not reproduce
 /// the approximate profile.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{clock::Clock, error::InterleaveError, grid::Grid3, hotspot::HotSpot3D};
+/// use boundgate::kernels::interleave::{pipeline::{profiles, sample}, runner::BranchSpec, version::Version};
+/// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+/// let p = profiles(&app, Version::Half, 12, Clock::DEFAULT, false).unwrap();
+/// let s = sample(&app, &p, &[2, 3], Clock::DEFAULT, false).unwrap();
+/// assert_eq!((s[0].grid.n(), s[1].grid.n()), (2, 3));
+/// // phase 1 forks the half profile to float at its first test point
+/// let first = s[0].test_points[0][0];
+/// let spec = BranchSpec::single(Version::Half).fork(first.iteration, Version::Float).unwrap();
+/// assert_eq!(s[0].curves[0][0].spec, spec);
+/// // profiles made on another input are refused, not mixed in
+/// let other = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 2).unwrap();
+/// assert!(matches!(sample(&other, &p, &[2], Clock::DEFAULT, false), Err(InterleaveError::ProfileMismatch { .. })));
+/// ```
 pub fn sample(
     app: &HotSpot3D,
     profiles: &Profiles,
@@ -269,6 +314,20 @@ impl Prepared {
     ///
     /// # Errors
     /// As [`profiles`], [`sample`], [`Statistics::new`], [`Targets::new`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{clock::Clock, error::InterleaveError, grid::Grid3};
+    /// use boundgate::kernels::interleave::{hotspot::HotSpot3D, pipeline::Prepared, version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+    /// let p = Prepared::new(&app, Version::Looperf, 12, 3, Clock::DEFAULT).unwrap();
+    /// assert_eq!((p.profiles.approx_version, p.stats.approx_version), (Version::Looperf, Version::Looperf));
+    /// assert_eq!((p.sampling.grid.n(), p.stats.cells.len()), (3, 9));
+    /// assert_eq!(p.targets.approx_cumulative.len(), 13); // iterations 0..=12
+    /// // more parts per axis than iterations: refused
+    /// let err = Prepared::new(&app, Version::Half, 12, 13, Clock::DEFAULT).err().unwrap();
+    /// assert!(matches!(err, InterleaveError::InvalidParameter { name, .. } if name == "sections"));
+    /// ```
     pub fn new(
         app: &HotSpot3D,
         approx: Version,
@@ -293,6 +352,19 @@ impl Prepared {
     /// The inputs of [`refine`](super::refine::refine) for `app` (the
     /// problem these steps ran on), starting from the approximate profile's
     /// row 0.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{clock::Clock, grid::Grid3, hotspot::HotSpot3D};
+    /// use boundgate::kernels::interleave::{pipeline::Prepared, version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+    /// let p = Prepared::new(&app, Version::Half, 12, 2, Clock::DEFAULT).unwrap();
+    /// let inputs = p.refine_inputs(&app, Clock::Wall, true);
+    /// let row0 = p.profiles.approx.start();
+    /// assert_eq!(inputs.start, (row0.accuracy_loss, row0.runtime_ms));
+    /// assert!(std::ptr::eq(inputs.stats, &p.stats) && std::ptr::eq(inputs.app, &app));
+    /// assert_eq!((inputs.clock, inputs.ground_truth), (Clock::Wall, true));
+    /// ```
     pub fn refine_inputs<'a>(
         &'a self,
         app: &'a HotSpot3D,
@@ -315,6 +387,22 @@ impl Prepared {
 ///
 /// # Errors
 /// As [`Statistics::new`], [`simulate`], [`execute`].
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{clock::Clock, error::InterleaveError, grid::Grid3, hotspot::HotSpot3D};
+/// use boundgate::kernels::interleave::{pipeline::{schedule_and_execute, Prepared}, simulate::Policy, version::Version};
+/// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+/// let p = Prepared::new(&app, Version::Half, 12, 2, Clock::DEFAULT).unwrap();
+/// let limit = p.profiles.approx.max_loss() / 2.0;
+/// let run = |limit: f64| schedule_and_execute(&app, &p.profiles, &p.sampling, limit, Some(0.5),
+///     Policy::Predictive, Clock::DEFAULT, false);
+/// let s = run(limit).unwrap();
+/// assert_eq!((s.sections, s.limit, s.fraction), (2, limit, Some(0.5)));
+/// assert_eq!(s.execution.schedule, s.simulation.schedule); // the simulated schedule is the one executed
+/// assert!(s.simulation.trace.iter().all(|t| t.loss < limit)); // predictive: below the limit, simulated
+/// assert!(matches!(run(0.0), Err(InterleaveError::InvalidThreshold { .. })));
+/// ```
 #[allow(clippy::too_many_arguments)]
 pub fn schedule_and_execute(
     app: &HotSpot3D,
@@ -409,6 +497,24 @@ pub struct PipelineReport {
 ///
 /// # Errors
 /// As the steps; fractions outside `(0, 1]`.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{clock::Clock, error::InterleaveError, grid::Grid3, hotspot::HotSpot3D};
+/// use boundgate::kernels::interleave::{pipeline::{run_all, PipelineConfig}, simulate::Policy, version::Version};
+/// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+/// let mut config = PipelineConfig { approx: Version::Half, iterations: 12, sections: vec![2],
+///     fractions: vec![0.25, 0.5], policies: vec![Policy::Thesis, Policy::Predictive],
+///     clock: Clock::DEFAULT, ground_truth: false, refine_rounds: 3 };
+/// let r = run_all(&app, &config).unwrap();
+/// assert_eq!(r.scheduled.len(), 1 * 2 * 2); // sections x fractions x policies
+/// // some schedules overshoot when executed: each is refined, and the refined ones never do
+/// let over = r.scheduled.iter().filter(|s| !s.execution.respects_limit()).count();
+/// assert!(over > 0 && r.refined.len() == over);
+/// assert!(r.refined.iter().all(|s| s.refined.execution.respects_limit()));
+/// config.fractions = vec![1.5];
+/// assert!(matches!(run_all(&app, &config), Err(InterleaveError::InvalidParameter { name, .. }) if name == "fractions"));
+/// ```
 pub fn run_all(app: &HotSpot3D, config: &PipelineConfig) -> Result<PipelineReport> {
     for &f in &config.fractions {
         if !(f > 0.0 && f <= 1.0) {

@@ -96,37 +96,129 @@ impl Profile {
     ///
     /// # Errors
     /// As [`Profile::parse`], with `<profile>` for the file name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, profile::{Profile, Row}, version::Version};
+    /// let row = |i: usize, loss: f64| Row { kernel: Version::Half, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: 0.5, accuracy_loss: loss, ground_truth: None };
+    /// assert_eq!(Profile::new(vec![row(0, 0.0), row(1, 0.01)]).unwrap().last_iteration(), 1);
+    /// // iteration 2 after 0: the second row, line 3 of the file it would be
+    /// let gap = Profile::new(vec![row(0, 0.0), row(2, 0.01)]);
+    /// assert!(matches!(gap, Err(InterleaveError::File { line: Some(3), ref field, .. }) if field == "iteration"));
+    /// assert!(Profile::new(vec![row(0, 0.0), row(1, -0.01)]).is_err()); // a negative loss
+    /// assert!(Profile::new(vec![]).is_err());
+    /// ```
     pub fn new(rows: Vec<Row>) -> Result<Profile> {
         check_rows(&rows, Path::new("<profile>"))?;
         Ok(Profile { rows })
     }
 
     /// The rows.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{profile::{Profile, Row}, version::Version};
+    /// let row = |i: usize, loss: f64| Row { kernel: Version::Half, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: 0.5, accuracy_loss: loss, ground_truth: None };
+    /// // a run forked at iteration 4: its starting row, then two measured rows
+    /// let p = Profile::new(vec![row(4, 0.5), row(5, 0.125), row(6, 0.25)]).unwrap();
+    /// assert_eq!(p.rows().len(), 3);
+    /// assert_eq!(p.rows().iter().map(|r| r.iteration).collect::<Vec<_>>(), [4, 5, 6]);
+    /// ```
     pub fn rows(&self) -> &[Row] {
         &self.rows
     }
     /// The starting row.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{profile::{Profile, Row}, version::Version};
+    /// let row = |i: usize, loss: f64| Row { kernel: Version::Half, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: 0.5, accuracy_loss: loss, ground_truth: None };
+    /// // a run forked at iteration 4: its starting row, then two measured rows
+    /// let p = Profile::new(vec![row(4, 0.5), row(5, 0.125), row(6, 0.25)]).unwrap();
+    /// assert_eq!(p.start(), &row(4, 0.5));
+    /// assert_eq!(p.start(), &p.rows()[0]);
+    /// ```
     pub fn start(&self) -> &Row {
         &self.rows[0]
     }
     /// The first iteration (of the starting row).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{profile::{Profile, Row}, version::Version};
+    /// let row = |i: usize, loss: f64| Row { kernel: Version::Half, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: 0.5, accuracy_loss: loss, ground_truth: None };
+    /// // a run forked at iteration 4: its starting row, then two measured rows
+    /// let p = Profile::new(vec![row(4, 0.5), row(5, 0.125), row(6, 0.25)]).unwrap();
+    /// assert_eq!(p.first_iteration(), 4);
+    /// ```
     pub fn first_iteration(&self) -> usize {
         self.rows[0].iteration
     }
     /// The last iteration.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{profile::{Profile, Row}, version::Version};
+    /// let row = |i: usize, loss: f64| Row { kernel: Version::Half, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: 0.5, accuracy_loss: loss, ground_truth: None };
+    /// // a run forked at iteration 4: its starting row, then two measured rows
+    /// let p = Profile::new(vec![row(4, 0.5), row(5, 0.125), row(6, 0.25)]).unwrap();
+    /// assert_eq!(p.last_iteration(), 6);
+    /// // a single row: the start is also the last
+    /// assert_eq!(Profile::new(vec![row(0, 0.0)]).unwrap().last_iteration(), 0);
+    /// ```
     pub fn last_iteration(&self) -> usize {
         self.rows[self.rows.len() - 1].iteration
     }
     /// The row of iteration `i`, if the profile has it.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{profile::{Profile, Row}, version::Version};
+    /// let row = |i: usize, loss: f64| Row { kernel: Version::Half, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: 0.5, accuracy_loss: loss, ground_truth: None };
+    /// // a run forked at iteration 4: its starting row, then two measured rows
+    /// let p = Profile::new(vec![row(4, 0.5), row(5, 0.125), row(6, 0.25)]).unwrap();
+    /// assert_eq!(p.row(5).map(|r| r.accuracy_loss), Some(0.125));
+    /// assert_eq!(p.row(3), None); // before the fork point
+    /// assert_eq!(p.row(7), None); // after the last row
+    /// ```
     pub fn row(&self, i: usize) -> Option<&Row> {
         i.checked_sub(self.first_iteration())
             .and_then(|k| self.rows.get(k))
     }
     /// The measured rows: every row after the starting one.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{profile::{Profile, Row}, version::Version};
+    /// let row = |i: usize, loss: f64| Row { kernel: Version::Half, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: 0.5, accuracy_loss: loss, ground_truth: None };
+    /// // a run forked at iteration 4: its starting row, then two measured rows
+    /// let p = Profile::new(vec![row(4, 0.5), row(5, 0.125), row(6, 0.25)]).unwrap();
+    /// assert_eq!(p.measured(), &[row(5, 0.125), row(6, 0.25)]);
+    /// assert!(Profile::new(vec![row(0, 0.0)]).unwrap().measured().is_empty());
+    /// ```
     pub fn measured(&self) -> &[Row] {
         &self.rows[1..]
     }
     /// The largest loss over the measured rows (the starting row when there is none).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{profile::{Profile, Row}, version::Version};
+    /// let row = |i: usize, loss: f64| Row { kernel: Version::Half, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: 0.5, accuracy_loss: loss, ground_truth: None };
+    /// // a run forked at iteration 4: its starting row, then two measured rows
+    /// let p = Profile::new(vec![row(4, 0.5), row(5, 0.125), row(6, 0.25)]).unwrap();
+    /// // the starting row's 0.5 is the parent's, not measured here
+    /// assert_eq!(p.max_loss(), 0.25);
+    /// assert_eq!(Profile::new(vec![row(4, 0.5)]).unwrap().max_loss(), 0.5);
+    /// ```
     pub fn max_loss(&self) -> f64 {
         self.rows
             .iter()
@@ -135,6 +227,16 @@ impl Profile {
             .fold(0.0, f64::max)
     }
     /// The points `(iteration, loss)` of the measured rows.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{profile::{Profile, Row}, version::Version};
+    /// let row = |i: usize, loss: f64| Row { kernel: Version::Half, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: 0.5, accuracy_loss: loss, ground_truth: None };
+    /// // a run forked at iteration 4: its starting row, then two measured rows
+    /// let p = Profile::new(vec![row(4, 0.5), row(5, 0.125), row(6, 0.25)]).unwrap();
+    /// assert_eq!(p.points(), vec![(5, 0.125), (6, 0.25)]);
+    /// ```
     pub fn points(&self) -> Vec<(usize, f64)> {
         self.measured()
             .iter()
@@ -143,6 +245,25 @@ impl Profile {
     }
 
     /// The CSV text (thesis columns, plus the extra ones if every row has them).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::profile::{GroundTruth, Profile, Row};
+    /// use boundgate::kernels::interleave::version::Version;
+    /// use std::path::Path;
+    /// let row = |i: usize, loss: f64| Row { kernel: Version::Half, iteration: i, start_timestamp: 10 * i as u64,
+    ///     end_timestamp: 10 * i as u64 + 10, runtime_ms: 0.5, accuracy_loss: loss, ground_truth: None };
+    /// let p = Profile::new(vec![row(0, 0.0), row(1, 0.1 + 0.2)]).unwrap();
+    /// let text = p.to_csv();
+    /// assert_eq!(text, "kernel,iteration,start_timestamp,end_timestamp,runtime,accuracy_loss\n\
+    ///                   half,0,0,10,0.5,0\nhalf,1,10,20,0.5,0.30000000000000004\n");
+    /// assert_eq!(Profile::parse(&text, Path::new("p.csv")).unwrap(), p); // every bit back
+    /// // the extra columns only when every row has them
+    /// let g = GroundTruth { loss_lower: 0.0, loss_upper: 0.0, error_vs_fp64: 0.1,
+    ///     reference_error_vs_fp64: 1e-7, fp64_radius: 1e-15 };
+    /// let half_measured = Profile::new(vec![Row { ground_truth: Some(g), ..row(0, 0.0) }, row(1, 0.3)]).unwrap();
+    /// assert_eq!(half_measured.to_csv().lines().next().unwrap().split(',').count(), 6);
+    /// ```
     pub fn to_csv(&self) -> String {
         let extended = self.rows.iter().all(|r| r.ground_truth.is_some());
         let mut out = THESIS_COLUMNS.join(",");
@@ -308,12 +429,37 @@ impl Profile {
     }
 
     /// Reads a CSV file.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, profile::Profile};
+    /// let path = std::env::temp_dir().join(format!("boundgate-profile-read-{}.csv", std::process::id()));
+    /// std::fs::write(&path, "kernel,iteration,start_timestamp,end_timestamp,runtime,accuracy_loss\n\
+    ///                        float,0,0,0,0,0\nfloat,1,0,24,0.024,0\n").unwrap();
+    /// let p = Profile::read(&path).unwrap();
+    /// assert_eq!((p.last_iteration(), p.rows()[1].runtime_ms), (1, 0.024));
+    /// std::fs::remove_file(&path).unwrap();
+    /// assert!(matches!(Profile::read(&path), Err(InterleaveError::Io { .. })));
+    /// ```
     pub fn read(path: &Path) -> Result<Profile> {
         let text = std::fs::read_to_string(path).map_err(|e| InterleaveError::io(path, e))?;
         Profile::parse(&text, path)
     }
 
     /// Writes a CSV file.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{profile::{Profile, Row}, version::Version};
+    /// let row = |i: usize, loss: f64| Row { kernel: Version::Looperf, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: 0.024, accuracy_loss: loss, ground_truth: None };
+    /// let p = Profile::new(vec![row(0, 0.0), row(1, 1.0 / 3.0)]).unwrap();
+    /// let path = std::env::temp_dir().join(format!("boundgate-profile-write-{}.csv", std::process::id()));
+    /// p.write(&path).unwrap();
+    /// assert_eq!(std::fs::read_to_string(&path).unwrap(), p.to_csv());
+    /// assert_eq!(Profile::read(&path).unwrap(), p); // 1/3 comes back bit for bit
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn write(&self, path: &Path) -> Result<()> {
         std::fs::write(path, self.to_csv()).map_err(|e| InterleaveError::io(path, e))
     }

@@ -78,6 +78,21 @@ pub enum Fallback {
 
 impl Refined {
     /// The schedule kept.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{clock::Clock, grid::Grid3, hotspot::HotSpot3D, pipeline::Prepared};
+    /// use boundgate::kernels::interleave::{refine::{refine, Fallback}, simulate::Policy, version::Version};
+    /// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+    /// let p = Prepared::new(&app, Version::Half, 12, 2, Clock::DEFAULT).unwrap();
+    /// let inputs = p.refine_inputs(&app, Clock::DEFAULT, false);
+    /// // a limit below the first half iteration's loss, one round: the float-only fallback
+    /// let r = refine(&inputs, 1e-12, Policy::Thesis, 1).unwrap();
+    /// assert_eq!((r.rounds.len(), r.rounds[0].within, r.fallback), (1, false, Some(Fallback::NoRoundWithin)));
+    /// assert_eq!(r.schedule().switches(), &[(0, Version::Float)]);
+    /// assert_eq!(r.schedule(), &r.execution.schedule);
+    /// assert!(r.execution.respects_limit());
+    /// ```
     pub fn schedule(&self) -> &Schedule {
         &self.execution.schedule
     }
@@ -136,6 +151,26 @@ pub fn refine(
 ///
 /// # Errors
 /// As [`refine`].
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{clock::Clock, error::InterleaveError, execute::execute, grid::Grid3};
+/// use boundgate::kernels::interleave::{hotspot::HotSpot3D, pipeline::Prepared, refine::refine_from, schedule::Schedule};
+/// use boundgate::kernels::interleave::{simulate::{Policy, Simulation}, version::Version};
+/// let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+/// let p = Prepared::new(&app, Version::Half, 12, 2, Clock::DEFAULT).unwrap();
+/// let inputs = p.refine_inputs(&app, Clock::DEFAULT, false);
+/// let limit = p.profiles.approx.max_loss() / 4.0;
+/// // a first round already done: float only (loss 0, as fast as float), kept as given
+/// let float = Schedule::single(12, Version::Float).unwrap();
+/// let done = execute(&app, &float, limit, Clock::DEFAULT, false).unwrap();
+/// let sim = Simulation { limit, policy: Policy::Thesis, schedule: float.clone(), trace: vec![] };
+/// let r = refine_from(&inputs, limit, Policy::Thesis, 3, Some((sim, done))).unwrap();
+/// assert_eq!((r.rounds.len(), r.rounds[0].approximate_iterations, r.fallback), (1, 0, None));
+/// assert_eq!(r.schedule(), &float);
+/// assert!(matches!(refine_from(&inputs, limit, Policy::Thesis, 0, None),
+///     Err(InterleaveError::InvalidParameter { name, .. }) if name == "max_rounds"));
+/// ```
 pub fn refine_from(
     inputs: &RefineInputs<'_>,
     limit: f64,

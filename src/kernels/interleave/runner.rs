@@ -39,6 +39,15 @@ pub struct BranchSpec {
 
 impl BranchSpec {
     /// A run of `version` from the start.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{runner::BranchSpec, version::Version};
+    /// let s = BranchSpec::single(Version::Looperf);
+    /// assert_eq!(s.switches(), &[(0, Version::Looperf)]);
+    /// assert_eq!(s, BranchSpec::new(vec![(0, Version::Looperf)]).unwrap());
+    /// assert!((0..100).all(|i| s.version_at(i) == Version::Looperf));
+    /// ```
     pub fn single(version: Version) -> BranchSpec {
         BranchSpec {
             switches: vec![(0, version)],
@@ -77,12 +86,31 @@ impl BranchSpec {
     }
 
     /// The switch points.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{runner::BranchSpec, version::Version::*};
+    /// let s = BranchSpec::single(Half).fork(10, Float).unwrap().fork(15, Half).unwrap();
+    /// assert_eq!(s.switches(), &[(0, Half), (10, Float), (15, Half)]);
+    /// ```
     pub fn switches(&self) -> &[(usize, Version)] {
         &self.switches
     }
 
     /// This run continued with `version` after iteration `at` (which must be
     /// after the last switch).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, runner::BranchSpec, version::Version::*};
+    /// let half = BranchSpec::single(Half);
+    /// let fork = half.fork(10, Float).unwrap();
+    /// assert_eq!(fork.switches(), &[(0, Half), (10, Float)]);
+    /// assert_eq!(half.switches(), &[(0, Half)]); // the parent is left as it was
+    /// // not after the last switch, or not a change of version: refused
+    /// assert!(matches!(fork.fork(10, Half), Err(InterleaveError::InvalidParameter { .. })));
+    /// assert!(matches!(fork.fork(12, Float), Err(InterleaveError::InvalidParameter { .. })));
+    /// ```
     pub fn fork(&self, at: usize, version: Version) -> Result<BranchSpec> {
         let mut s = self.switches.clone();
         s.push((at, version));
@@ -90,11 +118,28 @@ impl BranchSpec {
     }
 
     /// The last switch point (where this run leaves its parent).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{runner::BranchSpec, version::Version::*};
+    /// assert_eq!(BranchSpec::single(Half).fork_point(), 0);
+    /// let s = BranchSpec::new(vec![(0, Half), (10, Float), (15, Half)]).unwrap();
+    /// assert_eq!(s.fork_point(), 15); // the last switch, not the first fork
+    /// ```
     pub fn fork_point(&self) -> usize {
         self.switches.last().map_or(0, |s| s.0)
     }
 
     /// The version running iteration `i` (1-based).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{runner::BranchSpec, version::Version::*};
+    /// // (10, Float): iterations 11 and on run float
+    /// let s = BranchSpec::new(vec![(0, Half), (10, Float)]).unwrap();
+    /// assert_eq!([s.version_at(0), s.version_at(1), s.version_at(10)], [Half; 3]);
+    /// assert_eq!(s.version_at(11), Float);
+    /// ```
     pub fn version_at(&self, i: usize) -> Version {
         self.switches
             .iter()
@@ -241,6 +286,27 @@ pub struct BranchRun {
 impl BranchRun {
     /// Its measurement: the rows from its fork point on (the first row is the
     /// starting point, the parent's row there). `None` if it has no row there.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{clock::Clock, grid::Grid3, hotspot::HotSpot3D, version::Version};
+    /// use boundgate::kernels::interleave::runner::{run_lockstep, BranchSpec, RunOptions};
+    /// let app = HotSpot3D::synthetic(Grid3::new(4, 4, 2).unwrap(), 1).unwrap();
+    /// let options = RunOptions { iterations: 6, clock: Clock::DEFAULT, ground_truth: false, limits: vec![] };
+    /// let fork = BranchSpec::single(Version::Half).fork(3, Version::Float).unwrap();
+    /// let lock = run_lockstep(&app, &[fork], &options).unwrap();
+    /// let run = &lock.branches[0];
+    /// let p = run.profile().unwrap();
+    /// assert_eq!((p.first_iteration(), p.last_iteration()), (3, 6));
+    /// assert_eq!(p.start(), &run.path[3]); // the starting row is the half run's row 3
+    /// assert_eq!(p.start().kernel, Version::Half);
+    /// assert!(p.measured().iter().all(|r| r.kernel == Version::Float));
+    /// // a half run whose powers overflow binary16 ends before its first row: no profile
+    /// let grid = Grid3::new(2, 1, 1).unwrap();
+    /// let hot = HotSpot3D::new(grid, vec![300.0, 300.0], vec![1.0, 1e5]).unwrap();
+    /// let lock = run_lockstep(&hot, &[BranchSpec::single(Version::Half)], &options).unwrap();
+    /// assert!(lock.branches[0].path.is_empty() && lock.branches[0].profile().is_none());
+    /// ```
     pub fn profile(&self) -> Option<Profile> {
         let t = self.spec.fork_point();
         let first = self.path.iter().position(|r| r.iteration == t)?;
@@ -248,11 +314,40 @@ impl BranchRun {
     }
 
     /// Its whole path as a profile.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{clock::Clock, grid::Grid3, hotspot::HotSpot3D, version::Version};
+    /// use boundgate::kernels::interleave::runner::{run_lockstep, BranchSpec, RunOptions};
+    /// let app = HotSpot3D::synthetic(Grid3::new(4, 4, 2).unwrap(), 1).unwrap();
+    /// let options = RunOptions { iterations: 6, clock: Clock::DEFAULT, ground_truth: false, limits: vec![] };
+    /// let fork = BranchSpec::single(Version::Half).fork(3, Version::Float).unwrap();
+    /// let lock = run_lockstep(&app, &[fork], &options).unwrap();
+    /// let p = lock.branches[0].path_profile().unwrap();
+    /// assert_eq!((p.first_iteration(), p.last_iteration()), (0, 6)); // the shared prefix included
+    /// let kernels: Vec<Version> = p.rows().iter().map(|r| r.kernel).collect();
+    /// assert_eq!(kernels, [[Version::Half; 4].as_slice(), &[Version::Float; 3]].concat());
+    /// ```
     pub fn path_profile(&self) -> Option<Profile> {
         Profile::new(self.path.clone()).ok()
     }
 
     /// Total runtime of the path (ms), conversions included.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{clock::Clock, grid::Grid3, hotspot::HotSpot3D, version::Version};
+    /// use boundgate::kernels::interleave::runner::{run_lockstep, BranchSpec, RunOptions};
+    /// let app = HotSpot3D::synthetic(Grid3::new(4, 4, 2).unwrap(), 1).unwrap();
+    /// let options = RunOptions { iterations: 6, clock: Clock::DEFAULT, ground_truth: false, limits: vec![] };
+    /// use boundgate::kernels::interleave::clock::CostModel;
+    /// let lock = run_lockstep(&app, &[BranchSpec::single(Version::Half)], &options).unwrap();
+    /// // modelled: one conversion to binary16, then 6 half iterations, on 32 cells
+    /// let m = CostModel::A100_THESIS;
+    /// let want = 32.0 * (m.convert_ns_per_cell + 6.0 * m.half_ns_per_cell) / 1e6;
+    /// let got = lock.branches[0].runtime_ms();
+    /// assert!((got - want).abs() <= 1e-12 * want, "{got} vs {want}");
+    /// ```
     pub fn runtime_ms(&self) -> f64 {
         self.path.iter().map(|r| r.runtime_ms).sum()
     }
@@ -304,6 +399,27 @@ struct Truth<'a> {
 /// # Errors
 /// Invalid specs (a switch at or after `N`), zero iterations, a problem whose
 /// binary32 data overflow, a non-finite reference state.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{clock::Clock, grid::Grid3, hotspot::HotSpot3D, version::Version};
+/// use boundgate::kernels::interleave::runner::{run_lockstep, BranchSpec, RunOptions};
+/// let app = HotSpot3D::synthetic(Grid3::new(4, 4, 2).unwrap(), 1).unwrap();
+/// let options = RunOptions { iterations: 6, clock: Clock::DEFAULT, ground_truth: false, limits: vec![] };
+/// use boundgate::kernels::interleave::{error::InterleaveError, runner::Ending};
+/// let half = BranchSpec::single(Version::Half);
+/// let fork = half.fork(3, Version::Float).unwrap();
+/// let both = run_lockstep(&app, &[half.clone(), fork.clone()], &options).unwrap();
+/// assert!(both.reference.rows().iter().all(|r| r.kernel == Version::Float && r.accuracy_loss == 0.0));
+/// assert_eq!(both.branches[1].ending, Ending::Completed);
+/// // the fork shares the half run's rows up to 3, and gives the bits of a run of its own
+/// assert_eq!(both.branches[1].path[..4], both.branches[0].path[..4]);
+/// let alone = run_lockstep(&app, &[fork], &options).unwrap();
+/// assert_eq!(both.branches[1].path, alone.branches[0].path);
+/// // a switch at N = 6 leaves nothing to run
+/// let late = half.fork(6, Version::Float).unwrap();
+/// assert!(matches!(run_lockstep(&app, &[late], &options), Err(InterleaveError::InvalidParameter { .. })));
+/// ```
 pub fn run_lockstep(
     app: &HotSpot3D,
     specs: &[BranchSpec],

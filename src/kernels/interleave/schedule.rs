@@ -48,6 +48,18 @@ impl Schedule {
     ///
     /// # Errors
     /// As [`Schedule::parse`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, schedule::Schedule, version::Version::*};
+    /// let s = Schedule::new(10, vec![(0, Half), (4, Float)]).unwrap();
+    /// assert_eq!((s.version_at(4), s.version_at(5)), (Half, Float));
+    /// // refusals name the field and the line the entry would have in a file
+    /// let late = Schedule::new(10, vec![(1, Half)]);
+    /// assert!(matches!(late, Err(InterleaveError::File { line: Some(2), ref field, .. }) if field == "iteration"));
+    /// assert!(matches!(Schedule::new(0, vec![(0, Half)]), Err(InterleaveError::File { line: Some(1), .. })));
+    /// assert!(matches!(Schedule::new(10, vec![]), Err(InterleaveError::File { line: None, .. })));
+    /// ```
     pub fn new(iterations: usize, switches: Vec<(usize, Version)>) -> Result<Schedule> {
         let label = Path::new("<schedule>");
         if iterations == 0 || iterations > MAX_ITERATIONS {
@@ -84,24 +96,70 @@ impl Schedule {
     }
 
     /// Every iteration in one kernel version.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{schedule::Schedule, version::Version};
+    /// let s = Schedule::single(5, Version::Float).unwrap();
+    /// assert_eq!(s.switches(), &[(0, Version::Float)]);
+    /// assert_eq!(s.count(Version::Float), 5);
+    /// // the ground truth is not a schedulable kernel
+    /// assert!(Schedule::single(5, Version::Double).is_err());
+    /// ```
     pub fn single(iterations: usize, version: Version) -> Result<Schedule> {
         Schedule::new(iterations, vec![(0, version)])
     }
 
     /// Total iterations.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::schedule::Schedule;
+    /// use std::path::Path;
+    /// let s = Schedule::parse("500\n0 half\n120 float\n", Path::new("s.txt")).unwrap();
+    /// assert_eq!(s.iterations(), 500); // the first line, not the last entry
+    /// ```
     pub fn iterations(&self) -> usize {
         self.iterations
     }
     /// The entries.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{schedule::Schedule, version::Version::*};
+    /// use std::path::Path;
+    /// let s = Schedule::parse("500\n0 half\n120 float\n200 half\n", Path::new("s.txt")).unwrap();
+    /// assert_eq!(s.switches(), &[(0, Half), (120, Float), (200, Half)]);
+    /// ```
     pub fn switches(&self) -> &[(usize, Version)] {
         &self.switches
     }
     /// As a run's switch points.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{schedule::Schedule, version::Version::*};
+    /// let s = Schedule::new(20, vec![(0, Half), (7, Float), (12, Looperf)]).unwrap();
+    /// let spec = s.spec();
+    /// assert_eq!(spec.switches(), s.switches());
+    /// assert_eq!(spec.fork_point(), 12);
+    /// // the run follows the schedule at every iteration
+    /// assert!((0..=20).all(|i| spec.version_at(i) == s.version_at(i)));
+    /// ```
     pub fn spec(&self) -> BranchSpec {
         BranchSpec::new(self.switches.clone()).expect("a valid schedule is a valid spec")
     }
 
     /// The version running iteration `i` (1-based; `i = 0` gives the first).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{schedule::Schedule, version::Version::*};
+    /// // entry `3 float`: after 3 completed iterations, i.e. from iteration 4 on
+    /// let s = Schedule::new(6, vec![(0, Looperf), (3, Float)]).unwrap();
+    /// let run: Vec<_> = (0..=6).map(|i| s.version_at(i)).collect();
+    /// assert_eq!(run, [Looperf, Looperf, Looperf, Looperf, Float, Float, Float]);
+    /// ```
     pub fn version_at(&self, i: usize) -> Version {
         self.switches
             .iter()
@@ -111,6 +169,15 @@ impl Schedule {
     }
 
     /// How many iterations run `version`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{schedule::Schedule, version::Version::*};
+    /// // iterations 1-3 half, 4-7 float, 8-10 looperf
+    /// let s = Schedule::new(10, vec![(0, Half), (3, Float), (7, Looperf)]).unwrap();
+    /// assert_eq!((s.count(Half), s.count(Float), s.count(Looperf)), (3, 4, 3));
+    /// assert_eq!(s.count(Double), 0);
+    /// ```
     pub fn count(&self, version: Version) -> usize {
         (1..=self.iterations)
             .filter(|&i| self.version_at(i) == version)
@@ -118,6 +185,13 @@ impl Schedule {
     }
 
     /// The file's text.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{schedule::Schedule, version::Version::*};
+    /// let s = Schedule::new(10, vec![(0, Half), (3, Float)]).unwrap();
+    /// assert_eq!(s.to_text(), "10\n0 half\n3 float\n");
+    /// ```
     pub fn to_text(&self) -> String {
         let mut out = format!("{}\n", self.iterations);
         for (i, v) in &self.switches {
@@ -127,6 +201,18 @@ impl Schedule {
     }
 
     /// Parses a schedule file; `path` names it in errors.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, schedule::Schedule, version::Version::*};
+    /// use std::path::Path;
+    /// let s = Schedule::parse("  10\r\n\r\n0 half\n4   float\n", Path::new("s.txt")).unwrap();
+    /// assert_eq!((s.iterations(), s.switches()), (10, &[(0, Half), (4, Float)][..]));
+    /// // an entry at the count leaves nothing to run: refused with its line
+    /// let err = Schedule::parse("10\n0 half\n10 float\n", Path::new("s.txt")).unwrap_err();
+    /// assert!(matches!(err, InterleaveError::File { line: Some(3), .. }));
+    /// assert!(err.to_string().starts_with("s.txt:3: iteration:"), "{err}");
+    /// ```
     pub fn parse(text: &str, path: &Path) -> Result<Schedule> {
         let mut lines = text
             .lines()
@@ -201,12 +287,34 @@ impl Schedule {
     }
 
     /// Reads a schedule file.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, schedule::Schedule, version::Version};
+    /// let path = std::env::temp_dir().join(format!("boundgate-schedule-read-{}.txt", std::process::id()));
+    /// std::fs::write(&path, "8\n0 half\n5 float\n").unwrap();
+    /// let s = Schedule::read(&path).unwrap();
+    /// assert_eq!(s.switches(), &[(0, Version::Half), (5, Version::Float)]);
+    /// std::fs::remove_file(&path).unwrap();
+    /// assert!(matches!(Schedule::read(&path), Err(InterleaveError::Io { .. })));
+    /// ```
     pub fn read(path: &Path) -> Result<Schedule> {
         let text = std::fs::read_to_string(path).map_err(|e| InterleaveError::io(path, e))?;
         Schedule::parse(&text, path)
     }
 
     /// Writes a schedule file.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{schedule::Schedule, version::Version::*};
+    /// let path = std::env::temp_dir().join(format!("boundgate-schedule-write-{}.txt", std::process::id()));
+    /// let s = Schedule::new(8, vec![(0, Half), (5, Float)]).unwrap();
+    /// s.write(&path).unwrap();
+    /// assert_eq!(std::fs::read_to_string(&path).unwrap(), "8\n0 half\n5 float\n");
+    /// assert_eq!(Schedule::read(&path).unwrap(), s);
+    /// std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn write(&self, path: &Path) -> Result<()> {
         std::fs::write(path, self.to_text()).map_err(|e| InterleaveError::io(path, e))
     }

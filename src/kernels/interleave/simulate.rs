@@ -51,6 +51,16 @@ pub enum Policy {
 
 impl Policy {
     /// Its name (`thesis`, `predictive`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::simulate::Policy;
+    /// assert_eq!((Policy::Thesis.name(), Policy::Predictive.name()), ("thesis", "predictive"));
+    /// for p in [Policy::Thesis, Policy::Predictive] {
+    ///     assert_eq!(p.name().parse::<Policy>().unwrap(), p);
+    /// }
+    /// assert!("Thesis".parse::<Policy>().is_err()); // names are case-sensitive
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Policy::Thesis => "thesis",
@@ -109,6 +119,31 @@ pub struct Simulation {
 ///
 /// # Errors
 /// A limit that is not positive and finite; missing statistics.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{error::InterleaveError, profile::{Profile, Row}, sections::SectionGrid};
+/// use boundgate::kernels::interleave::{simulate::{simulate, Policy}, stats::{Statistics, Targets}};
+/// use boundgate::kernels::interleave::version::Version::{self, Float, Half};
+/// let r = |kernel: Version, i: usize, loss: f64, ms: f64| Row { kernel, iteration: i, start_timestamp: 0,
+///     end_timestamp: 0, runtime_ms: ms, accuracy_loss: loss, ground_truth: None };
+/// // one cell: half gains 0.25 per iteration, float (forked at 2) loses 0.25
+/// let base = Profile::new((0..=4).map(|i| r(Half, i, 0.25 * i as f64, 1.0)).collect()).unwrap();
+/// let fork = Profile::new(vec![r(Half, 2, 0.5, 1.0), r(Float, 3, 0.25, 2.0), r(Float, 4, 0.0, 2.0)]).unwrap();
+/// let exact = Profile::new((0..=4).map(|i| r(Float, i, 0.0, 2.0)).collect()).unwrap();
+/// let stats = Statistics::new(&SectionGrid::new(1, 4, 1.0).unwrap(), &base, &[fork]).unwrap();
+/// let targets = Targets::new(&base, &exact).unwrap();
+/// // thesis, limit 0.5: half until the loss reaches 0.5, float until it retracts by 0.5 / 2
+/// let t = simulate(&stats, &targets, 0.5, Policy::Thesis, 0.0, 0.0).unwrap();
+/// assert_eq!(t.schedule.switches(), &[(0, Half), (2, Float), (3, Half)]);
+/// assert_eq!(t.trace.iter().map(|s| s.loss).collect::<Vec<_>>(), [0.0, 0.25, 0.5, 0.25, 0.5]);
+/// // predictive: never runs the half iteration that would reach 0.5
+/// let p = simulate(&stats, &targets, 0.5, Policy::Predictive, 0.0, 0.0).unwrap();
+/// assert_eq!(p.schedule.switches(), &[(0, Half), (1, Float), (2, Half), (3, Float)]);
+/// assert!(p.trace.iter().all(|s| s.loss < 0.5));
+/// assert!(matches!(simulate(&stats, &targets, -0.5, Policy::Thesis, 0.0, 0.0),
+///     Err(InterleaveError::InvalidThreshold { .. })));
+/// ```
 pub fn simulate(
     stats: &Statistics,
     targets: &Targets,

@@ -48,6 +48,19 @@ pub enum ProfileRole {
 
 impl ProfileRole {
     /// "approximate" or "exact", as errors say it.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::profile::{Profile, Row};
+    /// use boundgate::kernels::interleave::stats::{check_step1_profile, ProfileRole};
+    /// use boundgate::kernels::interleave::version::Version;
+    /// use std::path::Path;
+    /// assert_eq!((ProfileRole::Approximate.name(), ProfileRole::Exact.name()), ("approximate", "exact"));
+    /// let float = Profile::new(vec![Row { kernel: Version::Float, iteration: 0, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: 0.0, accuracy_loss: 0.0, ground_truth: None }]).unwrap();
+    /// let err = check_step1_profile(&float, ProfileRole::Approximate, Path::new("a.csv")).unwrap_err();
+    /// assert!(err.to_string().contains("the approximate profile runs float"), "{err}");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             ProfileRole::Approximate => "approximate",
@@ -368,6 +381,27 @@ impl Statistics {
     /// profile, a measurement that [`check_measurement`] refuses (named
     /// `<approximate profile>` and `<measurement k>`, `k` from 0: callers
     /// that read files check them first, with their names).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{profile::{Profile, Row}, sections::SectionGrid};
+    /// use boundgate::kernels::interleave::stats::{KernelStat, Statistics};
+    /// use boundgate::kernels::interleave::version::Version::{self, Float, Half, Looperf};
+    /// let r = |kernel: Version, i: usize, loss: f64, ms: f64| Row { kernel, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: ms, accuracy_loss: loss, ground_truth: None };
+    /// // half gains 0.25 per iteration (1 ms each); float, forked at 2, loses 0.25 (2 ms each)
+    /// let base = Profile::new((0..=4).map(|i| r(Half, i, 0.25 * i as f64, 1.0)).collect()).unwrap();
+    /// let fork = Profile::new(vec![r(Half, 2, 0.5, 1.0), r(Float, 3, 0.25, 2.0), r(Float, 4, 0.0, 2.0)]).unwrap();
+    /// let grid = SectionGrid::new(1, 4, 1.0).unwrap(); // one cell
+    /// let s = Statistics::new(&grid, &base, &[fork]).unwrap();
+    /// assert_eq!(s.cells[0].baseline, Some(KernelStat { rate: 0.25, runtime_ms: 1.0, measurements: 1, iterations: 4 }));
+    /// assert_eq!(s.cells[0].exact, Some(KernelStat { rate: -0.25, runtime_ms: 2.0, measurements: 1, iterations: 2 }));
+    /// assert_eq!((s.cells[0].approx, s.unused, s.approx_version), (None, 0, Half));
+    /// // a measurement running looperf beside a half baseline is refused, named by its position
+    /// let wrong = Profile::new(vec![r(Half, 2, 0.5, 1.0), r(Looperf, 3, 0.5, 1.0)]).unwrap();
+    /// let err = Statistics::new(&grid, &base, &[wrong]).unwrap_err();
+    /// assert!(err.to_string().starts_with("<measurement 0>: kernel"), "{err}");
+    /// ```
     pub fn new(
         grid: &SectionGrid,
         baseline: &Profile,
@@ -436,6 +470,26 @@ impl Statistics {
     ///
     /// # Errors
     /// [`InterleaveError::NoStatistics`] when no cell has data for the kernel.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, profile::{Profile, Row}, sections::SectionGrid};
+    /// use boundgate::kernels::interleave::{stats::Statistics, version::Version::{self, Float, Half}};
+    /// let r = |kernel: Version, i: usize, loss: f64, ms: f64| Row { kernel, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: ms, accuracy_loss: loss, ground_truth: None };
+    /// // half gains 0.25 per iteration (1 ms each); float, forked at 2, loses 0.25 (2 ms each)
+    /// let base = Profile::new((0..=4).map(|i| r(Half, i, 0.25 * i as f64, 1.0)).collect()).unwrap();
+    /// let fork = Profile::new(vec![r(Half, 2, 0.5, 1.0), r(Float, 3, 0.25, 2.0), r(Float, 4, 0.0, 2.0)]).unwrap();
+    /// // 2 x 2 cells: the baseline starts iterations in cells 0 and 3, the fork one in cell 3
+    /// let grid = SectionGrid::new(2, 4, 1.0).unwrap();
+    /// let s = Statistics::new(&grid, &base, &[fork]).unwrap();
+    /// assert_eq!(s.lookup(false, 3).unwrap().1, 3); // its own
+    /// assert_eq!(s.lookup(false, 1).unwrap().1, 0); // cells 0 and 3 are as near: the lower id
+    /// let (exact, from) = s.lookup(true, 0).unwrap(); // borrowed from the only cell with data
+    /// assert_eq!((exact.rate, exact.runtime_ms, from), (-0.25, 2.0, 3));
+    /// let none = Statistics::new(&grid, &base, &[]).unwrap();
+    /// assert!(matches!(none.lookup(true, 0), Err(InterleaveError::NoStatistics { kernel }) if kernel == "float"));
+    /// ```
     pub fn lookup(&self, exact: bool, cell: usize) -> Result<(KernelStat, usize)> {
         let get = |c: usize| {
             if exact {
@@ -471,6 +525,21 @@ impl Statistics {
 
     /// The statistics file: one line per cell (empty fields where a kernel
     /// has no measurement starting there).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{profile::{Profile, Row}, sections::SectionGrid};
+    /// use boundgate::kernels::interleave::{stats::Statistics, version::Version::{self, Float, Half}};
+    /// let r = |kernel: Version, i: usize, loss: f64, ms: f64| Row { kernel, iteration: i, start_timestamp: 0,
+    ///     end_timestamp: 0, runtime_ms: ms, accuracy_loss: loss, ground_truth: None };
+    /// // half gains 0.25 per iteration (1 ms each); float, forked at 2, loses 0.25 (2 ms each)
+    /// let base = Profile::new((0..=4).map(|i| r(Half, i, 0.25 * i as f64, 1.0)).collect()).unwrap();
+    /// let fork = Profile::new(vec![r(Half, 2, 0.5, 1.0), r(Float, 3, 0.25, 2.0), r(Float, 4, 0.0, 2.0)]).unwrap();
+    /// let s = Statistics::new(&SectionGrid::new(1, 4, 1.0).unwrap(), &base, &[fork]).unwrap();
+    /// // no phase-2 measurement: empty approx fields and a count of 0
+    /// assert_eq!(s.to_csv(), "id,baseline_rate,baseline_runtime,approx_rate,approx_runtime,approx_measurements,\
+    ///     exact_rate,exact_runtime,exact_measurements\n0,0.25,1,,,0,-0.25,2,1\n");
+    /// ```
     pub fn to_csv(&self) -> String {
         let mut out = String::from(
             "id,baseline_rate,baseline_runtime,approx_rate,approx_runtime,approx_measurements,exact_rate,exact_runtime,exact_measurements\n",
@@ -544,6 +613,20 @@ impl Targets {
     }
 
     /// `T_k(i)`, `k = 1..4` (clamped to that range).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{profile::{Profile, Row}, stats::Targets, version::Version};
+    /// // C_apx = [0, 1, 2], C_ex = [0, 2, 4] (ms)
+    /// let p = |v: Version, ms: f64| Profile::new((0..=2).map(|i| Row { kernel: v, iteration: i,
+    ///     start_timestamp: 0, end_timestamp: 0, runtime_ms: if i == 0 { 0.0 } else { ms },
+    ///     accuracy_loss: 0.0, ground_truth: None }).collect()).unwrap();
+    /// let t = Targets::new(&p(Version::Half, 1.0), &p(Version::Float, 2.0)).unwrap();
+    /// assert_eq!(t.target(1, 1), 1.25); // 1 + (2 - 1) / 4
+    /// assert_eq!(t.target(3, 2), 3.5); // 2 + 3 (4 - 2) / 4
+    /// // k and i are clamped: k = 0 is T_1, k = 9 is T_4 (the exact runtime), i past N is N
+    /// assert_eq!((t.target(0, 1), t.target(9, 1), t.target(2, 99)), (1.25, 2.0, 3.0));
+    /// ```
     pub fn target(&self, k: usize, i: usize) -> f64 {
         let k = k.clamp(1, 4) as f64;
         let i = i.min(self.approx_cumulative.len() - 1);
@@ -553,6 +636,18 @@ impl Targets {
 
     /// The performance statistics file (§4.2.5: "the iteration, approximate
     /// kernel version and exact kernel version cumulative runtime, and the four targets").
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{profile::{Profile, Row}, stats::Targets, version::Version};
+    /// // C_apx = [0, 1, 2], C_ex = [0, 2, 4] (ms)
+    /// let p = |v: Version, ms: f64| Profile::new((0..=2).map(|i| Row { kernel: v, iteration: i,
+    ///     start_timestamp: 0, end_timestamp: 0, runtime_ms: if i == 0 { 0.0 } else { ms },
+    ///     accuracy_loss: 0.0, ground_truth: None }).collect()).unwrap();
+    /// let t = Targets::new(&p(Version::Half, 1.0), &p(Version::Float, 2.0)).unwrap();
+    /// assert_eq!(t.to_csv(), "iteration,approx_cumulative,exact_cumulative,target_1,target_2,target_3,target_4\n\
+    ///     0,0,0,0,0,0,0\n1,1,2,1.25,1.5,1.75,2\n2,2,4,2.5,3,3.5,4\n");
+    /// ```
     pub fn to_csv(&self) -> String {
         let mut out = String::from(
             "iteration,approx_cumulative,exact_cumulative,target_1,target_2,target_3,target_4\n",

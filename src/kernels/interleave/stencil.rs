@@ -84,6 +84,17 @@ impl Arith for Binary16 {
 }
 
 /// The new value of one cell from its neighbours, in the documented order.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{hotspot::Coefficients, stencil::{cell, Binary16, Binary64}};
+/// // distinct weights: each neighbour meets its own (1 + 4 + 32 + 128 = 165; amb = 0)
+/// let k = Coefficients { cc: 1.0, cw: 2.0, ce: 4.0, cs: 8.0, cn: 16.0, cb: 32.0, ct: 64.0, sdc: 128.0, amb: 0.0 };
+/// assert_eq!(cell::<Binary64>(&k, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0), 165.0);
+/// // binary16: cc C + ct amb = 2048 + 1 is a tie at spacing 2, rounded to even 2048
+/// let k = Coefficients { cc: 1.0f32, cw: 0.0, ce: 0.0, cs: 0.0, cn: 0.0, cb: 0.0, ct: 1.0, sdc: 0.0, amb: 1.0 };
+/// assert_eq!(cell::<Binary16>(&k, 2048.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0), 2048.0);
+/// ```
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn cell<A: Arith>(
@@ -109,6 +120,19 @@ pub fn cell<A: Arith>(
 }
 
 /// One iteration over the whole grid: `tout` from `tin` (same length as the grid).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{grid::Grid3, hotspot::Coefficients, stencil::{sweep, Binary64}};
+/// let grid = Grid3::new(3, 1, 1).unwrap();
+/// let zero = Coefficients { cc: 0.0, cw: 0.0, ce: 0.0, cs: 0.0, cn: 0.0, cb: 0.0, ct: 0.0, sdc: 0.0, amb: 0.0 };
+/// let (tin, power, mut tout) = ([1.0, 2.0, 3.0], [0.0; 3], [0.0; 3]);
+/// // west weight only: each cell takes its west neighbour, x = 0 itself
+/// sweep::<Binary64>(grid, &Coefficients { cw: 1.0, ..zero }, &power, &tin, &mut tout);
+/// assert_eq!(tout, [1.0, 1.0, 2.0]);
+/// sweep::<Binary64>(grid, &Coefficients { ce: 1.0, ..zero }, &power, &tin, &mut tout);
+/// assert_eq!(tout, [2.0, 3.0, 3.0]);
+/// ```
 #[inline(always)]
 pub fn sweep<A: Arith>(
     grid: Grid3,
@@ -199,6 +223,20 @@ fn has_fma() -> bool {
 }
 
 /// One binary32 iteration.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{grid::Grid3, hotspot::HotSpot3D};
+/// use boundgate::kernels::interleave::stencil::{sweep, sweep32, Binary32};
+/// let app = HotSpot3D::synthetic(Grid3::new(5, 3, 2).unwrap(), 7).unwrap();
+/// let t = app.initial32().unwrap();
+/// let (mut fast, mut generic) = (vec![0.0f32; 30], vec![0.0f32; 30]);
+/// sweep32(app.grid(), app.coefficients32(), app.power32(), &t, &mut fast);
+/// sweep::<Binary32>(app.grid(), app.coefficients32(), app.power32(), &t, &mut generic);
+/// // hardware or library fma: the same bits
+/// assert!(fast.iter().zip(&generic).all(|(a, b)| a.to_bits() == b.to_bits()));
+/// assert!(fast.iter().zip(&t).any(|(a, b)| a != b)); // and the state did move
+/// ```
 pub fn sweep32(grid: Grid3, k: &Coefficients<f32>, power: &[f32], tin: &[f32], tout: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if has_fma() {
@@ -210,6 +248,19 @@ pub fn sweep32(grid: Grid3, k: &Coefficients<f32>, power: &[f32], tin: &[f32], t
 }
 
 /// One binary64 iteration.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{grid::Grid3, hotspot::HotSpot3D};
+/// use boundgate::kernels::interleave::stencil::{cell, sweep64, Binary64};
+/// // one cell: every neighbour outside the grid is the cell itself
+/// let app = HotSpot3D::new(Grid3::new(1, 1, 1).unwrap(), vec![330.0], vec![0.5]).unwrap();
+/// let (k, t) = (app.coefficients(), 330.0);
+/// let mut out = [0.0];
+/// sweep64(app.grid(), k, app.power(), &[t], &mut out);
+/// assert_eq!(out[0].to_bits(), cell::<Binary64>(k, t, t, t, t, t, t, t, 0.5).to_bits());
+/// assert!(out[0] < t); // it cools toward the ambient 80
+/// ```
 pub fn sweep64(grid: Grid3, k: &Coefficients<f64>, power: &[f64], tin: &[f64], tout: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     if has_fma() {
@@ -223,6 +274,19 @@ pub fn sweep64(grid: Grid3, k: &Coefficients<f64>, power: &[f64], tin: &[f64], t
 /// One binary16 iteration (values carried in `f32`): the same chain as
 /// [`sweep`]`::<Binary16>`, bit for bit, evaluated one operation at a time
 /// across a whole row so that the fast path vectorizes ([`fma16_lanes`]).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{fp16::round16, grid::Grid3, hotspot::HotSpot3D, version::Version};
+/// use boundgate::kernels::interleave::stencil::{sweep, sweep16, Binary16};
+/// let app = HotSpot3D::synthetic(Grid3::new(9, 4, 2).unwrap(), 1).unwrap();
+/// let s = app.initial_state(Version::Half).unwrap();
+/// let (mut rows, mut cells) = (vec![0.0f32; 72], vec![0.0f32; 72]);
+/// sweep16(app.grid(), app.coefficients16(), app.power16(), &s.values, &mut rows);
+/// sweep::<Binary16>(app.grid(), app.coefficients16(), app.power16(), &s.values, &mut cells);
+/// assert!(rows.iter().zip(&cells).all(|(a, b)| a.to_bits() == b.to_bits()));
+/// assert!(rows.iter().all(|&v| round16(f64::from(v)) == v)); // binary16 numbers
+/// ```
 pub fn sweep16(grid: Grid3, k: &Coefficients<f32>, power: &[f32], tin: &[f32], tout: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if has_fma() {
@@ -250,6 +314,20 @@ fn sweep16_rows_avx2(
 /// `f64` value on the bits without branches; lanes it cannot handle (an
 /// inexact `f64` sum, a result outside binary16's normal range, a zero, a
 /// special value) are flagged and recomputed with [`fma16`]/[`mul16`].
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::{fp16::fma16, stencil::fma16_lanes};
+/// let (v, acc) = ([0.5f32, 1.0, 0.0, 256.0], [1.0f32, 2048.0, -0.0, 65504.0]);
+/// let (mut out, mut flags) = ([0.0f32; 4], [0u8; 4]);
+/// fma16_lanes(3.0, &v, Some(&acc), &mut out, &mut flags);
+/// // 2.5 exact; 2051 a tie at spacing 2, to even 2052; a zero and an overflow take the slow path
+/// assert_eq!(out, [2.5, 2052.0, 0.0, f32::INFINITY]);
+/// assert_eq!(flags, [0, 0, 1, 1]);
+/// assert!((0..4).all(|x| out[x].to_bits() == fma16(3.0, v[x], acc[x]).to_bits()));
+/// fma16_lanes(3.0, &v, None, &mut out, &mut flags); // products alone
+/// assert_eq!(out, [1.5, 3.0, 0.0, 768.0]);
+/// ```
 #[inline(always)]
 pub fn fma16_lanes(a: f32, v: &[f32], acc: Option<&[f32]>, out: &mut [f32], flags: &mut [u8]) {
     const DROP: u32 = 42;
@@ -398,6 +476,16 @@ pub fn advance(
 }
 
 /// The largest magnitude of a state and its first non-finite value, if any.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::stencil::scan;
+/// assert_eq!(scan(&[1.0, -3.5, 2.0]), (3.5, None)); // the largest magnitude
+/// assert_eq!(scan(&[]), (0.0, None));
+/// let (max, bad) = scan(&[1.0, f32::NAN, f32::INFINITY]);
+/// assert_eq!(max, f64::INFINITY);
+/// assert!(matches!(bad, Some((1, v)) if v.is_nan())); // the first non-finite one
+/// ```
 pub fn scan(values: &[f32]) -> (f64, Option<(usize, f64)>) {
     let mut max = 0.0f32;
     for (i, &v) in values.iter().enumerate() {
@@ -410,6 +498,13 @@ pub fn scan(values: &[f32]) -> (f64, Option<(usize, f64)>) {
 }
 
 /// [`scan`] for binary64 values.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::stencil::scan64;
+/// assert_eq!(scan64(&[-1e300, 2.0]), (1e300, None));
+/// assert_eq!(scan64(&[0.0, f64::NEG_INFINITY, f64::NAN]), (f64::INFINITY, Some((1, f64::NEG_INFINITY))));
+/// ```
 pub fn scan64(values: &[f64]) -> (f64, Option<(usize, f64)>) {
     let mut max = 0.0f64;
     for (i, &v) in values.iter().enumerate() {

@@ -40,6 +40,17 @@ impl Version {
     pub const APPROXIMATE: [Version; 2] = [Version::Half, Version::Looperf];
 
     /// The name in files and on the command line.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::version::Version;
+    /// assert_eq!(Version::Looperf.name(), "looperf");
+    /// assert_eq!(Version::Double.to_string(), "double"); // Display prints the name
+    /// // every name parses back to its version
+    /// for v in [Version::Double, Version::Float, Version::Half, Version::Looperf] {
+    ///     assert_eq!(v.name().parse::<Version>().unwrap(), v);
+    /// }
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Version::Double => "double",
@@ -50,6 +61,16 @@ impl Version {
     }
 
     /// The format of the state (and of the arithmetic).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::version::Version;
+    /// use boundgate_verify::format::Format;
+    /// assert_eq!(Version::Double.storage(), Format::FP64);
+    /// assert_eq!(Version::Float.storage(), Format::FP32);
+    /// assert_eq!(Version::Looperf.storage(), Format::FP32); // perforation keeps binary32
+    /// assert_eq!(Version::Half.storage(), Format::FP16);
+    /// ```
     pub fn storage(self) -> Format {
         match self {
             Version::Double => Format::FP64,
@@ -59,11 +80,31 @@ impl Version {
     }
 
     /// Whether this is the thesis's exact kernel (`float`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::version::Version;
+    /// assert!(Version::Float.is_exact());
+    /// // the ground truth is more accurate, but it is not the thesis's exact kernel
+    /// assert!(!Version::Double.is_exact());
+    /// assert!(Version::APPROXIMATE.iter().all(|v| !v.is_exact()));
+    /// ```
     pub fn is_exact(self) -> bool {
         self == Version::Float
     }
 
     /// Parses a schedulable version (`float`, `half`, `looperf`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::interleave::{error::InterleaveError, version::Version};
+    /// assert_eq!(Version::schedulable("looperf").unwrap(), Version::Looperf);
+    /// // `double` parses as a version but is refused here; unknown names are refused too
+    /// assert!("double".parse::<Version>().is_ok());
+    /// assert!(matches!(Version::schedulable("double"),
+    ///     Err(InterleaveError::InvalidParameter { name, .. }) if name == "kernel"));
+    /// assert!(matches!(Version::schedulable("quarter"), Err(InterleaveError::InvalidParameter { .. })));
+    /// ```
     pub fn schedulable(name: &str) -> Result<Version> {
         let v: Version = name.parse()?;
         if v == Version::Double {
