@@ -72,6 +72,17 @@ pub struct TreeDotConfig {
 
 impl TreeDotConfig {
     /// A checked geometry.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::baseline::tree_dot::TreeDotConfig;
+    /// use boundgate_verify::VerifyError;
+    /// let c = TreeDotConfig::new(1024, 1024).unwrap(); // CUDA's limits, both
+    /// assert_eq!((c.threads_per_block, c.blocks), (1024, 1024));
+    /// let bad = |t, b| matches!(TreeDotConfig::new(t, b), Err(VerifyError::InvalidParameter { .. }));
+    /// assert!(bad(96, 4) && bad(2048, 4) && bad(0, 4)); // T: a power of two, at most 1024
+    /// assert!(bad(256, 0) && bad(256, 1025)); // B: 1 to 1024
+    /// ```
     pub fn new(threads_per_block: usize, blocks: usize) -> Result<TreeDotConfig> {
         let config = TreeDotConfig {
             threads_per_block,
@@ -100,6 +111,16 @@ impl TreeDotConfig {
     }
 
     /// Checks `T` (a power of two in `1..=1024`) and `B` (in `1..=1024`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::baseline::tree_dot::TreeDotConfig;
+    /// // The fields are public: a geometry built by hand is checked here.
+    /// assert!(TreeDotConfig { threads_per_block: 1, blocks: 1 }.validate().is_ok());
+    /// assert!(TreeDotConfig { threads_per_block: 3, blocks: 1 }.validate().is_err());
+    /// assert!(TreeDotConfig { threads_per_block: 1024, blocks: 1025 }.validate().is_err());
+    /// assert!(TreeDotConfig::for_gpu(1 << 30).validate().is_ok()); // the launcher's, even at 2^30 terms
+    /// ```
     pub fn validate(&self) -> Result<()> {
         let t = self.threads_per_block;
         if !t.is_power_of_two() || t > MAX_THREADS_PER_BLOCK {
@@ -122,6 +143,13 @@ impl TreeDotConfig {
     }
 
     /// `P`: the least power of two `>= B`, the width of the final tree.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::baseline::tree_dot::TreeDotConfig;
+    /// let p = |b| TreeDotConfig::new(256, b).unwrap().padded_blocks();
+    /// assert_eq!((p(1), p(5), p(8), p(1000)), (1, 8, 8, 1024));
+    /// ```
     pub fn padded_blocks(&self) -> usize {
         self.blocks.next_power_of_two()
     }
@@ -131,6 +159,17 @@ impl TreeDotConfig {
     /// 0 meets every fma of its thread, then every level of both trees). Additions
     /// of the zero padding are exact but counted, so this is an upper bound for
     /// every term and exact for that first one.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::baseline::tree_dot::TreeDotConfig;
+    /// // T = 256 (8 tree levels), B = 3 (padded to 4: 2 levels).
+    /// let c = TreeDotConfig::new(256, 3).unwrap();
+    /// assert_eq!(c.depth(1), 1 + 8 + 2);
+    /// assert_eq!(c.depth(768), 1 + 8 + 2); // one fma per thread
+    /// assert_eq!(c.depth(769), 2 + 8 + 2); // thread 0 of block 0 takes a second term
+    /// assert_eq!(TreeDotConfig::new(1, 1).unwrap().depth(10), 10); // one chain of fmas
+    /// ```
     pub fn depth(&self, n: usize) -> u64 {
         let fmas = n.div_ceil(self.threads_per_block * self.blocks) as u64;
         fmas + u64::from(self.threads_per_block.trailing_zeros())

@@ -104,6 +104,26 @@ impl BlockFma {
     /// Never for the records of [`TcRecord::lookup`]; a hand-made record
     /// whose fractional bits cannot hold a product is a programming error
     /// (its `spec().validate()` fails first where records come from users).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::blockfma::BlockFma;
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// let rec = |arch| TcRecord::lookup(arch, TcInput::Fp16, TcOutput::Fp32).unwrap();
+    /// let (a100, h100) = (BlockFma::new(&rec(Arch::Sm80)), BlockFma::new(&rec(Arch::Sm90)));
+    /// // 1 - 1 + 2^-12 2^-13: aligned to 2^0, the 2^-25 needs 25 fractional bits.
+    /// let (x, y) = ([1.0, -1.0, 2f64.powi(-12)], [1.0, 1.0, 2f64.powi(-13)]);
+    /// assert_eq!(a100.step(&x, &y, 0.0), 0.0); // F = 24: truncated away
+    /// assert_eq!(h100.step(&x, &y, 0.0), 2f64.powi(-25)); // F = 25: kept
+    /// ```
+    /// A record whose `F` cannot hold a product is refused:
+    /// ```should_panic
+    /// use boundgate::kernels::mpfma::blockfma::BlockFma;
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// let mut r = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+    /// r.fraction_bits = 12; // fp16 products have 20 fractional bits
+    /// BlockFma::new(&r);
+    /// ```
     pub fn new(record: &TcRecord) -> BlockFma {
         let operand = record.input.operand();
         let accumulator = record.accumulator;
@@ -132,6 +152,16 @@ impl BlockFma {
     }
 
     /// The record.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::blockfma::BlockFma;
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// let r = TcRecord::lookup(Arch::Sm80, TcInput::Bf16, TcOutput::Fp32).unwrap().with_block(4);
+    /// let unit = BlockFma::new(&r);
+    /// assert_eq!(unit.record(), &r);
+    /// assert_eq!(unit.chain(&[1.0; 10], &[1.0; 10], 0.0).1.len(), 3); // blocks of the record's 4
+    /// ```
     pub fn record(&self) -> &TcRecord {
         &self.record
     }
@@ -297,6 +327,19 @@ impl BlockFma {
     }
 
     /// `D = A B` (see [`BlockFma::gemm_visit`]), row-major `m x t`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::blockfma::BlockFma;
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// let unit = BlockFma::new(&TcRecord::lookup(Arch::Sm80, TcInput::Fp16, TcOutput::Fp32).unwrap());
+    /// let small = 2f64.powi(-12);
+    /// let a = [1.0, -1.0, small, 1.0, 1.0, small]; // 2 x 3
+    /// let b = [1.0, 1.0, 2f64.powi(-13)]; // 3 x 1
+    /// // F = 24 fractional bits below the largest term 2^0: 2^-25 is truncated in both rows.
+    /// assert_eq!(unit.gemm(&a, &b, 2, 3, 1), vec![0.0, 2.0]);
+    /// assert_eq!(unit.gemm(&a, &b, 2, 3, 1)[1], unit.chain(&a[3..], &b, 0.0).0);
+    /// ```
     pub fn gemm(&self, a: &[f64], b: &[f64], m: usize, k: usize, t: usize) -> Vec<f64> {
         let mut d = Vec::with_capacity(m * t);
         self.gemm_visit(a, b, m, k, t, |_, _, v, _| d.push(v));

@@ -45,6 +45,32 @@ where
 }
 
 /// Runs `boundgate probe`.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::cli::{execute, ProbeArgs};
+/// use boundgate::{Error, ExitCode};
+/// use clap::Parser;
+/// #[derive(Parser)]
+/// struct Probe {
+///     #[command(flatten)]
+///     args: ProbeArgs,
+/// }
+/// let args = |a: &[&str]| Probe::try_parse_from([&["probe"], a].concat()).unwrap().args;
+/// let json = std::env::temp_dir().join(format!("boundgate-probe-doc-{}.json", std::process::id()));
+/// let path = json.to_str().unwrap();
+/// // The CPU model of a record agrees with it, probe by probe: exit 0.
+/// let cpu = ["--backend", "cpu", "--arch", "sm80", "--input", "fp16", "--output", "fp32", "--json", path];
+/// assert_eq!(execute(args(&cpu)).unwrap(), ExitCode::Ok);
+/// let report = std::fs::read_to_string(&json).unwrap();
+/// std::fs::remove_file(&json).unwrap();
+/// assert!(report.contains("\"schema\": \"boundgate.probe/1\""));
+/// assert!(report.contains("\"agrees\": true") && !report.contains("\"agrees\": false"));
+/// // Bad usage: an unknown backend; a combination sm80 lacks, asked for by name.
+/// assert!(matches!(execute(args(&["--backend", "tpu"])), Err(Error::Usage(_))));
+/// let fp8 = ["--backend", "cpu", "--arch", "sm80", "--input", "e4m3", "--output", "fp32"];
+/// assert!(matches!(execute(args(&fp8)), Err(Error::Usage(_))));
+/// ```
 pub fn execute(args: ProbeArgs) -> Result<ExitCode> {
     let inputs = parse_list(&args.input, &TcInput::ALL, |s| s.parse())?;
     let outputs = parse_list(&args.output, &[TcOutput::Fp32, TcOutput::Fp16], |s| {

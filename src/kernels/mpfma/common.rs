@@ -14,6 +14,25 @@ pub const U_GIVEN_F64: f64 = 1.1102230246251565e-16;
 /// element's bound is the template (provenance, hypotheses); the first
 /// failure is the result. A non-finite input is an unmet hypothesis (the
 /// verdict then reports the non-finite exact result), not a hard error.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::common::element_bounds;
+/// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+/// use boundgate_verify::VerifyError;
+/// let b = |v| Bound::deterministic(v, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
+/// let eb = element_bounds(3, |i| match i {
+///     1 => Err(VerifyError::NonFinite { what: "x".into(), index: 1, value: f64::NAN }),
+///     _ => Ok(b(i as f64 + 0.5)),
+/// })
+/// .unwrap();
+/// // The NaN input leaves its element without a bound (a hypothesis, not a hard error).
+/// assert_eq!((eb.bounded(0), eb.bounded(1), eb.bounded(2)), (Some(0.5), None, Some(2.5)));
+/// assert!(eb.unbounded().unwrap().contains("finite inputs"));
+/// // Any other error is the result.
+/// let bad = element_bounds(2, |_| Err(VerifyError::Empty { what: "x".into() }));
+/// assert!(matches!(bad, Err(VerifyError::Empty { .. })));
+/// ```
 pub fn element_bounds(
     n: usize,
     mut bound_of: impl FnMut(usize) -> VResult<Bound>,
@@ -23,6 +42,20 @@ pub fn element_bounds(
 
 /// A bound whose value is a constant times a per-element quantity: evaluated
 /// once with quantity 1 (so `template.value` is the constant) and scaled.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::common::scaled;
+/// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+/// use boundgate_verify::VerifyError;
+/// let src = Source::new("ex", "Theorem 1", None);
+/// let constant = Bound::deterministic(0.25, Quantity::AbsoluteError, src, Rigor::Published);
+/// // 0.25 S per element: exact for these S.
+/// let eb = scaled(Ok(constant), &[4.0, 2.0, 0.0]).unwrap();
+/// assert_eq!(eb.values(), &[1.0, 0.5, 0.0]);
+/// assert_eq!(eb.bound.value, 1.0); // the largest
+/// assert!(scaled(Err(VerifyError::Empty { what: "x".into() }), &[1.0]).is_err());
+/// ```
 pub fn scaled(template: VResult<Bound>, per_element: &[f64]) -> VResult<ElementBounds> {
     let template = template?;
     let constant = template.value;
@@ -31,6 +64,18 @@ pub fn scaled(template: VResult<Bound>, per_element: &[f64]) -> VResult<ElementB
 }
 
 /// `NonFinite` input errors become `HypothesisNotMet` (an explicit verdict).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::common::non_finite_as_hypothesis;
+/// use boundgate_verify::VerifyError;
+/// let e = non_finite_as_hypothesis(VerifyError::NonFinite { what: "a".into(), index: 3, value: f64::INFINITY });
+/// assert!(matches!(e, VerifyError::HypothesisNotMet { ref hypothesis, ref detail, .. }
+///     if hypothesis == "finite inputs" && detail == "a[3] = inf"));
+/// // Other errors pass unchanged.
+/// let other = non_finite_as_hypothesis(VerifyError::Empty { what: "x".into() });
+/// assert!(matches!(other, VerifyError::Empty { ref what } if what == "x"));
+/// ```
 pub fn non_finite_as_hypothesis(e: VerifyError) -> VerifyError {
     match e {
         VerifyError::NonFinite { what, index, value } => VerifyError::HypothesisNotMet {
@@ -72,6 +117,19 @@ pub fn representation_up(x: &[f64], x_read: &[f64], y: &[f64], y_read: &[f64]) -
 }
 
 /// Adds a per-element quantity to a rigorous bound, recording why.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::common::add_to;
+/// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+/// use boundgate_verify::check::ElementBounds;
+/// let b = Bound::deterministic(0.0, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
+/// let eb = ElementBounds::partial(b, vec![1.0, 2.0, f64::INFINITY], "overflow").unwrap();
+/// let more = add_to(eb, &[0.5, 0.25, 1.0], "representation", "added".into()).unwrap();
+/// // 1 + 0.5 and 2 + 0.25 (exact); the element without a bound keeps none.
+/// assert_eq!((more.bounded(0), more.bounded(1), more.bounded(2)), (Some(1.5), Some(2.25), None));
+/// assert_eq!(more.bound.hypotheses.last().unwrap().statement, "representation");
+/// ```
 pub fn add_to(
     bounds: ElementBounds,
     extra: &[f64],
@@ -85,6 +143,20 @@ pub fn add_to(
 /// recording why; an element without a bound keeps none (review,
 /// 2026-11-26: rebuilding the values turned its `+inf` into a bound that an
 /// infinite output met).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::common::add_each;
+/// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+/// use boundgate_verify::check::ElementBounds;
+/// let b = Bound::deterministic(0.0, Quantity::AbsoluteError, Source::new("ex", "Lemma 1", None), Rigor::Rigorous);
+/// let eb = ElementBounds::partial(b, vec![1.0, f64::INFINITY, 3.0], "overflow").unwrap();
+/// // Add 2^-i to element i's bound.
+/// let more = add_each(eb, |i, v| Ok(v + 0.5f64.powi(i as i32)), "a term", "2^-i".into()).unwrap();
+/// assert_eq!((more.bounded(0), more.bounded(1), more.bounded(2)), (Some(2.0), None, Some(3.25)));
+/// assert_eq!(more.unbounded(), Some("overflow"));
+/// assert_eq!(more.bound.hypotheses[0].detail, "2^-i");
+/// ```
 pub fn add_each(
     mut bounds: ElementBounds,
     f: impl FnMut(usize, f64) -> VResult<f64>,
@@ -97,6 +169,14 @@ pub fn add_each(
 }
 
 /// The transpose of a row-major `rows x cols` matrix.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::common::transpose;
+/// let m = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2 x 3
+/// assert_eq!(transpose(&m, 2, 3), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]); // 3 x 2
+/// assert_eq!(transpose(&transpose(&m, 2, 3), 3, 2), m.to_vec());
+/// ```
 pub fn transpose(data: &[f64], rows: usize, cols: usize) -> Vec<f64> {
     let mut out = vec![0.0; data.len()];
     for r in 0..rows {

@@ -106,6 +106,23 @@ const INFO: KernelInfo = KernelInfo {
 };
 
 /// The unit a kernel run asks for.
+///
+/// # Example
+/// ```
+/// use boundgate::Error;
+/// use boundgate::kernels::Params;
+/// use boundgate::kernels::mpfma::gemm::MpfmaGemm;
+/// use boundgate::kernels::mpfma::mac::{MpfmaMac, unit_from};
+/// use boundgate::kernels::mpfma::unit::MacUnit;
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let pairs = ["op=fma".to_string(), "format=bf16".to_string(), "mode=rtz".to_string()];
+/// let unit = unit_from(&Params::parse(&MpfmaMac, &pairs).unwrap()).unwrap();
+/// assert_eq!(unit, MacUnit::fma(Format::BF16, RoundingMode::TowardZero));
+/// // The defaults are Fig. 5's MPFMA.
+/// assert_eq!(unit_from(&Params::defaults(&MpfmaMac)).unwrap(), MacUnit::fig5_mpfma());
+/// // Another kernel's parameters have no `op`.
+/// assert!(matches!(unit_from(&Params::defaults(&MpfmaGemm)), Err(Error::Usage(_))));
+/// ```
 pub fn unit_from(params: &Params) -> Result<MacUnit> {
     let mode = params.mode("mode")?;
     Ok(match params.text("op")? {

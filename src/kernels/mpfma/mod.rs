@@ -37,11 +37,26 @@ use crate::audit::experiment::Experiment;
 use crate::kernels::Kernel;
 
 /// The family's kernels.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::{mpfma, registry};
+/// let names: Vec<_> = mpfma::kernels().iter().map(|k| k.name()).collect();
+/// assert_eq!(names, ["mpfma-mac", "mpfma-gemm"]);
+/// assert!(names.iter().all(|n| registry::find(n).is_ok())); // registered
+/// ```
 pub fn kernels() -> Vec<&'static dyn Kernel> {
     vec![&mac::MpfmaMac, &gemm::MpfmaGemm]
 }
 
 /// The family's experiments.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma;
+/// let names: Vec<_> = mpfma::experiments().iter().map(|e| e.name()).collect();
+/// assert_eq!(names, ["mpfma-fig5", "mpfma-fig6", "mpfma-blockfma-vs-thm37", "mpfma-probe"]);
+/// ```
 pub fn experiments() -> Vec<&'static dyn Experiment> {
     vec![
         &fig5::Fig5,

@@ -60,6 +60,21 @@ pub struct ModelUnit {
 
 impl ModelUnit {
     /// The model of `record`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::probe::{MatrixUnit, ModelUnit};
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// use boundgate_verify::format::Format;
+    /// let record = |arch| TcRecord::lookup(arch, TcInput::Fp16, TcOutput::Fp32).unwrap();
+    /// let h100 = ModelUnit::new(record(Arch::Sm90));
+    /// assert_eq!(h100.describe(), "CPU model of the sm90 fp16->fp32 record");
+    /// assert_eq!((h100.input(), h100.accumulator()), (TcInput::Fp16, Format::FP32));
+    /// // 1 - 1 + 2^-25 (as 2^-12 2^-13): kept with H100's 25 fractional bits, not A100's 24.
+    /// let (x, y) = ([1.0, -1.0, 2f64.powi(-12)], [1.0, 1.0, 2f64.powi(-13)]);
+    /// assert_eq!(h100.dot(&x, &y, 0.0).unwrap(), 2f64.powi(-25));
+    /// assert_eq!(ModelUnit::new(record(Arch::Sm80)).dot(&x, &y, 0.0).unwrap(), 0.0);
+    /// ```
     pub fn new(record: TcRecord) -> ModelUnit {
         ModelUnit {
             unit: BlockFma::new(&record),

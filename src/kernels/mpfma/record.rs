@@ -42,6 +42,17 @@ impl Arch {
     pub const ALL: [Arch; 2] = [Arch::Sm80, Arch::Sm90];
 
     /// `sm80` or `sm90`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::record::Arch;
+    /// assert_eq!((Arch::Sm80.name(), Arch::Sm90.name()), ("sm80", "sm90"));
+    /// // The name parses back, and is what `Display` writes.
+    /// for arch in Arch::ALL {
+    ///     assert_eq!(arch.name().parse::<Arch>().unwrap(), arch);
+    ///     assert_eq!(arch.to_string(), arch.name());
+    /// }
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Arch::Sm80 => "sm80",
@@ -51,6 +62,15 @@ impl Arch {
 
     /// The architecture of a compute capability (8.x is modelled as sm80,
     /// 9.x as sm90), if there is a record for it.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::record::Arch;
+    /// assert_eq!(Arch::of_compute_capability(8), Some(Arch::Sm80)); // A100 (8.0), also 8.6, 8.9
+    /// assert_eq!(Arch::of_compute_capability(9), Some(Arch::Sm90)); // H100, H200
+    /// assert_eq!(Arch::of_compute_capability(7), None); // V100: no record
+    /// assert_eq!(Arch::of_compute_capability(10), None);
+    /// ```
     pub fn of_compute_capability(major: u32) -> Option<Arch> {
         match major {
             8 => Some(Arch::Sm80),
@@ -105,6 +125,16 @@ impl TcInput {
     ];
 
     /// The CLI name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::record::TcInput;
+    /// let names: Vec<_> = TcInput::ALL.iter().map(|i| i.name()).collect();
+    /// assert_eq!(names, ["fp16", "bf16", "tf32", "e4m3", "e5m2"]);
+    /// // Each name parses back (case and spaces ignored).
+    /// assert!(TcInput::ALL.iter().all(|&i| i.name().parse::<TcInput>().unwrap() == i));
+    /// assert_eq!(" BF16 ".parse::<TcInput>().unwrap(), TcInput::Bf16);
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             TcInput::Fp16 => "fp16",
@@ -116,6 +146,15 @@ impl TcInput {
     }
 
     /// The format the operands are stored in (tf32 operands are fp32 in memory).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::record::TcInput;
+    /// use boundgate_verify::format::Format;
+    /// assert_eq!(TcInput::Tf32.storage(), Format::FP32); // tf32 operands live in fp32 memory
+    /// assert_eq!(TcInput::Fp16.storage(), Format::FP16);
+    /// assert_eq!(TcInput::E5m2.storage(), Format::E5M2);
+    /// ```
     pub fn storage(self) -> Format {
         match self {
             TcInput::Fp16 => Format::FP16,
@@ -127,6 +166,15 @@ impl TcInput {
     }
 
     /// The format the unit multiplies.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::record::TcInput;
+    /// use boundgate_verify::format::Format;
+    /// // Only tf32 multiplies another format than it stores (fp32 storage, 11-bit significands).
+    /// assert_eq!((TcInput::Tf32.storage(), TcInput::Tf32.operand()), (Format::FP32, Format::TF32));
+    /// assert!(TcInput::ALL.iter().filter(|&&i| i != TcInput::Tf32).all(|i| i.operand() == i.storage()));
+    /// ```
     pub fn operand(self) -> Format {
         match self {
             TcInput::Tf32 => Format::TF32,
@@ -137,6 +185,18 @@ impl TcInput {
     /// A stored value as the unit reads it: tf32 keeps the top 10 fraction bits
     /// of an fp32 value (truncation, MMA-Sim `truncate_to_tf32`); the other
     /// formats are read as stored.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::record::TcInput;
+    /// // 1 + 2^-10 + 2^-11 + 2^-12 (an fp32 value): nearest would give 1 + 2^-9,
+    /// // truncation to 10 fraction bits keeps 1 + 2^-10, on both signs.
+    /// let v = 1.0 + 2f64.powi(-10) + 2f64.powi(-11) + 2f64.powi(-12);
+    /// assert_eq!(TcInput::Tf32.read(v), 1.0 + 2f64.powi(-10));
+    /// assert_eq!(TcInput::Tf32.read(-v), -(1.0 + 2f64.powi(-10)));
+    /// // The other formats are read as stored (the caller rounded them already).
+    /// assert_eq!(TcInput::Fp16.read(v), v);
+    /// ```
     pub fn read(self, stored: f64) -> f64 {
         match self {
             TcInput::Tf32 => Format::TF32.round(stored, RoundingMode::TowardZero),
@@ -177,6 +237,15 @@ pub enum TcOutput {
 
 impl TcOutput {
     /// The CLI name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::record::TcOutput;
+    /// assert_eq!((TcOutput::Fp32.name(), TcOutput::Fp16.name()), ("fp32", "fp16"));
+    /// assert_eq!("fp16".parse::<TcOutput>().unwrap(), TcOutput::Fp16);
+    /// assert_eq!("f32".parse::<TcOutput>().unwrap(), TcOutput::Fp32); // PTX spelling
+    /// assert!("bf16".parse::<TcOutput>().is_err());
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             TcOutput::Fp32 => "fp32",
@@ -200,6 +269,18 @@ impl FromStr for TcOutput {
 
 /// fp32's exponent range with 13 fraction bits: what Hopper's fp8 `wgmma`
 /// keeps of an fp32 accumulator (MMA-Sim's "f32_e8m13").
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::record::e8m13;
+/// use boundgate_verify::format::{Format, RoundingMode};
+/// let f = e8m13();
+/// // fp32's exponent range, 13 fraction bits (precision 14).
+/// assert_eq!((f.precision(), f.emin(), f.emax()), (14, Format::FP32.emin(), Format::FP32.emax()));
+/// assert!(f.is_representable(1.0 + 2f64.powi(-13)));
+/// assert!(!f.is_representable(1.0 + 2f64.powi(-14))); // an fp32 value it cannot hold
+/// assert_eq!(f.round(1.0 + 2f64.powi(-13) + 2f64.powi(-14), RoundingMode::TowardZero), 1.0 + 2f64.powi(-13));
+/// ```
 pub fn e8m13() -> Format {
     Format::custom(14, -126, 127, true, OverflowPolicy::Infinity).expect("a valid custom format")
 }
@@ -257,6 +338,23 @@ impl TcRecord {
     /// # Errors
     /// [`Error::Usage`] for a combination the hardware does not have (fp8 on
     /// sm80; bf16, tf32 with fp16 accumulation).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::kernels::mpfma::record::{e8m13, Arch, TcInput, TcOutput, TcRecord};
+    /// use boundgate_verify::format::RoundingMode;
+    /// // Hopper fp8: k = 32 in one block, 13 fractional bits, fp32 results kept with 13 bits.
+    /// let fp8 = TcRecord::lookup(Arch::Sm90, TcInput::E4m3, TcOutput::Fp32).unwrap();
+    /// assert_eq!((fp8.block, fp8.fraction_bits, fp8.split_k), (32, 13, false));
+    /// assert_eq!((fp8.accumulator, fp8.output_mode), (e8m13(), RoundingMode::TowardZero));
+    /// // An fp16 accumulator rounds to nearest even.
+    /// let h = TcRecord::lookup(Arch::Sm80, TcInput::Fp16, TcOutput::Fp16).unwrap();
+    /// assert_eq!((h.block, h.output_mode), (8, RoundingMode::NearestEven));
+    /// // bf16 has no fp16 accumulator; sm80 has no fp8.
+    /// assert!(matches!(TcRecord::lookup(Arch::Sm90, TcInput::Bf16, TcOutput::Fp16), Err(Error::Usage(_))));
+    /// assert!(matches!(TcRecord::lookup(Arch::Sm80, TcInput::E5m2, TcOutput::Fp32), Err(Error::Usage(_))));
+    /// ```
     pub fn lookup(arch: Arch, input: TcInput, output: TcOutput) -> Result<TcRecord> {
         if output == TcOutput::Fp16 && matches!(input, TcInput::Bf16 | TcInput::Tf32) {
             return Err(Error::usage(format!(
@@ -308,6 +406,16 @@ impl TcRecord {
     }
 
     /// Every record, architecture by architecture.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::record::{Arch, TcRecord};
+    /// let all = TcRecord::all();
+    /// // sm80: fp16 (fp32, fp16), bf16, tf32; sm90: the same and e4m3, e5m2 (fp32, fp16).
+    /// assert_eq!(all.len(), 4 + 8);
+    /// assert_eq!(all.iter().filter(|r| r.arch == Arch::Sm80).count(), 4);
+    /// assert!(all.iter().all(|r| TcRecord::lookup(r.arch, r.input, r.output).unwrap() == *r));
+    /// ```
     pub fn all() -> Vec<TcRecord> {
         let mut out = Vec::new();
         for arch in Arch::ALL {
@@ -323,22 +431,63 @@ impl TcRecord {
     }
 
     /// A short label, e.g. `sm90 fp16->fp32`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// let r = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+    /// assert_eq!(r.label(), "sm90 fp16->fp32");
+    /// let r = TcRecord::lookup(Arch::Sm80, TcInput::Tf32, TcOutput::Fp32).unwrap();
+    /// assert_eq!(r.label(), "sm80 tf32->fp32");
+    /// ```
     pub fn label(&self) -> String {
         format!("{} {}->{}", self.arch, self.input, self.output.name())
     }
 
     /// Extra alignment bits beyond fp32's 23 (Khattak and Mikaitis' `neab`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// let bits = |arch, input| TcRecord::lookup(arch, input, TcOutput::Fp32).unwrap().extra_alignment_bits();
+    /// // Khattak and Mikaitis: 1 extra bit on A100, 2 on H100, -10 for Hopper's fp8 (13 = 23 - 10).
+    /// assert_eq!(bits(Arch::Sm80, TcInput::Fp16), 1);
+    /// assert_eq!(bits(Arch::Sm90, TcInput::Bf16), 2);
+    /// assert_eq!(bits(Arch::Sm90, TcInput::E4m3), -10);
+    /// ```
     pub fn extra_alignment_bits(&self) -> i32 {
         self.fraction_bits as i32 - 23
     }
 
     /// The same record with another block size (for experiments; not a measurement).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// let r = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+    /// let r4 = r.with_block(4);
+    /// assert_eq!((r4.block, r4.fraction_bits, r4.accumulator), (4, r.fraction_bits, r.accumulator));
+    /// assert_eq!(r.with_block(0).block, 1); // a block holds at least one product
+    /// ```
     pub fn with_block(mut self, block: usize) -> TcRecord {
         self.block = block.max(1);
         self
     }
 
     /// The parameters of the rigorous block-FMA bounds.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// let r = TcRecord::lookup(Arch::Sm80, TcInput::Tf32, TcOutput::Fp32).unwrap();
+    /// let spec = r.spec();
+    /// // The operand format (tf32, not the fp32 storage), block 4, F = 24, RZ into fp32.
+    /// assert_eq!((spec.block, spec.fraction_bits, spec.input), (4, 24, Format::TF32));
+    /// assert_eq!((spec.accumulator, spec.output_mode), (Format::FP32, RoundingMode::TowardZero));
+    /// assert!(!spec.flush_inputs && !spec.flush_outputs); // subnormals in and out
+    /// assert!(TcRecord::all().iter().all(|r| r.spec().validate().is_ok()));
+    /// ```
     pub fn spec(&self) -> BlockFmaSpec {
         let mut spec = BlockFmaSpec::new(
             self.block,

@@ -115,10 +115,30 @@ pub struct CaseOutcome {
 
 impl CaseOutcome {
     /// `error / Theorem 3.7` (0 if the error is 0; `None` without a bound).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::validity::CaseOutcome;
+    /// let case = |error, thm_3_7| CaseOutcome { error, thm_3_7, thm_3_8: None, a_priori: None, a_posteriori: None, alg1_violates: false };
+    /// assert_eq!(case(2f64.powi(-20), Some(2f64.powi(-18))).ratio_3_7(), Some(0.25));
+    /// assert_eq!(case(0.0, Some(0.0)).ratio_3_7(), Some(0.0)); // no error: 0 even against 0
+    /// assert_eq!(case(1e-9, Some(0.0)).ratio_3_7(), Some(f64::INFINITY));
+    /// assert_eq!(case(1e-9, None).ratio_3_7(), None);
+    /// ```
     pub fn ratio_3_7(&self) -> Option<f64> {
         self.thm_3_7.map(|b| ratio(self.error, b))
     }
     /// Whether a rigorous bound is violated (a bug).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::validity::CaseOutcome;
+    /// let case = |a_priori, a_posteriori| CaseOutcome { error: 2.0, thm_3_7: Some(0.5), thm_3_8: None, a_priori, a_posteriori, alg1_violates: false };
+    /// assert!(!case(Some(2.0), Some(3.0)).rigorous_violated()); // Theorem 3.7 is not rigorous
+    /// assert!(case(Some(2.0), Some(1.5)).rigorous_violated());
+    /// assert!(case(Some(1.0), None).rigorous_violated());
+    /// assert!(!case(None, None).rigorous_violated()); // no bound, nothing violated
+    /// ```
     pub fn rigorous_violated(&self) -> bool {
         self.a_priori.is_some_and(|b| self.error > b)
             || self.a_posteriori.is_some_and(|b| self.error > b)
@@ -140,6 +160,24 @@ fn ratio(error: f64, bound: f64) -> f64 {
 ///
 /// # Errors
 /// Oracle errors (mismatched lengths).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+/// use boundgate::kernels::mpfma::validity::{evaluate, subnormal_witness};
+/// let r = TcRecord::lookup(Arch::Sm80, TcInput::Fp16, TcOutput::Fp32).unwrap();
+/// // Aligned to a subnormal factor's product, the b - 1 small products are truncated:
+/// // the block FMA errs far beyond Theorem 3.7 (no underflow term), within the
+/// // rigorous bounds, where Algorithm 1's own arithmetic stays within the theorem.
+/// let (x, y) = subnormal_witness(&r);
+/// let case = evaluate(&r, &x, &y).unwrap();
+/// assert!(case.ratio_3_7().unwrap() > 100.0);
+/// assert!(!case.rigorous_violated() && !case.alg1_violates);
+/// // Exact for small integers: no error at all.
+/// let exact = evaluate(&r, &[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0]).unwrap();
+/// assert_eq!((exact.error, exact.ratio_3_7()), (0.0, Some(0.0)));
+/// assert!(evaluate(&r, &[1.0, 2.0], &[1.0]).is_err()); // mismatched lengths
+/// ```
 pub fn evaluate(record: &TcRecord, x: &[f64], y: &[f64]) -> Result<CaseOutcome> {
     let unit = BlockFma::new(record);
     let (d, partials) = unit.chain(x, y, 0.0);

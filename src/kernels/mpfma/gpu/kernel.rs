@@ -55,6 +55,13 @@ impl GemmKernel {
     ];
 
     /// Its name in reports.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::GemmKernel;
+    /// assert_eq!(GemmKernel::Warpgroup.name(), "wgmma");
+    /// assert!(GemmKernel::ALL.iter().all(|&k| k.name().parse::<GemmKernel>().unwrap() == k));
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             GemmKernel::Simple => "simple",

@@ -137,6 +137,35 @@ fn unsupported(config: &GemmConfig, kernel: GemmKernel) -> Option<GpuError> {
 /// # Errors
 /// [`Error::Gpu`](crate::error::Error::Gpu) when the GPU is required and
 /// cannot run the configuration, or when the device fails.
+///
+/// # Example
+/// ```
+/// use boundgate::Error;
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::mpfma::gemm::{GemmOperands, config_from_pairs};
+/// use boundgate::kernels::mpfma::gpu::{GemmKernel, run_or_model};
+/// let config = config_from_pairs(&["model=alg1"]).unwrap();
+/// let ops = GemmOperands::new(&config.record, vec![1.0, 2.0], (1, 2), vec![3.0, 4.0], (2, 1)).unwrap();
+/// // Algorithm 1 is a CPU model: "when possible" runs the model and says why.
+/// let run = run_or_model(&config, &ops, GemmKernel::Simple, false).unwrap();
+/// assert_eq!((run.d, run.ran_on.as_str()), (vec![11.0], "cpu model (model alg1 is a CPU model only)"));
+/// // Required, it is refused before any device work.
+/// let required = run_or_model(&config, &ops, GemmKernel::Simple, true);
+/// assert!(matches!(required, Err(Error::Gpu(GpuError::Unsupported(_)))));
+/// ```
+/// On an sm90 device (H100, H200), our kernel's `D` is the model's, bit for bit:
+/// ```no_run
+/// use boundgate::kernels::mpfma::gemm::{GemmOperands, config_from_pairs, run_model};
+/// use boundgate::kernels::mpfma::gpu::{GemmKernel, run_or_model};
+/// let config = config_from_pairs(&["arch=sm90", "input=fp16", "output=fp32"]).unwrap();
+/// let (m, k, t) = (64, 256, 64);
+/// let v = |n: usize| (0..n).map(|i| ((i * 7919) % 1000) as f64 / 997.0 - 0.5).collect::<Vec<_>>();
+/// let ops = GemmOperands::new(&config.record, v(m * k), (m, k), v(k * t), (k, t)).unwrap();
+/// let gpu = run_or_model(&config, &ops, GemmKernel::Simple, true).unwrap();
+/// assert!(gpu.ran_on.starts_with("gpu"));
+/// let model = run_model(&config, &ops);
+/// assert!(gpu.d.iter().zip(&model.d).all(|(g, c)| g.to_bits() == c.to_bits()));
+/// ```
 pub fn run_or_model(
     config: &GemmConfig,
     ops: &GemmOperands,
@@ -253,6 +282,27 @@ pub fn run_vendor(
 ///
 /// # Errors
 /// Why the device cannot probe this record.
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::mpfma::gpu::probe_unit;
+/// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+/// // Refused before any device work: no fp8 kernel; no device unit with another block.
+/// let fp8 = TcRecord::lookup(Arch::Sm90, TcInput::E4m3, TcOutput::Fp32).unwrap();
+/// assert!(matches!(probe_unit(&fp8), Err(GpuError::Unsupported(_))));
+/// let fp16 = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+/// assert!(matches!(probe_unit(&fp16.with_block(4)), Err(GpuError::Unsupported(_))));
+/// ```
+/// On an sm90 device the probes measure the record (docs/mpfma.md):
+/// ```no_run
+/// use boundgate::kernels::mpfma::gpu::probe_unit;
+/// use boundgate::kernels::mpfma::probe::run_probes;
+/// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+/// let record = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+/// let unit = probe_unit(&record).unwrap();
+/// assert!(run_probes(unit.as_ref(), &record).unwrap().iter().all(|r| r.agrees));
+/// ```
 pub fn probe_unit(record: &TcRecord) -> std::result::Result<Box<dyn MatrixUnit>, GpuError> {
     let config = GemmConfig {
         record: *record,
@@ -357,6 +407,13 @@ pub fn cublas_gemm_ex_reducing(
 /// as for [`cublas_gemm_ex`]. Returns `D` as `f64` with the algorithm the
 /// heuristic chose (`split_k` restricts it).
 ///
+/// # Errors
+/// An unsupported format ([`GpuError::Unsupported`]), a bad shape or an
+/// operand not in the input format ([`GpuError::Input`]), not built with
+/// `cuda`, no device, or a cuBLASLt failure (`CUBLAS_STATUS_NOT_SUPPORTED`
+/// when the heuristic has no algorithm).
+///
+/// # Example
 /// ```
 /// use boundgate::gpu::GpuError;
 /// use boundgate::kernels::mpfma::gpu::{LtSplitK, cublaslt_matmul};
@@ -365,13 +422,19 @@ pub fn cublas_gemm_ex_reducing(
 /// let e = cublaslt_matmul(TcInput::Fp16, &[0.1], &[1.0], (1, 1, 1), false, LtSplitK::Allowed);
 /// let e = e.unwrap_err();
 /// assert!(matches!(e, GpuError::Input(_)) && e.to_string().contains("not a fp16 value"));
+/// // bf16 inputs with an fp16 D is no cuBLASLt combination.
+/// let e = cublaslt_matmul(TcInput::Bf16, &[1.0], &[1.0], (1, 1, 1), true, LtSplitK::Allowed);
+/// assert!(matches!(e, Err(GpuError::Unsupported(_))));
 /// ```
-///
-/// # Errors
-/// An unsupported format ([`GpuError::Unsupported`]), a bad shape or an
-/// operand not in the input format ([`GpuError::Input`]), not built with
-/// `cuda`, no device, or a cuBLASLt failure (`CUBLAS_STATUS_NOT_SUPPORTED`
-/// when the heuristic has no algorithm).
+/// On a device: small integers, exact in any order and split.
+/// ```no_run
+/// use boundgate::kernels::mpfma::gpu::{LtSplitK, cublaslt_matmul};
+/// use boundgate::kernels::mpfma::record::TcInput;
+/// let (a, b) = ([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]); // 2 x 2 each, row-major
+/// let run = cublaslt_matmul(TcInput::Fp16, &a, &b, (2, 2, 2), false, LtSplitK::Forbidden).unwrap();
+/// assert_eq!(run.d, vec![19.0, 22.0, 43.0, 50.0]);
+/// println!("{}", run.algo); // the heuristic's choice
+/// ```
 pub fn cublaslt_matmul(
     input: TcInput,
     a: &[f64],
@@ -491,6 +554,33 @@ pub fn time_cublaslt(
 /// Bad shapes ([`GpuError::Input`]), a record without a kernel
 /// ([`GpuError::Unsupported`]), not built with `cuda`, no device, or a
 /// launch failure.
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::mpfma::gpu::gemm_on_device;
+/// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+/// let record = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+/// // Refused before any device work: B has 3 values, a 1 x 2 x 1 product needs 2.
+/// let e = gemm_on_device(&record, &[1.0, 2.0], &[3.0, 4.0, 5.0], None, (1, 2, 1));
+/// assert!(matches!(e, Err(GpuError::Input(_))));
+/// let e = gemm_on_device(&record, &[], &[], None, (0, 2, 1)); // an empty dimension
+/// assert!(matches!(e, Err(GpuError::Input(_))));
+/// ```
+/// On an sm90 device, `D` equals the block-FMA model's bit for bit:
+/// ```no_run
+/// use boundgate::kernels::mpfma::blockfma::BlockFma;
+/// use boundgate::kernels::mpfma::gpu::gemm_on_device;
+/// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
+/// let record = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+/// let (m, k, t) = (32, 64, 16);
+/// // fp16 values: multiples of 2^-10 in [-1/2, 1/2).
+/// let v = |n: usize| (0..n).map(|i| ((i * 37) % 1024) as f64 / 1024.0 - 0.5).collect::<Vec<_>>();
+/// let (a, b) = (v(m * k), v(k * t));
+/// let d = gemm_on_device(&record, &a, &b, None, (m, k, t)).unwrap();
+/// let model = BlockFma::new(&record).gemm(&a, &b, m, k, t);
+/// assert!(d.iter().zip(&model).all(|(g, c)| g.to_bits() == c.to_bits()));
+/// ```
 pub fn gemm_on_device(
     record: &TcRecord,
     a: &[f64],
@@ -545,6 +635,25 @@ pub fn gemm_on_device_with(
 /// # Errors
 /// A shape that is not a whole number of tiles or zero repetitions
 /// ([`GpuError::Input`]), not built with `cuda`, no device, or a failure.
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::mpfma::gpu::time_gemm;
+/// // Refused before any device work: 100 is not a multiple of the simple kernel's 64-wide
+/// // tiles, and zero repetitions time nothing.
+/// assert!(matches!(time_gemm((100, 64, 64), 10), Err(GpuError::Input(_))));
+/// assert!(matches!(time_gemm((64, 64, 64), 0), Err(GpuError::Input(_))));
+/// ```
+/// On a device:
+/// ```no_run
+/// use boundgate::kernels::mpfma::gpu::time_gemm;
+/// let (n, reps) = (4096, 10);
+/// let (ours, cublas) = time_gemm((n, n, n), reps).unwrap();
+/// assert!(ours > 0.0 && cublas > 0.0);
+/// let tflops = |s: f64| 2.0 * (n as f64).powi(3) / s / 1e12;
+/// println!("ours {:.1} TFLOP/s, cuBLAS {:.1} TFLOP/s", tflops(ours), tflops(cublas));
+/// ```
 pub fn time_gemm(
     shape: (usize, usize, usize),
     reps: usize,

@@ -23,6 +23,17 @@ impl Vendor {
     pub const ALL: [Vendor; 2] = [Vendor::GemmEx, Vendor::Lt];
 
     /// The name used in options and reports.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::Vendor;
+    /// assert_eq!((Vendor::GemmEx.name(), Vendor::Lt.name()), ("gemmex", "cublaslt"));
+    /// for v in Vendor::ALL {
+    ///     assert_eq!(v.name().parse::<Vendor>().unwrap(), v); // the name parses back
+    ///     assert_eq!(v.to_string(), v.name());
+    /// }
+    /// assert!("cublas".parse::<Vendor>().is_err());
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Vendor::GemmEx => "gemmex",
@@ -99,6 +110,14 @@ impl VendorReduction {
     pub const ALL: [VendorReduction; 2] = [VendorReduction::Library, VendorReduction::ComputeType];
 
     /// The name used in options and reports.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::VendorReduction;
+    /// assert_eq!(VendorReduction::ComputeType.name(), "compute-type");
+    /// assert!(VendorReduction::ALL.iter().all(|&r| r.name().parse::<VendorReduction>().unwrap() == r));
+    /// assert_eq!(VendorReduction::default().name(), "library");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             VendorReduction::Library => "library",
@@ -107,6 +126,13 @@ impl VendorReduction {
     }
 
     /// The cuBLASLt heuristic restriction that asks for this reduction.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::{LtSplitK, VendorReduction};
+    /// assert_eq!(VendorReduction::Library.lt_split_k(), LtSplitK::Allowed);
+    /// assert_eq!(VendorReduction::ComputeType.lt_split_k(), LtSplitK::ComputeTypeReduction);
+    /// ```
     pub fn lt_split_k(self) -> LtSplitK {
         match self {
             VendorReduction::Library => LtSplitK::Allowed,
@@ -149,6 +175,17 @@ pub struct LtAlgo {
 impl LtAlgo {
     /// The inner dimension is not split: each element is one chain (split-K 0 or 1,
     /// no reduction scheme). `false` when the library did not say.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::mpfma::gpu::LtAlgo;
+    /// let algo = |split_k, reduction_scheme| LtAlgo { split_k, reduction_scheme, ..LtAlgo::default() };
+    /// assert!(algo(Some(1), Some(0)).single_chain());
+    /// assert!(algo(Some(0), Some(0)).single_chain()); // 0 also means no split
+    /// assert!(!algo(Some(4), Some(0)).single_chain());
+    /// assert!(!algo(Some(1), Some(2)).single_chain()); // a reduction scheme: partials reduced
+    /// assert!(!algo(None, Some(0)).single_chain() && !LtAlgo::default().single_chain()); // not said
+    /// ```
     pub fn single_chain(&self) -> bool {
         matches!(self.split_k, Some(0 | 1)) && self.reduction_scheme == Some(0)
     }
