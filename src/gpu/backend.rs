@@ -39,6 +39,15 @@ pub enum Selected {
 
 impl Backend {
     /// The backend's name as the CLI spells it.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::Backend;
+    /// assert_eq!(Backend::default().name(), "auto");
+    /// for backend in [Backend::Cpu, Backend::Gpu, Backend::Auto] {
+    ///     assert_eq!(backend.name().parse::<Backend>().unwrap(), backend);
+    /// }
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Backend::Cpu => "cpu",

@@ -37,6 +37,15 @@ impl DotPrecision {
     ];
 
     /// The name the CLI uses: `fp64`, `fp32`, `fp16-fp32`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::DotPrecision;
+    /// assert_eq!(DotPrecision::Fp16Fp32.name(), "fp16-fp32");
+    /// for p in DotPrecision::ALL {
+    ///     assert_eq!(p.name().parse::<DotPrecision>().unwrap(), p);
+    /// }
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             DotPrecision::Fp64 => "fp64",
@@ -46,6 +55,18 @@ impl DotPrecision {
     }
 
     /// The format the inputs are stored in (every input must be one of its values).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::{dot_model, DotPrecision, GpuError};
+    /// use boundgate_verify::{VerifyError, format::Format};
+    /// assert_eq!(DotPrecision::Fp16Fp32.storage(), Format::FP16);
+    /// // 1 + 2^-11 is a binary32 value but not a binary16 one.
+    /// let x = [1.0 + 2f64.powi(-11)];
+    /// assert!(dot_model(&x, &[1.0], DotPrecision::Fp32).is_ok());
+    /// let err = dot_model(&x, &[1.0], DotPrecision::Fp16Fp32).unwrap_err();
+    /// assert!(matches!(err, GpuError::Input(VerifyError::NotRepresentable { .. })));
+    /// ```
     pub fn storage(self) -> Format {
         match self {
             DotPrecision::Fp64 => Format::FP64,
@@ -55,6 +76,17 @@ impl DotPrecision {
     }
 
     /// The format of every fma and addition.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::{dot_model, DotPrecision};
+    /// use boundgate_verify::format::Format;
+    /// assert_eq!(DotPrecision::Fp16Fp32.accumulator(), Format::FP32);
+    /// // 2048 + 1 = 2049 needs 12 bits: exact in the fp32 accumulator (an fp16
+    /// // sum would round it to 2048), though the inputs are fp16 values.
+    /// let out = dot_model(&[2048.0, 1.0], &[1.0, 1.0], DotPrecision::Fp16Fp32).unwrap();
+    /// assert_eq!(out.value, 2049.0);
+    /// ```
     pub fn accumulator(self) -> Format {
         match self {
             DotPrecision::Fp64 => Format::FP64,
@@ -123,6 +155,23 @@ pub fn dot(x: &[f64], y: &[f64], precision: DotPrecision) -> Result<f64, GpuErro
 }
 
 /// [`dot`] with an explicit geometry (for tests of the order itself).
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::{dot_with_config, DotPrecision, GpuError};
+/// use boundgate::kernels::baseline::tree_dot::TreeDotConfig;
+/// use boundgate_verify::VerifyError;
+/// // A geometry the kernel cannot run (3 threads: not a power of two) is
+/// // refused before any device is touched.
+/// let odd = TreeDotConfig { threads_per_block: 3, blocks: 1 };
+/// let err = dot_with_config(&[1.0], &[1.0], DotPrecision::Fp64, odd).unwrap_err();
+/// assert!(matches!(err, GpuError::Input(VerifyError::InvalidParameter { .. })));
+/// match dot_with_config(&[1.0, 2.0], &[3.0, 4.0], DotPrecision::Fp64, TreeDotConfig::new(32, 2).unwrap()) {
+///     Ok(value) => assert_eq!(value, 11.0),
+///     Err(GpuError::NotBuilt | GpuError::NoDriver { .. }) => {} // no GPU here
+///     Err(other) => panic!("{other}"),
+/// }
+/// ```
 pub fn dot_with_config(
     x: &[f64],
     y: &[f64],

@@ -37,6 +37,14 @@ pub struct Resources {
 impl Resources {
     /// Bytes of spill stores plus spill loads: 0 for a kernel that keeps its
     /// values in registers.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::machine_code::Resources;
+    /// let r = Resources { spill_store_bytes: 24, spill_load_bytes: 16, stack_bytes: 40, ..Resources::default() };
+    /// assert_eq!(r.spill_bytes(), 24 + 16);
+    /// assert_eq!(Resources::default().spill_bytes(), 0);
+    /// ```
     pub fn spill_bytes(&self) -> u64 {
         self.spill_store_bytes + self.spill_load_bytes
     }
@@ -93,6 +101,15 @@ pub fn ptxas_report(log: &str) -> BTreeMap<String, Resources> {
 /// `$BOUNDGATE_CUOBJDUMP`, else [`cuda_binary`](super::cuda_binary)`("cuobjdump")`
 /// (the install script's, else a CUDA toolkit's); each only with nvdisasm
 /// beside it, which it runs.
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::machine_code::cuobjdump;
+/// // Only a cuobjdump with its nvdisasm beside it is returned.
+/// if let Some(tool) = cuobjdump() {
+///     assert!(tool.is_file() && tool.with_file_name("nvdisasm").is_file());
+/// }
+/// ```
 pub fn cuobjdump() -> Option<PathBuf> {
     std::env::var_os(CUOBJDUMP_ENV)
         .filter(|v| !v.is_empty())
@@ -108,6 +125,26 @@ pub fn cuobjdump() -> Option<PathBuf> {
 /// # Errors
 /// [`GpuError::Tool`] when cuobjdump cannot run or fails, or prints no
 /// instruction for `entry`.
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::gpu::machine_code::{cuobjdump, sass_opcodes};
+/// use boundgate::gpu::nvrtc::{compile, BuildOptions, Target};
+/// use std::path::Path;
+/// let missing = sass_opcodes(Path::new("/nonexistent/cuobjdump"), Path::new("k.cubin"), "k");
+/// assert!(matches!(missing, Err(GpuError::Tool(ref m)) if m.starts_with("cannot run")));
+/// // With NVRTC and cuobjdump: a * b + c under --fmad=false is a DMUL then a DADD.
+/// let source = r#"extern "C" __global__ void k(double* o, const double* a) { o[0] = a[0] * a[1] + a[2]; }"#;
+/// if let (Some(tool), Ok(built)) = (cuobjdump(), compile("k.cu", source, &BuildOptions::new(Target::Cubin(9, 0)))) {
+///     let cubin = std::env::temp_dir().join(format!("boundgate-doc-sass-{}.cubin", std::process::id()));
+///     std::fs::write(&cubin, &built.image).unwrap();
+///     let ops = sass_opcodes(&tool, &cubin, "k");
+///     std::fs::remove_file(&cubin).unwrap();
+///     let ops = ops.unwrap();
+///     assert!(ops.iter().any(|o| o == "DMUL") && !ops.iter().any(|o| o == "DFMA"));
+/// }
+/// ```
 pub fn sass_opcodes(tool: &Path, cubin: &Path, entry: &str) -> Result<Vec<String>, GpuError> {
     // cuobjdump runs nvdisasm, looked for on the PATH or in NVDISASM_PATH: the one beside it.
     let folder = tool.parent().map(PathBuf::from).unwrap_or_default();

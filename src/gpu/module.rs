@@ -12,6 +12,18 @@ use cudarc::driver::{
 use std::sync::Arc;
 
 /// Maps a driver error to a [`GpuError::Driver`] naming the call.
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::{GpuError, module::driver, probe};
+/// use cudarc::driver::{DriverError, sys::CUresult};
+/// // Formatting a DriverError asks the driver for its text: only with a driver.
+/// if probe().is_available() {
+///     let err = driver("cuMemAlloc")(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY));
+///     assert!(matches!(err, GpuError::Driver { ref call, ref message }
+///         if call == "cuMemAlloc" && message.contains("CUDA_ERROR_OUT_OF_MEMORY")));
+/// }
+/// ```
 pub fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
     move |e| GpuError::Driver {
         call: call.to_string(),
@@ -22,6 +34,17 @@ pub fn driver(call: &'static str) -> impl Fn(DriverError) -> GpuError {
 /// Maps a cuBLAS or cuBLASLt error (any library status printed by `Debug`,
 /// e.g. `CublasError(CUBLAS_STATUS_NOT_SUPPORTED)`) to a [`GpuError::Driver`]
 /// naming the call.
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::{GpuError, module::cublas_error};
+/// use cudarc::cublas::{result::CublasError, sys::cublasStatus_t};
+/// let err = cublas_error("cublasDdot_v2")(CublasError(cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED));
+/// assert_eq!(err, GpuError::Driver {
+///     call: "cublasDdot_v2".into(),
+///     message: "CublasError(CUBLAS_STATUS_NOT_SUPPORTED)".into(),
+/// });
+/// ```
 pub fn cublas_error<E: std::fmt::Debug>(call: &'static str) -> impl Fn(E) -> GpuError {
     move |e| GpuError::Driver {
         call: call.to_string(),
@@ -62,6 +85,16 @@ impl KernelModule {
     /// # Errors
     /// No device, an architecture-specific file on another architecture
     /// ([`GpuError::Unsupported`]), a compile or driver failure.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::gpu::{module::KernelModule, sources};
+    /// let dev = KernelModule::open(&sources::QDOT)?;
+    /// // Built for the device it was loaded on.
+    /// let (major, minor) = dev.device.compute_capability;
+    /// println!("kernels/qdot.cu on {} (sm_{major}{minor})", dev.device.name);
+    /// # Ok::<(), boundgate::gpu::GpuError>(())
+    /// ```
     pub fn open(source: &KernelSource) -> Result<KernelModule, GpuError> {
         KernelModule::open_with_defines(source, &[])
     }
@@ -106,6 +139,17 @@ impl KernelModule {
     }
 
     /// The kernel `name` (an `extern "C"` function of the file).
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::gpu::{GpuError, module::KernelModule, sources};
+    /// let dev = KernelModule::open(&sources::QDOT)?;
+    /// let _histogram = dev.function("qdot_exponents_f64")?;
+    /// // A name the file does not define is the driver's error, naming the call.
+    /// assert!(matches!(dev.function("no_such_kernel"),
+    ///     Err(GpuError::Driver { ref call, .. }) if call == "cuModuleGetFunction"));
+    /// # Ok::<(), GpuError>(())
+    /// ```
     pub fn function(&self, name: &'static str) -> Result<CudaFunction, GpuError> {
         self.module
             .load_function(name)
@@ -154,6 +198,17 @@ impl KernelModule {
     /// A cuBLAS handle on this module's stream, scalars and results passed
     /// as `mode` says (host or device pointers): the vendor baseline the
     /// timings compare with.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::gpu::{module::KernelModule, sources};
+    /// use cudarc::cublas::sys::cublasPointerMode_t;
+    /// let dev = KernelModule::open(&sources::QDOT)?;
+    /// let blas = dev.cublas(cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE)?;
+    /// // Results of cuBLAS calls on `blas` are written to device memory, on dev.stream.
+    /// # let _ = blas;
+    /// # Ok::<(), boundgate::gpu::GpuError>(())
+    /// ```
     pub fn cublas(
         &self,
         mode: cudarc::cublas::sys::cublasPointerMode_t,
@@ -166,6 +221,18 @@ impl KernelModule {
     }
 
     /// Copies `data` to a new device buffer.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::gpu::{module::KernelModule, sources};
+    /// let dev = KernelModule::open(&sources::QDOT)?;
+    /// let data = [1.5f64, -0.0, f64::MIN_POSITIVE / 4.0];
+    /// let d = dev.upload(&data)?;
+    /// // The round trip keeps every bit (a negative zero and a subnormal included).
+    /// let back = dev.download(&d)?;
+    /// assert!(back.iter().zip(&data).all(|(a, b)| a.to_bits() == b.to_bits()));
+    /// # Ok::<(), boundgate::gpu::GpuError>(())
+    /// ```
     pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>, GpuError> {
         self.stream
             .clone_htod(data)
@@ -173,6 +240,16 @@ impl KernelModule {
     }
 
     /// A zeroed device buffer of `len` elements (at least one).
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::gpu::{module::KernelModule, sources};
+    /// let dev = KernelModule::open(&sources::QDOT)?;
+    /// assert_eq!(dev.download(&dev.zeros::<u32>(4195)?)?, vec![0u32; 4195]);
+    /// // At least one element, even for 0.
+    /// assert_eq!(dev.zeros::<f64>(0)?.len(), 1);
+    /// # Ok::<(), boundgate::gpu::GpuError>(())
+    /// ```
     pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(
         &self,
         len: usize,
@@ -190,12 +267,32 @@ impl KernelModule {
     /// # Safety
     /// No element may be read (by a kernel or a download) before a kernel
     /// has written it; `T` must be valid for any bit pattern.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::gpu::{module::KernelModule, sources};
+    /// let dev = KernelModule::open(&sources::QDOT)?;
+    /// // SAFETY: never read before written (here: a copy writes every element).
+    /// let mut out = unsafe { dev.uninit::<f64>(3)? };
+    /// dev.stream.memcpy_htod(&[1.0, 2.0, 3.0], &mut out).unwrap();
+    /// assert_eq!(dev.download(&out)?, [1.0, 2.0, 3.0]);
+    /// # Ok::<(), boundgate::gpu::GpuError>(())
+    /// ```
     pub unsafe fn uninit<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>, GpuError> {
         // SAFETY: forwarded to the caller (the contents are never read unwritten).
         unsafe { self.stream.alloc(len.max(1)) }.map_err(driver("cuMemAlloc"))
     }
 
     /// Copies a device buffer back.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use boundgate::gpu::{module::KernelModule, sources};
+    /// let dev = KernelModule::open(&sources::QDOT)?;
+    /// let d = dev.upload(&[7i16, -32768, 2046])?;
+    /// assert_eq!(dev.download(&d)?, [7, -32768, 2046]);
+    /// # Ok::<(), boundgate::gpu::GpuError>(())
+    /// ```
     pub fn download<T: DeviceRepr + Default + Clone>(
         &self,
         d: &CudaSlice<T>,

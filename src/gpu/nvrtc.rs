@@ -54,6 +54,14 @@ pub enum Target {
 
 impl Target {
     /// The architecture name NVRTC takes: `compute_90`, `sm_90`, `sm_90a`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::nvrtc::Target;
+    /// assert_eq!(Target::Ptx(9, 0).arch(), "compute_90");
+    /// assert_eq!(Target::Cubin(8, 6).arch(), "sm_86");
+    /// assert_eq!(Target::PtxArchSpecific(9, 0).arch(), "compute_90a");
+    /// ```
     pub fn arch(self) -> String {
         match self {
             Target::Ptx(major, minor) => format!("compute_{major}{minor}"),
@@ -64,11 +72,25 @@ impl Target {
     }
 
     /// Machine code (ptxas runs), not PTX.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::nvrtc::Target;
+    /// assert!(Target::Cubin(9, 0).is_cubin() && Target::CubinArchSpecific(9, 0).is_cubin());
+    /// assert!(!Target::Ptx(9, 0).is_cubin() && !Target::PtxArchSpecific(9, 0).is_cubin());
+    /// ```
     pub fn is_cubin(self) -> bool {
         matches!(self, Target::Cubin(..) | Target::CubinArchSpecific(..))
     }
 
     /// The `--gpu-architecture=` option.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::nvrtc::Target;
+    /// assert_eq!(Target::PtxArchSpecific(9, 0).arch_option(), "--gpu-architecture=compute_90a");
+    /// assert_eq!(Target::Cubin(10, 0).arch_option(), "--gpu-architecture=sm_100");
+    /// ```
     pub fn arch_option(self) -> String {
         format!("--gpu-architecture={}", self.arch())
     }
@@ -126,6 +148,14 @@ const ARITHMETIC_OPTIONS: [&str; 4] = [
 impl BuildOptions {
     /// The default build for `target`: the include folders found by
     /// [`paths::include_dirs`], warnings allowed.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::nvrtc::{BuildOptions, Target};
+    /// let o = BuildOptions::new(Target::Ptx(9, 0));
+    /// assert_eq!(o.include_dirs, boundgate::gpu::include_dirs());
+    /// assert!(!o.warnings_as_errors && !o.ptxas_report && o.defines.is_empty());
+    /// ```
     pub fn new(target: Target) -> BuildOptions {
         BuildOptions {
             target,
@@ -137,6 +167,21 @@ impl BuildOptions {
     }
 
     /// The same build with warnings as errors (what the CI compile test uses).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::{GpuError, nvrtc::{compile, BuildOptions, Target}};
+    /// let options = BuildOptions::new(Target::Ptx(9, 0));
+    /// // Judged on the log: the arguments do not change.
+    /// assert_eq!(options.clone().strict().to_args(), options.to_args());
+    /// // With NVRTC: an unused variable's warning fails a strict build.
+    /// let source = r#"extern "C" __global__ void k(float* out) { int unused; out[0] = 1.0f; }"#;
+    /// match compile("k.cu", source, &options.strict()) {
+    ///     Err(GpuError::Compile { log, .. }) => assert!(log.contains("unused")),
+    ///     Err(GpuError::NotBuilt | GpuError::NoNvrtc { .. }) => {}
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// ```
     pub fn strict(mut self) -> BuildOptions {
         self.warnings_as_errors = true;
         self
@@ -144,6 +189,20 @@ impl BuildOptions {
 
     /// The same build with ptxas's resource report in the log
     /// ([`BuildOptions::ptxas_report`]).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::{GpuError, machine_code::ptxas_report, nvrtc::{compile, BuildOptions, Target}};
+    /// let options = BuildOptions::new(Target::Cubin(9, 0)).with_ptxas_report();
+    /// assert!(options.to_args().contains(&"--ptxas-options=-v".to_string()));
+    /// // With NVRTC: the log holds ptxas's report for the entry point.
+    /// let source = r#"extern "C" __global__ void k(float* out) { out[0] = 1.0f; }"#;
+    /// match compile("k.cu", source, &options) {
+    ///     Ok(built) => assert!(ptxas_report(&built.log)["k"].registers > 0),
+    ///     Err(GpuError::NotBuilt | GpuError::NoNvrtc { .. }) => {}
+    ///     Err(other) => panic!("{other}"),
+    /// }
+    /// ```
     pub fn with_ptxas_report(mut self) -> BuildOptions {
         self.ptxas_report = true;
         self
@@ -182,6 +241,18 @@ impl BuildOptions {
     }
 
     /// The exact argument list handed to `nvrtcCompileProgram`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::nvrtc::{BuildOptions, Target};
+    /// let mut options = BuildOptions::new(Target::Cubin(9, 0)).with_ptxas_report().with_define("N", "4");
+    /// options.include_dirs = vec!["/opt/cuda/include".into()];
+    /// assert_eq!(options.to_args(), [
+    ///     "--gpu-architecture=sm_90", "--std=c++17",
+    ///     "--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true",
+    ///     "--ptxas-options=-v", "--define-macro=N=4", "--include-path=/opt/cuda/include",
+    /// ]);
+    /// ```
     pub fn to_args(&self) -> Vec<String> {
         let mut args = vec![self.target.arch_option(), "--std=c++17".to_string()];
         args.extend(ARITHMETIC_OPTIONS.iter().map(|s| s.to_string()));

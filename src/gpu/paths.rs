@@ -28,6 +28,12 @@ pub fn cuda_home() -> Option<PathBuf> {
 }
 
 /// The cache's library folder (`<cache>/nvidia/cu13/lib`, with `libnvrtc.so.13`).
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::{cache_lib_dir, cuda_home};
+/// assert_eq!(cache_lib_dir(), cuda_home().map(|home| home.join("nvidia/cu13/lib")));
+/// ```
 pub fn cache_lib_dir() -> Option<PathBuf> {
     cuda_home().map(|home| home.join("nvidia/cu13/lib"))
 }

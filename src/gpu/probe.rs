@@ -30,6 +30,18 @@ pub enum DeviceStatus {
 
 impl DeviceStatus {
     /// Whether a device was opened.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::gpu::{probe, DeviceInfo, DeviceStatus, GpuError};
+    /// let info = DeviceInfo { name: "NVIDIA H100 80GB HBM3".into(), compute_capability: (9, 0), driver_version: (13, 0) };
+    /// assert!(DeviceStatus::Available(info).is_available());
+    /// assert!(!DeviceStatus::Unavailable { reason: GpuError::NotBuilt }.is_available());
+    /// // Without the `cuda` feature there is never a device.
+    /// if !cfg!(feature = "cuda") {
+    ///     assert!(!probe().is_available());
+    /// }
+    /// ```
     pub fn is_available(&self) -> bool {
         matches!(self, DeviceStatus::Available(_))
     }

@@ -178,6 +178,24 @@ pub struct LabelledVerdict {
 
 impl KernelRun {
     /// The per-element rigorous bounds, +inf where the bound has no value.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::io::Tensor;
+    /// use boundgate::kernels::{Inputs, Params, registry};
+    /// use boundgate_verify::VerifyError;
+    /// let k = registry::find("qdot").unwrap();
+    /// let mut inputs = Inputs::new();
+    /// inputs.insert("x".into(), Tensor::vector(vec![1.0, 2.0]));
+    /// inputs.insert("y".into(), Tensor::vector(vec![3.0, 4.0]));
+    /// let mut run = k.run(&inputs, &Params::defaults(k)).unwrap();
+    /// // One bound per output element, finite here (exact result 11).
+    /// let bound = run.rigorous_values();
+    /// assert!(bound.len() == 1 && bound[0].is_finite() && bound[0] >= 0.0);
+    /// // A bound without a value counts as +inf.
+    /// run.rigorous.bounds = Err(VerifyError::UndefinedRelativeError);
+    /// assert_eq!(run.rigorous_values(), [f64::INFINITY]);
+    /// ```
     pub fn rigorous_values(&self) -> Vec<f64> {
         match &self.rigorous.bounds {
             Ok(b) => b.values().to_vec(),
@@ -186,6 +204,23 @@ impl KernelRun {
     }
 
     /// Checks every bound against the oracle's errors.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::io::Tensor;
+    /// use boundgate::kernels::{Inputs, Params, Reference, registry};
+    /// use boundgate_verify::check::Outcome;
+    /// let k = registry::find("qdot").unwrap();
+    /// let mut inputs = Inputs::new();
+    /// inputs.insert("x".into(), Tensor::vector(vec![1.0, 0.1]));
+    /// inputs.insert("y".into(), Tensor::vector(vec![3.0, 4.0]));
+    /// let run = k.run(&inputs, &Params::defaults(k)).unwrap();
+    /// let verdicts = run.verdicts().unwrap();
+    /// // The rigorous bound first, then the others, in order.
+    /// assert_eq!(verdicts.len(), 1 + run.others.len());
+    /// assert_eq!((verdicts[0].label.as_str(), verdicts[0].reference), ("rigorous", Reference::AsGiven));
+    /// assert_eq!(verdicts[0].verdict.outcome, Outcome::Pass);
+    /// ```
     pub fn verdicts(&self) -> Result<Vec<LabelledVerdict>> {
         std::iter::once(&self.rigorous)
             .chain(&self.others)
@@ -331,6 +366,19 @@ pub fn require_output_fits(m: usize, n: usize) -> std::result::Result<(), Verify
 }
 
 /// Fetches a named input and checks its shape.
+///
+/// # Example
+/// ```
+/// use boundgate::{Error, io::Tensor};
+/// use boundgate::kernels::{input, InputSpec, Inputs, Shape};
+/// let spec = InputSpec { name: "x", shape: Shape::Vector, help: "the left vector" };
+/// let mut inputs = Inputs::new();
+/// assert!(matches!(input(&inputs, &spec), Err(Error::Usage(m)) if m.starts_with("missing input `x`")));
+/// inputs.insert("x".into(), Tensor::matrix(1, 2, vec![1.0, 2.0]).unwrap());
+/// assert!(matches!(input(&inputs, &spec), Err(Error::Usage(m)) if m.contains("must be a 1-D vector")));
+/// inputs.insert("x".into(), Tensor::vector(vec![1.0, 2.0]));
+/// assert_eq!(input(&inputs, &spec).unwrap().data(), [1.0, 2.0]);
+/// ```
 pub fn input<'a>(inputs: &'a Inputs, spec: &InputSpec) -> Result<&'a Tensor> {
     let t = inputs
         .get(spec.name)
@@ -354,6 +402,19 @@ pub fn input<'a>(inputs: &'a Inputs, spec: &InputSpec) -> Result<&'a Tensor> {
 }
 
 /// Refuses inputs the kernel does not know.
+///
+/// # Example
+/// ```
+/// use boundgate::{Error, io::Tensor};
+/// use boundgate::kernels::{reject_unknown_inputs, registry, Inputs};
+/// let k = registry::find("qdot").unwrap();
+/// let mut inputs = Inputs::new();
+/// inputs.insert("x".into(), Tensor::vector(vec![1.0]));
+/// assert!(reject_unknown_inputs(k, &inputs).is_ok()); // a missing `y` is not its concern
+/// inputs.insert("z".into(), Tensor::vector(vec![1.0]));
+/// let err = reject_unknown_inputs(k, &inputs).unwrap_err();
+/// assert!(matches!(err, Error::Usage(m) if m.contains("no input `z`") && m.ends_with("(inputs: x, y)")));
+/// ```
 pub fn reject_unknown_inputs(kernel: &dyn Kernel, inputs: &Inputs) -> Result<()> {
     for name in inputs.keys() {
         if !kernel.inputs().iter().any(|s| s.name == name) {

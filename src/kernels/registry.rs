@@ -30,6 +30,18 @@ pub fn all() -> &'static [&'static dyn Kernel] {
 }
 
 /// Every registered experiment.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::registry;
+/// let names: Vec<_> = registry::experiments().iter().map(|e| e.name()).collect();
+/// assert!(names.contains(&"qdot-fig1") && names.contains(&"qdot-apm"));
+/// // Names are unique (find_experiment takes the first).
+/// let mut unique = names.clone();
+/// unique.sort();
+/// unique.dedup();
+/// assert_eq!(unique.len(), names.len());
+/// ```
 pub fn experiments() -> &'static [&'static dyn Experiment] {
     static EXPERIMENTS: OnceLock<Vec<&'static dyn Experiment>> = OnceLock::new();
     EXPERIMENTS.get_or_init(|| {
@@ -46,6 +58,15 @@ pub fn experiments() -> &'static [&'static dyn Experiment] {
 }
 
 /// The kernel with this name.
+///
+/// # Example
+/// ```
+/// use boundgate::Error;
+/// use boundgate::kernels::registry;
+/// assert_eq!(registry::find("qdot").unwrap().name(), "qdot");
+/// let err = registry::find("qdott").err().unwrap();
+/// assert!(matches!(err, Error::Usage(m) if m.starts_with("unknown kernel `qdott` (kernels: ")));
+/// ```
 pub fn find(name: &str) -> Result<&'static dyn Kernel> {
     all()
         .iter()
@@ -61,6 +82,15 @@ pub fn find(name: &str) -> Result<&'static dyn Kernel> {
 }
 
 /// The experiment with this name.
+///
+/// # Example
+/// ```
+/// use boundgate::Error;
+/// use boundgate::kernels::registry;
+/// assert_eq!(registry::find_experiment("qdot-fig2").unwrap().name(), "qdot-fig2");
+/// let err = registry::find_experiment("qdot-fig3").err().unwrap();
+/// assert!(matches!(err, Error::Usage(m) if m.starts_with("unknown experiment `qdot-fig3`")));
+/// ```
 pub fn find_experiment(name: &str) -> Result<&'static dyn Experiment> {
     experiments()
         .iter()

@@ -38,6 +38,22 @@ pub struct QdotBounds {
 
 impl QdotBounds {
     /// The published bounds with their report labels, in the paper's order.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::{bounds::evaluate, config::*, select::select};
+    /// use boundgate_verify::{format::Format, oracle};
+    /// let (x, y) = ([1.0, 0.1, 2f64.powi(-40)], [1.0, 3.0, 1.0]);
+    /// let (c, eps) = (QdotConfig::new(Format::FP64).unwrap(), Tolerance::new(1e-6).unwrap());
+    /// let s = select(&x, &y, eps, &c).unwrap();
+    /// let b = evaluate(&x, &y, &s, &c, eps, &oracle::dot(&x, &y).unwrap()).unwrap();
+    /// let published = b.published();
+    /// let labels: Vec<_> = published.iter().map(|(label, _)| *label).collect();
+    /// assert_eq!(labels[0], "published: qdot Thm 3.2 (3.1)");
+    /// assert_eq!(labels[3], "published: qdot Thm 3.5 (3.12)");
+    /// // The entries are the struct's own fields, in the paper's order.
+    /// assert!(std::ptr::eq(published[0].1, &b.thm_3_2) && std::ptr::eq(published[3].1, &b.thm_3_5));
+    /// ```
     pub fn published(&self) -> Vec<(&'static str, &VResult<Bound>)> {
         vec![
             ("published: qdot Thm 3.2 (3.1)", &self.thm_3_2),
@@ -49,6 +65,19 @@ impl QdotBounds {
 }
 
 /// The evaluation order of a configuration on vectors of length `n`.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::bounds::order;
+/// use boundgate::kernels::qdot::config::QdotConfig;
+/// use boundgate_verify::format::Format;
+/// let mut c = QdotConfig::new(Format::FP64).unwrap();
+/// let o = order(&c, 1000);
+/// // Tiles of 64 (the default): ceil(1000 / 64) = 16 tiles.
+/// assert_eq!((o.n, o.tile, o.tiles()), (1000, 64, 16));
+/// c.tile = 0; // one tile: the sequential order
+/// assert_eq!(order(&c, 1000).tiles(), 1);
+/// ```
 pub fn order(config: &QdotConfig, n: usize) -> TileOrder {
     TileOrder {
         n,
@@ -62,6 +91,23 @@ pub fn order(config: &QdotConfig, n: usize) -> TileOrder {
 /// # Errors
 /// [`VerifyError::InvalidParameter`] if the kernel's bins disagree with the
 /// checker's (a bug), and the checker's input errors.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::{bounds::evaluate, compute::compute, config::*, select::select};
+/// use boundgate_verify::{VerifyError, format::Format, oracle};
+/// let (x, y) = ([1.0, 0.1, 2f64.powi(-40)], [1.0, 3.0, 1.0]);
+/// let (c, eps) = (QdotConfig::new(Format::FP64).unwrap(), Tolerance::new(1e-6).unwrap());
+/// let s = select(&x, &y, eps, &c).unwrap();
+/// let z = compute(&x, &y, &s, &c).value;
+/// let exact = oracle::dot(&x, &y).unwrap();
+/// let b = evaluate(&x, &y, &s, &c, eps, &exact).unwrap();
+/// // The rigorous bound holds against the exact error of the computed z.
+/// assert!(exact.error_of(z).absolute_up().unwrap() <= b.rigorous.unwrap().value);
+/// // A selection made on other data disagrees with the checker's bins.
+/// let other = [4.0, 0.1, 2f64.powi(-40)];
+/// assert!(matches!(evaluate(&other, &y, &s, &c, eps, &exact), Err(VerifyError::InvalidParameter { .. })));
+/// ```
 pub fn evaluate(
     x: &[f64],
     y: &[f64],

@@ -48,6 +48,16 @@ impl TileLayout {
     }
 
     /// Its name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::TileLayout;
+    /// assert_eq!(TileLayout::Interleaved.name(), "interleaved");
+    /// // Every name the parameter takes parses back to a layout of that name.
+    /// for &name in TileLayout::NAMES {
+    ///     assert_eq!(TileLayout::parse(name).unwrap().name(), name);
+    /// }
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             TileLayout::Contiguous => "contiguous",
@@ -56,6 +66,21 @@ impl TileLayout {
     }
 
     /// The tile of index `i` when there are `tiles` tiles of `tile` indices.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::TileLayout;
+    /// // n = 10, tile = 4: T = ceil(10 / 4) = 3 tiles. Index 5 lies in 4..8
+    /// // (contiguous tile 1) and 5 mod 3 = 2 (interleaved tile 2).
+    /// assert_eq!(TileLayout::Contiguous.tile_of(5, 4, 3), 1);
+    /// assert_eq!(TileLayout::Interleaved.tile_of(5, 4, 3), 2);
+    /// // Tile sizes: 0..4, 4..8, 8..10 against {0,3,6,9}, {1,4,7}, {2,5,8}.
+    /// for (layout, want) in [(TileLayout::Contiguous, [4, 4, 2]), (TileLayout::Interleaved, [4, 3, 3])] {
+    ///     let mut sizes = [0; 3];
+    ///     (0..10).for_each(|i| sizes[layout.tile_of(i, 4, 3)] += 1);
+    ///     assert_eq!(sizes, want);
+    /// }
+    /// ```
     #[inline]
     pub fn tile_of(self, i: usize, tile: usize, tiles: usize) -> usize {
         match self {
@@ -84,6 +109,15 @@ impl HalfMode {
     pub const NAMES: &'static [&'static str] = &["fp16-fp32", "fp16"];
 
     /// Parses `fp16-fp32` or `fp16`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::kernels::qdot::config::HalfMode;
+    /// assert_eq!(HalfMode::parse("fp16").unwrap(), HalfMode::Fp16);
+    /// assert_eq!(HalfMode::parse("fp16-fp32").unwrap(), HalfMode::Fp16Fp32);
+    /// assert!(matches!(HalfMode::parse("fp32"), Err(Error::Usage(_))));
+    /// ```
     pub fn parse(name: &str) -> Result<HalfMode> {
         match name {
             "fp16-fp32" => Ok(HalfMode::Fp16Fp32),
@@ -95,6 +129,17 @@ impl HalfMode {
     }
 
     /// The arithmetic of a half bin.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::HalfMode;
+    /// use boundgate_verify::format::Format;
+    /// // Tensor cores: fp16 values, fp32 accumulation; pure fp16 accumulates in fp16.
+    /// let tc = HalfMode::Fp16Fp32.arithmetic();
+    /// assert_eq!((tc.format, tc.accumulator), (Format::FP16, Format::FP32));
+    /// let pure = HalfMode::Fp16.arithmetic();
+    /// assert_eq!((pure.format, pure.accumulator), (Format::FP16, Format::FP16));
+    /// ```
     pub fn arithmetic(self) -> BinArithmetic {
         BinArithmetic {
             format: Format::FP16,
@@ -106,6 +151,15 @@ impl HalfMode {
     }
 
     /// Its name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::HalfMode;
+    /// assert_eq!(HalfMode::Fp16Fp32.name(), "fp16-fp32");
+    /// for &name in HalfMode::NAMES {
+    ///     assert_eq!(HalfMode::parse(name).unwrap().name(), name);
+    /// }
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             HalfMode::Fp16Fp32 => "fp16-fp32",
@@ -130,6 +184,15 @@ impl Ladder {
     pub const NAMES: &'static [&'static str] = &["paper", "bf16"];
 
     /// Parses `paper` or `bf16`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::kernels::qdot::config::Ladder;
+    /// assert_eq!(Ladder::parse("paper").unwrap(), Ladder::Paper);
+    /// assert_eq!(Ladder::parse("bf16").unwrap(), Ladder::Bf16);
+    /// assert!(matches!(Ladder::parse("fp8"), Err(Error::Usage(_))));
+    /// ```
     pub fn parse(name: &str) -> Result<Ladder> {
         match name {
             "paper" => Ok(Ladder::Paper),
@@ -141,6 +204,15 @@ impl Ladder {
     }
 
     /// Its name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::Ladder;
+    /// assert_eq!(Ladder::Bf16.name(), "bf16");
+    /// for &name in Ladder::NAMES {
+    ///     assert_eq!(Ladder::parse(name).unwrap().name(), name);
+    /// }
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Ladder::Paper => "paper",
@@ -164,6 +236,15 @@ impl Score {
     pub const NAMES: &'static [&'static str] = &["eps-over-nbins", "eps"];
 
     /// Parses `eps` or `eps-over-nbins`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::kernels::qdot::config::Score;
+    /// assert_eq!(Score::parse("eps").unwrap(), Score::Eps);
+    /// assert_eq!(Score::parse("eps-over-nbins").unwrap(), Score::EpsOverNbins);
+    /// assert!(matches!(Score::parse("eps/nbins"), Err(Error::Usage(_))));
+    /// ```
     pub fn parse(name: &str) -> Result<Score> {
         match name {
             "eps" => Ok(Score::Eps),
@@ -175,6 +256,15 @@ impl Score {
     }
 
     /// Its name.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::Score;
+    /// assert_eq!(Score::EpsOverNbins.name(), "eps-over-nbins");
+    /// for &name in Score::NAMES {
+    ///     assert_eq!(Score::parse(name).unwrap().name(), name);
+    /// }
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Score::Eps => "eps",
@@ -202,6 +292,19 @@ pub struct Tolerance(f64);
 impl Tolerance {
     /// A relative error tolerance in `(0, 1)`: the guarantee of Theorem 3.5
     /// says nothing for `eps >= 1` (the result 0 would be within it).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::Tolerance;
+    /// use boundgate_verify::VerifyError;
+    /// // The open interval's ends: the smallest subnormal and the double below 1.
+    /// assert!(Tolerance::new(f64::from_bits(1)).is_ok());
+    /// assert!(Tolerance::new(1.0 - f64::EPSILON / 2.0).is_ok());
+    /// for bad in [1.0, 0.0, -1e-8, f64::NAN] {
+    ///     let err = Tolerance::new(bad).unwrap_err();
+    ///     assert!(matches!(err, VerifyError::InvalidParameter { ref name, .. } if name == "eps"));
+    /// }
+    /// ```
     pub fn new(eps: f64) -> std::result::Result<Tolerance, VerifyError> {
         if eps.is_finite() && eps > 0.0 && eps < 1.0 {
             Ok(Tolerance(eps))
@@ -216,6 +319,18 @@ impl Tolerance {
 
     /// Any finite positive tolerance, `>= 1` included, as the CG experiments
     /// of §4.2 use (up to 1e3); the relative-error guarantee is then vacuous.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::Tolerance;
+    /// use boundgate_verify::VerifyError;
+    /// // 1 is refused by `new` (the guarantee is vacuous there) but not here.
+    /// assert!(Tolerance::new(1.0).is_err());
+    /// assert_eq!(Tolerance::loose(1.0).unwrap().value(), 1.0);
+    /// for bad in [0.0, -1e-8, f64::INFINITY, f64::NAN] {
+    ///     assert!(matches!(Tolerance::loose(bad), Err(VerifyError::InvalidParameter { .. })));
+    /// }
+    /// ```
     pub fn loose(eps: f64) -> std::result::Result<Tolerance, VerifyError> {
         if eps.is_finite() && eps > 0.0 {
             Ok(Tolerance(eps))
@@ -229,6 +344,14 @@ impl Tolerance {
     }
 
     /// The value.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::Tolerance;
+    /// // The value given, bit for bit.
+    /// let eps = 1e-8;
+    /// assert_eq!(Tolerance::new(eps).unwrap().value().to_bits(), eps.to_bits());
+    /// ```
     pub fn value(self) -> f64 {
         self.0
     }
@@ -289,6 +412,21 @@ impl QdotConfig {
     /// The defaults for inputs in `input`: IEEE `fexp` and Algorithm 3.2's
     /// binning (the paper's implementation), half bins as on tensor cores, the paper's ladder, the
     /// experiments' `eps / N_bins`, tiles of 64, early exit on.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::{HalfMode, Ladder, QdotConfig, Score, TileLayout};
+    /// use boundgate_verify::VerifyError;
+    /// use boundgate_verify::bounds::qdot::{Binning, Fexp};
+    /// use boundgate_verify::format::Format;
+    /// let c = QdotConfig::new(Format::BF16).unwrap();
+    /// assert_eq!((c.input, c.fexp, c.binning), (Format::BF16, Fexp::Ieee, Binning::Factors));
+    /// assert_eq!((c.half, c.ladder, c.score), (HalfMode::Fp16Fp32, Ladder::Paper, Score::EpsOverNbins));
+    /// assert_eq!((c.tile, c.layout, c.early_exit), (64, TileLayout::Contiguous, true));
+    /// // tf32 is not a qdot input.
+    /// let err = QdotConfig::new(Format::TF32).unwrap_err();
+    /// assert!(matches!(err, VerifyError::InvalidParameter { ref name, .. } if name == "input"));
+    /// ```
     pub fn new(input: Format) -> std::result::Result<QdotConfig, VerifyError> {
         if !Self::INPUTS.contains(&input) {
             return Err(VerifyError::invalid(
@@ -313,6 +451,19 @@ impl QdotConfig {
     /// The levels of (3.9), ascending: those of the ladder with fewer bits than
     /// the input, then the input's own level (the ladder stops at `mu`, the
     /// condition `mu >= m` of (3.9)).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::{Ladder, QdotConfig};
+    /// use boundgate_verify::format::Format;
+    /// let mut c = QdotConfig::new(Format::FP64).unwrap();
+    /// c.ladder = Ladder::Bf16;
+    /// let levels: Vec<_> = c.levels().iter().map(|l| (l.name, l.bits)).collect();
+    /// assert_eq!(levels, [("bf16", 8), ("half", 11), ("single", 24), ("double", 53)]);
+    /// // fp16 inputs (mu = 11): only bf16 stays below, then the input's own level.
+    /// c.input = Format::FP16;
+    /// assert_eq!(c.levels().iter().map(|l| l.name).collect::<Vec<_>>(), ["bf16", "half"]);
+    /// ```
     pub fn levels(&self) -> Vec<Level> {
         let mut below = Vec::new();
         if self.ladder == Ladder::Bf16 {
@@ -345,6 +496,21 @@ impl QdotConfig {
     }
 
     /// The input's own level.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::{HalfMode, QdotConfig};
+    /// use boundgate_verify::format::Format;
+    /// let mut c = QdotConfig::new(Format::FP16).unwrap();
+    /// let l = c.input_level();
+    /// assert_eq!((l.name, l.bits, l.arithmetic.accumulator), ("half", 11, Format::FP32));
+    /// // fp16 inputs follow the half mode.
+    /// c.half = HalfMode::Fp16;
+    /// assert_eq!(c.input_level().arithmetic.accumulator, Format::FP16);
+    /// // bf16 inputs always accumulate in fp32.
+    /// let b = QdotConfig::new(Format::BF16).unwrap().input_level();
+    /// assert_eq!((b.name, b.bits, b.arithmetic.accumulator), ("bf16", 8, Format::FP32));
+    /// ```
     pub fn input_level(&self) -> Level {
         let i = self.input;
         let (name, arithmetic) = if i == Format::FP64 {
@@ -383,12 +549,33 @@ impl QdotConfig {
 
     /// The mantissa bits of the levels, ascending (the ladder of
     /// `boundgate_verify::bounds::qdot::precision_3_9`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::{Ladder, QdotConfig};
+    /// use boundgate_verify::format::Format;
+    /// let mut c = QdotConfig::new(Format::FP64).unwrap();
+    /// assert_eq!(c.ladder_bits(), [11, 24, 53]);
+    /// c.ladder = Ladder::Bf16;
+    /// assert_eq!(c.ladder_bits(), [8, 11, 24, 53]);
+    /// ```
     pub fn ladder_bits(&self) -> Vec<u32> {
         self.levels().iter().map(|l| l.bits).collect()
     }
 
     /// `mu^` of Theorem 3.6: the bits of the level below the input's (0 if none:
     /// then only perforation is below).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::QdotConfig;
+    /// use boundgate_verify::format::Format;
+    /// // The level below double is single (24 bits), below single half (11).
+    /// assert_eq!(QdotConfig::new(Format::FP64).unwrap().mu_hat(), 24);
+    /// assert_eq!(QdotConfig::new(Format::FP32).unwrap().mu_hat(), 11);
+    /// // Nothing below half on the paper's ladder: only perforation, 0.
+    /// assert_eq!(QdotConfig::new(Format::FP16).unwrap().mu_hat(), 0);
+    /// ```
     pub fn mu_hat(&self) -> u32 {
         let levels = self.levels();
         levels.len().checked_sub(2).map_or(0, |i| levels[i].bits)

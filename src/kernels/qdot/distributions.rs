@@ -51,6 +51,13 @@ pub enum PaperDistribution {
 
 impl PaperDistribution {
     /// A short label, e.g. `A(t=10)` or `B(t=4, signed)`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::distributions::PaperDistribution;
+    /// assert_eq!(PaperDistribution::A { t: 10, signed: false }.label(), "A(t=10)");
+    /// assert_eq!(PaperDistribution::B { t: 4, signed: true }.label(), "B(t=4, signed)");
+    /// ```
     pub fn label(&self) -> String {
         let (name, t, signed) = match *self {
             PaperDistribution::A { t, signed } => ("A", t, signed),

@@ -223,9 +223,42 @@ type Device = KernelModule;
 /// # Errors
 /// [`GpuError::Input`] for bad input (checked before any device is touched:
 /// lengths, NaN/inf, an input precision other than fp64/fp32, fp32 input
-/// values not representable in binary32, more than [`MAX_SLOTS`] computed
-/// bins, a binning other than Algorithm 3.2's), the probe's error without a
-/// device, driver and NVRTC errors.
+/// values not representable in binary32, a binning other than Algorithm
+/// 3.2's; once the device's histogram is read back: more than [`MAX_SLOTS`]
+/// computed bins), the probe's error without a device, driver and NVRTC errors.
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::qdot::{config::*, gpu::qdot_gpu};
+/// use boundgate_verify::{VerifyError, bounds::qdot::Binning, format::Format};
+/// let (eps, fp64) = (Tolerance::new(1e-8).unwrap(), QdotConfig::new(Format::FP64).unwrap());
+/// // Bad input is refused before any device is touched, so on any machine:
+/// let bad = |x: &[f64], c: &QdotConfig| match qdot_gpu(x, &[1.0], eps, c) {
+///     Err(GpuError::Input(e)) => e,
+///     other => panic!("{other:?}"),
+/// };
+/// assert!(matches!(bad(&[1.0, 2.0], &fp64), VerifyError::LengthMismatch { .. }));
+/// assert!(matches!(bad(&[f64::NAN], &fp64), VerifyError::NonFinite { .. }));
+/// assert!(matches!(bad(&[0.1], &QdotConfig::new(Format::FP32).unwrap()), VerifyError::NotRepresentable { .. }));
+/// assert!(matches!(bad(&[1.0], &QdotConfig::new(Format::FP16).unwrap()), VerifyError::InvalidParameter { .. }));
+/// let product = QdotConfig { binning: Binning::Product, ..fp64 };
+/// assert!(matches!(bad(&[1.0], &product), VerifyError::InvalidParameter { ref name, .. } if name == "binning"));
+/// ```
+///
+/// On a device, the result is the CPU model's, bit for bit:
+/// ```no_run
+/// use boundgate::kernels::qdot::{compute::compute, config::*, gpu::qdot_gpu, select::select};
+/// use boundgate_verify::format::Format;
+/// let (eps, c) = (Tolerance::new(1e-8).unwrap(), QdotConfig::new(Format::FP64).unwrap());
+/// let x: Vec<f64> = (0..10_000).map(|i| (1.0 + (i % 97) as f64) * 2f64.powi(-(i % 50))).collect();
+/// let y: Vec<f64> = (0..10_000).map(|i| if i % 3 == 0 { -1.5 } else { 0.75 }).collect();
+/// let gpu = qdot_gpu(&x, &y, eps, &c)?;
+/// let cpu = select(&x, &y, eps, &c)?;
+/// assert_eq!(gpu.selection.bins, cpu.bins);
+/// assert_eq!(gpu.value.to_bits(), compute(&x, &y, &cpu, &c).value.to_bits());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn qdot_gpu(
     x: &[f64],
     y: &[f64],
@@ -278,6 +311,30 @@ pub fn qdot_gpu(
 ///
 /// # Errors
 /// As [`qdot_gpu`]; a configuration whose input is not fp32 is refused.
+///
+/// # Example
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::qdot::{config::*, gpu::qdot_gpu_f32};
+/// use boundgate_verify::{VerifyError, format::Format};
+/// let eps = Tolerance::new(1e-6).unwrap();
+/// // A configuration for fp64 inputs is refused before any device is touched.
+/// let fp64 = QdotConfig::new(Format::FP64).unwrap();
+/// let err = qdot_gpu_f32(&[1.0], &[2.0], eps, &fp64).unwrap_err();
+/// assert!(matches!(err, GpuError::Input(VerifyError::InvalidParameter { ref name, .. }) if name == "input"));
+/// ```
+///
+/// On a device, as [`qdot_gpu`] on the widened values:
+/// ```no_run
+/// use boundgate::kernels::qdot::{config::*, gpu::{qdot_gpu, qdot_gpu_f32}};
+/// use boundgate_verify::format::Format;
+/// let (eps, c) = (Tolerance::new(1e-6).unwrap(), QdotConfig::new(Format::FP32).unwrap());
+/// let x: Vec<f32> = (0..4096).map(|i| 1.0 / (1 + i % 13) as f32).collect();
+/// let wide: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+/// let narrow = qdot_gpu_f32(&x, &x, eps, &c)?;
+/// assert_eq!(narrow.value.to_bits(), qdot_gpu(&wide, &wide, eps, &c)?.value.to_bits());
+/// # Ok::<(), boundgate::gpu::GpuError>(())
+/// ```
 pub fn qdot_gpu_f32(
     x: &[f32],
     y: &[f32],
@@ -589,11 +646,27 @@ pub struct QdotTiming {
 
 impl QdotTiming {
     /// Approximation efficiency, eq. (2.5): `T(k) / (T(Theta) + T(k))`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::gpu::QdotTiming;
+    /// let t = QdotTiming { n: 1 << 20, selection_s: 0.75, computation_s: 0.125, ddot_s: 0.25, tile_kernel: None, computed_bins: 0 };
+    /// // T(k) / (T(Theta) + T(k)) = 0.25 / (0.75 + 0.25)
+    /// assert_eq!(t.efficiency(), 0.25);
+    /// ```
     pub fn efficiency(&self) -> f64 {
         self.ddot_s / (self.selection_s + self.ddot_s)
     }
 
     /// Approximation speedup, eq. (2.6): `T(k) / T(k~)`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::gpu::QdotTiming;
+    /// let t = QdotTiming { n: 1 << 20, selection_s: 0.75, computation_s: 0.125, ddot_s: 0.25, tile_kernel: None, computed_bins: 0 };
+    /// // T(k) / T(k~) = 0.25 / 0.125: the computation alone is twice as fast as cuBLAS.
+    /// assert_eq!(t.speedup(), 2.0);
+    /// ```
     pub fn speedup(&self) -> f64 {
         self.ddot_s / self.computation_s
     }

@@ -135,6 +135,22 @@ pub fn config_from(params: &Params) -> Result<(QdotConfig, Tolerance)> {
 
 /// Reads and checks the inputs: finite, and finite once rounded to the input
 /// precision (a value beyond its range is [`VerifyError::Overflow`]).
+///
+/// # Example
+/// ```
+/// use boundgate::Error;
+/// use boundgate::io::Tensor;
+/// use boundgate::kernels::{Inputs, qdot::kernel::operands};
+/// use boundgate_verify::{VerifyError, format::Format};
+/// let mut inputs = Inputs::new();
+/// inputs.insert("x".into(), Tensor::vector(vec![1.0, 0.1]));
+/// inputs.insert("y".into(), Tensor::vector(vec![70000.0, 2.0]));
+/// let ops = operands(&inputs, Format::FP32).unwrap();
+/// assert_eq!(ops.x_stored, [1.0, f64::from(0.1f32)]); // rounded to nearest binary32
+/// // 70000 rounds to +inf in fp16 (largest finite 65504): refused, naming the value.
+/// let err = operands(&inputs, Format::FP16).unwrap_err();
+/// assert!(matches!(err, Error::Verify(VerifyError::Overflow { value, .. }) if value == 70000.0));
+/// ```
 pub fn operands(inputs: &Inputs, input: Format) -> Result<DotOperands> {
     let ops = DotOperands::from_inputs(inputs, input)?;
     require_finite("x", &ops.x)?;
@@ -189,6 +205,23 @@ impl Kernel for QdotKernel {
 /// The rigorous bound with respect to the inputs as given: the checker's
 /// rigorous bound on the values read, plus the representation error of
 /// rounding the inputs to the input precision where that changed them.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::baseline::DotOperands;
+/// use boundgate::kernels::qdot::{bounds::evaluate, config::*, kernel::rigorous_as_given, select::select};
+/// use boundgate_verify::{format::Format, oracle};
+/// let (c, eps) = (QdotConfig::new(Format::FP32).unwrap(), Tolerance::new(1e-6).unwrap());
+/// // 0.1 is not a binary32 value: x_stored[0] = fl32(0.1).
+/// let ops = DotOperands::new(vec![0.1, 1.0], vec![1.0, 1.0], Format::FP32).unwrap();
+/// let (xs, ys) = (&ops.x_stored, &ops.y_stored);
+/// let s = select(xs, ys, eps, &c).unwrap();
+/// let b = evaluate(xs, ys, &s, &c, eps, &oracle::dot(xs, ys).unwrap()).unwrap();
+/// let on_stored = b.rigorous.as_ref().unwrap().value;
+/// let given = rigorous_as_given(&ops, &b).unwrap().values()[0];
+/// // The representation error |0.1 - fl32(0.1)| (exact by Sterbenz) is added.
+/// assert!(given >= on_stored + (0.1 - xs[0]).abs());
+/// ```
 pub fn rigorous_as_given(
     ops: &DotOperands,
     bounds: &QdotBounds,
@@ -206,6 +239,23 @@ pub fn rigorous_as_given(
 }
 
 /// The JSON details of a run: configuration, selection, bins and bounds.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::{bounds::evaluate, config::*, kernel::details, select::select};
+/// use boundgate_verify::{format::Format, oracle};
+/// let mut c = QdotConfig::new(Format::FP64).unwrap();
+/// c.score = Score::Eps;
+/// let eps = Tolerance::new(2f64.powi(-20)).unwrap();
+/// // As in `select`'s example: one perforated bin, two single bins, one zero product.
+/// let (x, y) = ([1.0, 2f64.powi(-10), 2f64.powi(-40), 0.0], [1.0, 1.0, 1.0, 3.0]);
+/// let s = select(&x, &y, eps, &c).unwrap();
+/// let b = evaluate(&x, &y, &s, &c, eps, &oracle::dot(&x, &y).unwrap()).unwrap();
+/// let d = details(&c, eps, &s, &b, x.len());
+/// assert_eq!((d["n"].as_u64(), d["zero_products"].as_u64(), d["n_bins"].as_u64()), (Some(4), Some(1), Some(3)));
+/// assert_eq!(d["elements_per_precision"], serde_json::json!({ "perforate": 1, "single": 2 }));
+/// assert_eq!(d["bins"][0]["precision"], "perforate");
+/// ```
 pub fn details(
     config: &QdotConfig,
     eps: Tolerance,

@@ -30,11 +30,23 @@ use crate::audit::experiment::Experiment;
 use crate::kernels::Kernel;
 
 /// The family's kernels.
+///
+/// # Example
+/// ```
+/// let names: Vec<_> = boundgate::kernels::qdot::kernels().iter().map(|k| k.name()).collect();
+/// assert_eq!(names, ["qdot"]);
+/// ```
 pub fn kernels() -> Vec<&'static dyn Kernel> {
     vec![&kernel::QdotKernel]
 }
 
 /// The family's experiments.
+///
+/// # Example
+/// ```
+/// let names: Vec<_> = boundgate::kernels::qdot::experiments().iter().map(|e| e.name()).collect();
+/// assert_eq!(names, ["qdot-fig1", "qdot-fig2", "qdot-efficiency", "qdot-acg", "qdot-apm"]);
+/// ```
 pub fn experiments() -> Vec<&'static dyn Experiment> {
     vec![
         &experiments::fig1::Fig1,

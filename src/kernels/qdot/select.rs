@@ -75,10 +75,41 @@ pub struct Selection {
 
 impl Selection {
     /// `N_bins`: the number of nonempty bins (0 after an early exit).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::{QdotConfig, Tolerance};
+    /// use boundgate::kernels::qdot::select::select;
+    /// use boundgate_verify::format::Format;
+    /// let (x, y) = ([1.0, 4.0, 3.0, 0.0], [1.0, 1.0, 1.0, 5.0]);
+    /// let eps = Tolerance::new(1e-8).unwrap();
+    /// // e_i = 0, 2, 1 and a zero product: three bins.
+    /// let mut c = QdotConfig::new(Format::FP64).unwrap();
+    /// c.early_exit = false;
+    /// assert_eq!(select(&x, &y, eps, &c).unwrap().n_bins(), 3);
+    /// // Theorem 3.6: e_max - e_min = 2 <= -floor(log2 1e-8) - 24 = 3, so the
+    /// // early exit (on by default) applies and no bin is formed.
+    /// let s = select(&x, &y, eps, &QdotConfig::new(Format::FP64).unwrap()).unwrap();
+    /// assert!(s.early_exit && s.n_bins() == 0);
+    /// ```
     pub fn n_bins(&self) -> usize {
         self.bins.len()
     }
     /// The indices of bin `k`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::{QdotConfig, Tolerance};
+    /// use boundgate::kernels::qdot::select::select;
+    /// use boundgate_verify::format::Format;
+    /// let mut c = QdotConfig::new(Format::FP64).unwrap();
+    /// c.early_exit = false;
+    /// // fexp(2) = fexp(3) = 1, fexp(1) = fexp(1.5) = 0 (y_i = 1: fexp 0).
+    /// let s = select(&[2.0, 1.0, 3.0, 1.5], &[1.0; 4], Tolerance::new(1e-8).unwrap(), &c).unwrap();
+    /// // Bins ascend by exponent; indices ascend within a bin.
+    /// assert_eq!((s.bins[0].exponent, s.indices(0)), (0, &[1, 3][..]));
+    /// assert_eq!((s.bins[1].exponent, s.indices(1)), (1, &[0, 2][..]));
+    /// ```
     pub fn indices(&self, k: usize) -> &[u32] {
         let b = &self.bins[k];
         &self.order[b.start..b.start + b.count]

@@ -32,6 +32,18 @@ pub struct PowerOutcome {
 }
 
 /// The seeded unit start vector of length `n`.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::apps::apm::start_vector;
+/// let v = start_vector(100, 3);
+/// assert_eq!(v.len(), 100);
+/// // A unit vector (its norm in fp64, up to rounding), seeded.
+/// let norm2: f64 = v.iter().map(|a| a * a).sum();
+/// assert!((norm2 - 1.0).abs() < 1e-14);
+/// assert_eq!(v, start_vector(100, 3));
+/// assert_ne!(v, start_vector(100, 4));
+/// ```
 pub fn start_vector(n: usize, seed: u64) -> Vec<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let v: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();

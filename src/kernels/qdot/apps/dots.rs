@@ -31,6 +31,16 @@ pub struct CallStats {
 
 impl CallStats {
     /// The percentage of the nonzero components in each class.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::apps::CallStats;
+    /// // 1 perforated and 3 half of 4 components; the zero products do not count.
+    /// let s = CallStats { components: [1, 0, 3, 0, 0], zeros: 5, ..CallStats::default() };
+    /// assert_eq!(s.percentages(), [25.0, 0.0, 75.0, 0.0, 0.0]);
+    /// // No component at all: zeros, not NaN.
+    /// assert_eq!(CallStats::default().percentages(), [0.0; 5]);
+    /// ```
     pub fn percentages(&self) -> [f64; 5] {
         let total: usize = self.components.iter().sum();
         let mut p = [0.0; 5];
@@ -93,6 +103,20 @@ pub struct QdotDot {
 
 impl QdotDot {
     /// A provider with an empty record.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::apps::{DotProvider, QdotDot};
+    /// use boundgate::kernels::qdot::config::{QdotConfig, Tolerance};
+    /// use boundgate_verify::format::Format;
+    /// let c = QdotConfig::new(Format::FP64).unwrap();
+    /// let mut dots = QdotDot::new(c, Tolerance::new(1e-8).unwrap(), true);
+    /// assert!(dots.calls.is_empty() && (dots.checked, dots.violations) == (0, 0));
+    /// // 1*3 + 2*4 = 11: e_i = 1, 3, so Theorem 3.6's early exit runs the fp64 dot, exact here.
+    /// assert_eq!(dots.dot(&[1.0, 2.0], &[3.0, 4.0]).unwrap(), 11.0);
+    /// assert_eq!(dots.calls[0].components, [0, 0, 0, 0, 2]); // both in "double"
+    /// assert_eq!((dots.calls.len(), dots.checked, dots.violations), (1, 1, 0));
+    /// ```
     pub fn new(config: QdotConfig, eps: Tolerance, check: bool) -> QdotDot {
         QdotDot {
             config,

@@ -117,6 +117,15 @@ pub fn nonzeros(nx: usize, ny: usize, nz: usize) -> Option<usize> {
 }
 
 /// Parses `NXxNYxNZ`, e.g. `100x100x10`.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::apps::hpccg::parse_dims;
+/// assert_eq!(parse_dims("100x100x10"), Ok((100, 100, 10)));
+/// for bad in ["100x100", "0x1x1", "1x1x1x1", "axbxc", "-1x2x3", ""] {
+///     assert!(parse_dims(bad).unwrap_err().starts_with(&format!("`{bad}`")));
+/// }
+/// ```
 pub fn parse_dims(s: &str) -> Result<(usize, usize, usize), String> {
     let parts: Vec<_> = s.split('x').map(str::parse::<usize>).collect();
     match parts[..] {

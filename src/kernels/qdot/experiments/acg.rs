@@ -32,6 +32,20 @@ fn paper_value(dims: (usize, usize, usize)) -> Option<f64> {
 }
 
 /// Percentage series per precision class over calls (skipping classes never used).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::apps::CallStats;
+/// use boundgate::kernels::qdot::experiments::acg::breakdown_chart;
+/// let a = CallStats { components: [1, 0, 1, 0, 0], ..CallStats::default() };
+/// let b = CallStats { components: [0, 0, 1, 0, 3], ..CallStats::default() };
+/// let chart = breakdown_chart("r^T r".into(), &[&a, &b]);
+/// // bf16 and single are never used: no series for them.
+/// let labels: Vec<_> = chart.series.iter().map(|s| s.label.as_str()).collect();
+/// assert_eq!(labels, ["perforate", "half", "double"]);
+/// // (call, % of components): half is 1 of 2, then 1 of 4.
+/// assert_eq!(chart.series[1].points, [(0.0, 50.0), (1.0, 25.0)]);
+/// ```
 pub fn breakdown_chart(title: String, calls: &[&CallStats]) -> Chart {
     let mut chart = Chart::new(title, "iteration", "% of components");
     for (c, class) in CLASSES.iter().enumerate() {

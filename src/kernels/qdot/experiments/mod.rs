@@ -42,6 +42,22 @@ pub struct Trial {
 }
 
 /// Runs qdot on one pair and measures it.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::config::{QdotConfig, Score, Tolerance};
+/// use boundgate::kernels::qdot::experiments::trial;
+/// use boundgate_verify::format::Format;
+/// let c = QdotConfig::new(Format::FP64).unwrap();
+/// let eps = Tolerance::new(2f64.powi(-20)).unwrap();
+/// // z = 1: relative error 2^-40 / (1 + 2^-40).
+/// let t = trial(&[1.0, 2f64.powi(-40)], &[1.0, 1.0], &c, eps).unwrap();
+/// let relerr = t.relerr.unwrap();
+/// assert!(relerr > 0.0 && relerr <= 2f64.powi(-40));
+/// assert!(relerr <= t.bound.unwrap() && !t.rigorous_violated);
+/// // Bin 2^0 needs 0 - floor(log2(eps / 2)) = 21 bits: single; 2^-40 is perforated.
+/// assert_eq!(t.components, [1, 0, 0, 1, 0]);
+/// ```
 pub fn trial(x: &[f64], y: &[f64], config: &QdotConfig, eps: Tolerance) -> Result<Trial> {
     let selection = select(x, y, eps, config)?;
     let z = compute(x, y, &selection, config).value;
@@ -247,6 +263,20 @@ pub fn t_values(
 pub const CONFIG_KEYS: [&str; 4] = ["fexp", "binning", "half", "tile"];
 
 /// The fp64 configuration an experiment's parameters ask for.
+///
+/// # Example
+/// ```
+/// use boundgate::audit::experiment::Params;
+/// use boundgate::kernels::qdot::config::{HalfMode, QdotConfig};
+/// use boundgate::kernels::qdot::experiments::config_of;
+/// use boundgate_verify::format::Format;
+/// assert_eq!(config_of(&Params::default()).unwrap(), QdotConfig::new(Format::FP64).unwrap());
+/// let p = Params::new(toml::from_str("half = \"fp16\"\ntile = 0").unwrap());
+/// let c = config_of(&p).unwrap();
+/// assert_eq!((c.input, c.half, c.tile), (Format::FP64, HalfMode::Fp16, 0));
+/// let p = Params::new(toml::from_str("fexp = \"log2\"").unwrap());
+/// assert!(config_of(&p).unwrap_err().starts_with("params.fexp: "));
+/// ```
 pub fn config_of(p: &Params) -> std::result::Result<QdotConfig, String> {
     let mut c = QdotConfig::new(Format::FP64).map_err(|e| e.to_string())?;
     c.fexp = p
@@ -265,6 +295,16 @@ pub fn config_of(p: &Params) -> std::result::Result<QdotConfig, String> {
 
 /// A seed for one sample, mixing the plan's first seed with its coordinates
 /// (SplitMix64 steps, so neighbouring coordinates give unrelated streams).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::experiments::seed_for;
+/// assert_eq!(seed_for(42, &[]), 42); // no coordinates: the first seed
+/// // One step from 0 is SplitMix64's first output for seed 0.
+/// assert_eq!(seed_for(0, &[0]), 0xe220_a839_7b1d_cdaf);
+/// // The order of the coordinates matters.
+/// assert_ne!(seed_for(42, &[1, 2]), seed_for(42, &[2, 1]));
+/// ```
 pub fn seed_for(first: u64, parts: &[u64]) -> u64 {
     parts.iter().fold(first, |h, &p| {
         let mut z = h ^ p.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -275,6 +315,17 @@ pub fn seed_for(first: u64, parts: &[u64]) -> u64 {
 }
 
 /// Minimum, quartiles and maximum (`values` is sorted in place); NaN if empty.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::experiments::five_numbers;
+/// let mut v = [5.0, 1.0, 4.0, 2.0, 3.0];
+/// assert_eq!(five_numbers(&mut v), [1.0, 2.0, 3.0, 4.0, 5.0]);
+/// assert_eq!(v, [1.0, 2.0, 3.0, 4.0, 5.0]); // sorted in place
+/// // Index round((len - 1) q): for 4 values 0, round(0.75) = 1, round(1.5) = 2, round(2.25) = 2, 3.
+/// assert_eq!(five_numbers(&mut [4.0, 3.0, 2.0, 1.0]), [1.0, 2.0, 3.0, 3.0, 4.0]);
+/// assert!(five_numbers(&mut []).iter().all(|q| q.is_nan()));
+/// ```
 pub fn five_numbers(values: &mut [f64]) -> [f64; 5] {
     if values.is_empty() {
         return [f64::NAN; 5];
@@ -285,6 +336,14 @@ pub fn five_numbers(values: &mut [f64]) -> [f64; 5] {
 }
 
 /// `1.234e-5` style, or `-` for NaN.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::experiments::sci;
+/// assert_eq!(sci(1.234e-5), "1.234e-5");
+/// assert_eq!(sci(-12346.0), "-1.235e4"); // three decimals, rounded
+/// assert_eq!(sci(f64::NAN), "-");
+/// ```
 pub fn sci(v: f64) -> String {
     if v.is_nan() {
         "-".into()
@@ -294,6 +353,14 @@ pub fn sci(v: f64) -> String {
 }
 
 /// Tolerances `10^k` for `k` in `lo..=hi`.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::qdot::experiments::decades;
+/// // Parsed from "1e-2" etc.: the doubles nearest 10^k, as the literals are.
+/// assert_eq!(decades(-2, 1), [0.01, 0.1, 1.0, 10.0]);
+/// assert!(decades(1, 0).is_empty());
+/// ```
 pub fn decades(lo: i32, hi: i32) -> Vec<f64> {
     (lo..=hi)
         .map(|k| format!("1e{k}").parse().expect("a number"))
