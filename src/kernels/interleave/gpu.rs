@@ -70,7 +70,9 @@ unsafe impl DeviceRepr for Coefficients16 {}
 pub struct GpuRun {
     /// The final state, as binary32 values (binary16 ones widened exactly).
     pub state: Vec<f32>,
-    /// Kernel time per iteration (ms; 0 for a skipped perforated one), conversions included.
+    /// Kernel time per iteration (ms), conversions included. A skipped
+    /// perforated iteration launches no stencil: its entry times only its
+    /// conversion, if any, else two back-to-back events (near 0, not exactly).
     pub iteration_ms: Vec<f32>,
     /// Time of the whole loop (ms), from CUDA events.
     pub total_ms: f32,

@@ -121,8 +121,9 @@ pub struct RefineInputs<'a> {
 /// schedule within the limit is slower than it).
 ///
 /// # Errors
-/// A limit that is not positive and finite; `max_rounds = 0`; the
-/// simulation's and execution's errors.
+/// A limit that is not positive and finite; `max_rounds` outside
+/// `1..=`[`super::experiment::MAX_REFINE_ROUNDS`]; the simulation's and
+/// execution's errors.
 ///
 /// # Example
 /// ```

@@ -397,8 +397,11 @@ struct Truth<'a> {
 /// Runs the reference, the ground truth and every branch for `options.iterations` iterations.
 ///
 /// # Errors
-/// Invalid specs (a switch at or after `N`), zero iterations, a problem whose
-/// binary32 data overflow, a non-finite reference state.
+/// Invalid specs (a switch at or after `N`), iterations outside
+/// `1..=`[`super::schedule::MAX_ITERATIONS`], a limit in
+/// [`RunOptions::limits`] that is not positive and finite, a run keeping more
+/// than [`MAX_ROWS`] rows, a problem whose binary32 data overflow, a
+/// non-finite reference state.
 ///
 /// # Example
 /// ```

@@ -612,7 +612,7 @@ impl Targets {
         })
     }
 
-    /// `T_k(i)`, `k = 1..4` (clamped to that range).
+    /// `T_k(i)`, `k = 1..4` (clamped to that range; `i` clamped to `N`).
     ///
     /// # Example
     /// ```
