@@ -35,9 +35,27 @@ pub struct Shard {
 }
 
 impl Shard {
-    /// Whether this shard runs unit `unit` (0-based).
+    /// Whether this shard runs unit `unit` (0-based); a malformed shard
+    /// (`index` outside `1..=count`) runs none.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::Shard;
+    /// let s = Shard { index: 2, count: 3 };
+    /// // units u with u mod 3 = 1
+    /// assert_eq!((0..8).filter(|&u| s.owns(u)).collect::<Vec<_>>(), [1, 4, 7]);
+    /// // every unit has exactly one owner among the shards 1/3, 2/3, 3/3
+    /// assert!((0..100).all(|u| (1..=3).filter(|&i| Shard { index: i, count: 3 }.owns(u)).count() == 1));
+    /// // malformed by hand (parsing refuses these): owns nothing, no panic
+    /// assert!(!Shard { index: 0, count: 3 }.owns(0) && !Shard { index: 1, count: 0 }.owns(0));
+    /// ```
     pub fn owns(&self, unit: usize) -> bool {
-        unit % self.count == self.index - 1
+        // The fields are public: a shard built by hand as 0/N or I/0 owns
+        // nothing rather than panicking (parsing refuses both).
+        match (unit.checked_rem(self.count), self.index.checked_sub(1)) {
+            (Some(rem), Some(slot)) => rem == slot,
+            _ => false,
+        }
     }
 }
 
@@ -76,9 +94,28 @@ impl FromStr for Shard {
 /// Merges the reports of all shards of one plan into the report the
 /// unsharded run gives (timings: the sum of the shards').
 ///
-/// Refused, with the file named: a report that is not a shard, shards of
-/// different plans (digest), builds or devices (environment), counts, a
-/// missing or repeated shard, or units missing or repeated.
+/// Refused, with the file named ([`Error::Report`]): a report that is not a
+/// shard, shards of different plans (digest), builds or devices
+/// (environment) or counts, a shard given twice. Refused as usage
+/// ([`Error::Usage`], no single file to name): no reports, a shard missing,
+/// units missing or repeated across the shards.
+///
+/// # Example
+/// ```
+/// use boundgate::Error;
+/// use boundgate::audit::{Plan, RunOptions, Shard, merge, run_plan};
+/// use std::path::{Path, PathBuf};
+/// let text = "name = \"doc\"\nseeds = { first = 1, count = 2 }\ncampaign = [{ kernel = \"dot-recursive\", sizes = [8, 16, 32], params = { format = [\"bf16\"] }, distributions = [{ kind = \"uniform\", low = -1.0, high = 1.0 }] }]";
+/// let plan = Plan::from_toml(text, Path::new("doc.toml")).unwrap();
+/// let run = |s: &str| run_plan(&plan, RunOptions { shard: Some(s.parse::<Shard>().unwrap()), ..Default::default() }).unwrap();
+/// let (one, two) = ((PathBuf::from("1.json"), run("1/2")), (PathBuf::from("2.json"), run("2/2")));
+/// // shard 1/2 ran units 0 and 2, shard 2/2 unit 1: merged in order, as the unsharded run
+/// let merged = merge(vec![two.clone(), one.clone()]).unwrap();
+/// let whole = run_plan(&plan, RunOptions::default()).unwrap();
+/// assert_eq!(merged.deterministic_json(), whole.deterministic_json());
+/// assert!(matches!(merge(vec![one.clone()]), Err(Error::Usage(m)) if m == "merge: shard 2/2 is missing"));
+/// assert!(matches!(merge(vec![one.clone(), one]), Err(Error::Report { path, .. }) if path == Path::new("1.json")));
+/// ```
 pub fn merge(shards: Vec<(PathBuf, AuditReport)>) -> Result<AuditReport> {
     let bad = |path: &PathBuf, reason: String| Error::Report {
         path: path.clone(),
