@@ -98,6 +98,15 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// Builds [`Error::Usage`].
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// let e = Error::usage(format!("unknown kernel `{}`", "gemm3"));
+    /// assert!(matches!(&e, Error::Usage(m) if m == "unknown kernel `gemm3`"));
+    /// // printed as given: no prefix, no file
+    /// assert_eq!(e.to_string(), "unknown kernel `gemm3`");
+    /// ```
     pub fn usage(message: impl Into<String>) -> Error {
         Error::Usage(message.into())
     }

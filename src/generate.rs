@@ -53,6 +53,15 @@ pub enum Distribution {
 
 impl Distribution {
     /// A short label for reports, e.g. `U(-1,1)`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::generate::Distribution;
+    /// // f64 Display: -1.0 prints as -1
+    /// assert_eq!(Distribution::Uniform { low: -1.0, high: 1.0 }.label(), "U(-1,1)");
+    /// assert_eq!(Distribution::Normal { mean: 0.0, std_dev: 1.5 }.label(), "N(0,1.5)");
+    /// assert_eq!(Distribution::ScaledSignificand { exp_min: -3, exp_max: 4 }.label(), "s*2^[-3,4]");
+    /// ```
     pub fn label(&self) -> String {
         match self {
             Distribution::Uniform { low, high } => format!("U({low},{high})"),
@@ -64,6 +73,20 @@ impl Distribution {
     }
 
     /// Checks the parameters.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::generate::Distribution;
+    /// assert!(Distribution::Uniform { low: 0.0, high: 1.0 }.validate().is_ok());
+    /// // empty range; finite ends whose width high - low overflows
+    /// assert!(Distribution::Uniform { low: 1.0, high: 1.0 }.validate().is_err());
+    /// assert!(Distribution::Uniform { low: -1e308, high: 1e308 }.validate().is_err());
+    /// assert!(Distribution::Normal { mean: 0.0, std_dev: 0.0 }.validate().is_err());
+    /// // exponents down to the smallest subnormal's, -1074, are allowed; below are not
+    /// assert!(Distribution::ScaledSignificand { exp_min: -1074, exp_max: 1023 }.validate().is_ok());
+    /// assert!(Distribution::ScaledSignificand { exp_min: -1075, exp_max: 0 }.validate().is_err());
+    /// assert!(Distribution::ScaledSignificand { exp_min: 2, exp_max: 1 }.validate().is_err());
+    /// ```
     pub fn validate(&self) -> Result<(), String> {
         match *self {
             // The sampler draws low + (high - low) u: the width must be finite
@@ -98,6 +121,21 @@ impl Distribution {
 
     /// `len` values drawn with a generator seeded by `(seed, stream)`; the
     /// stream separates the inputs of one trial (x is stream 0, y stream 1, ...).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::generate::Distribution;
+    /// // e = 3 only: |v| = s 2^3 with s in [1, 2), so 8 <= |v| < 16
+    /// let d = Distribution::ScaledSignificand { exp_min: 3, exp_max: 3 };
+    /// let x = d.sample(7, 0, 100).unwrap();
+    /// assert!(x.iter().all(|v| (8.0..16.0).contains(&v.abs())));
+    /// assert!(x.iter().any(|v| *v < 0.0) && x.iter().any(|v| *v > 0.0));
+    /// // the same (seed, stream) repeats bit for bit; another stream differs
+    /// assert_eq!(x, d.sample(7, 0, 100).unwrap());
+    /// assert_ne!(x, d.sample(7, 1, 100).unwrap());
+    /// // invalid parameters are refused, not sampled
+    /// assert!(Distribution::Normal { mean: 0.0, std_dev: -1.0 }.sample(7, 0, 1).is_err());
+    /// ```
     pub fn sample(&self, seed: u64, stream: u64, len: usize) -> Result<Vec<f64>, String> {
         self.validate()?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -133,6 +171,17 @@ pub mod strategies {
 }
 
 /// Rounds every value to `format` (nearest even).
+///
+/// # Example
+/// ```
+/// use boundgate::generate::round_all;
+/// use boundgate_verify::format::Format;
+/// // fp16 near 0.1 has ulp 2^-14: 0.1 * 2^14 = 1638.4 rounds to 1638.
+/// // 1 + 2^-11 ties between 1 and 1 + 2^-10: to even, 1. 70000 > 65504: inf.
+/// let r = round_all(&[0.1, 1.0 + 2f64.powi(-11), 70000.0, -0.0], Format::FP16);
+/// assert_eq!(r[..3], [1638.0 / 16384.0, 1.0, f64::INFINITY]);
+/// assert!(r[3] == 0.0 && r[3].is_sign_negative());
+/// ```
 pub fn round_all(values: &[f64], format: Format) -> Vec<f64> {
     values
         .iter()

@@ -34,6 +34,14 @@ pub struct Tensor {
 
 impl Tensor {
     /// A vector.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::io::Tensor;
+    /// let t = Tensor::vector(vec![1.0, 2.0, 3.0]);
+    /// assert_eq!((t.shape(), t.ndim(), t.dims2()), (&[3usize][..], 1, None));
+    /// assert_eq!(t.data(), &[1.0, 2.0, 3.0]);
+    /// ```
     pub fn vector(data: Vec<f64>) -> Tensor {
         Tensor {
             shape: vec![data.len()],
@@ -42,6 +50,19 @@ impl Tensor {
     }
 
     /// A `rows x cols` matrix in C (row-major) order.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::io::Tensor;
+    /// // [[1, 2, 3], [4, 5, 6]] in C order
+    /// let t = Tensor::matrix(2, 3, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    /// assert_eq!(t.dims2(), Some((2, 3)));
+    /// assert_eq!(t.data()[1 * 3 + 0], 4.0); // row 1, column 0
+    /// assert!(matches!(Tensor::matrix(2, 3, vec![0.0; 5]), Err(Error::Usage(_))));
+    /// // a rows * cols that overflows is refused, not wrapped
+    /// assert!(Tensor::matrix(usize::MAX, 2, vec![]).is_err());
+    /// ```
     pub fn matrix(rows: usize, cols: usize, data: Vec<f64>) -> Result<Tensor> {
         if rows.checked_mul(cols) != Some(data.len()) {
             return Err(Error::usage(format!(
@@ -57,6 +78,13 @@ impl Tensor {
     }
 
     /// A scalar (a 0-d array).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::io::Tensor;
+    /// let t = Tensor::scalar(2.5);
+    /// assert_eq!((t.shape(), t.ndim(), t.data()), (&[][..], 0, &[2.5][..]));
+    /// ```
     pub fn scalar(value: f64) -> Tensor {
         Tensor {
             shape: vec![],
@@ -65,22 +93,61 @@ impl Tensor {
     }
 
     /// The shape.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::io::Tensor;
+    /// assert_eq!(Tensor::matrix(0, 4, vec![]).unwrap().shape(), &[0, 4]);
+    /// assert_eq!(Tensor::vector(vec![]).shape(), &[0]);
+    /// ```
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
     /// The values in C order.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::io::Tensor;
+    /// let t = Tensor::matrix(2, 2, vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+    /// assert_eq!(t.data(), &[1.0, 2.0, 3.0, 4.0]); // row-major, as given
+    /// ```
     pub fn data(&self) -> &[f64] {
         &self.data
     }
     /// Consumes the tensor, returning its values.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::io::Tensor;
+    /// let t = Tensor::matrix(1, 2, vec![-0.0, 5.0]).unwrap();
+    /// let v = t.into_data();
+    /// assert_eq!(v.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), [(-0.0f64).to_bits(), 5f64.to_bits()]);
+    /// ```
     pub fn into_data(self) -> Vec<f64> {
         self.data
     }
     /// Number of dimensions.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::io::Tensor;
+    /// assert_eq!(Tensor::scalar(1.0).ndim(), 0);
+    /// assert_eq!(Tensor::vector(vec![1.0]).ndim(), 1);
+    /// assert_eq!(Tensor::matrix(1, 1, vec![1.0]).unwrap().ndim(), 2);
+    /// ```
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
     /// Rows and columns of a 2-D tensor.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::io::Tensor;
+    /// assert_eq!(Tensor::matrix(3, 1, vec![0.0; 3]).unwrap().dims2(), Some((3, 1)));
+    /// // only 2-D tensors have rows and columns
+    /// assert_eq!(Tensor::vector(vec![0.0; 3]).dims2(), None);
+    /// assert_eq!(Tensor::scalar(0.0).dims2(), None);
+    /// ```
     pub fn dims2(&self) -> Option<(usize, usize)> {
         match self.shape[..] {
             [r, c] => Some((r, c)),
@@ -165,6 +232,28 @@ fn precheck_header(path: &Path, file: &mut File) -> Result<Option<u64>> {
 }
 
 /// Reads a float64/float32/float16 `.npy` file.
+///
+/// # Example
+/// ```
+/// use boundgate::Error;
+/// use boundgate::io::read_npy;
+/// // A float16 vector [1, 0x3555] written by hand, as NumPy does (header padded to 64 bytes).
+/// let header = format!("{:<53}\n", "{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }");
+/// let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+/// bytes.extend((header.len() as u16).to_le_bytes());
+/// bytes.extend(header.as_bytes());
+/// bytes.extend([0x00, 0x3c, 0x55, 0x35]);
+/// let path = std::env::temp_dir().join(format!("boundgate-doc-read-npy-{}.npy", std::process::id()));
+/// std::fs::write(&path, &bytes).unwrap();
+/// let t = read_npy(&path);
+/// // 0x3555: exponent 13 - 15 = -2, significand 1 + 341/1024: 1365/4096, widened exactly
+/// std::fs::write(&path, b"not npy").unwrap();
+/// let bad = read_npy(&path);
+/// std::fs::remove_file(&path).unwrap();
+/// assert_eq!(t.unwrap().data(), &[1.0, 1365.0 / 4096.0]);
+/// assert!(matches!(bad, Err(Error::Npy { .. })));
+/// assert!(matches!(read_npy(&path), Err(Error::Io { .. }))); // gone
+/// ```
 pub fn read_npy(path: &Path) -> Result<Tensor> {
     let mut file = File::open(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
@@ -284,6 +373,22 @@ fn float_item_size(ts: &TypeStr) -> Option<u64> {
 }
 
 /// Writes a float64 `.npy` file in C order.
+///
+/// # Example
+/// ```
+/// use boundgate::io::{Tensor, read_npy, write_npy};
+/// let path = std::env::temp_dir().join(format!("boundgate-doc-write-npy-{}.npy", std::process::id()));
+/// let t = Tensor::matrix(2, 2, vec![0.1, -0.0, f64::MIN_POSITIVE / 4.0, 1e308]).unwrap();
+/// write_npy(&path, &t).unwrap();
+/// let bytes = std::fs::read(&path).unwrap();
+/// let back = read_npy(&path).unwrap();
+/// std::fs::remove_file(&path).unwrap();
+/// // float64, C order: the four values are the file's last 32 bytes, little-endian
+/// assert_eq!(bytes[bytes.len() - 32..bytes.len() - 24], 0.1f64.to_le_bytes());
+/// assert_eq!(back.shape(), &[2, 2]);
+/// let bits = |t: &Tensor| t.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+/// assert_eq!(bits(&back), bits(&t)); // bit for bit, -0.0 and the subnormal included
+/// ```
 pub fn write_npy(path: &Path, tensor: &Tensor) -> Result<()> {
     let io_error = |source| Error::Io {
         path: path.to_path_buf(),
@@ -305,6 +410,21 @@ pub fn write_npy(path: &Path, tensor: &Tensor) -> Result<()> {
 }
 
 /// Reads a file whole, naming it in the error.
+///
+/// # Example
+/// ```
+/// use boundgate::Error;
+/// use boundgate::io::read_text;
+/// let path = std::env::temp_dir().join(format!("boundgate-doc-read-text-{}.toml", std::process::id()));
+/// std::fs::write(&path, "name = \"x\"\n").unwrap();
+/// let text = read_text(&path);
+/// std::fs::remove_file(&path).unwrap();
+/// assert_eq!(text.unwrap(), "name = \"x\"\n");
+/// // a missing file is an I/O error naming it
+/// let err = read_text(&path).unwrap_err();
+/// assert!(matches!(&err, Error::Io { path: p, .. } if *p == path));
+/// assert!(err.to_string().starts_with(&path.display().to_string()));
+/// ```
 pub fn read_text(path: &Path) -> Result<String> {
     // Plans and reports are small; refuse to slurp a hostile multi-GB file.
     const LIMIT: u64 = 256 << 20;

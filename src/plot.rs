@@ -19,7 +19,7 @@ pub enum Style {
     Line,
     /// Points only.
     Points,
-    /// A horizontal or vertical reference drawn dashed-looking (thin line).
+    /// A horizontal or vertical reference, drawn as a thin (1 px) solid line.
     Reference,
 }
 
@@ -46,6 +46,14 @@ fn points_with_nulls<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(f64, f64)>,
 
 impl Series {
     /// A line series.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::plot::{Series, Style};
+    /// let s = Series::line("bound", vec![(1.0, 2.0), (3.0, 4.0)]);
+    /// assert_eq!(s.style, Style::Line);
+    /// assert_eq!((s.label.as_str(), s.points.as_slice()), ("bound", &[(1.0, 2.0), (3.0, 4.0)][..]));
+    /// ```
     pub fn line(label: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
         Series {
             label: label.into(),
@@ -54,6 +62,16 @@ impl Series {
         }
     }
     /// A point series.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::plot::{Chart, Series, Style};
+    /// let s = Series::points("observed", vec![(1.0, 1.0), (2.0, f64::NAN), (3.0, 3.0)]);
+    /// assert_eq!(s.style, Style::Points);
+    /// // Each finite point is drawn as one circle; the NaN one is not drawn.
+    /// let svg = Chart::new("t", "x", "y").with(s).to_svg().unwrap();
+    /// assert_eq!(svg.matches("<circle").count(), 2);
+    /// ```
     pub fn points(label: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
         Series {
             label: label.into(),
@@ -62,6 +80,15 @@ impl Series {
         }
     }
     /// A reference line (e.g. a bound) through the given points.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::plot::{Series, Style};
+    /// let s = Series::reference("u", vec![(0.0, 0.5), (10.0, 0.5)]);
+    /// assert_eq!(s.style, Style::Reference);
+    /// assert_eq!(s.label, "u");
+    /// assert_eq!(s.points, [(0.0, 0.5), (10.0, 0.5)]);
+    /// ```
     pub fn reference(label: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
         Series {
             label: label.into(),
@@ -102,6 +129,14 @@ pub struct Chart {
 
 impl Chart {
     /// An empty chart with linear axes.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::plot::Chart;
+    /// let c = Chart::new("title", "n", "error");
+    /// assert_eq!((c.title.as_str(), c.x_label.as_str(), c.y_label.as_str()), ("title", "n", "error"));
+    /// assert!(!c.x_log && !c.y_log && c.series.is_empty());
+    /// ```
     pub fn new(
         title: impl Into<String>,
         x_label: impl Into<String>,
@@ -117,16 +152,47 @@ impl Chart {
         }
     }
     /// Logarithmic x axis.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::plot::{Chart, Series};
+    /// let c = Chart::new("t", "x", "y").log_x();
+    /// assert!(c.x_log && !c.y_log);
+    /// // A log x axis drops the point at x = 0: one circle of two.
+    /// let svg = c.with(Series::points("p", vec![(0.0, 1.0), (10.0, 2.0)])).to_svg().unwrap();
+    /// assert_eq!(svg.matches("<circle").count(), 1);
+    /// ```
     pub fn log_x(mut self) -> Chart {
         self.x_log = true;
         self
     }
     /// Logarithmic y axis.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::plot::{Chart, Series};
+    /// let c = Chart::new("t", "x", "y").log_y();
+    /// assert!(c.y_log && !c.x_log);
+    /// // A log y axis drops the points at y <= 0: one circle of three.
+    /// let svg = c.with(Series::points("p", vec![(1.0, -1.0), (2.0, 0.0), (3.0, 1e-16)])).to_svg().unwrap();
+    /// assert_eq!(svg.matches("<circle").count(), 1);
+    /// ```
     pub fn log_y(mut self) -> Chart {
         self.y_log = true;
         self
     }
     /// Adds a series.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::plot::{Chart, Series};
+    /// let c = Chart::new("t", "x", "y")
+    ///     .with(Series::line("first", vec![(0.0, 0.0)]))
+    ///     .with(Series::points("second", vec![(1.0, 1.0)]));
+    /// // kept in the order added (legend and colours follow it)
+    /// let labels: Vec<&str> = c.series.iter().map(|s| s.label.as_str()).collect();
+    /// assert_eq!(labels, ["first", "second"]);
+    /// ```
     pub fn with(mut self, series: Series) -> Chart {
         self.series.push(series);
         self
@@ -208,6 +274,20 @@ impl Chart {
     }
 
     /// Renders the chart as a standalone SVG document (800 x 500).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::plot::{Chart, Series};
+    /// let svg = Chart::new("tightness", "n", "ratio")
+    ///     .with(Series::points("ratio", vec![(1.0, 0.25), (2.0, 0.5), (3.0, f64::INFINITY)]))
+    ///     .to_svg()
+    ///     .unwrap();
+    /// assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    /// assert!(svg.contains(r#"width="800""#) && svg.contains(r#"height="500""#));
+    /// assert!(svg.contains("tightness") && svg.contains("ratio"));
+    /// // the infinite point is not drawn
+    /// assert_eq!(svg.matches("<circle").count(), 2);
+    /// ```
     pub fn to_svg(&self) -> Result<String> {
         let mut svg = String::new();
         {

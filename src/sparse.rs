@@ -66,6 +66,19 @@ impl CsrMatrix {
     ///
     /// # Errors
     /// [`Error::Usage`] if `data` does not have `rows * cols` values.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::sparse::CsrMatrix;
+    /// // [[1, 0], [0, NaN]]: the exact zeros go, the NaN stays an entry.
+    /// let a = CsrMatrix::from_dense(2, 2, &[1.0, 0.0, -0.0, f64::NAN]).unwrap();
+    /// assert_eq!(a.row_ptr(), &[0, 1, 2]);
+    /// assert_eq!(a.col_idx(), &[0, 1]);
+    /// assert!(a.values()[1].is_nan());
+    /// // 2 x 2 needs 4 values
+    /// assert!(matches!(CsrMatrix::from_dense(2, 2, &[1.0; 3]), Err(Error::Usage(_))));
+    /// ```
     pub fn from_dense(rows: usize, cols: usize, data: &[f64]) -> Result<CsrMatrix> {
         if rows.checked_mul(cols) != Some(data.len()) {
             return Err(Error::usage(format!(
@@ -100,6 +113,18 @@ impl CsrMatrix {
     ///
     /// # Errors
     /// [`Error::Usage`] for an index out of range.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::sparse::CsrMatrix;
+    /// // Rows sorted, order within a row kept, the repeated (1, 0) kept twice.
+    /// let a = CsrMatrix::from_triplets(2, 3, &[(1, 2, 5.0), (0, 1, 4.0), (1, 0, 6.0), (1, 0, 7.0)]).unwrap();
+    /// assert_eq!(a.row(0), (&[1usize][..], &[4.0][..]));
+    /// assert_eq!(a.row(1), (&[2usize, 0, 0][..], &[5.0, 6.0, 7.0][..]));
+    /// // column 3 is outside a 2 x 3 matrix
+    /// assert!(matches!(CsrMatrix::from_triplets(2, 3, &[(0, 3, 1.0)]), Err(Error::Usage(_))));
+    /// ```
     pub fn from_triplets(
         rows: usize,
         cols: usize,
@@ -136,35 +161,97 @@ impl CsrMatrix {
     }
 
     /// Rows.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::sparse::CsrMatrix;
+    /// let a = CsrMatrix::from_triplets(3, 5, &[]).unwrap();
+    /// assert_eq!((a.rows(), a.cols(), a.nnz()), (3, 5, 0));
+    /// ```
     pub fn rows(&self) -> usize {
         self.rows
     }
     /// Columns.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::sparse::CsrMatrix;
+    /// // a 2 x 4 matrix whose last column holds nothing still has 4 columns
+    /// let a = CsrMatrix::from_dense(2, 4, &[1.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0]).unwrap();
+    /// assert_eq!(a.cols(), 4);
+    /// ```
     pub fn cols(&self) -> usize {
         self.cols
     }
     /// Stored entries.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::sparse::CsrMatrix;
+    /// // An explicit zero given as a triplet is stored; from_dense drops it.
+    /// assert_eq!(CsrMatrix::from_triplets(1, 2, &[(0, 0, 0.0), (0, 1, 3.0)]).unwrap().nnz(), 2);
+    /// assert_eq!(CsrMatrix::from_dense(1, 2, &[0.0, 3.0]).unwrap().nnz(), 1);
+    /// ```
     pub fn nnz(&self) -> usize {
         self.values.len()
     }
     /// The values, row by row.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::sparse::CsrMatrix;
+    /// // [[0, 1], [2, 3]]: row by row, zeros dropped
+    /// let a = CsrMatrix::from_dense(2, 2, &[0.0, 1.0, 2.0, 3.0]).unwrap();
+    /// assert_eq!(a.values(), &[1.0, 2.0, 3.0]);
+    /// ```
     pub fn values(&self) -> &[f64] {
         &self.values
     }
     /// Column indices and values of row `i`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::sparse::CsrMatrix;
+    /// // [[0, 0], [5, 7]]: row 0 is empty
+    /// let a = CsrMatrix::from_dense(2, 2, &[0.0, 0.0, 5.0, 7.0]).unwrap();
+    /// assert_eq!(a.row(0), (&[][..], &[][..]));
+    /// assert_eq!(a.row(1), (&[0usize, 1][..], &[5.0, 7.0][..]));
+    /// ```
     pub fn row(&self, i: usize) -> (&[usize], &[f64]) {
         let r = self.row_ptr[i]..self.row_ptr[i + 1];
         (&self.col_idx[r.clone()], &self.values[r])
     }
     /// Entries of row `i`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::sparse::CsrMatrix;
+    /// let a = CsrMatrix::from_dense(3, 3, &[1.0, 0.0, 2.0, 0.0, 0.0, 0.0, 3.0, 4.0, 5.0]).unwrap();
+    /// assert_eq!([a.row_len(0), a.row_len(1), a.row_len(2)], [2, 0, 3]);
+    /// ```
     pub fn row_len(&self, i: usize) -> usize {
         self.row_ptr[i + 1] - self.row_ptr[i]
     }
     /// The row pointers.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::sparse::CsrMatrix;
+    /// // row lengths 2, 0, 1 -> offsets 0, 2, 2, 3
+    /// let a = CsrMatrix::from_dense(3, 2, &[1.0, 2.0, 0.0, 0.0, 0.0, 3.0]).unwrap();
+    /// assert_eq!(a.row_ptr(), &[0, 2, 2, 3]);
+    /// ```
     pub fn row_ptr(&self) -> &[usize] {
         &self.row_ptr
     }
     /// The column indices.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::sparse::CsrMatrix;
+    /// let a = CsrMatrix::from_dense(2, 3, &[0.0, 1.0, 2.0, 3.0, 0.0, 0.0]).unwrap();
+    /// assert_eq!(a.col_idx(), &[1, 2, 0]);
+    /// ```
     pub fn col_idx(&self) -> &[usize] {
         &self.col_idx
     }
@@ -172,6 +259,18 @@ impl CsrMatrix {
     ///
     /// # Errors
     /// [`Error::Usage`] for a wrong number of values.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::sparse::CsrMatrix;
+    /// let a = CsrMatrix::from_dense(2, 2, &[1.0, 0.0, 2.0, 3.0]).unwrap();
+    /// let b = a.with_values(vec![-1.0, -2.0, -3.0]).unwrap();
+    /// assert_eq!((b.row_ptr(), b.col_idx()), (a.row_ptr(), a.col_idx()));
+    /// assert_eq!(b.row(1), (&[0usize, 1][..], &[-2.0, -3.0][..]));
+    /// // 3 entries need 3 values
+    /// assert!(matches!(a.with_values(vec![1.0; 2]), Err(Error::Usage(_))));
+    /// ```
     pub fn with_values(&self, values: Vec<f64>) -> Result<CsrMatrix> {
         if values.len() != self.values.len() {
             return Err(Error::usage(format!(
@@ -186,6 +285,16 @@ impl CsrMatrix {
         })
     }
     /// The checker's view.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::sparse::CsrMatrix;
+    /// let a = CsrMatrix::from_dense(2, 3, &[1.0, 0.0, 2.0, 0.0, 3.0, 0.0]).unwrap();
+    /// let v = a.view();
+    /// assert_eq!((v.rows(), v.cols(), v.nnz()), (2, 3, 3));
+    /// assert_eq!(v.row(0), a.row(0));
+    /// assert_eq!(v.row(1), (&[1usize][..], &[3.0][..]));
+    /// ```
     pub fn view(&self) -> Csr<'_> {
         Csr::new(
             self.rows,
@@ -197,6 +306,15 @@ impl CsrMatrix {
         .expect("a CsrMatrix is valid by construction")
     }
     /// The most entries in a row.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::sparse::CsrMatrix;
+    /// let a = CsrMatrix::from_dense(3, 3, &[1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0]).unwrap();
+    /// assert_eq!(a.max_row_len(), 3);
+    /// // no rows at all: 0
+    /// assert_eq!(CsrMatrix::from_triplets(0, 4, &[]).unwrap().max_row_len(), 0);
+    /// ```
     pub fn max_row_len(&self) -> usize {
         (0..self.rows).map(|i| self.row_len(i)).max().unwrap_or(0)
     }

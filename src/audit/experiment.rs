@@ -32,6 +32,17 @@ pub struct Table {
 
 impl Table {
     /// An empty table with the given caption and headers.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Table;
+    /// let t = Table::new("sizes", &["n", "ratio"]);
+    /// assert_eq!(t.title, "sizes");
+    /// assert_eq!(t.headers, ["n", "ratio"]);
+    /// assert!(t.rows.is_empty());
+    /// // caption, header row and a delimiter row of one `---` per column
+    /// assert_eq!(t.to_markdown(), "**sizes**\n\n| n | ratio |\n|---|---|\n");
+    /// ```
     pub fn new(title: impl Into<String>, headers: &[&str]) -> Table {
         Table {
             title: title.into(),
@@ -40,6 +51,16 @@ impl Table {
         }
     }
     /// Appends a row.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Table;
+    /// let mut t = Table::new("T", &["n", "ratio"]);
+    /// t.row(vec!["10".into(), "0.5".into()]);
+    /// t.row(vec!["100".into(), "0.25".into()]);
+    /// assert_eq!(t.rows[1], ["100", "0.25"]); // appended in order
+    /// assert!(t.to_markdown().ends_with("| 10 | 0.5 |\n| 100 | 0.25 |\n"));
+    /// ```
     pub fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells);
     }
@@ -134,6 +155,17 @@ pub struct ExperimentReport {
 
 impl ExperimentReport {
     /// An empty report for the named experiment.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::ExperimentReport;
+    /// let r = ExperimentReport::new("qdot-fig1", "Figure 1", "Reproduces figure 1.");
+    /// assert_eq!((r.name.as_str(), r.title.as_str()), ("qdot-fig1", "Figure 1"));
+    /// // nothing yet: no violation, no data, no tables, charts or findings
+    /// assert_eq!(r.rigorous_violations, 0);
+    /// assert!(r.data.is_null());
+    /// assert!(r.tables.is_empty() && r.charts.is_empty() && r.findings.is_empty());
+    /// ```
     pub fn new(
         name: &str,
         title: impl Into<String>,
@@ -211,11 +243,31 @@ pub struct Params {
 
 impl Params {
     /// Wraps a table.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Params;
+    /// let p = Params::new(toml::from_str("n = 3").unwrap());
+    /// assert_eq!(p.usize_or("n", 1).unwrap(), 3);
+    /// // an empty table: every getter gives its default
+    /// assert_eq!(Params::new(toml::Table::new()), Params::default());
+    /// assert_eq!(Params::default().usize_or("n", 1).unwrap(), 1);
+    /// ```
     pub fn new(table: toml::Table) -> Params {
         Params { table }
     }
 
     /// Refuses keys other than `known`.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Params;
+    /// let p = Params::new(toml::from_str("eps = 1e-16\nsizse = [10]").unwrap());
+    /// assert!(p.only(&["eps", "sizse"]).is_ok());
+    /// // a misspelt key is named, with the known ones
+    /// assert_eq!(p.only(&["eps", "sizes"]).unwrap_err(), "params.sizse: unknown parameter (known: eps, sizes)");
+    /// assert!(Params::default().only(&[]).is_ok());
+    /// ```
     pub fn only(&self, known: &[&str]) -> std::result::Result<(), String> {
         match self.table.keys().find(|k| !known.contains(&k.as_str())) {
             None => Ok(()),
@@ -231,6 +283,16 @@ impl Params {
     }
 
     /// A number (integers accepted), or `default` if absent.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Params;
+    /// let p = Params::new(toml::from_str("eps = 1e-16\nn = 3\nname = \"x\"").unwrap());
+    /// assert_eq!(p.f64_or("eps", 1.0).unwrap(), 1e-16);
+    /// assert_eq!(p.f64_or("n", 1.0).unwrap(), 3.0); // an integer is a number
+    /// assert_eq!(p.f64_or("tol", 0.5).unwrap(), 0.5); // absent
+    /// assert_eq!(p.f64_or("name", 1.0).unwrap_err(), "params.name: expected a number");
+    /// ```
     pub fn f64_or(&self, key: &str, default: f64) -> std::result::Result<f64, String> {
         match self.table.get(key) {
             None => Ok(default),
@@ -239,6 +301,18 @@ impl Params {
     }
 
     /// A non-negative integer, or `default` if absent.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Params;
+    /// // the cap is 2^28 = 268435456, inclusive
+    /// let p = Params::new(toml::from_str("a = 268435456\nb = 268435457\nc = -1\nd = 2.0").unwrap());
+    /// assert_eq!(p.usize_or("a", 0).unwrap(), 1 << 28);
+    /// assert!(p.usize_or("b", 0).unwrap_err().starts_with("params.b: expected a non-negative integer"));
+    /// assert!(p.usize_or("c", 0).is_err());
+    /// assert!(p.usize_or("d", 0).is_err()); // a float is not an integer
+    /// assert_eq!(p.usize_or("e", 7).unwrap(), 7);
+    /// ```
     pub fn usize_or(&self, key: &str, default: usize) -> std::result::Result<usize, String> {
         match self.table.get(key) {
             None => Ok(default),
@@ -249,6 +323,15 @@ impl Params {
     }
 
     /// A boolean, or `default` if absent.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Params;
+    /// let p = Params::new(toml::from_str("heavy = true\nquick = 1").unwrap());
+    /// assert!(p.bool_or("heavy", false).unwrap());
+    /// assert!(!p.bool_or("absent", false).unwrap());
+    /// assert_eq!(p.bool_or("quick", false).unwrap_err(), "params.quick: expected true or false");
+    /// ```
     pub fn bool_or(&self, key: &str, default: bool) -> std::result::Result<bool, String> {
         match self.table.get(key) {
             None => Ok(default),
@@ -257,6 +340,15 @@ impl Params {
     }
 
     /// A string, or `default` if absent.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Params;
+    /// let p = Params::new(toml::from_str("format = \"bf16\"\nn = 3").unwrap());
+    /// assert_eq!(p.str_or("format", "fp16").unwrap(), "bf16");
+    /// assert_eq!(p.str_or("working", "fp32").unwrap(), "fp32");
+    /// assert_eq!(p.str_or("n", "").unwrap_err(), "params.n: expected a string");
+    /// ```
     pub fn str_or<'a>(
         &'a self,
         key: &str,
@@ -269,6 +361,16 @@ impl Params {
     }
 
     /// A list of numbers, or `default` if absent.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Params;
+    /// let p = Params::new(toml::from_str("eps = [1, 0.5, 1e-3]\nbad = [1.0, \"x\"]\none = 1.0").unwrap());
+    /// assert_eq!(p.f64_list_or("eps", &[]).unwrap(), vec![1.0, 0.5, 1e-3]);
+    /// assert_eq!(p.f64_list_or("absent", &[2.0]).unwrap(), vec![2.0]);
+    /// assert_eq!(p.f64_list_or("bad", &[]).unwrap_err(), "params.bad: expected a list of numbers");
+    /// assert!(p.f64_list_or("one", &[]).is_err()); // a number is not a list
+    /// ```
     pub fn f64_list_or(&self, key: &str, default: &[f64]) -> std::result::Result<Vec<f64>, String> {
         match self.table.get(key) {
             None => Ok(default.to_vec()),
@@ -277,6 +379,16 @@ impl Params {
     }
 
     /// A list of non-negative integers, or `default` if absent.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Params;
+    /// let p = Params::new(toml::from_str("sizes = [0, 10, 268435456]\nbad = [10, -1]").unwrap());
+    /// assert_eq!(p.usize_list_or("sizes", &[]).unwrap(), vec![0, 10, 1 << 28]);
+    /// assert_eq!(p.usize_list_or("absent", &[5]).unwrap(), vec![5]);
+    /// // one bad entry refuses the whole list
+    /// assert!(p.usize_list_or("bad", &[]).unwrap_err().starts_with("params.bad: expected a list of non-negative integers"));
+    /// ```
     pub fn usize_list_or(
         &self,
         key: &str,
@@ -290,6 +402,15 @@ impl Params {
     }
 
     /// A list of strings, or `default` if absent.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Params;
+    /// let p = Params::new(toml::from_str("formats = [\"fp16\", \"bf16\"]\nbad = [\"fp16\", 8]").unwrap());
+    /// assert_eq!(p.str_list_or("formats", &[]).unwrap(), ["fp16", "bf16"]);
+    /// assert_eq!(p.str_list_or("absent", &["fp32"]).unwrap(), ["fp32"]);
+    /// assert_eq!(p.str_list_or("bad", &[]).unwrap_err(), "params.bad: expected a list of strings");
+    /// ```
     pub fn str_list_or(
         &self,
         key: &str,

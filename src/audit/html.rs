@@ -48,6 +48,24 @@ th{background:#f0f0f0}tr.violation td{background:#fdd}.pass{color:#060}.fail{col
 
 /// The tightness chart: per kernel, the largest observed error / rigorous
 /// bound of each cell against its size (log-log; 1 is the bound itself).
+///
+/// # Example
+/// ```
+/// use boundgate::audit::html::tightness_chart;
+/// use boundgate::audit::{Plan, RunOptions, run_plan};
+/// use std::path::Path;
+/// let text = "name = \"doc\"\nseeds = { first = 1, count = 2 }\ncampaign = [{ kernel = \"dot-recursive\", sizes = [8, 64], params = { format = [\"fp16\"] }, distributions = [{ kind = \"uniform\", low = -1.0, high = 1.0 }] }]";
+/// let mut report = run_plan(&Plan::from_toml(text, Path::new("doc.toml")).unwrap(), RunOptions::default()).unwrap();
+/// let chart = tightness_chart(&report).unwrap();
+/// // one point per cell, (size, largest error / rigorous bound), then the line at ratio 1
+/// let ratios: Vec<(f64, f64)> = report.cells.iter().map(|c| (c.size as f64, c.bounds[0].max_ratio.unwrap())).collect();
+/// assert_eq!((chart.series[0].label.as_str(), &chart.series[0].points), ("dot-recursive", &ratios));
+/// assert_eq!(chart.series[1].points, [(8.0, 1.0), (64.0, 1.0)]);
+/// assert!(chart.x_log && chart.y_log);
+/// // no ratio to draw: no chart
+/// report.cells.iter_mut().for_each(|c| c.bounds[0].max_ratio = None);
+/// assert!(tightness_chart(&report).is_none());
+/// ```
 pub fn tightness_chart(report: &AuditReport) -> Option<Chart> {
     let mut kernels: Vec<&str> = Vec::new();
     for c in &report.cells {

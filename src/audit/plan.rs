@@ -235,6 +235,26 @@ pub struct Cell {
 
 impl Plan {
     /// Reads and validates a plan file.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::audit::{Plan, Seeds};
+    /// let dir = std::env::temp_dir().join(format!("boundgate-doc-plan-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let campaign = "campaign = [{ kernel = \"dot-pairwise\", sizes = [8], distributions = [{ kind = \"normal\", mean = 0.0, std_dev = 1.0 }] }]";
+    /// std::fs::write(dir.join("inner.toml"), format!("name = \"inner\"\nseeds = {{ first = 100, count = 1 }}\n{campaign}")).unwrap();
+    /// std::fs::write(dir.join("outer.toml"), format!("name = \"outer\"\nseeds = {{ first = 1, count = 2 }}\ninclude = [\"inner.toml\"]\n{campaign}")).unwrap();
+    /// std::fs::write(dir.join("loop.toml"), "name = \"loop\"\nseeds = { first = 1, count = 1 }\ninclude = [\"loop.toml\"]").unwrap();
+    /// let (plan, looped) = (Plan::from_file(&dir.join("outer.toml")), Plan::from_file(&dir.join("loop.toml")));
+    /// std::fs::remove_dir_all(&dir).unwrap();
+    /// // the included campaign is appended and keeps the included plan's seeds
+    /// let plan = plan.unwrap();
+    /// assert_eq!(plan.campaigns[1].seeds, Some(Seeds { first: 100, count: 1 }));
+    /// assert!(plan.include.is_empty() && plan.campaigns[0].seeds.is_none());
+    /// assert!(matches!(looped, Err(Error::Plan { field, .. }) if field == "include[0]"));
+    /// assert!(matches!(Plan::from_file(&dir.join("outer.toml")), Err(Error::Io { .. }))); // removed
+    /// ```
     pub fn from_file(path: &Path) -> Result<Plan> {
         Plan::from_file_nested(path, &mut Vec::new())
     }
@@ -294,6 +314,22 @@ impl Plan {
 
     /// A digest of the plan as parsed (FNV-1a, 64 bits, over its canonical
     /// JSON form): the shards of one plan carry the same digest.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::Plan;
+    /// use std::path::Path;
+    /// let text = "name = \"doc\"\nseeds = { first = 1, count = 2 }\ncampaign = [{ kernel = \"dot-pairwise\", sizes = [8], distributions = [{ kind = \"uniform\", low = 0.0, high = 1.0 }] }]";
+    /// let a = Plan::from_toml(text, Path::new("a.toml")).unwrap();
+    /// // FNV-1a, 64 bits, over the plan's JSON form
+    /// let json = serde_json::to_string(&a).unwrap();
+    /// let h = json.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
+    /// assert_eq!(a.digest(), format!("fnv1a64:{h:016x}"));
+    /// // the plan as parsed: layout and the file's path do not count, the seeds do
+    /// let b = Plan::from_toml(&text.replace("sizes = [8]", "sizes=[ 8 ]"), Path::new("elsewhere/b.toml")).unwrap();
+    /// assert_eq!(a.digest(), b.digest());
+    /// assert_ne!(a.digest(), Plan::from_toml(&text.replace("count = 2", "count = 3"), Path::new("a.toml")).unwrap().digest());
+    /// ```
     pub fn digest(&self) -> String {
         let canonical = serde_json::to_string(self).expect("plans serialize");
         let hash = canonical.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
@@ -303,16 +339,58 @@ impl Plan {
     }
 
     /// Number of units (cells, then experiments): what `--shard` distributes.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::Plan;
+    /// use std::path::Path;
+    /// let text = "name = \"doc\"\nseeds = { first = 1, count = 2 }\ncampaign = [{ kernel = \"dot-recursive\", sizes = [8, 16], params = { format = [\"fp16\", \"fp32\"] }, distributions = [{ kind = \"uniform\", low = 0.0, high = 1.0 }] }]";
+    /// // 2 formats x 2 sizes x 1 distribution
+    /// assert_eq!(Plan::from_toml(text, Path::new("p.toml")).unwrap().units().unwrap(), 4);
+    /// // ... then the experiments
+    /// let with = format!("{text}\nexperiment = [{{ name = \"dot-tightness\", params = {{ sizes = [16], formats = [\"fp16\"] }} }}]");
+    /// assert_eq!(Plan::from_toml(&with, Path::new("p.toml")).unwrap().units().unwrap(), 5);
+    /// ```
     pub fn units(&self) -> Result<usize> {
         Ok(self.cells()?.len() + self.experiments.len())
     }
 
     /// The built-in default plan.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::Plan;
+    /// use boundgate::audit::plan::DEFAULT_PLAN;
+    /// use std::path::Path;
+    /// let plan = Plan::default_plan().unwrap();
+    /// assert_eq!(plan.name, "default");
+    /// assert_eq!(plan.source, Path::new("plans/default.toml"));
+    /// assert_eq!(plan, Plan::from_toml(DEFAULT_PLAN, Path::new("plans/default.toml")).unwrap());
+    /// assert!(plan.units().unwrap() > 0);
+    /// ```
     pub fn default_plan() -> Result<Plan> {
         Plan::from_toml(DEFAULT_PLAN, Path::new("plans/default.toml"))
     }
 
     /// Parses and validates a plan; `path` is only used in error messages.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::audit::Plan;
+    /// use std::path::Path;
+    /// let ok = "name = \"x\"\nseeds = { first = 1, count = 2 }\n[[campaign]]\nkernel = \"dot-pairwise\"\nsizes = [8]\ndistributions = [{ kind = \"uniform\", low = 0.0, high = 1.0 }]\n";
+    /// let plan = Plan::from_toml(ok, Path::new("p.toml")).unwrap();
+    /// assert_eq!((plan.confidence, plan.source.as_path()), (0.999, Path::new("p.toml"))); // default confidence
+    /// // a bad value is named with the file, the line and the field
+    /// let bad = ok.replace("count = 2 }", "count = 2 }\nconfidence = 1.5");
+    /// let err = Plan::from_toml(&bad, Path::new("p.toml")).unwrap_err();
+    /// assert!(matches!(&err, Error::Plan { line: Some(3), field, .. } if field == "confidence"));
+    /// assert!(err.to_string().starts_with("p.toml:3: confidence: "));
+    /// let bad = ok.replace("dot-pairwise", "dot-magic");
+    /// let err = Plan::from_toml(&bad, Path::new("p.toml")).unwrap_err();
+    /// assert!(matches!(err, Error::Plan { line: Some(4), field, .. } if field == "campaign[0].kernel"));
+    /// ```
     pub fn from_toml(text: &str, path: &Path) -> Result<Plan> {
         let mut plan: Plan = toml::from_str(text).map_err(|e| {
             // 1 + the newlines before the span: `lines().count()` of the text
@@ -462,6 +540,21 @@ impl Plan {
 
     /// Expands the plan into its cells, in a fixed order; a cell that two
     /// campaigns (or one, twice) give is kept where it first appears.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::{Plan, Seeds};
+    /// use std::path::Path;
+    /// let text = "name = \"doc\"\nseeds = { first = 1, count = 2 }\ncampaign = [{ kernel = \"dot-recursive\", sizes = [8, 16], params = { format = [\"fp16\", \"fp32\"] }, distributions = [{ kind = \"uniform\", low = 0.0, high = 1.0 }] }]";
+    /// let cells = Plan::from_toml(text, Path::new("p.toml")).unwrap().cells().unwrap();
+    /// // parameters outermost, then sizes, then distributions
+    /// let order: Vec<(&str, usize)> = cells.iter().map(|c| (c.params.as_map()["format"].as_str(), c.size)).collect();
+    /// assert_eq!(order, [("fp16", 8), ("fp16", 16), ("fp32", 8), ("fp32", 16)]);
+    /// assert!(cells.iter().all(|c| c.kernel.name() == "dot-recursive" && c.seeds == Seeds { first: 1, count: 2 }));
+    /// // a size given twice is one cell
+    /// let twice = Plan::from_toml(&text.replace("[8, 16]", "[8, 8]"), Path::new("p.toml")).unwrap();
+    /// assert_eq!(twice.cells().unwrap().len(), 2);
+    /// ```
     pub fn cells(&self) -> Result<Vec<Cell>> {
         let mut cells = Vec::new();
         for c in &self.campaigns {

@@ -42,6 +42,15 @@ pub struct OutcomeCounts {
 impl OutcomeCounts {
     /// The rigorous verdicts that were not judged (undecided, hypothesis
     /// not met, non-finite): what `--strict` fails on.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::report::OutcomeCounts;
+    /// let k = OutcomeCounts { pass: 5, violation: 1, undecided: 2, hypothesis_not_met: 3, non_finite: 4 };
+    /// // 2 + 3 + 4: neither passes nor violations count
+    /// assert_eq!(k.not_judged(), 9);
+    /// assert_eq!(OutcomeCounts { pass: 7, violation: 7, ..Default::default() }.not_judged(), 0);
+    /// ```
     pub fn not_judged(&self) -> u64 {
         self.undecided + self.hypothesis_not_met + self.non_finite
     }
@@ -77,6 +86,24 @@ impl ViolationCauses {
     /// the gate (mpfma-gemm's other-order bound) leaves out no term: its
     /// violation is never a model gap (a bug, or for a vendor GEMM an order
     /// that is not the one it assumes), so it counts as unexplained.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::report::ViolationCauses;
+    /// use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    /// use boundgate_verify::check::{ElementBounds, Outcome, check};
+    /// use boundgate_verify::oracle::ErrorMeasure;
+    /// // an error of 2 against a published bound of 1: a violation
+    /// let error = [ErrorMeasure::Finite { absolute_up: 2.0, absolute_down: None, relative_up: None, exact: 1.0 }];
+    /// let bound = Bound::deterministic(1.0, Quantity::AbsoluteError, Source::new("p", "r", None), Rigor::Published);
+    /// let v = check(&error, Ok(ElementBounds::uniform(bound, 1))).unwrap();
+    /// let cause = |rigorous: Outcome| ViolationCauses::classify(&v, &rigorous);
+    /// assert_eq!(cause(Outcome::Pass), ViolationCauses { model_gap: 1, ..Default::default() });
+    /// let overflow = Outcome::HypothesisNotMet { reason: "a partial sum may overflow".into() };
+    /// assert_eq!(cause(overflow), ViolationCauses { overflow: 1, ..Default::default() });
+    /// let violated = Outcome::Violation { element: 0, error: 2.0, bound: 1.5 };
+    /// assert_eq!(cause(violated), ViolationCauses { unexplained: 1, ..Default::default() });
+    /// ```
     pub fn classify(violation: &Verdict, rigorous: &Outcome) -> ViolationCauses {
         let overflowed = matches!(violation.outcome, Outcome::Violation { error, .. } if error.is_infinite())
             || matches!(rigorous, Outcome::HypothesisNotMet { reason } if reason.contains("overflow"));
@@ -96,6 +123,17 @@ impl ViolationCauses {
     }
 
     /// Adds another count.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::report::ViolationCauses;
+    /// let mut c = ViolationCauses { overflow: 1, model_gap: 2, unexplained: 3 };
+    /// c.add(&ViolationCauses { overflow: 10, model_gap: 20, unexplained: 30 });
+    /// assert_eq!(c, ViolationCauses { overflow: 11, model_gap: 22, unexplained: 33 });
+    /// // saturating: counts read from a file cannot wrap to 0
+    /// c.add(&ViolationCauses { overflow: u64::MAX, ..Default::default() });
+    /// assert_eq!(c.overflow, u64::MAX);
+    /// ```
     pub fn add(&mut self, other: &ViolationCauses) {
         // Saturating: counts read back by `merge` are not ours to trust
         // (2^63 twice wrapped to 0 in release builds; review, 2026-11-26).
@@ -245,6 +283,19 @@ pub struct Totals {
 
 impl Totals {
     /// Sums the cells and experiments.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::ExperimentReport;
+    /// use boundgate::audit::report::{ExperimentEntry, Totals};
+    /// let mut e = ExperimentReport::new("x", "X", "");
+    /// e.rigorous_violations = 2;
+    /// e.findings.push("a finding".into());
+    /// let entries = [ExperimentEntry { unit: 0, report: e.clone() }, ExperimentEntry { unit: 1, report: e }];
+    /// let t = Totals::of(&[], &entries);
+    /// assert_eq!((t.cells, t.trials, t.experiments), (0, 0, 2));
+    /// assert_eq!((t.experiment_violations, t.experiment_findings), (4, 2)); // 2 + 2, 1 + 1
+    /// ```
     pub fn of(cells: &[CellReport], experiments: &[ExperimentEntry]) -> Totals {
         let mut t = Totals {
             cells: cells.len(),
@@ -331,6 +382,19 @@ impl Environment {
     }
 
     /// This process's environment.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::report::Environment;
+    /// let env = Environment::current();
+    /// assert_eq!(env.boundgate, env!("CARGO_PKG_VERSION"));
+    /// assert_eq!(env.target, format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS));
+    /// assert!(env.mpfr.starts_with(|c: char| c.is_ascii_digit()) && !env.gmp.is_empty());
+    /// assert!(!env.rustc.is_empty() && !env.commit.is_empty()); // "unknown" where not found
+    /// assert_eq!(env.heavy, std::env::var_os("BOUNDGATE_HEAVY").is_some_and(|v| v != "0"));
+    /// // nothing in it varies between calls: reports of one build compare equal
+    /// assert_eq!(env, Environment::current());
+    /// ```
     pub fn current() -> Environment {
         let (mpfr, gmp) = boundgate_verify::oracle::mpfr::library_versions();
         Environment {
@@ -398,6 +462,21 @@ pub struct AuditReport {
 impl AuditReport {
     /// The overall verdict in words, as the exit codes decide it (the strict
     /// gate's wording: "held" only where `--strict` passes too).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::{Plan, RunOptions, run_plan};
+    /// // fp16 products of numbers near 2^8 reach 2^16 > 65504: no rigorous bound (possible overflow)
+    /// let text = r#"name = "doc"
+    /// seeds = { first = 1, count = 2 }
+    /// campaign = [{ kernel = "dot-recursive", sizes = [16], params = { format = ["fp16"] }, distributions = [{ kind = "scaled-significand", exp_min = 8, exp_max = 8 }] }]"#;
+    /// let mut report = run_plan(&Plan::from_toml(text, "doc.toml".as_ref()).unwrap(), RunOptions::default()).unwrap();
+    /// assert_eq!(report.verdict_text(), "PASS: no rigorous bound violated; 2 verdicts not judged (--strict fails)");
+    /// report.totals.rigorous.hypothesis_not_met = 0;
+    /// assert_eq!(report.verdict_text(), "PASS: every rigorous bound held");
+    /// report.totals.rigorous.violation = 1;
+    /// assert_eq!(report.verdict_text(), "FAIL: a rigorous bound was violated");
+    /// ```
     pub fn verdict_text(&self) -> String {
         let not_judged = self.totals.rigorous.not_judged();
         match self.strict_exit_code() {
@@ -428,6 +507,22 @@ impl AuditReport {
     /// chance alone gives: each cell's bound is its own test at `c`, with no
     /// correction for their number, so where every claim is true about
     /// `K (1 - c)` of them still read inconsistent (review, 2026-11-26).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::{Plan, RunOptions, run_plan};
+    /// let text = r#"name = "doc"
+    /// seeds = { first = 1, count = 2 }
+    /// confidence = 0.9
+    /// campaign = [{ kernel = "dot-recursive", sizes = [16, 32], params = { format = ["fp16"] }, distributions = [{ kind = "uniform", low = -1.0, high = 1.0 }] }]"#;
+    /// let report = run_plan(&Plan::from_toml(text, "doc.toml".as_ref()).unwrap(), RunOptions::default()).unwrap();
+    /// // one probabilistic bound (Higham-Mary) per cell, two cells: 2 x (1 - 0.9) = 0.2 by chance
+    /// assert_eq!(
+    ///     report.probabilistic_summary(),
+    ///     "0 of 2 probabilistic bounds inconsistent at confidence 0.9 \
+    ///      (each judged on its own: about 0.20 expected by chance if every claim is true)"
+    /// );
+    /// ```
     pub fn probabilistic_summary(&self) -> String {
         let judged = self
             .cells
@@ -461,6 +556,20 @@ impl AuditReport {
     }
 
     /// Assembles a report of `plan` (or of one shard of it).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::report::{AuditReport, SCHEMA, Timings};
+    /// use boundgate::audit::Plan;
+    /// let plan = Plan::default_plan().unwrap();
+    /// let timings = Timings { total_seconds: 1.5, timed_units: vec![] };
+    /// let r = AuditReport::new(&plan, None, vec![], vec![], timings).unwrap();
+    /// assert_eq!((r.schema.as_str(), r.plan.as_str()), (SCHEMA, "default"));
+    /// assert_eq!((r.plan_digest, r.seeds, r.confidence), (plan.digest(), plan.seeds, plan.confidence));
+    /// // the units are the whole plan's; the totals are those of the cells given (none)
+    /// assert_eq!(r.units, plan.units().unwrap());
+    /// assert_eq!((r.totals.cells, r.totals.trials), (0, 0));
+    /// ```
     pub fn new(
         plan: &Plan,
         shard: Option<Shard>,
@@ -489,6 +598,20 @@ impl AuditReport {
     /// The JSON report, without the timings: byte-identical for the same
     /// plan, seeds and build (except the units listed in
     /// `timings.timed_units`, experiments that measure wall-clock time).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::{Plan, RunOptions, run_plan};
+    /// let text = r#"name = "doc"
+    /// seeds = { first = 1, count = 2 }
+    /// campaign = [{ kernel = "dot-pairwise", sizes = [16], params = { format = ["bf16"] }, distributions = [{ kind = "normal", mean = 0.0, std_dev = 1.0 }] }]"#;
+    /// let plan = Plan::from_toml(text, "doc.toml".as_ref()).unwrap();
+    /// let (a, mut b) = (run_plan(&plan, RunOptions::default()).unwrap(), run_plan(&plan, RunOptions::default()).unwrap());
+    /// b.timings.total_seconds += 1.0; // another run's wall clock
+    /// assert_eq!(a.deterministic_json(), b.deterministic_json()); // byte for byte
+    /// assert_ne!(a.to_json(), b.to_json());
+    /// assert!(!a.deterministic_json().contains("\"timings\""));
+    /// ```
     pub fn deterministic_json(&self) -> String {
         let mut value = serde_json::to_value(self).expect("reports serialize");
         if let Some(map) = value.as_object_mut() {
@@ -498,6 +621,25 @@ impl AuditReport {
     }
 
     /// Reads a JSON report (e.g. a shard's), checking its schema.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::audit::{AuditReport, Plan, RunOptions, run_plan};
+    /// use std::path::Path;
+    /// let text = r#"name = "doc"
+    /// seeds = { first = 1, count = 2 }
+    /// campaign = [{ kernel = "dot-recursive", sizes = [16], params = { format = ["fp16"] }, distributions = [{ kind = "uniform", low = -1.0, high = 1.0 }] }]"#;
+    /// let report = run_plan(&Plan::from_toml(text, "doc.toml".as_ref()).unwrap(), RunOptions::default()).unwrap();
+    /// let path = Path::new("report.json");
+    /// assert_eq!(AuditReport::from_json(&report.to_json(), path).unwrap(), report); // every f64 bit kept
+    /// // another schema, and a report whose counts cannot be boundgate's, are refused
+    /// let old = report.to_json().replace("boundgate.audit/2", "boundgate.audit/1");
+    /// assert!(matches!(AuditReport::from_json(&old, path), Err(Error::Report { .. })));
+    /// let edited = report.to_json().replace("\"units\": 1", "\"units\": 2");
+    /// let err = AuditReport::from_json(&edited, path).unwrap_err();
+    /// assert!(matches!(&err, Error::Report { reason, .. } if reason.starts_with("units: ")));
+    /// ```
     pub fn from_json(text: &str, path: &Path) -> Result<AuditReport> {
         let bad = |reason: String| Error::Report {
             path: path.to_path_buf(),
@@ -656,7 +798,27 @@ impl AuditReport {
         Ok(())
     }
 
-    /// 0 when every rigorous bound held, 1 on a violation.
+    /// 1 ([`ExitCode::Violation`]) when a cell's rigorous bound or an
+    /// experiment was violated, else 0: unjudged verdicts and findings about
+    /// published or probabilistic bounds do not fail (see
+    /// [`AuditReport::strict_exit_code`] for the former).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::ExitCode;
+    /// use boundgate::audit::{Plan, RunOptions, run_plan};
+    /// let text = r#"name = "doc"
+    /// seeds = { first = 1, count = 2 }
+    /// campaign = [{ kernel = "dot-recursive", sizes = [16], params = { format = ["fp16"] }, distributions = [{ kind = "uniform", low = -1.0, high = 1.0 }] }]"#;
+    /// let mut report = run_plan(&Plan::from_toml(text, "doc.toml".as_ref()).unwrap(), RunOptions::default()).unwrap();
+    /// assert_eq!(report.exit_code(), ExitCode::Ok);
+    /// // findings (published or probabilistic) do not fail; a rigorous violation does, a cell's or an experiment's
+    /// report.totals.published_violations.unexplained = 3;
+    /// assert_eq!(report.exit_code(), ExitCode::Ok);
+    /// report.totals.experiment_violations = 1;
+    /// assert_eq!(report.exit_code(), ExitCode::Violation);
+    /// assert_eq!(ExitCode::Violation as i32, 1);
+    /// ```
     pub fn exit_code(&self) -> ExitCode {
         if self.totals.rigorous.violation > 0 || self.totals.experiment_violations > 0 {
             ExitCode::Violation
@@ -668,6 +830,22 @@ impl AuditReport {
     /// [`AuditReport::exit_code`], except that a report without violations
     /// but with rigorous verdicts that are not passes (undecided, hypothesis
     /// not met, non-finite exact results) gives [`ExitCode::Unjudged`] (`--strict`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::ExitCode;
+    /// use boundgate::audit::{Plan, RunOptions, run_plan};
+    /// // fp16 products of numbers near 2^8 reach 2^16 > 65504: no rigorous bound (possible overflow)
+    /// let text = r#"name = "doc"
+    /// seeds = { first = 1, count = 2 }
+    /// campaign = [{ kernel = "dot-recursive", sizes = [16], params = { format = ["fp16"] }, distributions = [{ kind = "scaled-significand", exp_min = 8, exp_max = 8 }] }]"#;
+    /// let mut report = run_plan(&Plan::from_toml(text, "doc.toml".as_ref()).unwrap(), RunOptions::default()).unwrap();
+    /// assert_eq!(report.totals.rigorous.hypothesis_not_met, 2);
+    /// assert_eq!((report.exit_code(), report.strict_exit_code()), (ExitCode::Ok, ExitCode::Unjudged));
+    /// // a violation outranks the unjudged verdicts
+    /// report.totals.rigorous.violation = 1;
+    /// assert_eq!(report.strict_exit_code(), ExitCode::Violation);
+    /// ```
     pub fn strict_exit_code(&self) -> ExitCode {
         let rigorous = &self.totals.rigorous;
         match self.exit_code() {
@@ -677,6 +855,21 @@ impl AuditReport {
     }
 
     /// The JSON report.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::{Plan, RunOptions, run_plan};
+    /// let text = r#"name = "doc"
+    /// seeds = { first = 5, count = 3 }
+    /// campaign = [{ kernel = "dot-recursive", sizes = [16], params = { format = ["fp32"] }, distributions = [{ kind = "uniform", low = -1.0, high = 1.0 }] }]"#;
+    /// let report = run_plan(&Plan::from_toml(text, "doc.toml".as_ref()).unwrap(), RunOptions::default()).unwrap();
+    /// let v: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    /// assert_eq!(v["schema"], "boundgate.audit/2");
+    /// assert_eq!((v["totals"]["cells"].as_u64(), v["totals"]["trials"].as_u64()), (Some(1), Some(3)));
+    /// assert_eq!(v["cells"][0]["first_seed"], 5);
+    /// assert_eq!(v["cells"][0]["bounds"][0]["gating"], true); // the rigorous bound comes first
+    /// assert!(v["timings"]["total_seconds"].as_f64().unwrap() >= 0.0);
+    /// ```
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("reports serialize")
     }
@@ -791,6 +984,21 @@ impl AuditReport {
     }
 
     /// The terminal summary: a table of cells, one of experiments, and the totals.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::{Plan, RunOptions, run_plan};
+    /// let text = r#"name = "doc"
+    /// seeds = { first = 1, count = 2 }
+    /// campaign = [{ kernel = "dot-recursive", sizes = [16], params = { format = ["fp16"] }, distributions = [{ kind = "scaled-significand", exp_min = 8, exp_max = 8 }] }]"#;
+    /// let report = run_plan(&Plan::from_toml(text, "doc.toml".as_ref()).unwrap(), RunOptions::default()).unwrap();
+    /// let table = report.summary_table();
+    /// let lines: Vec<&str> = table.lines().collect();
+    /// assert!(lines[0].starts_with("kernel ") && lines[1].starts_with("---"));
+    /// // one row: both trials without a rigorous bound (pass/viol/undec/hyp/nonfin)
+    /// assert!(lines[2].starts_with("dot-recursive ") && lines[2].contains(" 0/0/0/2/0 "));
+    /// assert!(table.contains("1 cells, 2 trials. Rigorous bounds: 0 pass, 0 VIOLATED, 0 undecided, 2 hypothesis not met, 0 non-finite."));
+    /// ```
     pub fn summary_table(&self) -> String {
         let (headers, rows) = self.rows();
         let mut out = if rows.is_empty() {
@@ -837,6 +1045,23 @@ impl AuditReport {
 
     /// Writes the Markdown page to `path` and each experiment chart as an SVG
     /// file beside it (`<stem>-<experiment>-<k>.svg`).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::Error;
+    /// use boundgate::audit::{Plan, RunOptions, run_plan};
+    /// let text = r#"name = "doc"
+    /// seeds = { first = 1, count = 2 }
+    /// campaign = [{ kernel = "dot-recursive", sizes = [16], params = { format = ["fp16"] }, distributions = [{ kind = "uniform", low = -1.0, high = 1.0 }] }]"#;
+    /// let report = run_plan(&Plan::from_toml(text, "doc.toml".as_ref()).unwrap(), RunOptions::default()).unwrap();
+    /// let path = std::env::temp_dir().join(format!("boundgate-doc-report-{}.md", std::process::id()));
+    /// report.write_markdown(&path).unwrap();
+    /// let written = std::fs::read_to_string(&path).unwrap();
+    /// std::fs::remove_file(&path).unwrap();
+    /// assert_eq!(written, report.to_markdown()); // no experiment: no chart files
+    /// let nowhere = path.with_file_name("no-such-dir").join("r.md");
+    /// assert!(matches!(report.write_markdown(&nowhere), Err(Error::Io { path, .. }) if path == nowhere));
+    /// ```
     pub fn write_markdown(&self, path: &Path) -> Result<()> {
         let stem = path
             .file_stem()
@@ -866,6 +1091,21 @@ impl AuditReport {
     }
 
     /// A Markdown page: totals, the table, and every hypothesis failure and violation.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::{Plan, RunOptions, run_plan};
+    /// // a plan name with Markdown syntax in it
+    /// let text = r##"name = "# a|b"
+    /// seeds = { first = 1, count = 2 }
+    /// campaign = [{ kernel = "dot-recursive", sizes = [16], params = { format = ["fp16"] }, distributions = [{ kind = "uniform", low = -1.0, high = 1.0 }] }]"##;
+    /// let report = run_plan(&Plan::from_toml(text, "doc.toml".as_ref()).unwrap(), RunOptions::default()).unwrap();
+    /// let md = report.to_markdown();
+    /// // the name stays text: no second heading, no table cell separator
+    /// assert!(md.starts_with("# boundgate audit: \\# a\\|b\n"));
+    /// assert!(md.contains("**Verdict: PASS: every rigorous bound held.** **1 cells, 2 trials.**"));
+    /// assert!(md.contains("seeds 1..=2, confidence 0.999."));
+    /// ```
     pub fn to_markdown(&self) -> String {
         self.to_markdown_with(&[])
     }
@@ -986,6 +1226,17 @@ impl AuditReport {
 }
 
 /// Renders rows as an aligned text table.
+///
+/// # Example
+/// ```
+/// use boundgate::audit::report::render_table;
+/// let rows = [vec!["10".to_string(), "0.5".to_string()], vec!["1000".to_string(), "x".to_string()]];
+/// // columns as wide as their widest cell, two spaces apart, no trailing spaces
+/// assert_eq!(
+///     render_table(&["n", "value"], &rows),
+///     "n     value\n----  -----\n10    0.5\n1000  x\n"
+/// );
+/// ```
 pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for r in rows {

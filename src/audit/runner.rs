@@ -25,6 +25,22 @@ pub struct RunOptions {
 }
 
 /// Runs every cell of the plan and returns the report.
+///
+/// # Example
+/// ```
+/// use boundgate::audit::{Plan, RunOptions, Shard, run_plan};
+/// use std::path::Path;
+/// let text = "name = \"doc\"\nseeds = { first = 1, count = 3 }\ncampaign = [{ kernel = \"dot-recursive\", sizes = [8, 16], params = { format = [\"fp16\"] }, distributions = [{ kind = \"uniform\", low = -1.0, high = 1.0 }] }]";
+/// let plan = Plan::from_toml(text, Path::new("doc.toml")).unwrap();
+/// let report = run_plan(&plan, RunOptions::default()).unwrap();
+/// assert_eq!((report.totals.cells, report.totals.trials), (2, 6)); // 2 sizes, 3 seeds each
+/// // fp16 dot products of 8 and 16 terms in [-1, 1): every rigorous bound holds
+/// assert_eq!(report.totals.rigorous.pass, 6);
+/// // shard 2/2 runs unit 1 only
+/// let shard = Some("2/2".parse::<Shard>().unwrap());
+/// let half = run_plan(&plan, RunOptions { shard, ..Default::default() }).unwrap();
+/// assert_eq!(half.cells.iter().map(|c| (c.unit, c.size)).collect::<Vec<_>>(), [(1, 16)]);
+/// ```
 pub fn run_plan(plan: &Plan, options: RunOptions) -> Result<AuditReport> {
     let started = Instant::now();
     let all_cells = plan.cells()?;
@@ -108,6 +124,21 @@ pub fn run_plan(plan: &Plan, options: RunOptions) -> Result<AuditReport> {
 }
 
 /// Generates the inputs of one trial.
+///
+/// # Example
+/// ```
+/// use boundgate::audit::Plan;
+/// use boundgate::audit::runner::trial_inputs;
+/// use std::path::Path;
+/// let text = "name = \"doc\"\nseeds = { first = 1, count = 1 }\ncampaign = [{ kernel = \"dot-recursive\", sizes = [5], distributions = [{ kind = \"uniform\", low = -1.0, high = 1.0 }] }]";
+/// let cell = &Plan::from_toml(text, Path::new("doc.toml")).unwrap().cells().unwrap()[0];
+/// let inputs = trial_inputs(cell, 42).unwrap();
+/// // x is stream 0 of the seed, y stream 1, each of the cell's size
+/// assert_eq!(inputs["x"].data(), cell.distribution.sample(42, 0, 5).unwrap());
+/// assert_eq!(inputs["y"].data(), cell.distribution.sample(42, 1, 5).unwrap());
+/// assert_ne!(inputs["x"], inputs["y"]);
+/// assert_eq!(inputs, trial_inputs(cell, 42).unwrap()); // reproducible
+/// ```
 pub fn trial_inputs(cell: &Cell, seed: u64) -> Result<Inputs> {
     // Checked before the shapes are built: a plan validates its sizes
     // against MAX_INPUT_ELEMENTS, but a `Cell` can be built without one

@@ -107,6 +107,34 @@ pub struct AuditArgs {
     list: bool,
 }
 
+/// Runs `boundgate audit` (or lists what a plan can name): the plan (or one
+/// shard of it), its reports written and its summary printed; the exit code
+/// is the report's ([`AuditReport::strict_exit_code`] with `--strict`).
+///
+/// # Example
+/// ```standalone_crate
+/// // `execute` is private to the CLI: the command runs through
+/// // `boundgate::cli::main` in a child process (this test, run again).
+/// if std::env::var_os("BOUNDGATE_DOCTEST_CHILD").is_some() {
+///     std::process::exit(boundgate::cli::main());
+/// }
+/// let boundgate = |args: &[&str]| std::process::Command::new(std::env::current_exe().unwrap())
+///     .args(args).env("BOUNDGATE_DOCTEST_CHILD", "1").output().unwrap();
+/// let dir = std::env::temp_dir().join(format!("boundgate-doc-audit-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let f = |name: &str| dir.join(name).display().to_string();
+/// // fp16 products of numbers near 2^8 reach 2^16 > 65504: no rigorous bound (possible overflow)
+/// std::fs::write(f("p.toml"), "name = \"doc\"\nseeds = { first = 1, count = 2 }\ncampaign = [{ kernel = \"dot-recursive\", sizes = [16], params = { format = [\"fp16\"] }, distributions = [{ kind = \"scaled-significand\", exp_min = 8, exp_max = 8 }] }]").unwrap();
+/// let lenient = boundgate(&["audit", "--plan", &f("p.toml"), "--json", &f("r.json")]).status.code();
+/// let strict = boundgate(&["audit", "--plan", &f("p.toml"), "--strict"]).status.code();
+/// let report = std::fs::read_to_string(f("r.json")).unwrap();
+/// let nowhere = boundgate(&["audit", "--plan", &f("p.toml"), "--json", &f("no/r.json")]).status.code();
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// // no violation: exit 0, but 3 with --strict (both trials unjudged)
+/// assert_eq!((lenient, strict), (Some(0), Some(3)));
+/// assert!(report.contains("\"hypothesis_not_met\": 2"));
+/// assert_eq!(nowhere, Some(2)); // an unwritable output is refused before the run
+/// ```
 pub fn execute(args: AuditArgs) -> Result<ExitCode> {
     if args.list {
         println!("kernels (for [[campaign]] kernel = ...):");
@@ -158,6 +186,35 @@ pub struct MergeArgs {
     gate: Gate,
 }
 
+/// Runs `boundgate merge`: the shards' JSON reports read and merged, then
+/// written and summarized as by `boundgate audit`.
+///
+/// # Example
+/// ```standalone_crate
+/// // `execute` is private to the CLI: the command runs through
+/// // `boundgate::cli::main` in a child process (this test, run again).
+/// if std::env::var_os("BOUNDGATE_DOCTEST_CHILD").is_some() {
+///     std::process::exit(boundgate::cli::main());
+/// }
+/// let boundgate = |args: &[&str]| std::process::Command::new(std::env::current_exe().unwrap())
+///     .args(args).env("BOUNDGATE_DOCTEST_CHILD", "1").output().unwrap();
+/// let dir = std::env::temp_dir().join(format!("boundgate-doc-merge-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let f = |name: &str| dir.join(name).display().to_string();
+/// std::fs::write(f("p.toml"), "name = \"doc\"\nseeds = { first = 1, count = 2 }\ncampaign = [{ kernel = \"dot-recursive\", sizes = [8, 16, 32], params = { format = [\"bf16\"] }, distributions = [{ kind = \"uniform\", low = -1.0, high = 1.0 }] }]").unwrap();
+/// for s in ["1", "2"] {
+///     boundgate(&["audit", "--plan", &f("p.toml"), "--shard", &format!("{s}/2"), "--json", &f(&format!("{s}.json"))]);
+/// }
+/// let merged = boundgate(&["merge", &f("2.json"), &f("1.json"), "--json", &f("m.json")]).status.code();
+/// let whole = boundgate(&["audit", "--plan", &f("p.toml"), "--json", &f("w.json")]).status.code();
+/// let alone = boundgate(&["merge", &f("1.json")]).status.code();
+/// let read = |name: &str| boundgate::audit::AuditReport::from_json(&std::fs::read_to_string(f(name)).unwrap(), name.as_ref()).unwrap();
+/// let (m, w) = (read("m.json"), read("w.json"));
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// // the merge of both shards is the unsharded report; a shard alone is refused
+/// assert_eq!((merged, whole, alone), (Some(0), Some(0), Some(2)));
+/// assert_eq!(m.deterministic_json(), w.deterministic_json());
+/// ```
 pub fn execute_merge(args: MergeArgs) -> Result<ExitCode> {
     args.outputs.check_paths()?;
     let mut reports = Vec::with_capacity(args.shards.len());

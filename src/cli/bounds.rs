@@ -254,6 +254,30 @@ fn text(row: &Row, n: u64) -> [String; 3] {
     }
 }
 
+/// Runs `boundgate bounds`: the catalogue at `--n` for each format, as a
+/// table or (`--json`) JSON.
+///
+/// # Example
+/// ```standalone_crate
+/// // `execute` is private to the CLI: the command runs through
+/// // `boundgate::cli::main` in a child process (this test, run again).
+/// if std::env::var_os("BOUNDGATE_DOCTEST_CHILD").is_some() {
+///     std::process::exit(boundgate::cli::main());
+/// }
+/// let boundgate = |args: &[&str]| std::process::Command::new(std::env::current_exe().unwrap())
+///     .args(args).env("BOUNDGATE_DOCTEST_CHILD", "1").output().unwrap();
+/// let out = boundgate(&["bounds", "--n", "16", "--format", "fp16", "--json"]);
+/// let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+/// let fp16 = &v["formats"][0];
+/// assert_eq!((out.status.code(), fp16["u"].as_f64()), (Some(0), Some(2f64.powi(-11))));
+/// // gamma_16 = 16 u / (1 - 16 u) = (1/128) / (127/128) = 1/127 for u = 2^-11, rounded up
+/// assert_eq!(fp16["bounds"][0]["name"], "gamma_n (recursive dot, DBEA)");
+/// let gamma = fp16["bounds"][0]["bound"]["value"].as_f64().unwrap();
+/// assert!(gamma >= 1.0 / 127.0 && gamma <= (1.0 / 127.0) * (1.0 + 4.0 * f64::EPSILON));
+/// // refused, exit 2: lambda must be positive (checked here), n at least 1 (by the parser)
+/// assert_eq!(boundgate(&["bounds", "--lambda", "0"]).status.code(), Some(2));
+/// assert_eq!(boundgate(&["bounds", "--n", "0"]).status.code(), Some(2));
+/// ```
 pub fn execute(args: BoundsArgs) -> Result<ExitCode> {
     // Bad usage, not a per-row "no value" (review, 2026-11-25).
     if !(args.lambda.is_finite() && args.lambda > 0.0) {

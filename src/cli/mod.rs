@@ -54,6 +54,25 @@ enum Command {
 
 /// Parses the arguments, runs the command, prints errors as one line, and
 /// returns the process exit code.
+///
+/// # Example
+/// ```standalone_crate
+/// // The child process: this test, run again with the arguments, plays the binary.
+/// if std::env::var_os("BOUNDGATE_DOCTEST_CHILD").is_some() {
+///     std::process::exit(boundgate::cli::main());
+/// }
+/// let boundgate = |args: &[&str]| std::process::Command::new(std::env::current_exe().unwrap())
+///     .args(args).env("BOUNDGATE_DOCTEST_CHILD", "1").output().unwrap();
+/// let version = boundgate(&["--version"]);
+/// assert_eq!(version.status.code(), Some(0));
+/// assert_eq!(String::from_utf8(version.stdout).unwrap(), format!("boundgate {}\n", env!("CARGO_PKG_VERSION")));
+/// // bad usage: exit 2, one line on stderr
+/// let bad = boundgate(&["bounds", "--n", "0"]);
+/// assert_eq!(bad.status.code(), Some(2));
+/// assert_eq!(String::from_utf8(bad.stderr).unwrap().lines().count(), 1);
+/// assert_eq!(boundgate(&[]).status.code(), Some(2)); // no subcommand
+/// assert_eq!(boundgate(&["bounds", "--n", "4", "--format", "fp32"]).status.code(), Some(0));
+/// ```
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -28,6 +28,34 @@ pub enum OracleCommand {
     },
 }
 
+/// Runs `boundgate oracle dot`: the exact dot product of the vectors `--x`
+/// and `--y`, correctly rounded to float64, as text or (`--json`) JSON.
+///
+/// # Example
+/// ```standalone_crate
+/// // `execute` is private to the CLI: the command runs through
+/// // `boundgate::cli::main` in a child process (this test, run again).
+/// if std::env::var_os("BOUNDGATE_DOCTEST_CHILD").is_some() {
+///     std::process::exit(boundgate::cli::main());
+/// }
+/// let boundgate = |args: &[&str]| std::process::Command::new(std::env::current_exe().unwrap())
+///     .args(args).env("BOUNDGATE_DOCTEST_CHILD", "1").output().unwrap();
+/// use boundgate::io::{Tensor, write_npy};
+/// let path = |name: &str| std::env::temp_dir().join(format!("boundgate-doc-oracle-{name}-{}.npy", std::process::id()));
+/// let (x, y) = (path("x"), path("y"));
+/// let args = ["oracle", "dot", "--x", x.to_str().unwrap(), "--y", y.to_str().unwrap(), "--json"];
+/// // 1e16 + 1 - 1e16: 0 summed left to right in float64, exactly 1
+/// write_npy(&x, &Tensor::vector(vec![1e16, 1.0, -1e16])).unwrap();
+/// write_npy(&y, &Tensor::vector(vec![1.0; 3])).unwrap();
+/// let exact = boundgate(&args);
+/// write_npy(&y, &Tensor::matrix(1, 3, vec![1.0; 3]).unwrap()).unwrap();
+/// let matrix = boundgate(&args).status.code();
+/// std::fs::remove_file(&x).unwrap();
+/// std::fs::remove_file(&y).unwrap();
+/// let v: serde_json::Value = serde_json::from_slice(&exact.stdout).unwrap();
+/// assert_eq!((exact.status.code(), v["value"].as_f64(), v["hex"].as_str()), (Some(0), Some(1.0), Some("0x1p+0")));
+/// assert_eq!(matrix, Some(2)); // a 1 x 3 matrix is not a vector
+/// ```
 pub fn execute(cmd: OracleCommand) -> Result<ExitCode> {
     let OracleCommand::Dot { x, y, json } = cmd;
     let (xs, ys) = (read_vector(&x)?, read_vector(&y)?);

@@ -22,6 +22,33 @@ pub struct RoundArgs {
     output: PathBuf,
 }
 
+/// Runs `boundgate round`: every value of `--input` rounded to `--format`
+/// in `--mode`, written to `--output` (float64, same shape).
+///
+/// # Example
+/// ```standalone_crate
+/// // `execute` is private to the CLI: the command runs through
+/// // `boundgate::cli::main` in a child process (this test, run again).
+/// if std::env::var_os("BOUNDGATE_DOCTEST_CHILD").is_some() {
+///     std::process::exit(boundgate::cli::main());
+/// }
+/// let boundgate = |args: &[&str]| std::process::Command::new(std::env::current_exe().unwrap())
+///     .args(args).env("BOUNDGATE_DOCTEST_CHILD", "1").output().unwrap();
+/// use boundgate::io::{Tensor, read_npy, write_npy};
+/// let path = |name: &str| std::env::temp_dir().join(format!("boundgate-doc-round-{name}-{}.npy", std::process::id()));
+/// let (input, output) = (path("in"), path("out"));
+/// let (i, o) = (input.to_str().unwrap(), output.to_str().unwrap());
+/// write_npy(&input, &Tensor::vector(vec![0.1, 1.0 + 2f64.powi(-11), 70000.0])).unwrap();
+/// let ok = boundgate(&["round", "--format", "fp16", "--input", i, "--output", o]).status.code();
+/// let rounded = read_npy(&output).unwrap();
+/// std::fs::remove_file(&input).unwrap();
+/// std::fs::remove_file(&output).unwrap();
+/// // fp16: 0.1 -> 1638 * 2^-14 (ulp 2^-14), 1 + 2^-11 ties to even 1, 70000 > 65504 -> inf
+/// assert_eq!((ok, rounded.data()), (Some(0), &[1638.0 / 16384.0, 1.0, f64::INFINITY][..]));
+/// // refused, exit 2: an input that does not exist (now), a format that does not
+/// assert_eq!(boundgate(&["round", "--format", "fp16", "--input", i, "--output", o]).status.code(), Some(2));
+/// assert_eq!(boundgate(&["round", "--format", "fp12", "--input", i, "--output", o]).status.code(), Some(2));
+/// ```
 pub fn execute(args: RoundArgs) -> Result<ExitCode> {
     let input = read_npy(&args.input)?;
     let rounded: Vec<f64> = input

@@ -41,6 +41,36 @@ pub struct RunArgs {
     strict: bool,
 }
 
+/// Runs `boundgate run KERNEL` (or lists the kernels): the kernel on the
+/// `.npy` inputs, its output and bounds written, its verdicts printed; the
+/// exit code is the rigorous verdict's.
+///
+/// # Example
+/// ```standalone_crate
+/// // `execute` is private to the CLI: the command runs through
+/// // `boundgate::cli::main` in a child process (this test, run again).
+/// if std::env::var_os("BOUNDGATE_DOCTEST_CHILD").is_some() {
+///     std::process::exit(boundgate::cli::main());
+/// }
+/// let boundgate = |args: &[&str]| std::process::Command::new(std::env::current_exe().unwrap())
+///     .args(args).env("BOUNDGATE_DOCTEST_CHILD", "1").output().unwrap();
+/// use boundgate::io::{Tensor, read_npy, write_npy};
+/// let path = |name: &str| std::env::temp_dir().join(format!("boundgate-doc-run-{name}-{}.npy", std::process::id())).display().to_string();
+/// write_npy(path("x").as_ref(), &Tensor::vector(vec![1.0, 2.0, 3.0])).unwrap();
+/// let (x, y, out, bound) = (format!("x={}", path("x")), format!("y={}", path("x")), path("s"), path("b"));
+/// let ran = boundgate(&["run", "dot-recursive", "--input", &x, "--input", &y, "--param", "format=fp16",
+///     "--output", &out, "--bound-output", &bound]).status.code();
+/// let (s, b) = (read_npy(out.as_ref()).unwrap(), read_npy(bound.as_ref()).unwrap());
+/// let unknown = boundgate(&["run", "dot-magic", "--input", &x, "--output", &out]).status.code();
+/// for name in ["x", "s", "b"] { std::fs::remove_file(path(name)).unwrap(); }
+/// // x . x = 14, exact in fp16; rigorous bound ((n - 1) u (1 + u) + u) 14 for n = 3, u = 2^-11,
+/// // plus fp16's underflow terms (below 2^-23)
+/// let u = 2f64.powi(-11);
+/// let every_n = 14.0 * (2.0 * u * (1.0 + u) + u);
+/// assert_eq!((ran, s.data()), (Some(0), &[14.0][..]));
+/// assert!(b.data()[0] >= every_n && b.data()[0] <= every_n + 2f64.powi(-23));
+/// assert_eq!(unknown, Some(2)); // no such kernel
+/// ```
 pub fn execute(args: RunArgs) -> Result<ExitCode> {
     if args.list {
         print!("{}", list());
