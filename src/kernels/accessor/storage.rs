@@ -451,10 +451,29 @@ impl Accessor {
         &self.spec
     }
     /// The scale (1 for floating-point storage).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// // absmax 100: the least power of two s with 100 <= 127 s is 1
+    /// let int8 = AccessorSpec::new(StorageKind::Int8, Format::FP64).unwrap();
+    /// assert_eq!(int8.for_data(&[100.0, -3.0]).unwrap().scale(), 1.0);
+    /// let fp16 = AccessorSpec::new(StorageKind::Fp16, Format::FP32).unwrap();
+    /// assert_eq!(fp16.for_data(&[100.0, -3.0]).unwrap().scale(), 1.0);
+    /// ```
     pub fn scale(&self) -> f64 {
         self.scale
     }
     /// The arithmetic format.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::Format;
+    /// let spec = AccessorSpec::new(StorageKind::Fp16, Format::FP64).unwrap();
+    /// assert_eq!(spec.for_data(&[1.0]).unwrap().arithmetic(), Format::FP64);
+    /// ```
     pub fn arithmetic(&self) -> Format {
         self.spec.arithmetic
     }
