@@ -26,6 +26,12 @@ fn round_writes_correctly_rounded_values() {
     assert!(o.status.success(), "{}", stderr(&o));
     let r = read_npy(&out).unwrap();
     assert_eq!(r.data(), &[0.0999755859375, f64::INFINITY, -3.0, 1.0]);
+    // the overflow of 1e6 is IEEE-correct but said, not silent
+    assert!(
+        stdout(&o).contains("3 changed, 1 of them overflowed to an infinity"),
+        "{}",
+        stdout(&o)
+    );
 
     let o = boundgate(&[
         "round",
@@ -40,6 +46,7 @@ fn round_writes_correctly_rounded_values() {
     ]);
     assert!(o.status.success());
     assert_eq!(read_npy(&out).unwrap().data()[1], 65504.0);
+    assert!(!stdout(&o).contains("overflowed"), "{}", stdout(&o));
 }
 
 #[test]

@@ -23,7 +23,10 @@ pub struct RoundArgs {
 }
 
 /// Runs `boundgate round`: every value of `--input` rounded to `--format`
-/// in `--mode`, written to `--output` (float64, same shape).
+/// in `--mode`, written to `--output` (float64, same shape). IEEE semantics:
+/// a finite value beyond the format's range becomes an infinity (or its
+/// largest value, by the mode and the format's saturation), and the summary
+/// line counts those overflows.
 ///
 /// # Example
 /// ```standalone_crate
@@ -62,18 +65,31 @@ pub fn execute(args: RoundArgs) -> Result<ExitCode> {
         .zip(&rounded)
         .filter(|(a, b)| a.to_bits() != b.to_bits())
         .count();
+    // IEEE rounding overflows to an infinity (or saturates, by the mode and
+    // the format's policy): correct, but never silent. Said in the summary.
+    let overflowed = input
+        .data()
+        .iter()
+        .zip(&rounded)
+        .filter(|(a, b)| a.is_finite() && !b.is_finite())
+        .count();
     let out = match input.dims2() {
         Some((r, c)) => Tensor::matrix(r, c, rounded)?,
         None if input.ndim() == 0 => Tensor::scalar(rounded[0]),
         None => Tensor::vector(rounded),
     };
     write_npy(&args.output, &out)?;
+    let overflow_note = match overflowed {
+        0 => String::new(),
+        n => format!(", {n} of them overflowed to an infinity"),
+    };
     println!(
-        "rounded {} values to {} ({}): {} changed; wrote {}",
+        "rounded {} values to {} ({}): {} changed{}; wrote {}",
         input.data().len(),
         args.format,
         args.mode,
         changed,
+        overflow_note,
         args.output.display()
     );
     Ok(ExitCode::Ok)
