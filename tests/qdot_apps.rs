@@ -39,6 +39,46 @@ fn hpccg_is_the_27_point_operator_with_b_equal_a_times_one() {
 }
 
 #[test]
+fn cg_and_power_refuse_vectors_that_do_not_fit_the_matrix() {
+    let p = generate(3, 3, 2).unwrap();
+    // shorter (used to panic in the SpMV) and longer (used to panic on q) b
+    assert!(cg(&p.a, &p.b[1..], 1e-8, 50, &mut PlainDot { tile: 64 }).is_err());
+    let mut long = p.b.clone();
+    long.push(1.0);
+    assert!(cg(&p.a, &long, 1e-8, 50, &mut PlainDot { tile: 64 }).is_err());
+    let l = random_laplacian(20, 3, 7).unwrap();
+    assert!(
+        power(
+            &l,
+            &start_vector(19, 1),
+            1e-6,
+            50,
+            &mut PlainDot { tile: 64 }
+        )
+        .is_err()
+    );
+    assert!(
+        power(
+            &l,
+            &start_vector(21, 1),
+            1e-6,
+            50,
+            &mut PlainDot { tile: 64 }
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn cg_residual_of_a_zero_right_hand_side_is_zero_not_nan() {
+    let p = generate(3, 3, 2).unwrap();
+    let zero = vec![0.0; p.b.len()];
+    let out = cg(&p.a, &zero, 1e-8, 50, &mut PlainDot { tile: 64 }).unwrap();
+    assert_eq!(out.true_relative_residual, 0.0);
+    assert!(out.x.iter().all(|&v| v == 0.0));
+}
+
+#[test]
 fn acg_with_a_tight_tolerance_takes_cg_iterations_and_every_call_is_bounded() {
     let p = generate(10, 10, 3).unwrap();
     let plain = cg(&p.a, &p.b, 1e-8, 500, &mut PlainDot { tile: 64 }).unwrap();

@@ -228,6 +228,8 @@ fn timing_refuses_bad_input_before_any_device_is_touched() {
     for (a, shape, reps) in [
         (&ones, (2, 2, 2), 0),
         (&ones, (3, 2, 2), 3),
+        // m * k overflows usize (a panic in debug builds before)
+        (&ones, (usize::MAX, 2, 2), 3),
         (&nan, (2, 2, 2), 3),
         (&huge, (2, 2, 2), 3),
     ] {

@@ -90,7 +90,8 @@ pub fn order(config: &QdotConfig, n: usize) -> TileOrder {
 ///
 /// # Errors
 /// [`VerifyError::InvalidParameter`] if the kernel's bins disagree with the
-/// checker's (a bug), and the checker's input errors.
+/// checker's (a bug) or a bin's precision level is not one of the
+/// configuration's (a hand-built selection), and the checker's input errors.
 ///
 /// # Example
 /// ```
@@ -127,10 +128,19 @@ pub fn evaluate(
             .bins
             .iter()
             .map(|b| match b.level {
-                None => BinPrecision::Perforate,
-                Some(l) => BinPrecision::Compute(levels[l].arithmetic),
+                None => Ok(BinPrecision::Perforate),
+                Some(l) => levels
+                    .get(l)
+                    .map(|level| BinPrecision::Compute(level.arithmetic))
+                    .ok_or_else(|| {
+                        VerifyError::invalid(
+                            "selection level",
+                            l,
+                            format!("the configuration has {} levels", levels.len()),
+                        )
+                    }),
             })
-            .collect()
+            .collect::<VResult<_>>()?
     };
     let input = config.input;
     let order = order(config, x.len());
@@ -187,5 +197,30 @@ fn check_agreement(bins: &ExponentBins, selection: &Selection) -> VResult<()> {
                 "the kernel's bins {theirs:?} disagree with the checker's exact binning {ours:?}"
             ),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::qdot::select::select;
+    use boundgate_verify::format::Format;
+    use boundgate_verify::oracle;
+
+    #[test]
+    fn evaluate_refuses_a_selection_level_the_configuration_lacks() {
+        let mut c = QdotConfig::new(Format::FP64).unwrap();
+        c.early_exit = false;
+        let eps = Tolerance::new(1e-6).unwrap();
+        let (x, y) = ([1.0, 0.1], [1.0, 3.0]);
+        let mut s = select(&x, &y, eps, &c).unwrap();
+        let exact = oracle::dot(&x, &y).unwrap();
+        assert!(evaluate(&x, &y, &s, &c, eps, &exact).is_ok());
+        s.bins[0].level = Some(c.levels().len());
+        let got = evaluate(&x, &y, &s, &c, eps, &exact);
+        assert!(
+            matches!(got, Err(VerifyError::InvalidParameter { .. })),
+            "{got:?}"
+        );
     }
 }

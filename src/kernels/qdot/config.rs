@@ -67,6 +67,10 @@ impl TileLayout {
 
     /// The tile of index `i` when there are `tiles` tiles of `tile` indices.
     ///
+    /// A `tile` (contiguous) or `tiles` (interleaved) of 0 means one tile, as
+    /// `tile = 0` does in [`TileOrder`](boundgate_verify::bounds::qdot::TileOrder):
+    /// the result is tile 0, not a division by zero.
+    ///
     /// # Example
     /// ```
     /// use boundgate::kernels::qdot::config::TileLayout;
@@ -80,12 +84,15 @@ impl TileLayout {
     ///     (0..10).for_each(|i| sizes[layout.tile_of(i, 4, 3)] += 1);
     ///     assert_eq!(sizes, want);
     /// }
+    /// // no tile size or count: one tile
+    /// assert_eq!(TileLayout::Contiguous.tile_of(5, 0, 0), 0);
+    /// assert_eq!(TileLayout::Interleaved.tile_of(5, 0, 0), 0);
     /// ```
     #[inline]
     pub fn tile_of(self, i: usize, tile: usize, tiles: usize) -> usize {
         match self {
-            TileLayout::Contiguous => i / tile,
-            TileLayout::Interleaved => i % tiles,
+            TileLayout::Contiguous => i.checked_div(tile).unwrap_or(0),
+            TileLayout::Interleaved => i.checked_rem(tiles).unwrap_or(0),
         }
     }
 }
@@ -603,5 +610,21 @@ impl fmt::Display for QdotConfig {
             write!(f, ", binning {}", self.binning)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tile_of_a_zero_tile_size_or_count_is_tile_zero_not_a_panic() {
+        for i in [0, 1, 5, usize::MAX] {
+            assert_eq!(TileLayout::Contiguous.tile_of(i, 0, 3), 0);
+            assert_eq!(TileLayout::Interleaved.tile_of(i, 4, 0), 0);
+        }
+        // valid sizes are unchanged
+        assert_eq!(TileLayout::Contiguous.tile_of(9, 4, 3), 2);
+        assert_eq!(TileLayout::Interleaved.tile_of(9, 4, 3), 0);
     }
 }

@@ -240,6 +240,10 @@ pub fn rigorous_as_given(
 
 /// The JSON details of a run: configuration, selection, bins and bounds.
 ///
+/// Never panics: a selection inconsistent with `config` or `n` (hand-built)
+/// has its unknown precision levels named `"unknown"` and, after an early
+/// exit, `n - zeros` floored at 0.
+///
 /// # Example
 /// ```
 /// use boundgate::kernels::qdot::{bounds::evaluate, config::*, kernel::details, select::select};
@@ -264,10 +268,18 @@ pub fn details(
     n: usize,
 ) -> Value {
     let levels = config.levels();
-    let name = |level: Option<usize>| level.map_or("perforate", |l| levels[l].name);
+    // A hand-built selection (public fields) may name a level the
+    // configuration lacks or count more zeros than `n`: reported as
+    // "unknown" and 0, not a panic.
+    let name = |level: Option<usize>| {
+        level.map_or("perforate", |l| levels.get(l).map_or("unknown", |v| v.name))
+    };
     let mut per_precision = serde_json::Map::new();
     if selection.early_exit {
-        per_precision.insert(config.input_level().name.into(), json!(n - selection.zeros));
+        per_precision.insert(
+            config.input_level().name.into(),
+            json!(n.saturating_sub(selection.zeros)),
+        );
     }
     for b in &selection.bins {
         let entry = per_precision.entry(name(b.level)).or_insert(json!(0));
@@ -317,4 +329,31 @@ pub fn details(
         "elements_per_precision": per_precision,
         "bounds": published,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn details_of_an_inconsistent_selection_do_not_panic() {
+        let eps = Tolerance::new(1e-8).unwrap();
+        let (x, y) = ([1.0, 0.5, 0.0], [1.0, 1.0, 2.0]);
+        // early exit: n - zeros, with more zeros than n
+        let c = QdotConfig::new(Format::FP64).unwrap();
+        let mut s = select(&x, &y, eps, &c).unwrap();
+        assert!(s.early_exit);
+        let b = evaluate(&x, &y, &s, &c, eps, &oracle::dot(&x, &y).unwrap()).unwrap();
+        s.zeros = 10;
+        let d = details(&c, eps, &s, &b, x.len());
+        assert_eq!(d["elements_per_precision"]["double"], 0);
+        // a level the configuration lacks
+        let mut c = c;
+        c.early_exit = false;
+        let mut s = select(&x, &y, eps, &c).unwrap();
+        let b = evaluate(&x, &y, &s, &c, eps, &oracle::dot(&x, &y).unwrap()).unwrap();
+        s.bins[0].level = Some(99);
+        let d = details(&c, eps, &s, &b, x.len());
+        assert_eq!(d["bins"][0]["precision"], "unknown");
+    }
 }

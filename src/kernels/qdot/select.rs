@@ -412,6 +412,11 @@ fn score_bins(
 /// [`select`] on the same data, without `order` and `exponents` (the GPU
 /// keeps those on the device).
 ///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] if an exponent `first + k` of a nonzero
+/// count does not fit `i32`, if the counts sum past `u64`, or if a count
+/// exceeds `usize`; the tolerance's errors as [`select`].
+///
 /// # Example
 /// ```
 /// use boundgate::kernels::qdot::config::{QdotConfig, Tolerance};
@@ -436,14 +441,38 @@ pub fn select_from_histogram(
     eps: Tolerance,
     config: &QdotConfig,
 ) -> Result<Selection, VerifyError> {
-    let nonzero = |k: usize| first + k as i32;
-    let lo = counts.iter().position(|&c| c > 0).map(nonzero);
-    let hi = counts.iter().rposition(|&c| c > 0).map(nonzero);
+    let exponent = |k: usize| {
+        i32::try_from(k)
+            .ok()
+            .and_then(|k| first.checked_add(k))
+            .ok_or_else(|| {
+                VerifyError::invalid(
+                    "first",
+                    first,
+                    format!("the exponent first + {k} of a nonzero count overflows i32"),
+                )
+            })
+    };
+    let lo = counts
+        .iter()
+        .position(|&c| c > 0)
+        .map(exponent)
+        .transpose()?;
+    let hi = counts
+        .iter()
+        .rposition(|&c| c > 0)
+        .map(exponent)
+        .transpose()?;
     let (Some(lo), Some(hi)) = (lo, hi) else {
         return empty_selection(1, 0, zeros, eps);
     };
     let mut selection = empty_selection(lo, hi, zeros, eps)?;
-    let nonzero = counts.iter().sum::<u64>();
+    let nonzero = counts
+        .iter()
+        .try_fold(0u64, |sum, &c| sum.checked_add(c))
+        .ok_or_else(|| {
+            VerifyError::invalid("counts", "histogram", "the counts' sum exceeds u64")
+        })?;
     if early_exit(lo, hi, nonzero, &selection, config) {
         selection.early_exit = true;
         return Ok(selection);
@@ -462,6 +491,26 @@ pub fn select_from_histogram(
 mod tests {
     use super::*;
     use boundgate_verify::format::Format;
+
+    #[test]
+    fn select_from_histogram_refuses_exponents_or_counts_that_overflow() {
+        let c = QdotConfig::new(Format::FP64).unwrap();
+        let eps = Tolerance::new(0.1).unwrap();
+        // first + 1 overflows i32
+        let got = select_from_histogram(i32::MAX, &[0, 1], 0, eps, &c);
+        assert!(
+            matches!(got, Err(VerifyError::InvalidParameter { .. })),
+            "{got:?}"
+        );
+        // the counts sum past u64
+        let got = select_from_histogram(0, &[u64::MAX, 1], 0, eps, &c);
+        assert!(
+            matches!(got, Err(VerifyError::InvalidParameter { .. })),
+            "{got:?}"
+        );
+        // the top of the range itself is fine
+        assert!(select_from_histogram(i32::MAX, &[1], 0, eps, &c).is_ok());
+    }
 
     #[test]
     fn fexp_from_bits_matches_the_checker() {

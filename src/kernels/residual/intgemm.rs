@@ -55,6 +55,18 @@ fn narrow(sums: Vec<i64>, n: usize) -> Result<Vec<i32>> {
         .collect()
 }
 
+/// `rows * cols`, refusing a product that overflows `usize`.
+fn shape_len(what: &str, rows: usize, cols: usize) -> Result<usize> {
+    rows.checked_mul(cols).ok_or_else(|| {
+        VerifyError::invalid(
+            what,
+            format!("{rows} x {cols}"),
+            "rows * cols overflows usize",
+        )
+        .into()
+    })
+}
+
 fn widen<T: Acc>(out: Vec<T>) -> Vec<i64> {
     out.into_iter().map(Into::into).collect()
 }
@@ -76,7 +88,10 @@ fn dense<T: Acc>(a: &[i8], b: &[i8], m: usize, k: usize, n: usize) -> Vec<T> {
 /// `C = A B` for row-major int8 (or int4 in int8) matrices, exact, `int32` results.
 ///
 /// # Errors
-/// [`VerifyError::Overflow`] if an exact element does not fit in `int32`.
+/// [`VerifyError::Overflow`] if an exact element does not fit in `int32`;
+/// [`VerifyError::LengthMismatch`] if `a` does not hold `m * k` entries or
+/// `b` not `k * n`; [`VerifyError::InvalidParameter`] if a shape product
+/// (`m * k`, `k * n` or `m * n`) overflows `usize`.
 ///
 /// # Example
 /// ```
@@ -85,10 +100,13 @@ fn dense<T: Acc>(a: &[i8], b: &[i8], m: usize, k: usize, n: usize) -> Vec<T> {
 /// // 133,145 products of 127 * 127 exceed 2^31 - 1.
 /// let k = 133_145;
 /// assert!(int_gemm(&vec![127; k], &vec![127; k], 1, k, 1).is_err());
+/// // so is a matrix that does not have its stated shape
+/// assert!(int_gemm(&[1, -2], &[3, 4], 1, 3, 1).is_err());
 /// ```
 pub fn int_gemm(a: &[i8], b: &[i8], m: usize, k: usize, n: usize) -> Result<Vec<i32>> {
-    debug_assert_eq!(a.len(), m * k);
-    debug_assert_eq!(b.len(), k * n);
+    boundgate_verify::error::require_same_len("A and m * k", a.len(), shape_len("A", m, k)?)?;
+    boundgate_verify::error::require_same_len("B and k * n", b.len(), shape_len("B", k, n)?)?;
+    shape_len("C", m, n)?;
     if fits_i32(k, max_abs(a), max_abs(b)) {
         Ok(dense::<i32>(a, b, m, k, n))
     } else {
@@ -115,7 +133,10 @@ fn left_sparse<T: Acc>(a: &CsrI8, b: &[i8], n: usize) -> Vec<T> {
 /// SpMM of Algorithm 1, line 12 (`A^r_int RB_int`), exact.
 ///
 /// # Errors
-/// As [`int_gemm`].
+/// [`VerifyError::Overflow`] as [`int_gemm`]; [`VerifyError::LengthMismatch`]
+/// if `b` does not hold `a.cols * n` entries; [`VerifyError::InvalidParameter`]
+/// if `a.cols * n` or `a.rows * n` overflows `usize`; and the errors of
+/// [`CsrI8::validate`] for a malformed (hand-built) `a`.
 ///
 /// # Example
 /// ```
@@ -124,21 +145,23 @@ fn left_sparse<T: Acc>(a: &CsrI8, b: &[i8], n: usize) -> Vec<T> {
 /// use boundgate::kernels::residual::intgemm::{int_gemm, spmm_csr_dense};
 /// use boundgate_verify::VerifyError;
 /// // the diagonal of [[1, 2], [3, 4]] times [[5, 6], [7, 8]]
-/// let a = CsrI8::from_mask(2, 2, &[1, 2, 3, 4], &[true, false, false, true]);
+/// let a = CsrI8::from_mask(2, 2, &[1, 2, 3, 4], &[true, false, false, true]).unwrap();
 /// let b = [5, 6, 7, 8];
 /// let c = spmm_csr_dense(&a, &b, 2).unwrap();
 /// assert_eq!(c, vec![5, 6, 28, 32]);
 /// assert_eq!(c, int_gemm(&[1, 0, 0, 4], &b, 2, 2, 2).unwrap());
 /// // 133,145 products of 127 * 127 in one row exceed 2^31 - 1.
 /// let k = 133_145;
-/// let a = CsrI8::from_mask(1, k, &vec![127; k], &vec![true; k]);
+/// let a = CsrI8::from_mask(1, k, &vec![127; k], &vec![true; k]).unwrap();
 /// assert!(matches!(
 ///     spmm_csr_dense(&a, &vec![127; k], 1),
 ///     Err(Error::Verify(VerifyError::Overflow { .. }))
 /// ));
 /// ```
 pub fn spmm_csr_dense(a: &CsrI8, b: &[i8], n: usize) -> Result<Vec<i32>> {
-    debug_assert_eq!(b.len(), a.cols * n);
+    a.validate()?;
+    boundgate_verify::error::require_same_len("B and k * n", b.len(), shape_len("B", a.cols, n)?)?;
+    shape_len("C", a.rows, n)?;
     let most = a.max_row_nnz();
     if fits_i32(most, max_abs(&a.values), max_abs(b)) {
         Ok(left_sparse::<i32>(a, b, n))
@@ -168,7 +191,10 @@ fn right_sparse<T: Acc>(a: &[i8], m: usize, b: &CsrI8) -> Vec<T> {
 /// into row `i` of `C` with weight `A_ik`; exact.
 ///
 /// # Errors
-/// As [`int_gemm`].
+/// [`VerifyError::Overflow`] as [`int_gemm`]; [`VerifyError::LengthMismatch`]
+/// if `a` does not hold `m * b.rows` entries; [`VerifyError::InvalidParameter`]
+/// if `m * b.rows` or `m * b.cols` overflows `usize`; and the errors of
+/// [`CsrI8::validate`] for a malformed (hand-built) `b`.
 ///
 /// # Example
 /// ```
@@ -178,24 +204,76 @@ fn right_sparse<T: Acc>(a: &[i8], m: usize, b: &CsrI8) -> Vec<T> {
 /// use boundgate_verify::VerifyError;
 /// // [[1, 2], [3, 4]] times the diagonal of [[5, 6], [7, 8]]
 /// let a = [1, 2, 3, 4];
-/// let b = CsrI8::from_mask(2, 2, &[5, 6, 7, 8], &[true, false, false, true]);
+/// let b = CsrI8::from_mask(2, 2, &[5, 6, 7, 8], &[true, false, false, true]).unwrap();
 /// let c = spmm_dense_csr(&a, 2, &b).unwrap();
 /// assert_eq!(c, vec![5, 16, 15, 32]);
 /// assert_eq!(c, int_gemm(&a, &[5, 0, 0, 8], 2, 2, 2).unwrap());
 /// // 133,145 products of 127 * 127 reaching one output exceed 2^31 - 1.
 /// let k = 133_145;
-/// let b = CsrI8::from_mask(k, 1, &vec![127; k], &vec![true; k]);
+/// let b = CsrI8::from_mask(k, 1, &vec![127; k], &vec![true; k]).unwrap();
 /// assert!(matches!(
 ///     spmm_dense_csr(&vec![127; k], 1, &b),
 ///     Err(Error::Verify(VerifyError::Overflow { .. }))
 /// ));
 /// ```
 pub fn spmm_dense_csr(a: &[i8], m: usize, b: &CsrI8) -> Result<Vec<i32>> {
-    debug_assert_eq!(a.len(), m * b.rows);
+    b.validate()?;
+    boundgate_verify::error::require_same_len("A and m * k", a.len(), shape_len("A", m, b.rows)?)?;
+    shape_len("C", m, b.cols)?;
     // At most `k` products reach any output.
     if fits_i32(b.rows, max_abs(a), max_abs(&b.values)) {
         Ok(right_sparse::<i32>(a, m, b))
     } else {
         narrow(widen(right_sparse::<i64>(a, m, b)), b.cols)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Error;
+
+    fn is_mismatch<T: std::fmt::Debug>(r: &Result<T>) -> bool {
+        matches!(r, Err(Error::Verify(VerifyError::LengthMismatch { .. })))
+    }
+
+    #[test]
+    fn int_gemm_refuses_operands_that_do_not_match_the_shape() {
+        assert!(is_mismatch(&int_gemm(&[1, 2, 3], &[1, 2], 2, 2, 1)));
+        assert!(is_mismatch(&int_gemm(&[1, 2], &[1], 1, 2, 1)));
+        // a longer operand is refused too, not silently truncated
+        assert!(is_mismatch(&int_gemm(&[1, 2, 3], &[1, 2], 1, 2, 1)));
+    }
+
+    #[test]
+    fn int_gemm_refuses_a_shape_whose_product_overflows() {
+        let got = int_gemm(&[], &[], usize::MAX, 0, 2);
+        assert!(
+            matches!(
+                got,
+                Err(Error::Verify(VerifyError::InvalidParameter { .. }))
+            ),
+            "{got:?}"
+        );
+        assert!(int_gemm(&[], &[], usize::MAX, 2, 0).is_err());
+    }
+
+    #[test]
+    fn spmm_refuses_a_dense_operand_of_the_wrong_length() {
+        let a = CsrI8::from_mask(2, 2, &[1, 2, 3, 4], &[true, false, false, true]).unwrap();
+        assert!(is_mismatch(&spmm_csr_dense(&a, &[5, 6, 7], 2)));
+        assert!(is_mismatch(&spmm_dense_csr(&[5, 6, 7], 2, &a)));
+    }
+
+    #[test]
+    fn spmm_refuses_a_malformed_csr_operand() {
+        let mut a = CsrI8::from_mask(2, 2, &[1, 2, 3, 4], &[true, false, false, true]).unwrap();
+        a.col_idx[1] = 7;
+        assert!(spmm_csr_dense(&a, &[5, 6, 7, 8], 2).is_err());
+        assert!(spmm_dense_csr(&[5, 6, 7, 8], 2, &a).is_err());
+        let mut a = CsrI8::from_mask(2, 2, &[1, 2, 3, 4], &[true, false, false, true]).unwrap();
+        a.row_ptr = vec![0, 1, 3];
+        assert!(spmm_csr_dense(&a, &[5, 6, 7, 8], 2).is_err());
+        assert!(spmm_dense_csr(&[5, 6, 7, 8], 2, &a).is_err());
     }
 }

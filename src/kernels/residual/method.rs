@@ -223,12 +223,26 @@ pub struct Prepared {
     full_p2: OnceLock<Vec<i32>>,
 }
 
+/// `rows * cols` of the operand `what`, refusing a product that overflows `usize`.
+fn shape_len(what: &str, rows: usize, cols: usize) -> Result<usize> {
+    rows.checked_mul(cols).ok_or_else(|| {
+        VerifyError::invalid(
+            what,
+            format!("{rows} x {cols}"),
+            "rows * cols overflows usize",
+        )
+        .into()
+    })
+}
+
 impl Prepared {
     /// Quantizes `A` (`m x k`) and `B` (`k x n`), their residuals, and computes
     /// `P0` and `D_F` (Algorithm 1, lines 1-7).
     ///
     /// # Errors
-    /// [`VerifyError::Empty`] for an empty dimension, [`VerifyError::LengthMismatch`]
+    /// [`VerifyError::Empty`] for an empty dimension, [`VerifyError::InvalidParameter`]
+    /// for a shape whose product (`m * k` or `k * n`) overflows `usize`,
+    /// [`VerifyError::LengthMismatch`]
     /// for data that does not fit the shape, [`VerifyError::NonFinite`] and
     /// [`VerifyError::Overflow`] for values that are not finite or do not fit
     /// the working format, [`VerifyError::Overflow`] for an `int32` overflow.
@@ -256,8 +270,9 @@ impl Prepared {
                 return Err(VerifyError::Empty { what: what.into() }.into());
             }
         }
-        boundgate_verify::error::require_same_len("A and m * k", a.len(), m * k)?;
-        boundgate_verify::error::require_same_len("B and k * n", b.len(), k * n)?;
+        let (mk, kn) = (shape_len("A", m, k)?, shape_len("B", k, n)?);
+        boundgate_verify::error::require_same_len("A and m * k", a.len(), mk)?;
+        boundgate_verify::error::require_same_len("B and k * n", b.len(), kn)?;
         let w = quantizer.working;
         let a_stored = store("A", a, w)?;
         let b_stored = store("B", b, w)?;
@@ -311,10 +326,11 @@ impl Prepared {
                 return Err(VerifyError::Empty { what: what.into() }.into());
             }
         }
-        boundgate_verify::error::require_same_len("A and m * k", a.len(), m * k)?;
-        boundgate_verify::error::require_same_len("B and k * n", b.len(), k * n)?;
-        boundgate_verify::error::require_same_len("A_int and m * k", aq.ints.len(), m * k)?;
-        boundgate_verify::error::require_same_len("B_int and k * n", bq.ints.len(), k * n)?;
+        let (mk, kn) = (shape_len("A", m, k)?, shape_len("B", k, n)?);
+        boundgate_verify::error::require_same_len("A and m * k", a.len(), mk)?;
+        boundgate_verify::error::require_same_len("B and k * n", b.len(), kn)?;
+        boundgate_verify::error::require_same_len("A_int and m * k", aq.ints.len(), mk)?;
+        boundgate_verify::error::require_same_len("B_int and k * n", bq.ints.len(), kn)?;
         crate::kernels::require_output_fits(m, n)?;
         let w = quantizer.working;
         // Given integers are validated as the checker will see them (shape,
@@ -349,12 +365,12 @@ impl Prepared {
         let a_stored = store("A", a, w)?;
         let b_stored = store("B", b, w)?;
         let (axis_a, axis_b) = (aq.axis, bq.axis);
-        let raq = quantizer.quantize("RA", &residual(&a_stored, &aq, w), m, k, axis_a)?;
-        let rbq = quantizer.quantize("RB", &residual(&b_stored, &bq, w), k, n, axis_b)?;
+        let raq = quantizer.quantize("RA", &residual(&a_stored, &aq, w)?, m, k, axis_a)?;
+        let rbq = quantizer.quantize("RB", &residual(&b_stored, &bq, w)?, k, n, axis_b)?;
         let p0 = int_gemm(&aq.ints, &bq.ints, m, k, n)?;
         let d_f = dequantize(&p0, m, n, &aq, &bq, quantizer);
-        let row_means = abs_means(&d_f, m, n, true);
-        let col_means = abs_means(&d_f, m, n, false);
+        let row_means = abs_means(&d_f, m, n, true)?;
+        let col_means = abs_means(&d_f, m, n, false)?;
         Ok(Prepared {
             m,
             k,
@@ -459,6 +475,11 @@ impl Prepared {
 
     /// The reduced masks for a threshold and rule (Algorithm 1, line 8).
     ///
+    /// # Errors
+    /// [`VerifyError::LengthMismatch`] only if the public fields were changed
+    /// so that `a_stored`, `b_stored` or the means no longer fit `m`, `k`, `n`
+    /// (never for a `Prepared` as built).
+    ///
     /// # Example
     /// ```
     /// use boundgate::kernels::residual::method::*;
@@ -468,13 +489,13 @@ impl Prepared {
     /// // A = [1, 0.5] (1 x 2), B = [2, -1] (2 x 1): A B = 1.5 exactly
     /// let p = Prepared::new(&[1.0, 0.5], &[2.0, -1.0], 1, 2, 1, q, Granularity::Vector).unwrap();
     /// // the code's rule: mean |A| = 0.75 and mean |B| = 1.5, limits 2 * 0.5 * mean
-    /// assert_eq!(p.masks(0.5, ReduceRule::Mean), (vec![true, false], vec![true, false]));
+    /// assert_eq!(p.masks(0.5, ReduceRule::Mean).unwrap(), (vec![true, false], vec![true, false]));
     /// // eq. (14) with magnitudes: limit 0.5 * |D_F| (about 0.746) for both
-    /// assert_eq!(p.masks(0.5, ReduceRule::Rows), (vec![true, false], vec![true, true]));
+    /// assert_eq!(p.masks(0.5, ReduceRule::Rows).unwrap(), (vec![true, false], vec![true, true]));
     /// // the signed reading drops b = -1
-    /// assert_eq!(p.masks(0.5, ReduceRule::Signed), (vec![true, false], vec![true, false]));
+    /// assert_eq!(p.masks(0.5, ReduceRule::Signed).unwrap(), (vec![true, false], vec![true, false]));
     /// ```
-    pub fn masks(&self, threshold: f64, rule: ReduceRule) -> (Vec<bool>, Vec<bool>) {
+    pub fn masks(&self, threshold: f64, rule: ReduceRule) -> Result<(Vec<bool>, Vec<bool>)> {
         let keep_a = reduce_mask(
             &self.a_stored,
             self.m,
@@ -483,7 +504,7 @@ impl Prepared {
             true,
             threshold,
             rule,
-        );
+        )?;
         let keep_b = reduce_mask(
             &self.b_stored,
             self.k,
@@ -492,8 +513,8 @@ impl Prepared {
             false,
             threshold,
             rule,
-        );
-        (keep_a, keep_b)
+        )?;
+        Ok((keep_a, keep_b))
     }
 
     /// Gu's Algorithm 1 (lines 8-17): reduce, then for each compensation
@@ -516,7 +537,7 @@ impl Prepared {
     /// let out = p.sparse(r).unwrap();
     /// assert_eq!(out.path, Path::Sparse);
     /// assert_eq!((out.density_a, out.density_b), (Some(0.5), Some(0.5)));
-    /// assert_eq!((out.keep_a.clone(), out.keep_b.clone()), p.masks(0.5, ReduceRule::Mean));
+    /// assert_eq!((out.keep_a.clone(), out.keep_b.clone()), p.masks(0.5, ReduceRule::Mean).unwrap());
     /// // eta = 0: no density is below it, so both products are the full residual's
     /// let dense = p.sparse(Reduction { eta: 0.0, ..r }).unwrap();
     /// assert_eq!(dense.path, Path::Dense);
@@ -525,9 +546,9 @@ impl Prepared {
     /// ```
     pub fn sparse(&self, reduction: Reduction) -> Result<Output> {
         reduction.validate()?;
-        let (keep_a, keep_b) = self.masks(reduction.threshold, reduction.rule);
-        let csr_a = CsrI8::from_mask(self.m, self.k, &self.aq.ints, &keep_a);
-        let csr_b = CsrI8::from_mask(self.k, self.n, &self.bq.ints, &keep_b);
+        let (keep_a, keep_b) = self.masks(reduction.threshold, reduction.rule)?;
+        let csr_a = CsrI8::from_mask(self.m, self.k, &self.aq.ints, &keep_a)?;
+        let csr_b = CsrI8::from_mask(self.k, self.n, &self.bq.ints, &keep_b)?;
         let (density_a, density_b) = (csr_a.density(), csr_b.density());
         let (sparse_a, sparse_b) = (density_a < reduction.eta, density_b < reduction.eta);
         let p1 = if sparse_a {
@@ -607,6 +628,10 @@ impl Prepared {
 
     /// The checker's view of the operands.
     ///
+    /// # Errors
+    /// The errors of [`Matrix::new`] and [`QuantizedMatrix::view`], only for
+    /// public fields changed so that they no longer fit `m`, `k`, `n`.
+    ///
     /// # Example
     /// ```
     /// use boundgate::kernels::residual::method::*;
@@ -627,10 +652,10 @@ impl Prepared {
         Ok(Operands::new(
             Matrix::new(self.m, self.k, &self.a)?,
             Matrix::new(self.k, self.n, &self.b)?,
-            self.aq.view(),
-            self.bq.view(),
-            self.raq.view(),
-            self.rbq.view(),
+            self.aq.view()?,
+            self.bq.view()?,
+            self.raq.view()?,
+            self.rbq.view()?,
             self.quantizer.working.format(),
         )?)
     }
@@ -719,4 +744,31 @@ pub fn relative_frobenius(computed: &[f64], exact: &[f64]) -> Option<f64> {
         den += c * c;
     }
     (den > 0.0).then(|| (num / den).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Error;
+    use crate::kernels::residual::quant::{Bits, Rounding, ScaleRule, Working};
+
+    #[test]
+    fn prepared_refuses_a_shape_whose_product_overflows() {
+        let q = Quantizer {
+            bits: Bits::Int8,
+            scale: ScaleRule::Absmax,
+            rounding: Rounding::Nearest,
+            working: Working::Fp32,
+        };
+        for (m, k, n) in [(usize::MAX, 2, 1), (1, 2, usize::MAX)] {
+            let got = Prepared::new(&[1.0, 0.5], &[2.0, -1.0], m, k, n, q, Granularity::Vector);
+            assert!(
+                matches!(
+                    got,
+                    Err(Error::Verify(VerifyError::InvalidParameter { .. }))
+                ),
+                "{m} x {k} x {n}: {got:?}"
+            );
+        }
+    }
 }

@@ -460,6 +460,12 @@ impl QuantizedMatrix {
 
     /// The checker's view of it.
     ///
+    /// # Errors
+    /// As [`QuantizedView::new`]: [`VerifyError::LengthMismatch`] or
+    /// [`VerifyError::InvalidParameter`] if the public fields were changed so
+    /// that the integers or scales no longer fit the shape, or a scale is not
+    /// finite and positive (never for a matrix built by [`Quantizer::quantize`]).
+    ///
     /// # Example
     /// ```
     /// use boundgate::kernels::residual::quant::*;
@@ -467,14 +473,23 @@ impl QuantizedMatrix {
     /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
     /// // rows [1, 2] and [4, -8]: lambda = 127 / 2 = 63.5 and 127 / 8 = 15.875
     /// let x = q.quantize("X", &[1.0, 2.0, 4.0, -8.0], 2, 2, ScaleAxis::Rows).unwrap();
-    /// let v = x.view();
+    /// let v = x.view().unwrap();
     /// assert_eq!((v.rows(), v.cols(), v.axis()), (2, 2, ScaleAxis::Rows));
     /// assert_eq!(v.ints(), &x.ints[..]);
     /// assert_eq!(v.scale(1, 1), 15.875);
+    /// // a hand-edited matrix whose scales no longer fit its axis is refused
+    /// let mut bad = x.clone();
+    /// bad.scales.pop();
+    /// assert!(bad.view().is_err());
     /// ```
-    pub fn view(&self) -> QuantizedView<'_> {
-        QuantizedView::new(self.rows, self.cols, &self.ints, &self.scales, self.axis)
-            .expect("a quantized matrix has consistent lengths and positive finite scales")
+    pub fn view(&self) -> Result<QuantizedView<'_>> {
+        Ok(QuantizedView::new(
+            self.rows,
+            self.cols,
+            &self.ints,
+            &self.scales,
+            self.axis,
+        )?)
     }
 
     /// The largest `|q|`.
@@ -500,6 +515,10 @@ impl QuantizedMatrix {
 
     /// The dequantized values `fl(q / lambda)` in the working format.
     ///
+    /// # Errors
+    /// As [`QuantizedMatrix::view`] (only for a matrix whose public fields
+    /// were changed inconsistently).
+    ///
     /// # Example
     /// ```
     /// use boundgate::kernels::residual::quant::*;
@@ -507,12 +526,13 @@ impl QuantizedMatrix {
     /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Nearest, working: Working::Fp32 };
     /// // rows [1, 2] and [4, -8]: lambda = 127 / 2 = 63.5 and 127 / 8 = 15.875
     /// let x = q.quantize("X", &[1.0, 2.0, 4.0, -8.0], 2, 2, ScaleAxis::Rows).unwrap();
-    /// let d = x.dequantize(Working::Fp32);
+    /// let d = x.dequantize(Working::Fp32).unwrap();
     /// assert_eq!(d, vec![f64::from(64f32 / 63.5), 2.0, f64::from(64f32 / 15.875), -8.0]);
     /// // within half a step 1 / (2 lambda), plus one binary32 rounding, of the value
     /// assert!((d[0] - 1.0).abs() <= 0.5 / 63.5 + f64::from(f32::EPSILON));
     /// ```
-    pub fn dequantize(&self, working: Working) -> Vec<f64> {
+    pub fn dequantize(&self, working: Working) -> Result<Vec<f64>> {
+        self.view()?;
         let mut out = Vec::with_capacity(self.ints.len());
         for i in 0..self.rows {
             for j in 0..self.cols {
@@ -520,7 +540,7 @@ impl QuantizedMatrix {
                 out.push(working.div(f64::from(q), self.scale(i, j)));
             }
         }
-        out
+        Ok(out)
     }
 }
 
@@ -664,6 +684,11 @@ pub fn store(what: &str, values: &[f64], working: Working) -> Result<Vec<f64>> {
 
 /// The residual `fl(x - fl(q / lambda))` of every element (Algorithm 1, lines 4-5).
 ///
+/// # Errors
+/// [`VerifyError::LengthMismatch`] if `values` and `q` do not have as many
+/// elements (a shorter one was silently truncated to before); the errors of
+/// [`QuantizedMatrix::dequantize`].
+///
 /// # Example
 /// ```
 /// use boundgate::kernels::residual::quant::*;
@@ -672,17 +697,69 @@ pub fn store(what: &str, values: &[f64], working: Working) -> Result<Vec<f64>> {
 /// let q = Quantizer { bits: Bits::Int8, scale: ScaleRule::Absmax, rounding: Rounding::Floor, working: Working::Fp32 };
 /// let v = [1.0, 2.5, 4.0];
 /// let vq = q.quantize("V", &v, 1, 3, ScaleAxis::Tensor).unwrap();
-/// let r = residual(&v, &vq, Working::Fp32);
+/// let r = residual(&v, &vq, Working::Fp32).unwrap();
 /// assert_eq!(r[2], 0.0); // 127 / 31.75 = 4
 /// // the subtraction is exact (Sterbenz): r is 2.5 - fl(79 / 31.75) exactly
 /// assert_eq!(r[1], 2.5 - f64::from(79f32 / 31.75));
 /// // floor leaves a residual in [0, 1 / lambda)
 /// assert!(r.iter().all(|&x| (0.0..1.0 / 31.75).contains(&x)));
+/// // values that are not those of the quantized matrix are refused
+/// assert!(residual(&v[..2], &vq, Working::Fp32).is_err());
 /// ```
-pub fn residual(values: &[f64], q: &QuantizedMatrix, working: Working) -> Vec<f64> {
-    values
+pub fn residual(values: &[f64], q: &QuantizedMatrix, working: Working) -> Result<Vec<f64>> {
+    boundgate_verify::error::require_same_len(
+        "values and quantized integers",
+        values.len(),
+        q.ints.len(),
+    )?;
+    Ok(values
         .iter()
-        .zip(q.dequantize(working))
+        .zip(q.dequantize(working)?)
         .map(|(&x, d)| working.sub(x, d))
-        .collect()
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Error;
+
+    fn q() -> Quantizer {
+        Quantizer {
+            bits: Bits::Int8,
+            scale: ScaleRule::Absmax,
+            rounding: Rounding::Nearest,
+            working: Working::Fp32,
+        }
+    }
+
+    #[test]
+    fn view_and_dequantize_refuse_hand_edited_fields_instead_of_panicking() {
+        let x = q()
+            .quantize("X", &[1.0, 2.0, 4.0, -8.0], 2, 2, ScaleAxis::Rows)
+            .unwrap();
+        let mut short_scales = x.clone();
+        short_scales.scales.pop();
+        let mut short_ints = x.clone();
+        short_ints.ints.pop();
+        let mut bad_scale = x;
+        bad_scale.scales[0] = f64::NAN;
+        for bad in [&short_scales, &short_ints, &bad_scale] {
+            assert!(bad.view().is_err());
+            assert!(bad.dequantize(Working::Fp32).is_err());
+        }
+    }
+
+    #[test]
+    fn residual_refuses_values_of_another_length() {
+        let v = [1.0, 2.5, 4.0];
+        let vq = q().quantize("V", &v, 1, 3, ScaleAxis::Tensor).unwrap();
+        for values in [&v[..2], &[1.0, 2.5, 4.0, 5.0][..]] {
+            let got = residual(values, &vq, Working::Fp32);
+            assert!(
+                matches!(got, Err(Error::Verify(VerifyError::LengthMismatch { .. }))),
+                "{got:?}"
+            );
+        }
+    }
 }

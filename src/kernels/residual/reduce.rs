@@ -43,6 +43,8 @@
 //! magnitudes (`|a_ik| > M * mean_j |D_F_ij|`, column means for `b_kj`), and
 //! [`ReduceRule::Signed`], the worked example's (`a_ik > M * mean_j |D_F_ij|`).
 
+use crate::error::Result;
+use boundgate_verify::VerifyError;
 use serde::Serialize;
 
 /// Which entries the reduction keeps (module docs).
@@ -116,22 +118,49 @@ impl ReduceRule {
 /// Row means (`by_rows`) or column means of `|d|` for a row-major `m x n` `d`,
 /// summed in index order in `f64`.
 ///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] if `m * n` overflows `usize`;
+/// [`VerifyError::LengthMismatch`] if `d` does not hold `m * n` values;
+/// [`VerifyError::Empty`] for rows (columns) of no entries, whose mean is
+/// undefined (0/0 would be a silent NaN).
+///
 /// # Example
 /// ```
 /// use boundgate::kernels::residual::reduce::abs_means;
 /// let d = [1.0, -3.0, 2.0, 0.0];
-/// assert_eq!(abs_means(&d, 2, 2, true), vec![2.0, 1.0]);
-/// assert_eq!(abs_means(&d, 2, 2, false), vec![1.5, 1.5]);
+/// assert_eq!(abs_means(&d, 2, 2, true).unwrap(), vec![2.0, 1.0]);
+/// assert_eq!(abs_means(&d, 2, 2, false).unwrap(), vec![1.5, 1.5]);
+/// // a 2 x 3 shape for 4 values is refused
+/// assert!(abs_means(&d, 2, 3, true).is_err());
 /// ```
-pub fn abs_means(d: &[f64], m: usize, n: usize, by_rows: bool) -> Vec<f64> {
+pub fn abs_means(d: &[f64], m: usize, n: usize, by_rows: bool) -> Result<Vec<f64>> {
+    let len = shape_len("D", m, n)?;
+    boundgate_verify::error::require_same_len("D and m * n", d.len(), len)?;
+    let (lines, count) = if by_rows { (m, n) } else { (n, m) };
+    if lines > 0 && count == 0 {
+        let what = if by_rows { "rows of D" } else { "columns of D" };
+        return Err(VerifyError::Empty { what: what.into() }.into());
+    }
     let mut sums = vec![0.0; if by_rows { m } else { n }];
     for i in 0..m {
         for j in 0..n {
             sums[if by_rows { i } else { j }] += d[i * n + j].abs();
         }
     }
-    let count = if by_rows { n } else { m } as f64;
-    sums.into_iter().map(|s| s / count).collect()
+    let count = count as f64;
+    Ok(sums.into_iter().map(|s| s / count).collect())
+}
+
+/// `rows * cols` of the matrix `what`, refusing a product that overflows `usize`.
+fn shape_len(what: &str, rows: usize, cols: usize) -> Result<usize> {
+    rows.checked_mul(cols).ok_or_else(|| {
+        VerifyError::invalid(
+            what,
+            format!("{rows} x {cols}"),
+            "rows * cols overflows usize",
+        )
+        .into()
+    })
 }
 
 /// The mean of `|x|` over the nonzero entries, exactly rounded
@@ -153,14 +182,22 @@ pub fn nonzero_mean(x: &[f64]) -> f64 {
 /// `(2 M) * nonzero_mean(x)`; for the other rules it is `M * means[line]` with
 /// `line` the row (`means_by_rows`, for `A`) or the column (for `B`).
 ///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] if `rows * cols` overflows `usize`;
+/// [`VerifyError::LengthMismatch`] if `x` does not hold `rows * cols` values
+/// or, for the rules other than [`ReduceRule::Mean`], `means` does not hold
+/// one value per row (`means_by_rows`) or per column.
+///
 /// # Example
 /// ```
 /// use boundgate::kernels::residual::reduce::{reduce_mask, ReduceRule};
 /// // Row 0 of the worked example with M = 0.3: limit 0.3 * 0.5047.
 /// let row = [0.2735, -0.1588, 0.1218];
-/// assert_eq!(reduce_mask(&row, 1, 3, &[0.5047], true, 0.3, ReduceRule::Signed), vec![true, false, false]);
+/// assert_eq!(reduce_mask(&row, 1, 3, &[0.5047], true, 0.3, ReduceRule::Signed).unwrap(), vec![true, false, false]);
 /// // The code's rule: mean |x| = 0.1847, keep |x| >= 2 * 0.5 * 0.1847.
-/// assert_eq!(reduce_mask(&row, 1, 3, &[], true, 0.5, ReduceRule::Mean), vec![true, false, false]);
+/// assert_eq!(reduce_mask(&row, 1, 3, &[], true, 0.5, ReduceRule::Mean).unwrap(), vec![true, false, false]);
+/// // the other rules need one mean per line
+/// assert!(reduce_mask(&row, 1, 3, &[], true, 0.3, ReduceRule::Signed).is_err());
 /// ```
 pub fn reduce_mask(
     x: &[f64],
@@ -170,7 +207,17 @@ pub fn reduce_mask(
     means_by_rows: bool,
     threshold: f64,
     rule: ReduceRule,
-) -> Vec<bool> {
+) -> Result<Vec<bool>> {
+    let len = shape_len("X", rows, cols)?;
+    boundgate_verify::error::require_same_len("X and rows * cols", x.len(), len)?;
+    if rule != ReduceRule::Mean {
+        let (what, lines) = if means_by_rows {
+            ("means and rows", rows)
+        } else {
+            ("means and columns", cols)
+        };
+        boundgate_verify::error::require_same_len(what, means.len(), lines)?;
+    }
     let global = match rule {
         ReduceRule::Mean => Some((2.0 * threshold) * nonzero_mean(x)),
         _ => None,
@@ -183,5 +230,52 @@ pub fn reduce_mask(
             mask.push(rule.keeps(x[i * cols + j], limit));
         }
     }
-    mask
+    Ok(mask)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Error;
+
+    #[test]
+    fn abs_means_refuses_data_that_does_not_fit_the_shape() {
+        let got = abs_means(&[1.0, 2.0, 3.0], 2, 2, true);
+        assert!(
+            matches!(got, Err(Error::Verify(VerifyError::LengthMismatch { .. }))),
+            "{got:?}"
+        );
+        assert!(abs_means(&[], usize::MAX, 2, false).is_err());
+    }
+
+    #[test]
+    fn abs_means_of_empty_lines_is_an_error_not_nan() {
+        for by_rows in [true, false] {
+            let (m, n) = if by_rows { (3, 0) } else { (0, 3) };
+            let got = abs_means(&[], m, n, by_rows);
+            assert!(
+                matches!(got, Err(Error::Verify(VerifyError::Empty { .. }))),
+                "{got:?}"
+            );
+        }
+        // no lines at all: no mean to take, nothing undefined
+        assert_eq!(abs_means(&[], 0, 3, true).unwrap(), Vec::<f64>::new());
+    }
+
+    #[test]
+    fn reduce_mask_refuses_means_or_data_of_the_wrong_length() {
+        let x = [1.0, 2.0, 3.0, 4.0];
+        for rule in [ReduceRule::Rows, ReduceRule::Signed] {
+            assert!(reduce_mask(&x, 2, 2, &[1.0], true, 0.5, rule).is_err());
+            assert!(reduce_mask(&x, 2, 2, &[1.0; 3], false, 0.5, rule).is_err());
+            assert!(reduce_mask(&x, 2, 2, &[1.0; 2], false, 0.5, rule).is_ok());
+        }
+        for rule in [ReduceRule::Mean, ReduceRule::Rows] {
+            let got = reduce_mask(&x[..3], 2, 2, &[1.0; 2], true, 0.5, rule);
+            assert!(
+                matches!(got, Err(Error::Verify(VerifyError::LengthMismatch { .. }))),
+                "{got:?}"
+            );
+        }
+    }
 }

@@ -15,6 +15,7 @@
 use super::dots::DotProvider;
 use crate::error::Result;
 use crate::sparse::CsrMatrix;
+use boundgate_verify::error::require_same_len;
 use serde::Serialize;
 
 /// How a CG run ended.
@@ -26,7 +27,8 @@ pub struct CgOutcome {
     pub converged: bool,
     /// Whether it stopped on a non-finite or non-positive denominator.
     pub breakdown: bool,
-    /// `||b - A x||_2 / ||b||_2` of the final iterate, in fp64.
+    /// `||b - A x||_2 / ||b||_2` of the final iterate, in fp64; for `b = 0`
+    /// (where that is 0/0) the absolute residual `||A x||_2` (0: `x = 0`).
     pub true_relative_residual: f64,
     /// The solution.
     #[serde(skip)]
@@ -39,12 +41,18 @@ fn norm(v: &[f64]) -> f64 {
 
 /// Solves `A x = b` from `x_0 = 0` with the given dot products.
 ///
+/// # Errors
+/// [`VerifyError::LengthMismatch`](boundgate_verify::VerifyError::LengthMismatch) unless `A` is square of the length of `b`;
+/// the errors of the dot products.
+///
 /// # Example
 /// ```
 /// use boundgate::kernels::qdot::apps::{acg::cg, hpccg::generate, PlainDot};
 /// let p = generate(5, 5, 1).unwrap();
 /// let out = cg(&p.a, &p.b, 1e-8, 200, &mut PlainDot { tile: 64 }).unwrap();
 /// assert!(out.converged && out.true_relative_residual < 1e-8);
+/// // a right-hand side of another length is refused
+/// assert!(cg(&p.a, &p.b[1..], 1e-8, 200, &mut PlainDot { tile: 64 }).is_err());
 /// ```
 pub fn cg(
     a: &CsrMatrix,
@@ -54,6 +62,8 @@ pub fn cg(
     dots: &mut dyn DotProvider,
 ) -> Result<CgOutcome> {
     let n = b.len();
+    require_same_len("rows of A and b", a.rows(), n)?;
+    require_same_len("columns of A and b", a.cols(), n)?;
     let mut x = vec![0.0; n];
     let mut r = b.to_vec();
     let mut p = r.clone();
@@ -92,7 +102,10 @@ pub fn cg(
         iterations: k,
         converged: !breakdown && c.sqrt() <= tau,
         breakdown,
-        true_relative_residual: norm(&residual) / norm(b),
+        true_relative_residual: match norm(b) {
+            0.0 => norm(&residual),
+            nb => norm(&residual) / nb,
+        },
         x,
     })
 }

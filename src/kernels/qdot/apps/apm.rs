@@ -14,6 +14,7 @@
 use super::dots::DotProvider;
 use crate::error::Result;
 use crate::sparse::CsrMatrix;
+use boundgate_verify::error::require_same_len;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -53,12 +54,18 @@ pub fn start_vector(n: usize, seed: u64) -> Vec<f64> {
 
 /// Runs the power method from `x0` (a unit vector).
 ///
+/// # Errors
+/// [`VerifyError::LengthMismatch`](boundgate_verify::VerifyError::LengthMismatch) unless `A` is square of the length of
+/// `x0`; the errors of the dot products.
+///
 /// # Example
 /// ```
 /// use boundgate::kernels::qdot::apps::{apm::{power, start_vector}, laplacian::random_laplacian, PlainDot};
 /// let l = random_laplacian(200, 3, 7).unwrap();
 /// let out = power(&l, &start_vector(200, 1), 1e-6, 2000, &mut PlainDot { tile: 64 }).unwrap();
 /// assert!(out.converged && out.eigenvalue > 3.0);
+/// // a start vector of another length is refused
+/// assert!(power(&l, &start_vector(199, 1), 1e-6, 2000, &mut PlainDot { tile: 64 }).is_err());
 /// ```
 pub fn power(
     a: &CsrMatrix,
@@ -68,6 +75,8 @@ pub fn power(
     dots: &mut dyn DotProvider,
 ) -> Result<PowerOutcome> {
     let n = x0.len();
+    require_same_len("rows of A and x0", a.rows(), n)?;
+    require_same_len("columns of A and x0", a.cols(), n)?;
     let mut x = x0.to_vec();
     let mut w = vec![0.0; n];
     let mut previous: Option<f64> = None;

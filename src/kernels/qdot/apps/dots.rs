@@ -42,11 +42,13 @@ impl CallStats {
     /// assert_eq!(CallStats::default().percentages(), [0.0; 5]);
     /// ```
     pub fn percentages(&self) -> [f64; 5] {
-        let total: usize = self.components.iter().sum();
+        // Summed in f64 (exact below 2^53): counts set by hand (public
+        // fields) that overflow usize give percentages, not a panic.
+        let total: f64 = self.components.iter().map(|&c| c as f64).sum();
         let mut p = [0.0; 5];
-        if total > 0 {
+        if total > 0.0 {
             for (out, &c) in p.iter_mut().zip(&self.components) {
-                *out = 100.0 * c as f64 / total as f64;
+                *out = 100.0 * c as f64 / total;
             }
         }
         p
@@ -162,5 +164,19 @@ impl DotProvider for QdotDot {
             }
         }
         Ok(z)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_of_counts_that_overflow_usize_do_not_panic() {
+        let s = CallStats {
+            components: [usize::MAX, usize::MAX, 0, 0, 0],
+            ..CallStats::default()
+        };
+        assert_eq!(s.percentages(), [50.0, 50.0, 0.0, 0.0, 0.0]);
     }
 }

@@ -268,8 +268,18 @@ fn checked_inputs(
             return Err(VerifyError::Empty { what: what.into() }.into());
         }
     }
-    boundgate_verify::error::require_same_len("A and m * k", a.len(), m * k)?;
-    boundgate_verify::error::require_same_len("B and k * n", b.len(), k * n)?;
+    let shape_len = |what: &str, rows: usize, cols: usize| {
+        rows.checked_mul(cols).ok_or_else(|| {
+            VerifyError::invalid(
+                what,
+                format!("{rows} x {cols}"),
+                "rows * cols overflows usize",
+            )
+        })
+    };
+    let (mk, kn) = (shape_len("A", m, k)?, shape_len("B", k, n)?);
+    boundgate_verify::error::require_same_len("A and m * k", a.len(), mk)?;
+    boundgate_verify::error::require_same_len("B and k * n", b.len(), kn)?;
     let q = cfg.quantizer.bits.qmax() as u32;
     if k as u64 > int32_max_k(q, q) {
         return Err(VerifyError::invalid(
