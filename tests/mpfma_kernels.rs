@@ -868,3 +868,70 @@ fn cli_probe_on_the_model_and_its_errors() {
         assert!(String::from_utf8_lossy(&o.stderr).contains("probing the CPU model"));
     }
 }
+
+#[test]
+fn rigorous_bounds_refuses_an_s_of_the_wrong_length() {
+    use boundgate::kernels::mpfma::gemm::{
+        GemmOperands, InnerOrder, config_from_pairs, rigorous_bounds,
+    };
+    use boundgate_verify::VerifyError;
+    // D is 2 x 1: two S values. Algorithm 1 and the fp16 epilogue indexed a
+    // shorter S out of bounds (a panic); the block FMA ignored it.
+    for pairs in [
+        &["arch=sm90"][..],
+        &["arch=sm90", "model=alg1"],
+        &["arch=sm90", "output=fp32-fp16"],
+    ] {
+        let config = config_from_pairs(pairs).unwrap();
+        let ops = GemmOperands::new(
+            &config.record,
+            vec![1.0, 2.0, 3.0, 4.0],
+            (2, 2),
+            vec![1.0, 1.0],
+            (2, 1),
+        )
+        .unwrap();
+        for s in [vec![], vec![3.0], vec![3.0, 7.0, 1.0]] {
+            let e = rigorous_bounds(&config, &ops, &Ok(s), InnerOrder::Chain);
+            assert!(
+                matches!(e, Err(VerifyError::LengthMismatch { .. })),
+                "{pairs:?}: {e:?}"
+            );
+        }
+        let ok = rigorous_bounds(&config, &ops, &Ok(vec![3.0, 7.0]), InnerOrder::Chain);
+        assert!(ok.is_ok(), "{pairs:?}: {ok:?}");
+    }
+}
+
+#[test]
+fn add_to_refuses_extra_values_of_the_wrong_length() {
+    use boundgate::kernels::mpfma::common::add_to;
+    use boundgate_verify::VerifyError;
+    use boundgate_verify::bounds::{Bound, Quantity, Rigor, Source};
+    use boundgate_verify::check::ElementBounds;
+    let b = Bound::deterministic(
+        0.0,
+        Quantity::AbsoluteError,
+        Source::new("ex", "Lemma 1", None),
+        Rigor::Rigorous,
+    );
+    let eb = ElementBounds::new(b, vec![1.0, 2.0]).unwrap();
+    let short = add_to(eb.clone(), &[0.5], "s", "d".into());
+    assert!(
+        matches!(short, Err(VerifyError::LengthMismatch { .. })),
+        "{short:?}"
+    );
+    assert!(add_to(eb, &[0.5, 0.25], "s", "d".into()).is_ok());
+}
+
+#[test]
+fn alg1_dot_treats_a_hand_made_block_of_zero_as_one() {
+    use boundgate::kernels::mpfma::alg1::Alg1;
+    use boundgate::kernels::mpfma::record::{TcInput, TcOutput};
+    // The field is public: block 0 panicked in chunks(0).
+    let alg = Alg1::table2(TcInput::Fp16, TcOutput::Fp16, 1);
+    let zero = Alg1 { block: 0, ..alg };
+    let (x, y) = ([2048.0, 1.0, 1.0], [1.0; 3]);
+    assert_eq!(zero.dot(&x, &y), alg.dot(&x, &y));
+    assert_eq!(zero.gemm(&x, &y, 1, 3, 1), alg.gemm(&x, &y, 1, 3, 1));
+}

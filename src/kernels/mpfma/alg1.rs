@@ -159,7 +159,8 @@ impl Alg1 {
         })
     }
 
-    /// One output element: eq. (7) chained over blocks of `b`.
+    /// One output element: eq. (7) chained over blocks of `b`. A `block` of 0
+    /// (the field is public) is taken as 1, as [`Alg1::table2`] does.
     ///
     /// # Example
     /// ```
@@ -170,10 +171,14 @@ impl Alg1 {
     /// assert_eq!(alg.dot(&[2048.0, 1.0, 1.0], &[1.0; 3]), 2048.0); // both ones lost
     /// assert_eq!(alg.dot(&[1.0, 1.0, 2048.0], &[1.0; 3]), 2050.0); // 1 + 1 first: exact
     /// assert_eq!(alg.dot(&[], &[]), 0.0);
+    /// // A hand-made block of 0 is a block of 1 (no panic).
+    /// let zero = Alg1 { block: 0, ..alg };
+    /// assert_eq!(zero.dot(&[1.0, 2.0], &[1.0, 1.0]), Alg1 { block: 1, ..alg }.dot(&[1.0, 2.0], &[1.0, 1.0]));
     /// ```
     pub fn dot(&self, x: &[f64], y: &[f64]) -> f64 {
         let mut d = 0.0;
-        for (xs, ys) in x.chunks(self.block).zip(y.chunks(self.block)) {
+        let block = self.block.max(1);
+        for (xs, ys) in x.chunks(block).zip(y.chunks(block)) {
             let mut z = d;
             for (&a, &b) in xs.iter().zip(ys) {
                 let p = self.tilde.mul(a, b, RoundingMode::NearestEven);

@@ -104,6 +104,8 @@ impl BlockFma {
     /// Never for the records of [`TcRecord::lookup`]; a hand-made record
     /// whose fractional bits cannot hold a product is a programming error
     /// (its `spec().validate()` fails first where records come from users).
+    /// A hand-made record with `block` 0 is taken with block 1
+    /// ([`TcRecord::with_block`]): a block holds at least one product.
     ///
     /// # Example
     /// ```
@@ -115,6 +117,10 @@ impl BlockFma {
     /// let (x, y) = ([1.0, -1.0, 2f64.powi(-12)], [1.0, 1.0, 2f64.powi(-13)]);
     /// assert_eq!(a100.step(&x, &y, 0.0), 0.0); // F = 24: truncated away
     /// assert_eq!(h100.step(&x, &y, 0.0), 2f64.powi(-25)); // F = 25: kept
+    /// // A hand-made record with block 0 computes in blocks of 1.
+    /// let zero = BlockFma::new(&TcRecord { block: 0, ..rec(Arch::Sm90) });
+    /// assert_eq!(zero.record().block, 1);
+    /// assert_eq!(zero.chain(&[1.0; 3], &[1.0; 3], 0.0), (3.0, vec![1.0, 2.0, 3.0]));
     /// ```
     /// A record whose `F` cannot hold a product is refused:
     /// ```should_panic
@@ -125,6 +131,9 @@ impl BlockFma {
     /// BlockFma::new(&r);
     /// ```
     pub fn new(record: &TcRecord) -> BlockFma {
+        // `chain` splits by the block and `chain_fast` steps by it: a block
+        // of 0 panicked there, or looped forever.
+        let record = &record.with_block(record.block);
         let operand = record.input.operand();
         let accumulator = record.accumulator;
         let product_bits = 2 * (operand.precision() - 1);
@@ -496,5 +505,18 @@ mod tests {
         let big = 2f64.powi(100);
         let (d, _) = unit.chain(&[big; 20], &[big; 20], 0.0);
         assert_eq!(d, f64::INFINITY);
+    }
+
+    #[test]
+    fn a_hand_made_block_of_zero_computes_in_blocks_of_one() {
+        // The record's fields are public: block 0 panicked in `chain`
+        // (chunks(0)) and looped forever in `gemm`'s fast path.
+        let record = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+        let zero = BlockFma::new(&TcRecord { block: 0, ..record });
+        let one = BlockFma::new(&record.with_block(1));
+        let (x, y) = ([1.0, 2.0, 3.0], [1.0, 0.5, 0.25]);
+        assert_eq!(zero.record().block, 1);
+        assert_eq!(zero.chain(&x, &y, 0.0), one.chain(&x, &y, 0.0));
+        assert_eq!(zero.gemm(&x, &y, 1, 3, 1), one.gemm(&x, &y, 1, 3, 1));
     }
 }

@@ -118,6 +118,10 @@ pub fn representation_up(x: &[f64], x_read: &[f64], y: &[f64], y_read: &[f64]) -
 
 /// Adds a per-element quantity to a rigorous bound, recording why.
 ///
+/// # Errors
+/// [`VerifyError::LengthMismatch`] if `extra` does not hold one value per
+/// element of `bounds`.
+///
 /// # Example
 /// ```
 /// use boundgate::kernels::mpfma::common::add_to;
@@ -129,6 +133,9 @@ pub fn representation_up(x: &[f64], x_read: &[f64], y: &[f64], y_read: &[f64]) -
 /// // 1 + 0.5 and 2 + 0.25 (exact); the element without a bound keeps none.
 /// assert_eq!((more.bounded(0), more.bounded(1), more.bounded(2)), (Some(1.5), Some(2.25), None));
 /// assert_eq!(more.bound.hypotheses.last().unwrap().statement, "representation");
+/// // One extra value per element.
+/// let short = add_to(more, &[0.5], "representation", "added".into());
+/// assert!(matches!(short, Err(boundgate_verify::VerifyError::LengthMismatch { .. })));
 /// ```
 pub fn add_to(
     bounds: ElementBounds,
@@ -136,6 +143,11 @@ pub fn add_to(
     statement: &str,
     detail: String,
 ) -> VResult<ElementBounds> {
+    boundgate_verify::error::require_same_len(
+        "extra values and element bounds",
+        extra.len(),
+        bounds.values().len(),
+    )?;
     add_each(bounds, |i, b| Ok(add_up(b, extra[i])), statement, detail)
 }
 

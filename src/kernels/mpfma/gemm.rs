@@ -595,7 +595,9 @@ pub fn split_any_order_bound(
 /// # Errors
 /// A hypothesis that does not hold (an input that overflows its format, a
 /// possible overflow of the accumulator), or [`VerifyError::InvalidParameter`]
-/// for Algorithm 1 in [`InnerOrder::Any`] (it has one order by definition).
+/// for Algorithm 1 in [`InnerOrder::Any`] (it has one order by definition),
+/// [`VerifyError::LengthMismatch`] if `s_read` does not hold one value per
+/// element of `D` (`m t`).
 ///
 /// # Example
 /// ```
@@ -616,6 +618,9 @@ pub fn split_any_order_bound(
 /// let big = GemmOperands::new(&config.record, vec![1e5], (1, 1), vec![1.0], (1, 1)).unwrap();
 /// let e = rigorous_bounds(&config, &big, &Ok(vec![1e5]), InnerOrder::Chain);
 /// assert!(matches!(e, Err(VerifyError::HypothesisNotMet { .. })));
+/// // S must hold one value per element of D.
+/// let e = rigorous_bounds(&config, &ops, &Ok(vec![]), InnerOrder::Chain);
+/// assert!(matches!(e, Err(VerifyError::LengthMismatch { .. })));
 /// ```
 pub fn rigorous_bounds(
     config: &GemmConfig,
@@ -639,6 +644,12 @@ pub fn rigorous_bounds(
     }
     let s_read = s_read.as_ref().map_err(Clone::clone)?;
     let (m, k, t) = (ops.m, ops.k, ops.t);
+    // One S per element of D: a shorter vector was indexed out of bounds.
+    boundgate_verify::error::require_same_len(
+        "S per element and elements of D (m t)",
+        s_read.len(),
+        m * t,
+    )?;
     let bt_read = transpose(&ops.b_read, k, t);
     let bt = transpose(&ops.b, k, t);
     let arithmetic = if config.alg1 {
