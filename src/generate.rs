@@ -121,6 +121,12 @@ impl Distribution {
 
     /// `len` values drawn with a generator seeded by `(seed, stream)`; the
     /// stream separates the inputs of one trial (x is stream 0, y stream 1, ...).
+    /// Every value returned is finite.
+    ///
+    /// # Errors
+    /// Parameters that [`Distribution::validate`] refuses; a normal
+    /// distribution whose draw overflows `f64` (a mean or standard deviation
+    /// near `f64::MAX`).
     ///
     /// # Example
     /// ```
@@ -135,6 +141,8 @@ impl Distribution {
     /// assert_ne!(x, d.sample(7, 1, 100).unwrap());
     /// // invalid parameters are refused, not sampled
     /// assert!(Distribution::Normal { mean: 0.0, std_dev: -1.0 }.sample(7, 0, 1).is_err());
+    /// // finite parameters whose draws overflow
+    /// assert!(Distribution::Normal { mean: 0.0, std_dev: f64::MAX }.sample(7, 0, 100).is_err());
     /// ```
     pub fn sample(&self, seed: u64, stream: u64, len: usize) -> Result<Vec<f64>, String> {
         self.validate()?;
@@ -146,7 +154,16 @@ impl Distribution {
             }
             Distribution::Normal { mean, std_dev } => {
                 let normal = Normal::new(mean, std_dev).map_err(|e| e.to_string())?;
-                (0..len).map(|_| normal.sample(&mut rng)).collect()
+                let v: Vec<f64> = (0..len).map(|_| normal.sample(&mut rng)).collect();
+                // `mean + std_dev z` overflows for finite parameters near
+                // f64::MAX: refused, not returned as an infinity.
+                if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+                    return Err(format!(
+                        "normal ({mean}, {std_dev}) drew {} at index {i}: its values overflow f64",
+                        v[i]
+                    ));
+                }
+                v
             }
             Distribution::ScaledSignificand { exp_min, exp_max } => (0..len)
                 .map(|_| {
@@ -212,6 +229,31 @@ mod tests {
 
     /// The bottom of the allowed exponent range gives subnormals, not zeros
     /// (`2f64.powi(e)` is 0 for `e <= -1024` at run time; until 2026-11-25).
+    #[test]
+    fn a_normal_whose_draws_overflow_is_refused() {
+        let huge = Distribution::Normal {
+            mean: 0.0,
+            std_dev: f64::MAX,
+        };
+        assert!(huge.validate().is_ok());
+        assert!(huge.sample(1, 0, 100).is_err());
+        let near_max = Distribution::Normal {
+            mean: f64::MAX,
+            std_dev: 1e307,
+        };
+        assert!(near_max.sample(1, 0, 100).is_err());
+        let fine = Distribution::Normal {
+            mean: 0.0,
+            std_dev: 1e300,
+        };
+        assert!(
+            fine.sample(1, 0, 100)
+                .unwrap()
+                .iter()
+                .all(|x| x.is_finite())
+        );
+    }
+
     #[test]
     fn the_smallest_exponents_give_subnormals() {
         let tiny = Distribution::ScaledSignificand {

@@ -65,7 +65,9 @@ impl CsrMatrix {
     /// NaN kept).
     ///
     /// # Errors
-    /// [`Error::Usage`] if `data` does not have `rows * cols` values.
+    /// [`Error::Usage`] if `data` does not have `rows * cols` values, or if
+    /// the `rows + 1` row pointers cannot be allocated (`rows` near
+    /// `usize::MAX` with `cols = 0`).
     ///
     /// # Example
     /// ```
@@ -78,6 +80,8 @@ impl CsrMatrix {
     /// assert!(a.values()[1].is_nan());
     /// // 2 x 2 needs 4 values
     /// assert!(matches!(CsrMatrix::from_dense(2, 2, &[1.0; 3]), Err(Error::Usage(_))));
+    /// // usize::MAX x 0 has no values, but no room for its row pointers either
+    /// assert!(matches!(CsrMatrix::from_dense(usize::MAX, 0, &[]), Err(Error::Usage(_))));
     /// ```
     pub fn from_dense(rows: usize, cols: usize, data: &[f64]) -> Result<CsrMatrix> {
         if rows.checked_mul(cols) != Some(data.len()) {
@@ -87,7 +91,7 @@ impl CsrMatrix {
                 data.len()
             )));
         }
-        let mut row_ptr = Vec::with_capacity(rows + 1);
+        let mut row_ptr = row_ptr_buffer(rows)?;
         let (mut col_idx, mut values) = (Vec::new(), Vec::new());
         row_ptr.push(0);
         for i in 0..rows {
@@ -112,7 +116,8 @@ impl CsrMatrix {
     /// within a row, in the given order.
     ///
     /// # Errors
-    /// [`Error::Usage`] for an index out of range.
+    /// [`Error::Usage`] for an index out of range, or if the `rows + 1` row
+    /// pointers cannot be allocated.
     ///
     /// # Example
     /// ```
@@ -124,13 +129,15 @@ impl CsrMatrix {
     /// assert_eq!(a.row(1), (&[2usize, 0, 0][..], &[5.0, 6.0, 7.0][..]));
     /// // column 3 is outside a 2 x 3 matrix
     /// assert!(matches!(CsrMatrix::from_triplets(2, 3, &[(0, 3, 1.0)]), Err(Error::Usage(_))));
+    /// assert!(matches!(CsrMatrix::from_triplets(usize::MAX, 3, &[]), Err(Error::Usage(_))));
     /// ```
     pub fn from_triplets(
         rows: usize,
         cols: usize,
         triplets: &[(usize, usize, f64)],
     ) -> Result<CsrMatrix> {
-        let mut counts = vec![0usize; rows + 1];
+        let mut counts = row_ptr_buffer(rows)?;
+        counts.resize(rows + 1, 0);
         for (k, &(i, j, _)) in triplets.iter().enumerate() {
             if i >= rows || j >= cols {
                 return Err(Error::usage(format!(
@@ -321,6 +328,11 @@ impl CsrMatrix {
 
     /// `y = A x` in fp64, each row summed left to right (the plain product
     /// of the qdot applications; the accessor kernels have their own orders).
+    /// Only the first `min(y.len(), rows)` rows are written.
+    ///
+    /// # Panics
+    /// When a column index of an entry in those rows is `>= x.len()` (`x`
+    /// shorter than `cols`).
     ///
     /// # Example
     /// ```
@@ -335,5 +347,37 @@ impl CsrMatrix {
             let (cols, vals) = self.row(i);
             *out = cols.iter().zip(vals).fold(0.0, |s, (&c, &v)| s + v * x[c]);
         }
+    }
+}
+
+/// An empty buffer for `rows + 1` row pointers, refused (not a capacity
+/// overflow panic or an allocation abort) when it cannot be had.
+fn row_ptr_buffer(rows: usize) -> Result<Vec<usize>> {
+    let refuse = || Error::usage(format!("{rows} rows: no room for rows + 1 row pointers"));
+    let len = rows.checked_add(1).ok_or_else(refuse)?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| refuse())?;
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructors_refuse_a_row_count_with_no_room_for_row_pointers() {
+        for rows in [usize::MAX, usize::MAX / 2] {
+            assert!(matches!(
+                CsrMatrix::from_dense(rows, 0, &[]),
+                Err(Error::Usage(_))
+            ));
+            assert!(matches!(
+                CsrMatrix::from_triplets(rows, 1, &[]),
+                Err(Error::Usage(_))
+            ));
+        }
+        let a = CsrMatrix::from_triplets(2, 2, &[(1, 0, 3.0)]).unwrap();
+        assert_eq!(a.row_ptr(), &[0, 0, 1]);
+        assert_eq!(CsrMatrix::from_dense(0, 5, &[]).unwrap().row_ptr(), &[0]);
     }
 }

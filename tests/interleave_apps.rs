@@ -346,3 +346,43 @@ fn bad_problems_are_typed_errors() {
         .is_err()
     );
 }
+
+#[test]
+fn run_lockstep_refuses_a_cost_model_it_cannot_clock() {
+    use boundgate::kernels::interleave::clock::CostModel;
+    let a = app(4, 4, 1);
+    let base = CostModel::A100_THESIS;
+    for m in [
+        CostModel {
+            float_ns_per_cell: f64::NAN,
+            ..base
+        },
+        CostModel {
+            half_ns_per_cell: -1.0,
+            ..base
+        },
+        CostModel {
+            convert_ns_per_cell: f64::INFINITY,
+            ..base
+        },
+        // finite, but 1e300 ns per iteration overflowed the u64 virtual clock
+        CostModel {
+            half_ns_per_cell: 1e300,
+            ..base
+        },
+    ] {
+        let o = RunOptions {
+            clock: Clock::Model(m),
+            ..options(3, false, vec![])
+        };
+        assert!(matches!(
+            run_lockstep(&a, &[BranchSpec::single(Half)], &o),
+            Err(InterleaveError::InvalidParameter { .. })
+        ));
+    }
+    let o = RunOptions {
+        clock: Clock::Model(base),
+        ..options(3, false, vec![])
+    };
+    assert!(run_lockstep(&a, &[BranchSpec::single(Half)], &o).is_ok());
+}

@@ -248,3 +248,11 @@ fn ceilings_at_several_limits_equal_each_limit_alone() {
             .is_empty()
     );
 }
+
+#[test]
+fn stretch_refuses_a_start_whose_end_overflows() {
+    for (start, len) in [(usize::MAX, 1), (1, usize::MAX), (usize::MAX, usize::MAX)] {
+        assert!(stretch(10, Version::Half, start, len).is_err());
+    }
+    assert!(stretch(10, Version::Half, 9, 1).is_ok());
+}

@@ -400,3 +400,46 @@ proptest! {
         prop_assert_eq!(sim.trace.len(), n + 1);
     }
 }
+
+#[test]
+fn lookup_refuses_a_cell_outside_the_grid() {
+    let (mut st, _) = uniform_stats(4, 0.25, -0.25, 1.0, 2.0);
+    assert!(st.lookup(false, 0).is_ok());
+    for cell in [1, usize::MAX] {
+        assert!(matches!(
+            st.lookup(false, cell),
+            Err(InterleaveError::InvalidParameter { .. })
+        ));
+    }
+    // `grid` is public: a larger grid than the cells measured is refused too
+    st.grid = SectionGrid::new(2, 4, 1.0).unwrap();
+    assert!(matches!(
+        st.lookup(true, 3),
+        Err(InterleaveError::InvalidParameter { .. })
+    ));
+}
+
+#[test]
+fn target_of_hand_built_targets_clamps_to_the_shorter_runtimes() {
+    let t = Targets {
+        approx_cumulative: vec![0.0, 1.0, 2.0],
+        exact_cumulative: vec![0.0, 2.0],
+    };
+    assert_eq!(t.target(4, 9), 2.0); // i clamped to 1
+    let empty = Targets {
+        approx_cumulative: vec![],
+        exact_cumulative: vec![0.0],
+    };
+    assert_eq!(empty.target(1, 0), 0.0);
+}
+
+#[test]
+fn simulate_refuses_a_non_finite_start() {
+    let (st, t) = uniform_stats(4, 0.25, -0.25, 1.0, 2.0);
+    for (loss, ms) in [(f64::NAN, 0.0), (0.0, f64::NAN), (0.0, f64::INFINITY)] {
+        assert!(matches!(
+            simulate(&st, &t, 0.5, Policy::Thesis, loss, ms),
+            Err(InterleaveError::NonFinite { .. })
+        ));
+    }
+}

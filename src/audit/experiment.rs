@@ -530,7 +530,12 @@ pub fn elements_within(key: &str, dims: &[usize]) -> std::result::Result<usize, 
 /// The product of `factors` if it is at most `2^limit_log2`, else the error
 /// `params.<key>: a x b = p <unit> exceed the limit of 2^<limit_log2>`: how
 /// an experiment bounds the work that several parameters multiply (values
-/// timed, multiply-adds, stencil updates), with checked arithmetic.
+/// timed, multiply-adds, stencil updates), with checked arithmetic. A
+/// `limit_log2` of 64 or more allows any product that fits the `u64`
+/// returned.
+///
+/// # Errors
+/// The message above when the product exceeds the limit (or `u64::MAX`).
 ///
 /// # Example
 /// ```
@@ -540,6 +545,9 @@ pub fn elements_within(key: &str, dims: &[usize]) -> std::result::Result<usize, 
 ///     product_within("repeats", &[1 << 20, 1 << 20], 32, "values timed").unwrap_err(),
 ///     "params.repeats: 1048576 x 1048576 = 1099511627776 values timed exceed the limit of 2^32"
 /// );
+/// // 2^64 does not fit the u64 returned: products up to u64::MAX pass
+/// assert_eq!(product_within("n", &[1 << 32, 1 << 31], 100, "values").unwrap(), 1 << 63);
+/// assert!(product_within("n", &[1 << 32, 1 << 32], 100, "values").is_err());
 /// ```
 pub fn product_within(
     key: &str,
@@ -547,11 +555,14 @@ pub fn product_within(
     limit_log2: u32,
     unit: &str,
 ) -> std::result::Result<u64, String> {
-    debug_assert!(
-        limit_log2 < 64,
-        "a limit of 2^{limit_log2} does not fit u64"
-    );
-    let limit = 1u128 << limit_log2.min(63);
+    // 2^64 and above do not fit the u64 returned: the limit is then u64::MAX
+    // (a debug_assert refused them in debug builds only; release builds
+    // silently used 2^63).
+    let limit = if limit_log2 < 64 {
+        1u128 << limit_log2
+    } else {
+        u128::from(u64::MAX)
+    };
     let shown: Vec<String> = factors.iter().map(usize::to_string).collect();
     let product = factors
         .iter()
@@ -659,6 +670,23 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn product_within_accepts_a_limit_beyond_u64_without_panicking() {
+        for log2 in [64, 65, u32::MAX] {
+            assert_eq!(
+                product_within("n", &[1 << 32, 1 << 31], log2, "v"),
+                Ok(1 << 63)
+            );
+            assert_eq!(
+                product_within("n", &[usize::MAX], log2, "v"),
+                Ok(usize::MAX as u64)
+            );
+            assert!(product_within("n", &[1 << 32, 1 << 32], log2, "v").is_err());
+        }
+        assert_eq!(product_within("n", &[1 << 31, 2], 32, "v"), Ok(1 << 32));
+        assert!(product_within("n", &[1 << 31, 4], 32, "v").is_err());
+    }
 
     /// Plan text is literal in Markdown, and table cells keep their columns
     /// (review, 2026-11-26).

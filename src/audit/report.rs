@@ -50,17 +50,25 @@ impl OutcomeCounts {
     /// // 2 + 3 + 4: neither passes nor violations count
     /// assert_eq!(k.not_judged(), 9);
     /// assert_eq!(OutcomeCounts { pass: 7, violation: 7, ..Default::default() }.not_judged(), 0);
+    /// // saturating: hand-built counts cannot overflow or wrap
+    /// let k = OutcomeCounts { undecided: u64::MAX, non_finite: 1, ..Default::default() };
+    /// assert_eq!(k.not_judged(), u64::MAX);
     /// ```
     pub fn not_judged(&self) -> u64 {
-        self.undecided + self.hypothesis_not_met + self.non_finite
+        // Saturating, as `ViolationCauses::add`: the fields are public, and
+        // `u64::MAX` undecided plus one more overflowed (a panic in debug
+        // builds, a wrap to a small count in release ones).
+        self.undecided
+            .saturating_add(self.hypothesis_not_met)
+            .saturating_add(self.non_finite)
     }
 
     fn add(&mut self, o: &OutcomeCounts) {
-        self.pass += o.pass;
-        self.violation += o.violation;
-        self.undecided += o.undecided;
-        self.hypothesis_not_met += o.hypothesis_not_met;
-        self.non_finite += o.non_finite;
+        self.pass = self.pass.saturating_add(o.pass);
+        self.violation = self.violation.saturating_add(o.violation);
+        self.undecided = self.undecided.saturating_add(o.undecided);
+        self.hypothesis_not_met = self.hypothesis_not_met.saturating_add(o.hypothesis_not_met);
+        self.non_finite = self.non_finite.saturating_add(o.non_finite);
     }
 }
 
@@ -307,7 +315,7 @@ impl Totals {
             ..Totals::default()
         };
         for c in cells {
-            t.trials += c.trials;
+            t.trials = t.trials.saturating_add(c.trials);
             for b in &c.bounds {
                 if b.is_rigorous() {
                     t.rigorous.add(&b.counts);
@@ -1276,6 +1284,32 @@ pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn totals_of_hand_built_counts_saturate_instead_of_overflowing() {
+        let k = OutcomeCounts {
+            undecided: u64::MAX,
+            hypothesis_not_met: 1,
+            non_finite: 1,
+            ..Default::default()
+        };
+        assert_eq!(k.not_judged(), u64::MAX);
+        let cell = |unit| CellReport {
+            unit,
+            kernel: "qdot".into(),
+            params: BTreeMap::new(),
+            size: 1,
+            distribution: "U(-1,1)".into(),
+            trials: u64::MAX,
+            first_seed: 1,
+            bounds: vec![],
+        };
+        let t = Totals::of(&[cell(0), cell(1)], &[]);
+        assert_eq!((t.cells, t.trials), (2, u64::MAX));
+        let mut a = k;
+        a.add(&k);
+        assert_eq!((a.undecided, a.non_finite), (u64::MAX, 2));
+    }
 
     /// A violated published bound beside a passing gate is a model gap; a
     /// violated rigorous one (mpfma-gemm's other-order bound) is not.

@@ -152,16 +152,23 @@ impl RunningBound {
             Start::Binary32Data => (*app.coefficients(), app.power().to_vec(), app.initial64()?),
             Start::AsStored => (k_hat, p_hat.clone(), x0_hat.clone()),
         };
-        Ok(RunningBound::from_parts(
+        RunningBound::from_parts(
             version.storage(),
             (&k_hat, &p_hat, &x0_hat),
             (&k_ref, &p_ref, &x0_ref),
-        ))
+        )
     }
 
     /// The bound for a chain computed in `format` on the stored coefficients,
     /// powers and initial values `computed`, against exact arithmetic on
     /// `exact` (coefficients, powers, initial values).
+    ///
+    /// # Errors
+    /// [`InterleaveError::Verify`] (a length mismatch) when the two sides'
+    /// powers or initial values differ in length;
+    /// [`InterleaveError::NonFinite`] when a coefficient, power or initial
+    /// value is a NaN or an infinity (a `max` would skip a NaN and give a
+    /// bound that does not hold).
     ///
     /// # Example
     /// ```
@@ -169,21 +176,52 @@ impl RunningBound {
     /// use boundgate_verify::format::Format;
     /// let k = Coefficients::rodinia(Grid3::new(512, 512, 8).unwrap());
     /// let (p, x0) = ([1.0, 2.0], [300.0, 310.0]);
-    /// let same = RunningBound::from_parts(Format::FP32, (&k, &p, &x0), (&k, &p, &x0));
+    /// let same = RunningBound::from_parts(Format::FP32, (&k, &p, &x0), (&k, &p, &x0)).unwrap();
     /// assert_eq!((same.value, same.iterations), (0.0, 0));
     /// // E_0 = max_c |x^_0(c) - X_0(c)| = 0.5 (exact)
-    /// let off = RunningBound::from_parts(Format::FP32, (&k, &p, &[300.5, 310.0]), (&k, &p, &x0));
+    /// let off = RunningBound::from_parts(Format::FP32, (&k, &p, &[300.5, 310.0]), (&k, &p, &x0)).unwrap();
     /// assert_eq!(off.value, 0.5);
     /// // W = sum |w_j|, rounded up, is at least |sum w_j| = 1 - ct
     /// assert!(same.weight_sum >= 1.0 - k.ct);
+    /// // a NaN start, or one cell too few, has no bound
+    /// assert!(RunningBound::from_parts(Format::FP32, (&k, &p, &[f64::NAN, 310.0]), (&k, &p, &x0)).is_err());
+    /// assert!(RunningBound::from_parts(Format::FP32, (&k, &p, &[300.0]), (&k, &p, &x0)).is_err());
     /// ```
     pub fn from_parts(
         format: Format,
         computed: (&Coefficients<f64>, &[f64], &[f64]),
         exact: (&Coefficients<f64>, &[f64], &[f64]),
-    ) -> RunningBound {
+    ) -> Result<RunningBound> {
         let (k_hat, p_hat, x0_hat) = computed;
         let (k_ref, p_ref, x0_ref) = exact;
+        use boundgate_verify::error::require_same_len;
+        require_same_len("computed and exact powers", p_hat.len(), p_ref.len())?;
+        require_same_len(
+            "computed and exact initial values",
+            x0_hat.len(),
+            x0_ref.len(),
+        )?;
+        let coefficients = |k: &Coefficients<f64>| {
+            let mut all = k.weights().to_vec();
+            all.extend([k.sdc, k.amb]);
+            all
+        };
+        for (what, values) in [
+            ("computed coefficients", &coefficients(k_hat)[..]),
+            ("exact coefficients", &coefficients(k_ref)[..]),
+            ("computed powers", p_hat),
+            ("exact powers", p_ref),
+            ("computed initial values", x0_hat),
+            ("exact initial values", x0_ref),
+        ] {
+            if let Some(index) = values.iter().position(|v| !v.is_finite()) {
+                return Err(InterleaveError::NonFinite {
+                    what: what.to_string(),
+                    index,
+                    value: values[index],
+                });
+            }
+        }
         let up_sum = |v: [f64; 7]| v.iter().fold(0.0, |acc, w| add_up(acc, w.abs()));
         let weight_sum = up_sum(k_ref.weights());
         let stored_weight_sum = up_sum(k_hat.weights());
@@ -216,7 +254,7 @@ impl RunningBound {
             .iter()
             .zip(x0_ref)
             .fold(0.0f64, |m, (a, b)| m.max(abs_diff_up(*a, *b)));
-        RunningBound {
+        Ok(RunningBound {
             format,
             weight_sum,
             stored_weight_sum,
@@ -225,7 +263,7 @@ impl RunningBound {
             constant_error,
             value,
             iterations: 0,
-        }
+        })
     }
 
     /// Advances the bound over one iteration whose input state had largest
@@ -444,6 +482,36 @@ pub fn exact_trajectory(
 mod tests {
     use super::*;
     use crate::kernels::interleave::grid::Grid3;
+
+    #[test]
+    fn from_parts_refuses_non_finite_or_mismatched_inputs() {
+        let k = Coefficients::rodinia(Grid3::new(4, 4, 1).unwrap());
+        let (p, x0) = ([1.0, 2.0], [300.0, 310.0]);
+        let parts = |xh: &[f64], pr: &[f64]| {
+            RunningBound::from_parts(Format::FP32, (&k, &p, xh), (&k, pr, &x0))
+        };
+        assert!(parts(&x0, &p).is_ok());
+        // a NaN used to be skipped by `max`: E_0 = 0 for a NaN start
+        assert!(matches!(
+            parts(&[f64::NAN, 310.0], &p),
+            Err(InterleaveError::NonFinite { index: 0, .. })
+        ));
+        assert!(matches!(
+            parts(&x0, &[1.0, f64::INFINITY]),
+            Err(InterleaveError::NonFinite { index: 1, .. })
+        ));
+        // a cell short used to be dropped by `zip`
+        assert!(matches!(
+            parts(&[300.0], &p),
+            Err(InterleaveError::Verify(_))
+        ));
+        assert!(matches!(
+            parts(&x0, &[1.0]),
+            Err(InterleaveError::Verify(_))
+        ));
+        let bad = Coefficients { cc: f64::NAN, ..k };
+        assert!(RunningBound::from_parts(Format::FP32, (&bad, &p, &x0), (&k, &p, &x0)).is_err());
+    }
 
     #[test]
     fn the_pipelines_binary64_run_starts_without_error() {

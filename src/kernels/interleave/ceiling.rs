@@ -26,7 +26,8 @@ use std::collections::BTreeMap;
 /// before and after.
 ///
 /// # Errors
-/// `start + len > iterations`, `len = 0` or `iterations = 0`.
+/// `start + len > iterations` (an overflowing sum included), `len = 0` or
+/// `iterations = 0`.
 ///
 /// # Example
 /// ```
@@ -36,9 +37,12 @@ use std::collections::BTreeMap;
 /// assert_eq!(s.count(Version::Half), 4);
 /// assert_eq!(s.version_at(6), Version::Float);
 /// assert_eq!(s.version_at(7), Version::Half);
+/// assert!(stretch(10, Version::Half, usize::MAX, 1).is_err()); // refused, not overflowed
 /// ```
 pub fn stretch(iterations: usize, approx: Version, start: usize, len: usize) -> Result<Schedule> {
-    if len == 0 || start + len > iterations {
+    // Checked: `start + len` overflowed (a panic in debug builds) for a
+    // start near usize::MAX.
+    if len == 0 || start.checked_add(len).is_none_or(|end| end > iterations) {
         return Err(super::error::InterleaveError::parameter(
             "stretch",
             len,

@@ -141,7 +141,8 @@ fn certified_run(
         boundgate_verify::format::Format::FP64,
         (k, p, x0),
         (k, p, x0),
-    );
+    )
+    .map_err(to_verify)?;
     let mut x = x0.to_vec();
     let mut scratch = vec![0.0; x.len()];
     let mut counter = 0u8;

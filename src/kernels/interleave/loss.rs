@@ -48,6 +48,10 @@ const CHUNK: usize = 1024;
 /// Exact `sum (a_i - b_i)^2` of two equally long slices, added to `acc`.
 /// Non-finite values make the sum non-finite (see [`ExactSum::non_finite`]).
 ///
+/// # Errors
+/// [`InterleaveError::Verify`] (a length mismatch) when `a` and `b` differ
+/// in length; `acc` is then left unchanged.
+///
 /// Fast path: when the exact difference `s` is a binary32 number (always, by
 /// Sterbenz's lemma, for two binary32 values within a factor 2), `s^2` has
 /// at most 48 significant bits and is exact in `f64`, so it is added as one
@@ -60,13 +64,14 @@ const CHUNK: usize = 1024;
 /// use boundgate_verify::format::{Format, RoundingMode};
 /// use boundgate_verify::oracle::ExactSum;
 /// let mut acc = ExactSum::new();
-/// add_squared_differences(&mut acc, &[1.0f32, 3.0], &[0.0f32, 1.0]);
+/// add_squared_differences(&mut acc, &[1.0f32, 3.0], &[0.0f32, 1.0]).unwrap();
 /// assert_eq!(acc.to_f64(), 5.0); // 1^2 + 2^2
+/// assert!(add_squared_differences(&mut acc, &[1.0f32], &[0.0f32, 1.0]).is_err());
 /// // 1 - 2^-60 rounds to 1 in f64; the TwoSum remainder keeps the exact
 /// // (1 - 2^-60)^2 = 1 - 2^-59 + 2^-120, just below 1
 /// let tiny = f64::from_bits(0x3C30_0000_0000_0000); // 2^-60
 /// let mut acc = ExactSum::new();
-/// add_squared_differences(&mut acc, &[1.0f64], &[tiny]);
+/// add_squared_differences(&mut acc, &[1.0f64], &[tiny]).unwrap();
 /// assert!(acc.round(Format::FP64, RoundingMode::Down) < 1.0);
 /// assert_eq!(acc.round(Format::FP64, RoundingMode::Up), 1.0);
 /// ```
@@ -74,8 +79,8 @@ pub fn add_squared_differences<T: Copy + Into<f64>, U: Copy + Into<f64>>(
     acc: &mut ExactSum,
     a: &[T],
     b: &[U],
-) {
-    debug_assert_eq!(a.len(), b.len());
+) -> Result<()> {
+    boundgate_verify::error::require_same_len("squared differences", a.len(), b.len())?;
     let mut squares = [0.0f64; CHUNK];
     let mut factors = [0.0f64; CHUNK];
     for (ca, cb) in a.chunks(CHUNK).zip(b.chunks(CHUNK)) {
@@ -102,6 +107,7 @@ pub fn add_squared_differences<T: Copy + Into<f64>, U: Copy + Into<f64>>(
         acc.add_products(&factors[..nf], &factors[..nf])
             .expect("equal lengths");
     }
+    Ok(())
 }
 
 /// Exact `sum a_i^2`, added to `acc` (binary32 values square exactly in
@@ -166,13 +172,17 @@ impl LossSums {
             reference.len(),
         )?;
         let mut sums = LossSums::default();
-        add_squared_differences(&mut sums.diff, approx, reference);
+        add_squared_differences(&mut sums.diff, approx, reference)?;
         add_squares(&mut sums.reference, reference);
         Ok(sums)
     }
 
     /// The sums comparing `approx` with a reference whose `sum a_i^2` is
     /// already known (the lockstep runner computes it once per iteration).
+    ///
+    /// # Errors
+    /// [`InterleaveError::Verify`] (a length mismatch) when `approx` and
+    /// `reference` differ in length.
     ///
     /// # Example
     /// ```
@@ -182,23 +192,24 @@ impl LossSums {
     /// let mut squares = ExactSum::new();
     /// add_squares(&mut squares, &reference); // 9, computed once
     /// // a binary32 approximation against the binary64 reference
-    /// let s = LossSums::against(&[1.0f32, 2.0, 5.0], &reference, &squares);
+    /// let s = LossSums::against(&[1.0f32, 2.0, 5.0], &reference, &squares).unwrap();
     /// assert_eq!(s.diff.to_f64(), 9.0); // (5 - 2)^2
     /// assert_eq!(s.measure().unwrap().value, 1.0); // sqrt(9 / 9)
     /// let same = LossSums::of(&[1.0f64, 2.0, 5.0], &reference).unwrap();
     /// assert_eq!(s.measure().unwrap(), same.measure().unwrap());
+    /// assert!(LossSums::against(&[1.0f32, 2.0], &reference, &squares).is_err());
     /// ```
     pub fn against<T: Copy + Into<f64>, U: Copy + Into<f64>>(
         approx: &[T],
         reference: &[U],
         squares: &ExactSum,
-    ) -> LossSums {
+    ) -> Result<LossSums> {
         let mut diff = ExactSum::new();
-        add_squared_differences(&mut diff, approx, reference);
-        LossSums {
+        add_squared_differences(&mut diff, approx, reference)?;
+        Ok(LossSums {
             diff,
             reference: squares.clone(),
-        }
+        })
     }
 
     /// The enclosure of the loss.
@@ -385,6 +396,20 @@ mod tests {
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use rug::Rational;
+
+    #[test]
+    fn squared_differences_refuse_slices_of_different_lengths() {
+        let mut acc = ExactSum::new();
+        let err = add_squared_differences(&mut acc, &[1.0f64, 2.0, 3.0], &[1.0f64]);
+        assert!(matches!(err, Err(InterleaveError::Verify(_))), "{err:?}");
+        assert!(acc.is_zero());
+        let mut squares = ExactSum::new();
+        add_squares(&mut squares, &[1.0f64]);
+        assert!(matches!(
+            LossSums::against(&[1.0f32, 2.0], &[1.0f64], &squares),
+            Err(InterleaveError::Verify(_))
+        ));
+    }
 
     #[test]
     fn sums_beyond_binary64_still_give_a_tight_enclosure() {

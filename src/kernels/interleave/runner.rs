@@ -401,7 +401,9 @@ struct Truth<'a> {
 /// `1..=`[`super::schedule::MAX_ITERATIONS`], a limit in
 /// [`RunOptions::limits`] that is not positive and finite, a run keeping more
 /// than [`MAX_ROWS`] rows, a problem whose binary32 data overflow, a
-/// non-finite reference state.
+/// non-finite reference state, a [`Clock::Model`] whose per-cell costs are
+/// not finite, negative, or so large that the run's modelled time would not
+/// fit 2^64 ns.
 ///
 /// # Example
 /// ```
@@ -454,6 +456,28 @@ pub fn run_lockstep(
     }
     for &limit in &options.limits {
         super::error::require_threshold(limit)?;
+    }
+    if let Clock::Model(m) = options.clock {
+        // The fields are public: a NaN cost became 0 ns when rounded to the
+        // virtual clock (with a NaN runtime beside it), and a huge one
+        // overflowed the u64 nanoseconds (a panic in debug builds). A path
+        // runs at most N iterations and N conversions, each at most the
+        // largest cost times the cells.
+        let costs = [
+            m.float_ns_per_cell,
+            m.half_ns_per_cell,
+            m.skipped_ns_per_cell,
+            m.convert_ns_per_cell,
+        ];
+        let largest = costs.iter().fold(0.0f64, |a, &c| a.max(c));
+        let worst = largest * app.grid().cells() as f64 * 2.0 * (n_it + 1) as f64;
+        if costs.iter().any(|c| !(c.is_finite() && *c >= 0.0)) || worst >= u64::MAX as f64 {
+            return Err(InterleaveError::parameter(
+                "clock",
+                format!("{} {costs:?}", m.name),
+                "per-cell costs must be finite, not negative, and small enough that the run's modelled time fits 2^64 ns",
+            ));
+        }
     }
     for s in specs {
         if s.fork_point() >= n_it {
@@ -534,7 +558,7 @@ pub fn run_lockstep(
             Some(g) => {
                 let mut g_sq = ExactSum::new();
                 add_squares(&mut g_sq, g);
-                let ref_err = LossSums::against(&reference, g, &g_sq).measure()?.value;
+                let ref_err = LossSums::against(&reference, g, &g_sq)?.measure()?.value;
                 let e = bound.as_ref().map_or(0.0, |b| b.value);
                 let g_norm = sqrt_down(g_sq.round(Format::FP64, RoundingMode::Down));
                 let radius = if g_norm > 0.0 {
@@ -694,7 +718,7 @@ pub fn run_lockstep(
 /// Fills in the loss and ground-truth columns of node's row `i` (pushed when it stepped).
 fn record(node: &mut Node, i: usize, shared: &Shared<'_>) -> Result<()> {
     let state = node.state.as_ref().expect("an active run has a state");
-    let sums = LossSums::against(&state.values, shared.reference, shared.reference_squares);
+    let sums = LossSums::against(&state.values, shared.reference, shared.reference_squares)?;
     let measure = match sums.measure() {
         Ok(m) => m,
         Err(InterleaveError::UndefinedLoss) => {
@@ -715,7 +739,7 @@ fn record(node: &mut Node, i: usize, shared: &Shared<'_>) -> Result<()> {
         Some(t) => Some(GroundTruth {
             loss_lower: measure.lower,
             loss_upper: measure.upper,
-            error_vs_fp64: LossSums::against(&state.values, t.values, t.squares)
+            error_vs_fp64: LossSums::against(&state.values, t.values, t.squares)?
                 .measure()?
                 .value,
             reference_error_vs_fp64: t.reference_error,

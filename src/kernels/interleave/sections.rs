@@ -244,6 +244,10 @@ impl SectionGrid {
 
     /// Cell `id`.
     ///
+    /// # Panics
+    /// When `id >= self.len()`, like a slice index ([`SectionGrid::locate`]
+    /// only returns ids below it).
+    ///
     /// # Example
     /// ```
     /// use boundgate::kernels::interleave::sections::SectionGrid;

@@ -118,7 +118,9 @@ pub struct Simulation {
 /// and `start_runtime_ms` are the approximate profile's row 0.
 ///
 /// # Errors
-/// A limit that is not positive and finite; missing statistics.
+/// A limit that is not positive and finite; a `start_loss` or
+/// `start_runtime_ms` that is not finite ([`InterleaveError::NonFinite`]);
+/// missing statistics.
 ///
 /// # Example
 /// ```
@@ -143,6 +145,8 @@ pub struct Simulation {
 /// assert!(p.trace.iter().all(|s| s.loss < 0.5));
 /// assert!(matches!(simulate(&stats, &targets, -0.5, Policy::Thesis, 0.0, 0.0),
 ///     Err(InterleaveError::InvalidThreshold { .. })));
+/// assert!(matches!(simulate(&stats, &targets, 0.5, Policy::Thesis, 0.0, f64::NAN),
+///     Err(InterleaveError::NonFinite { .. })));
 /// ```
 pub fn simulate(
     stats: &Statistics,
@@ -153,6 +157,18 @@ pub fn simulate(
     start_runtime_ms: f64,
 ) -> Result<Simulation> {
     require_threshold(limit)?;
+    for (what, value) in [
+        ("start_loss", start_loss),
+        ("start_runtime_ms", start_runtime_ms),
+    ] {
+        if !value.is_finite() {
+            return Err(InterleaveError::NonFinite {
+                what: what.to_string(),
+                index: 0,
+                value,
+            });
+        }
+    }
     let grid = &stats.grid;
     let n = grid.iterations();
     let approx = stats.approx_version;

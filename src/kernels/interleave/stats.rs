@@ -489,6 +489,8 @@ impl Statistics {
     /// assert_eq!((exact.rate, exact.runtime_ms, from), (-0.25, 2.0, 3));
     /// let none = Statistics::new(&grid, &base, &[]).unwrap();
     /// assert!(matches!(none.lookup(true, 0), Err(InterleaveError::NoStatistics { kernel }) if kernel == "float"));
+    /// // there is no cell 4 in a 2 x 2 grid
+    /// assert!(matches!(s.lookup(false, 4), Err(InterleaveError::InvalidParameter { .. })));
     /// ```
     pub fn lookup(&self, exact: bool, cell: usize) -> Result<(KernelStat, usize)> {
         let get = |c: usize| {
@@ -498,12 +500,26 @@ impl Statistics {
                 self.approx_combined[c]
             }
         };
+        // `grid` and `cells` are public: a cell is looked up only where all
+        // three tables have it.
+        let len = self
+            .cells
+            .len()
+            .min(self.approx_combined.len())
+            .min(self.grid.len());
+        if cell >= len {
+            return Err(InterleaveError::parameter(
+                "cell",
+                cell,
+                format!("must be below the {len} cells of the statistics"),
+            ));
+        }
         if let Some(s) = get(cell) {
             return Ok((s, cell));
         }
         let centre = self.grid.section(cell);
         let mut best: Option<(f64, usize, KernelStat)> = None;
-        for c in 0..self.cells.len() {
+        for c in 0..len {
             let Some(s) = get(c) else { continue };
             let other = self.grid.section(c);
             let d = ((other.col as f64 - centre.col as f64).powi(2)
@@ -613,6 +629,8 @@ impl Targets {
     }
 
     /// `T_k(i)`, `k = 1..4` (clamped to that range; `i` clamped to `N`).
+    /// On hand-built targets `N` is the last index of the shorter of the two
+    /// cumulative runtimes, and targets with an empty one are all 0 ms.
     ///
     /// # Example
     /// ```
@@ -629,7 +647,16 @@ impl Targets {
     /// ```
     pub fn target(&self, k: usize, i: usize) -> f64 {
         let k = k.clamp(1, 4) as f64;
-        let i = i.min(self.approx_cumulative.len() - 1);
+        // The fields are public: clamp to the shorter one, and an empty one
+        // has no runtime yet (0 ms) instead of an index below 0.
+        let len = self
+            .approx_cumulative
+            .len()
+            .min(self.exact_cumulative.len());
+        let Some(last) = len.checked_sub(1) else {
+            return 0.0;
+        };
+        let i = i.min(last);
         let (a, e) = (self.approx_cumulative[i], self.exact_cumulative[i]);
         a + k / 4.0 * (e - a)
     }

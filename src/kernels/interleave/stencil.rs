@@ -121,6 +121,10 @@ pub fn cell<A: Arith>(
 
 /// One iteration over the whole grid: `tout` from `tin` (same length as the grid).
 ///
+/// # Panics
+/// When `power`, `tin` or `tout` does not hold exactly `grid.cells()` values
+/// (a hot loop with no error path; the callers size the buffers from the grid).
+///
 /// # Example
 /// ```
 /// use boundgate::kernels::interleave::{grid::Grid3, hotspot::Coefficients, stencil::{sweep, Binary64}};
@@ -426,6 +430,12 @@ pub enum Step {
 /// Runs one iteration of `version` on `state` (which must be in the
 /// version's format: see [`State::converted`]), using `scratch` as the
 /// output buffer. `double` is not a state version: use [`sweep64`].
+/// A perforation counter above 5 (only a hand-built [`State`] has one) is
+/// treated as 5: the iteration is skipped and the counter reset to 0.
+///
+/// # Panics
+/// When `state.values` (a public field) does not hold one value per cell of
+/// `app`'s grid (see [`sweep`]).
 ///
 /// # Example
 /// ```
@@ -447,7 +457,9 @@ pub fn advance(
     debug_assert!(!state.needs_conversion(version), "convert before advancing");
     if version == Version::Looperf {
         // Fig. 5.2: `if (5 == count) count = 0; else { compute; count++ }`.
-        if state.perforation == 5 {
+        // `>=`: a hand-built state's counter beyond 5 (the field is public)
+        // resets like 5 instead of counting up to a `u8` overflow.
+        if state.perforation >= 5 {
             state.perforation = 0;
             return Step::Skipped;
         }
@@ -532,6 +544,23 @@ mod tests {
             acc = f.fma(w, x, acc, rne);
         }
         acc
+    }
+
+    #[test]
+    fn advance_resets_a_perforation_counter_beyond_five() {
+        let app = HotSpot3D::synthetic(Grid3::new(4, 4, 1).unwrap(), 1).unwrap();
+        let mut s = app.initial_state(Version::Looperf).unwrap();
+        s.perforation = u8::MAX;
+        let mut scratch = Vec::new();
+        assert_eq!(
+            advance(&app, Version::Looperf, &mut s, &mut scratch),
+            Step::Skipped
+        );
+        assert_eq!(s.perforation, 0);
+        assert_eq!(
+            advance(&app, Version::Looperf, &mut s, &mut scratch),
+            Step::Computed
+        );
     }
 
     #[test]
