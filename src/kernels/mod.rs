@@ -365,6 +365,26 @@ pub fn require_output_fits(m: usize, n: usize) -> std::result::Result<(), Verify
     }
 }
 
+/// `rows * cols`, the element count of the operand `what`, refusing a
+/// product that overflows `usize` (shared by every kernel that checks a
+/// slice against its shape).
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::shape_len;
+/// assert_eq!(shape_len("A", 3, 4).unwrap(), 12);
+/// assert!(shape_len("A", usize::MAX, 2).is_err());
+/// ```
+pub fn shape_len(what: &str, rows: usize, cols: usize) -> std::result::Result<usize, VerifyError> {
+    rows.checked_mul(cols).ok_or_else(|| {
+        VerifyError::invalid(
+            what,
+            format!("{rows} x {cols}"),
+            "rows * cols overflows usize",
+        )
+    })
+}
+
 /// Fetches a named input and checks its shape.
 ///
 /// # Example

@@ -292,13 +292,7 @@ impl GemmOperands {
             ("elements of A (m k)", m, k, a.len()),
             ("elements of B (k t)", k, t, b.len()),
         ] {
-            let expected = rows
-                .checked_mul(cols)
-                .ok_or_else(|| VerifyError::InvalidParameter {
-                    name: what.into(),
-                    value: format!("{rows} x {cols}"),
-                    reason: "the element count overflows usize".into(),
-                })?;
+            let expected = crate::kernels::shape_len(what, rows, cols)?;
             boundgate_verify::error::require_same_len(what, expected, len)?;
         }
         let read = |v: &[f64]| -> Vec<f64> {

@@ -58,13 +58,7 @@ impl CsrI8 {
     /// ));
     /// ```
     pub fn from_mask(rows: usize, cols: usize, dense: &[i8], mask: &[bool]) -> Result<CsrI8> {
-        let len = rows.checked_mul(cols).ok_or_else(|| {
-            VerifyError::invalid(
-                "CSR shape",
-                format!("{rows} x {cols}"),
-                "rows * cols overflows usize",
-            )
-        })?;
+        let len = crate::kernels::shape_len("CSR shape", rows, cols)?;
         boundgate_verify::error::require_same_len("dense and rows * cols", dense.len(), len)?;
         boundgate_verify::error::require_same_len("mask and rows * cols", mask.len(), len)?;
         let mut row_ptr = Vec::with_capacity(rows + 1);

@@ -13,6 +13,7 @@
 
 use super::csr::CsrI8;
 use crate::error::Result;
+use crate::kernels::shape_len;
 use boundgate_verify::VerifyError;
 use boundgate_verify::bounds::residual::int32_max_k;
 use std::ops::{AddAssign, Mul};
@@ -53,18 +54,6 @@ fn narrow(sums: Vec<i64>, n: usize) -> Result<Vec<i32>> {
             })
         })
         .collect()
-}
-
-/// `rows * cols`, refusing a product that overflows `usize`.
-fn shape_len(what: &str, rows: usize, cols: usize) -> Result<usize> {
-    rows.checked_mul(cols).ok_or_else(|| {
-        VerifyError::invalid(
-            what,
-            format!("{rows} x {cols}"),
-            "rows * cols overflows usize",
-        )
-        .into()
-    })
 }
 
 fn widen<T: Acc>(out: Vec<T>) -> Vec<i64> {

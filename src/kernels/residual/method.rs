@@ -42,6 +42,7 @@ use super::intgemm::{int_gemm, spmm_csr_dense, spmm_dense_csr};
 use super::quant::{Granularity, QuantizedMatrix, Quantizer, residual, store};
 use super::reduce::{ReduceRule, abs_means, reduce_mask};
 use crate::error::Result;
+use crate::kernels::shape_len;
 use boundgate_verify::VerifyError;
 use boundgate_verify::bounds::residual::{Operands, QuantizedView, ScaleAxis};
 use boundgate_verify::oracle::Matrix;
@@ -221,18 +222,6 @@ pub struct Prepared {
     pub col_means: Vec<f64>,
     full_p1: OnceLock<Vec<i32>>,
     full_p2: OnceLock<Vec<i32>>,
-}
-
-/// `rows * cols` of the operand `what`, refusing a product that overflows `usize`.
-fn shape_len(what: &str, rows: usize, cols: usize) -> Result<usize> {
-    rows.checked_mul(cols).ok_or_else(|| {
-        VerifyError::invalid(
-            what,
-            format!("{rows} x {cols}"),
-            "rows * cols overflows usize",
-        )
-        .into()
-    })
 }
 
 impl Prepared {

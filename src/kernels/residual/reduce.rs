@@ -44,6 +44,7 @@
 //! [`ReduceRule::Signed`], the worked example's (`a_ik > M * mean_j |D_F_ij|`).
 
 use crate::error::Result;
+use crate::kernels::shape_len;
 use boundgate_verify::VerifyError;
 use serde::Serialize;
 
@@ -149,18 +150,6 @@ pub fn abs_means(d: &[f64], m: usize, n: usize, by_rows: bool) -> Result<Vec<f64
     }
     let count = count as f64;
     Ok(sums.into_iter().map(|s| s / count).collect())
-}
-
-/// `rows * cols` of the matrix `what`, refusing a product that overflows `usize`.
-fn shape_len(what: &str, rows: usize, cols: usize) -> Result<usize> {
-    rows.checked_mul(cols).ok_or_else(|| {
-        VerifyError::invalid(
-            what,
-            format!("{rows} x {cols}"),
-            "rows * cols overflows usize",
-        )
-        .into()
-    })
 }
 
 /// The mean of `|x|` over the nonzero entries, exactly rounded

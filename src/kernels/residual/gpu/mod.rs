@@ -268,15 +268,7 @@ fn checked_inputs(
             return Err(VerifyError::Empty { what: what.into() }.into());
         }
     }
-    let shape_len = |what: &str, rows: usize, cols: usize| {
-        rows.checked_mul(cols).ok_or_else(|| {
-            VerifyError::invalid(
-                what,
-                format!("{rows} x {cols}"),
-                "rows * cols overflows usize",
-            )
-        })
-    };
+    let shape_len = crate::kernels::shape_len;
     let (mk, kn) = (shape_len("A", m, k)?, shape_len("B", k, n)?);
     boundgate_verify::error::require_same_len("A and m * k", a.len(), mk)?;
     boundgate_verify::error::require_same_len("B and k * n", b.len(), kn)?;
