@@ -229,6 +229,36 @@ fn plan_sizes_and_trials_are_capped_with_the_field_named() {
     );
 }
 
+/// 3000 x 3000 parameter values (9 million cells, a 77 KB plan) aborted on
+/// allocation (exit 134) while the cells were built; 10^5 repeats of a size
+/// and of a format, the same (review, 2026-11-29).
+#[test]
+fn plans_expanding_to_too_many_cells_exit_2_with_one_line() {
+    let dir = workdir("cells");
+    let list = |n: usize, f: &dyn Fn(usize) -> String| (0..n).map(f).collect::<Vec<_>>().join(", ");
+    let params = format!(
+        "params = {{ tile = [{}], eps = [{}] }}",
+        list(3000, &|i| format!("\"{i}\"")),
+        list(3000, &|i| format!("\"{}e-9\"", i + 1))
+    );
+    let p = write(&dir, "grid.toml", &plan("qdot", "4", UNIFORM, &params));
+    let o = boundgate(&["audit", "--plan", s(&p), "--quiet"]);
+    assert_bad_input(&o, "grid.toml:3: campaign[0]: 9000000 cells");
+    assert_bad_input(&o, "(2^16)");
+    let sizes = list(100_000, &|_| "4".into());
+    let formats = format!(
+        "params = {{ format = [{}] }}",
+        list(100_000, &|_| "\"fp16\"".into())
+    );
+    let p = write(
+        &dir,
+        "repeats.toml",
+        &plan("dot-recursive", &sizes, UNIFORM, &formats),
+    );
+    let o = boundgate(&["audit", "--plan", s(&p), "--quiet"]);
+    assert_bad_input(&o, "campaign[0]: 10000000000 cells");
+}
+
 #[test]
 fn a_kernel_refusal_names_plan_cell_and_seed() {
     let dir = workdir("refusal");

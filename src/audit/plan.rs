@@ -75,6 +75,19 @@ pub const MAX_TRIALS: u64 = 1 << 24;
 /// ```
 pub const MAX_EXPERIMENT_RESULTS: u64 = 1 << 20;
 
+/// The most cells a plan may expand to: 2^16, counted over its campaigns
+/// (included plans' among them) as sizes x distributions x the values of
+/// each parameter list, repeats included. Every cell is built before the
+/// first one runs, at about 2 KB each: a campaign of 3000 x 3000 parameter
+/// values aborted the audit on allocation until 2026-11-29 (review). The
+/// largest shipped plan has 432 cells.
+///
+/// # Example
+/// ```
+/// assert_eq!(boundgate::audit::plan::MAX_CELLS, 1 << 16);
+/// ```
+pub const MAX_CELLS: usize = 1 << 16;
+
 /// Seeds of the trials: `first, first + 1, ..., first + count - 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -236,6 +249,13 @@ pub struct Cell {
 impl Plan {
     /// Reads and validates a plan file.
     ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when it cannot be read; [`Error::Plan`] as for
+    /// [`Plan::from_toml`], or naming `include[i]` when an included plan is
+    /// refused, closes a cycle, nests deeper than 8, or brings the cells
+    /// past [`MAX_CELLS`].
+    ///
     /// # Example
     /// ```
     /// use boundgate::Error;
@@ -307,6 +327,10 @@ impl Plan {
                     e.seeds = e.seeds.or(Some(included.seeds));
                     e
                 }));
+            // Each file may stay below the cap and their sum not.
+            if let Some((_, reason)) = plan.cells_problem() {
+                return Err(located(format!("{name}: {reason}")));
+            }
         }
         chain.pop();
         Ok(plan)
@@ -339,6 +363,10 @@ impl Plan {
     }
 
     /// Number of units (cells, then experiments): what `--shard` distributes.
+    ///
+    /// # Errors
+    ///
+    /// As [`Plan::cells`].
     ///
     /// # Example
     /// ```
@@ -373,6 +401,15 @@ impl Plan {
     }
 
     /// Parses and validates a plan; `path` is only used in error messages.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Plan`] naming the file, the line when found, and the field:
+    /// TOML that is not a plan, an unknown kernel or experiment, a parameter
+    /// the kernel refuses, no sizes or a size of 0 or past
+    /// [`MAX_INPUT_ELEMENTS`], no distribution or an invalid one, no seeds
+    /// or too many ([`MAX_TRIALS`], [`MAX_EXPERIMENT_RESULTS`]), a
+    /// confidence outside (0, 1), or more than [`MAX_CELLS`] cells.
     ///
     /// # Example
     /// ```
@@ -442,6 +479,38 @@ impl Plan {
         Ok(plan)
     }
 
+    /// The first campaign at which the plan's cells, counted as in
+    /// [`MAX_CELLS`], exceed it or overflow `usize`, and why.
+    fn cells_problem(&self) -> Option<(usize, String)> {
+        let mut total = 0usize;
+        for (i, c) in self.campaigns.iter().enumerate() {
+            let count = c
+                .params
+                .values()
+                .map(Vec::len)
+                .chain([c.sizes.len(), c.distributions.len()])
+                .try_fold(1usize, usize::checked_mul)
+                .and_then(|n| total.checked_add(n));
+            let reason = match count {
+                Some(n) if n <= MAX_CELLS => {
+                    total = n;
+                    continue;
+                }
+                Some(n) => format!("{n} cells"),
+                None => "a number of cells that overflows usize".to_string(),
+            };
+            return Some((
+                i,
+                format!(
+                    "{reason} (sizes x distributions x parameter values, over the campaigns up to \
+                     this one): more than the limit of {MAX_CELLS} (2^16) per plan, as every cell \
+                     is built before the first runs"
+                ),
+            ));
+        }
+        None
+    }
+
     fn validate(&self, path: &Path) -> Result<()> {
         let err = |field: String, reason: String| Error::Plan {
             path: PathBuf::from(path),
@@ -469,6 +538,11 @@ impl Plan {
                 "campaign".into(),
                 "the plan has no [[campaign]] and no [[experiment]]".into(),
             ));
+        }
+        // Before the per-value checks below, which a plan of millions of
+        // values would keep busy.
+        if let Some((i, reason)) = self.cells_problem() {
+            return Err(err(format!("campaign[{i}]"), reason));
         }
         for (i, e) in self.experiments.iter().enumerate() {
             let at = |f: &str| format!("experiment[{i}].{f}");
@@ -541,6 +615,14 @@ impl Plan {
     /// Expands the plan into its cells, in a fixed order; a cell that two
     /// campaigns (or one, twice) give is kept where it first appears.
     ///
+    /// # Errors
+    ///
+    /// [`Error::Plan`] (without a line) when the plan is not one
+    /// [`Plan::from_toml`] accepts: its fields are public and it
+    /// deserializes, so it may be built unchecked (seeds past `u64::MAX`
+    /// panicked the runner until 2026-11-29; review). Among them: more than
+    /// [`MAX_CELLS`] cells.
+    ///
     /// # Example
     /// ```
     /// use boundgate::audit::{Plan, Seeds};
@@ -554,8 +636,15 @@ impl Plan {
     /// // a size given twice is one cell
     /// let twice = Plan::from_toml(&text.replace("[8, 16]", "[8, 8]"), Path::new("p.toml")).unwrap();
     /// assert_eq!(twice.cells().unwrap().len(), 2);
+    /// // a plan changed after it was read is checked again
+    /// let mut unchecked = twice;
+    /// unchecked.seeds = Seeds { first: u64::MAX, count: 2 };
+    /// assert!(unchecked.cells().err().unwrap().to_string().starts_with("p.toml: seeds.count: first + count overflows"));
     /// ```
     pub fn cells(&self) -> Result<Vec<Cell>> {
+        // A plan built or deserialized without `from_toml` is checked here,
+        // before the runner trusts it (seeds past u64::MAX panicked it).
+        self.validate(&self.source)?;
         let mut cells = Vec::new();
         for c in &self.campaigns {
             let kernel = registry::find(&c.kernel)?;
@@ -969,5 +1058,138 @@ mod tests {
         // are not its concern (refused for it until 2026-11-26).
         let fig5 = "[[experiment]]\nname = \"mpfma-fig5\"\n";
         assert!(with(MAX_TRIALS, &format!("{campaign}{fig5}")).is_ok());
+    }
+
+    /// A campaign whose lists multiply out to millions of cells aborted on
+    /// allocation (`memory allocation of ... failed`, exit 134) while the
+    /// cells were built, before any check (review, 2026-11-29): refused when
+    /// the plan is read, naming the campaign.
+    #[test]
+    fn plans_expanding_to_too_many_cells_are_refused() {
+        let p = Path::new("big.toml");
+        let list =
+            |n: usize, f: &dyn Fn(usize) -> String| (0..n).map(f).collect::<Vec<_>>().join(", ");
+        let campaign = |tiles: usize, eps: usize| {
+            format!(
+                "[[campaign]]\nkernel = \"qdot\"\nsizes = [4]\ndistributions = [{{ kind = \"uniform\", low = -1.0, high = 1.0 }}]\nparams = {{ tile = [{}], eps = [{}] }}\n",
+                list(tiles, &|i| format!("\"{i}\"")),
+                list(eps, &|i| format!("\"{}e-9\"", i + 1))
+            )
+        };
+        let head = "name = \"x\"\nseeds = { first = 1, count = 1 }\n";
+        // 256 x 256 = MAX_CELLS cells: accepted.
+        let at_cap = format!("{head}{}", campaign(256, 256));
+        assert_eq!(MAX_CELLS, 256 * 256);
+        assert!(Plan::from_toml(&at_cap, p).is_ok());
+        // 3000 x 3000 = 9 000 000 cells: refused before any cell is built.
+        let e = Plan::from_toml(&format!("{head}{}", campaign(3000, 3000)), p)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("big.toml:3: campaign[0]:")
+                && e.contains("9000000 cells")
+                && e.contains("(2^16)"),
+            "{e}"
+        );
+        // Over the cap only together: named at the campaign that crosses it.
+        let e = Plan::from_toml(
+            &format!("{head}{}{}", campaign(256, 256), campaign(1, 1)),
+            p,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("big.toml:8: campaign[1]:"), "{e}");
+        // A product past usize::MAX (2^16 values in each of four lists) is
+        // refused, not wrapped.
+        let mut plan = Plan::from_toml(&at_cap, p).unwrap();
+        plan.campaigns[0].sizes = vec![4; 1 << 16];
+        plan.campaigns[0].params = BTreeMap::from([
+            ("tile".to_string(), vec!["1".to_string(); 1 << 16]),
+            ("eps".to_string(), vec!["1e-8".to_string(); 1 << 16]),
+            ("input".to_string(), vec!["fp16".to_string(); 1 << 16]),
+        ]);
+        let e = plan.cells().err().expect("refused").to_string();
+        assert!(
+            e.contains("campaign[0]: a number of cells that overflows usize"),
+            "{e}"
+        );
+    }
+
+    /// Cells of an included plan count with the including plan's: each file
+    /// may stay below the cap and their sum not.
+    #[test]
+    fn included_cells_count_towards_the_cap() {
+        let dir = std::env::temp_dir().join(format!("boundgate-plan-cap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let sizes: Vec<String> = (1..=MAX_CELLS).map(|n| n.to_string()).collect();
+        let campaign = format!(
+            "[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [{}]\ndistributions = [{{ kind = \"uniform\", low = -1.0, high = 1.0 }}]\n",
+            sizes.join(", ")
+        );
+        let head = "seeds = { first = 1, count = 1 }\n";
+        std::fs::write(
+            dir.join("inner.toml"),
+            format!("name = \"inner\"\n{head}{campaign}"),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("outer.toml"),
+            format!("name = \"outer\"\n{head}include = [\"inner.toml\"]\n{campaign}"),
+        )
+        .unwrap();
+        let (inner, outer) = (
+            Plan::from_file(&dir.join("inner.toml")),
+            Plan::from_file(&dir.join("outer.toml")),
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(inner.is_ok());
+        let e = outer.unwrap_err().to_string();
+        assert!(
+            e.contains("outer.toml:3: include[0]:") && e.contains("(2^16)"),
+            "{e}"
+        );
+    }
+
+    /// `Plan`'s fields are public and it deserializes: a plan built without
+    /// `from_toml` reached the runner unchecked, and seeds past `u64::MAX`
+    /// panicked it (`attempt to add with overflow`; review, 2026-11-29).
+    /// `cells` checks the plan as `from_toml` does.
+    #[test]
+    fn cells_refuse_a_plan_built_without_validation() {
+        let text = "name = \"x\"\nseeds = { first = 1, count = 2 }\n[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [8]\ndistributions = [{ kind = \"uniform\", low = 0.0, high = 1.0 }]\n";
+        let good = Plan::from_toml(text, Path::new("p.toml")).unwrap();
+        let refused = |f: &dyn Fn(&mut Plan)| {
+            let mut plan = good.clone();
+            f(&mut plan);
+            let e = plan.cells().err().expect("refused").to_string();
+            assert!(
+                super::super::run_plan(&plan, Default::default()).is_err(),
+                "{e}"
+            );
+            e
+        };
+        let e = refused(&|p| {
+            p.seeds = Seeds {
+                first: u64::MAX,
+                count: 2,
+            }
+        });
+        assert!(
+            e.starts_with("p.toml: seeds.count: first + count overflows"),
+            "{e}"
+        );
+        let e = refused(&|p| p.campaigns[0].sizes = vec![0]);
+        assert!(e.contains("campaign[0].sizes"), "{e}");
+        let e = refused(&|p| p.confidence = f64::NAN);
+        assert!(e.contains("confidence"), "{e}");
+        let e = refused(&|p| {
+            p.campaigns[0].distributions = vec![Distribution::Normal {
+                mean: 0.0,
+                std_dev: f64::NAN,
+            }]
+        });
+        assert!(e.contains("campaign[0].distributions[0]"), "{e}");
+        // The plan as read is unchanged.
+        assert_eq!(good.cells().unwrap().len(), 1);
     }
 }
