@@ -443,3 +443,40 @@ fn simulate_refuses_a_non_finite_start() {
         ));
     }
 }
+
+#[test]
+fn schedule_and_execute_refuses_a_sampling_of_another_length() {
+    use boundgate::kernels::interleave::clock::Clock;
+    use boundgate::kernels::interleave::grid::Grid3;
+    use boundgate::kernels::interleave::hotspot::HotSpot3D;
+    use boundgate::kernels::interleave::pipeline::{Prepared, schedule_and_execute};
+    let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+    let p12 = Prepared::new(&app, Half, 12, 2, Clock::DEFAULT).unwrap();
+    let p20 = Prepared::new(&app, Half, 20, 2, Clock::DEFAULT).unwrap();
+    let limit = p12.profiles.approx.max_loss() / 2.0;
+    let run = |profiles, sampling| {
+        schedule_and_execute(
+            &app,
+            profiles,
+            sampling,
+            limit,
+            None,
+            Policy::Thesis,
+            Clock::DEFAULT,
+            false,
+        )
+    };
+    // Both ways round: it returned a schedule of the sampling's length, not
+    // the profiles'.
+    for (profiles, sampling) in [
+        (&p12.profiles, &p20.sampling),
+        (&p20.profiles, &p12.sampling),
+    ] {
+        assert!(matches!(
+            run(profiles, sampling),
+            Err(InterleaveError::InvalidParameter { name, .. }) if name == "sampling"
+        ));
+    }
+    let s = run(&p12.profiles, &p12.sampling).unwrap();
+    assert_eq!(s.execution.schedule.iterations(), 12);
+}

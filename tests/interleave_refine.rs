@@ -193,3 +193,61 @@ fn the_report_refines_the_schedules_that_overshoot() {
         .unwrap();
     assert!(!report.tables.iter().any(|t| t.title.starts_with("refined")));
 }
+
+#[test]
+fn refine_from_refuses_a_first_round_made_for_another_limit_or_problem() {
+    use boundgate::kernels::interleave::execute::execute;
+    use boundgate::kernels::interleave::refine::refine_from;
+    use boundgate::kernels::interleave::schedule::Schedule;
+    use boundgate::kernels::interleave::simulate::Simulation;
+    let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+    let p = Prepared::new(&app, Version::Half, 12, 2, Clock::DEFAULT).unwrap();
+    let inputs = p.refine_inputs(&app, Clock::DEFAULT, false);
+    let limit = p.profiles.approx.max_loss() / 4.0;
+    let sim = |schedule: &Schedule| Simulation {
+        limit,
+        policy: Policy::Thesis,
+        schedule: schedule.clone(),
+        trace: vec![],
+    };
+    let first = |schedule: &Schedule, executed: &Schedule, against: f64| {
+        let done = execute(&app, executed, against, Clock::DEFAULT, false).unwrap();
+        refine_from(
+            &inputs,
+            limit,
+            Policy::Thesis,
+            3,
+            Some((sim(schedule), done)),
+        )
+    };
+    let refused = |r: Result<_, InterleaveError>| matches!(r, Err(InterleaveError::InvalidParameter { name, .. }) if name == "first");
+    // Half throughout exceeds L_max / 4; executed against 1.0 it was within
+    // that limit and was kept as the refined schedule, over `limit`.
+    let half = Schedule::single(12, Version::Half).unwrap();
+    assert!(refused(first(&half, &half, 1.0)));
+    // Its execution of another schedule than the simulated one.
+    let float = Schedule::single(12, Version::Float).unwrap();
+    assert!(refused(first(&float, &half, limit)));
+    // A schedule for another number of iterations than the statistics'.
+    let long = Schedule::single(20, Version::Float).unwrap();
+    assert!(refused(first(&long, &long, limit)));
+    // The round as the pipeline makes it: accepted, and kept within `limit`.
+    let r = first(&float, &float, limit).unwrap();
+    assert!(r.execution.respects_limit() && r.execution.limit == limit);
+}
+
+#[test]
+fn refine_falls_back_to_float_when_the_tightened_limit_underflows() {
+    // A tiny but valid limit: the first round overshoots it by about 1e196,
+    // the overshoot ratio takes the simulated limit to 0, and the next
+    // simulation failed with "threshold 0" instead of the float fallback.
+    let app = HotSpot3D::synthetic(Grid3::new(8, 8, 2).unwrap(), 1).unwrap();
+    let p = Prepared::new(&app, Version::Half, 12, 2, Clock::DEFAULT).unwrap();
+    let inputs = p.refine_inputs(&app, Clock::DEFAULT, false);
+    for limit in [1e-200, 1e-300, f64::from_bits(1)] {
+        let r = refine(&inputs, limit, Policy::Thesis, 8).unwrap();
+        assert_eq!(r.fallback, Some(Fallback::NoRoundWithin), "{limit:e}");
+        assert!(r.execution.respects_limit(), "{limit:e}");
+        assert_eq!(r.schedule().count(Version::Half), 0, "{limit:e}");
+    }
+}

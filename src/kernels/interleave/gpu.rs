@@ -108,6 +108,28 @@ pub struct GpuHotSpot {
     k16: Coefficients16,
     dims: (u32, u32, u32),
     cells: usize,
+    /// [`HotSpot3D::half_power_overflow`]: schedules running `half` are refused.
+    half_power_overflow: Option<(usize, f64)>,
+}
+
+/// Refuses a schedule that runs `half` on a problem with a power beyond
+/// binary16's range (`overflow`, [`HotSpot3D::half_power_overflow`]): the
+/// half kernel stores the powers in binary16, so the device would run on
+/// infinite powers and return an infinite or NaN state without a sign, where
+/// the CPU model ends the run ([`super::runner::Ending::PowerOverflow`]).
+fn require_half_powers(
+    overflow: Option<(usize, f64)>,
+    schedule: &Schedule,
+) -> Result<(), GpuError> {
+    match overflow {
+        Some((index, value)) if schedule.count(Version::Half) > 0 => Err(VerifyError::invalid(
+            "power",
+            format!("{value:e} (cell {index})"),
+            "overflows binary16, where the half kernel stores the powers: a schedule running half cannot run on this problem",
+        )
+        .into()),
+        _ => Ok(()),
+    }
 }
 
 impl GpuHotSpot {
@@ -187,6 +209,7 @@ impl GpuHotSpot {
             k16,
             dims: (grid.nx() as u32, grid.ny() as u32, grid.nz() as u32),
             cells,
+            half_power_overflow: app.half_power_overflow(),
         })
     }
 
@@ -222,8 +245,10 @@ impl GpuHotSpot {
     /// events do not perturb the timing), and `iteration_ms` is empty.
     ///
     /// # Errors
-    /// A schedule for another grid size is impossible (the schedule only
-    /// counts iterations); driver failures.
+    /// [`GpuError::Input`] for a schedule that runs `half` when a power of
+    /// the problem overflows binary16 ([`HotSpot3D::half_power_overflow`]);
+    /// driver failures. A schedule for another grid size is impossible (the
+    /// schedule only counts iterations).
     ///
     /// # Example
     /// ```no_run
@@ -253,6 +278,7 @@ impl GpuHotSpot {
 
     /// The launches of [`GpuHotSpot::run`], timed, without reading the state back.
     fn launch(&mut self, schedule: &Schedule, per_iteration: bool) -> Result<Launched, GpuError> {
+        require_half_powers(self.half_power_overflow, schedule)?;
         let (nx, ny, nz) = self.dims;
         let block = (32u32, 8u32, 1u32);
         let stencil32 = LaunchConfig {
@@ -425,7 +451,10 @@ struct Launched {
 /// Runs `schedule` on `app` on device 0, every iteration timed.
 ///
 /// # Errors
-/// No device ([`crate::gpu::probe`] says why), an NVRTC or driver failure.
+/// [`GpuError::Input`] for a schedule that runs `half` when a power of
+/// `app` overflows binary16 ([`HotSpot3D::half_power_overflow`]; checked
+/// before the device is touched); no device ([`crate::gpu::probe`] says
+/// why), an NVRTC or driver failure.
 ///
 /// # Example
 /// ```no_run
@@ -444,7 +473,19 @@ struct Launched {
 /// assert_eq!(bits(&gpu.state), bits(&state.values));
 /// assert_eq!(gpu.iteration_ms.len(), 30); // every iteration timed
 /// ```
+///
+/// A `half` schedule on powers beyond binary16's range is refused before a
+/// device is looked for:
+/// ```
+/// use boundgate::gpu::GpuError;
+/// use boundgate::kernels::interleave::{gpu::run_schedule, grid::Grid3, hotspot::HotSpot3D,
+///     schedule::Schedule, version::Version};
+/// let app = HotSpot3D::new(Grid3::new(2, 1, 1).unwrap(), vec![300.0; 2], vec![1.0, 1e5]).unwrap();
+/// let half = Schedule::single(4, Version::Half).unwrap();
+/// assert!(matches!(run_schedule(&app, &half), Err(GpuError::Input(_))));
+/// ```
 pub fn run_schedule(app: &HotSpot3D, schedule: &Schedule) -> Result<GpuRun, GpuError> {
+    require_half_powers(app.half_power_overflow(), schedule)?;
     GpuHotSpot::new(app)?.run(schedule, true)
 }
 
@@ -482,8 +523,10 @@ pub struct ScheduleTimings {
 /// drift affects all alike); medians.
 ///
 /// # Errors
-/// [`GpuError::Input`] for zero repetitions or schedules of differing
-/// lengths (checked before the device is touched); no device; driver
+/// [`GpuError::Input`] for zero repetitions, schedules of differing
+/// lengths, or one that runs `half` when a power of `app` overflows binary16
+/// ([`HotSpot3D::half_power_overflow`]) (checked before the device is
+/// touched); no device; driver
 /// failures; a state that holds a NaN or an infinity ([`GpuError::Internal`]
 /// with the loss's error).
 ///
@@ -525,6 +568,9 @@ pub fn time_schedules(
             format!("every schedule must have the same length ({iterations} iterations)"),
         )
         .into());
+    }
+    for s in schedules {
+        require_half_powers(app.half_power_overflow(), s)?;
     }
     let iterations = iterations.max(1);
     let float = Schedule::single(iterations, Version::Float)
@@ -586,5 +632,28 @@ mod tests {
             time_schedules(&app, &[a, b], 3),
             Err(GpuError::Input(_))
         ));
+    }
+
+    #[test]
+    fn half_schedules_on_powers_beyond_binary16_are_refused_before_touching_a_device() {
+        // 1e5 > 65504: the half kernel would read an infinite power and
+        // return an infinite state (the CPU model ends such a run).
+        let grid = Grid3::new(2, 1, 1).unwrap();
+        let app = HotSpot3D::new(grid, vec![300.0; 2], vec![1.0, 1e5]).unwrap();
+        let mixed = Schedule::new(6, vec![(0, Version::Float), (3, Version::Half)]).unwrap();
+        let float = Schedule::single(6, Version::Float).unwrap();
+        assert!(matches!(
+            run_schedule(&app, &mixed),
+            Err(GpuError::Input(VerifyError::InvalidParameter { name, .. })) if name == "power"
+        ));
+        assert!(matches!(
+            time_schedules(&app, &[float.clone(), mixed], 1),
+            Err(GpuError::Input(VerifyError::InvalidParameter { name, .. })) if name == "power"
+        ));
+        // Schedules without half are not refused for it.
+        assert_eq!(
+            require_half_powers(app.half_power_overflow(), &float),
+            Ok(())
+        );
     }
 }

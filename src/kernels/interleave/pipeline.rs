@@ -386,7 +386,10 @@ impl Prepared {
 /// Steps 4 to 6 for one sampling and limit, then the execution.
 ///
 /// # Errors
-/// As [`Statistics::new`], [`simulate`], [`execute`].
+/// As [`Statistics::new`], [`simulate`], [`execute`];
+/// [`InterleaveError::InvalidParameter`] named `sampling` when `sampling`
+/// spans another number of iterations than `profiles.approx` (it was made
+/// from other profiles).
 ///
 /// # Example
 /// ```
@@ -402,6 +405,11 @@ impl Prepared {
 /// assert_eq!(s.execution.schedule, s.simulation.schedule); // the simulated schedule is the one executed
 /// assert!(s.simulation.trace.iter().all(|t| t.loss < limit)); // predictive: below the limit, simulated
 /// assert!(matches!(run(0.0), Err(InterleaveError::InvalidThreshold { .. })));
+/// // a sampling of 20 iterations with the profiles of 12: refused, not mixed
+/// let other = Prepared::new(&app, Version::Half, 20, 2, Clock::DEFAULT).unwrap();
+/// assert!(matches!(schedule_and_execute(&app, &p.profiles, &other.sampling, limit, None,
+///     Policy::Thesis, Clock::DEFAULT, false),
+///     Err(InterleaveError::InvalidParameter { name, .. }) if name == "sampling"));
 /// ```
 #[allow(clippy::too_many_arguments)]
 pub fn schedule_and_execute(
@@ -415,6 +423,20 @@ pub fn schedule_and_execute(
     ground_truth: bool,
 ) -> Result<Scheduled> {
     require_threshold(limit)?;
+    // The check `interleave schedule` makes on its files: Statistics::new
+    // does not compare the grid with the profile, and a sampling of another
+    // length gave a schedule of that length without a sign (found by
+    // review, 2026-11-29).
+    let (sampled, profiled) = (sampling.grid.iterations(), profiles.approx.last_iteration());
+    if sampled != profiled {
+        return Err(InterleaveError::parameter(
+            "sampling",
+            format!("{sampled} iterations"),
+            format!(
+                "the approximate profile has {profiled}: the sampling comes from other profiles"
+            ),
+        ));
+    }
     let stats = Statistics::new(&sampling.grid, &profiles.approx, &sampling.measurements())?;
     let targets = Targets::new(&profiles.approx, &profiles.exact)?;
     let start = profiles.approx.start();

@@ -26,7 +26,7 @@
 //! rounds are not spent on it.
 
 use super::clock::Clock;
-use super::error::{Result, require_threshold};
+use super::error::{InterleaveError, Result, require_threshold};
 use super::execute::{Execution, Verdict, execute};
 use super::hotspot::HotSpot3D;
 use super::schedule::Schedule;
@@ -151,7 +151,11 @@ pub fn refine(
 /// again.
 ///
 /// # Errors
-/// As [`refine`].
+/// As [`refine`]; [`InterleaveError::InvalidParameter`] named `first` when
+/// its execution is not against `limit`, runs another schedule than its
+/// simulation, or that schedule is not `inputs.stats`'s length (a round made
+/// for another limit or problem would be kept as within `limit` without
+/// having been checked against it).
 ///
 /// # Example
 /// ```
@@ -171,6 +175,11 @@ pub fn refine(
 /// assert_eq!(r.schedule(), &float);
 /// assert!(matches!(refine_from(&inputs, limit, Policy::Thesis, 0, None),
 ///     Err(InterleaveError::InvalidParameter { name, .. }) if name == "max_rounds"));
+/// // a first round executed against another limit is refused, not kept unchecked
+/// let loose = execute(&app, &float, 1.0, Clock::DEFAULT, false).unwrap();
+/// let sim = Simulation { limit, policy: Policy::Thesis, schedule: float.clone(), trace: vec![] };
+/// assert!(matches!(refine_from(&inputs, limit, Policy::Thesis, 3, Some((sim, loose))),
+///     Err(InterleaveError::InvalidParameter { name, .. }) if name == "first"));
 /// ```
 pub fn refine_from(
     inputs: &RefineInputs<'_>,
@@ -190,6 +199,30 @@ pub fn refine_from(
             max_rounds,
             format!("must be 1 to {cap}"),
         ));
+    }
+    if let Some((simulation, execution)) = &first {
+        // Round 1 is kept as it is when its execution stays within its own
+        // limit: one made for another limit or problem would be kept as
+        // within `limit` unchecked (found by review, 2026-11-29).
+        let n = inputs.stats.grid.iterations();
+        let wrong = if execution.limit != limit {
+            Some(format!(
+                "executed against the limit {:e}, not {limit:e}",
+                execution.limit
+            ))
+        } else if execution.schedule != simulation.schedule {
+            Some("its execution runs another schedule than its simulation".to_string())
+        } else if simulation.schedule.iterations() != n {
+            Some(format!(
+                "its schedule has {} iterations, the statistics {n}",
+                simulation.schedule.iterations()
+            ))
+        } else {
+            None
+        };
+        if let Some(reason) = wrong {
+            return Err(InterleaveError::parameter("first", "round 1", reason));
+        }
     }
     let mut simulated_limit = limit;
     let mut rounds = Vec::with_capacity(max_rounds);
@@ -264,7 +297,11 @@ const SEARCH_FLOOR: f64 = 1e-6;
 /// The simulation under `simulated_limit`, or, when it reproduces `previous`
 /// (which would execute exactly as before), under the first limit of the
 /// steps `simulated_limit * SEARCH_STEP^i` that gives another schedule; with
-/// the limit used. `None` when no step above `SEARCH_FLOOR * limit` does.
+/// the limit used. `None` when no step above `SEARCH_FLOOR * limit` does, or
+/// when there is no step left: `simulated_limit` has underflowed to 0 (a limit
+/// near the smallest doubles overshot by orders of magnitude: `refine` at
+/// 1e-200 failed with "threshold 0" instead of falling back to `float`;
+/// review, 2026-11-29), or stepping no longer lowers it (subnormals).
 fn next_schedule(
     inputs: &RefineInputs<'_>,
     limit: f64,
@@ -274,6 +311,9 @@ fn next_schedule(
 ) -> Result<Option<(f64, Simulation)>> {
     let floor = SEARCH_FLOOR * limit;
     loop {
+        if simulated_limit <= 0.0 {
+            return Ok(None);
+        }
         let simulation = simulate(
             inputs.stats,
             inputs.targets,
@@ -285,10 +325,11 @@ fn next_schedule(
         if previous != Some(&simulation.schedule) {
             return Ok(Some((simulated_limit, simulation)));
         }
-        simulated_limit *= SEARCH_STEP;
-        if simulated_limit < floor {
+        let stepped = simulated_limit * SEARCH_STEP;
+        if stepped < floor || stepped == simulated_limit {
             return Ok(None);
         }
+        simulated_limit = stepped;
     }
 }
 
