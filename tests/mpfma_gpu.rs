@@ -352,6 +352,61 @@ fn the_sign_of_an_exactly_zero_result_matches_the_model() {
     );
 }
 
+/// A nonzero negative sum that rounds to zero in the output format: the
+/// model gives +0 (MMA-Sim's `nv_fused_dot_add` normalises with Python
+/// integers, whose zero has no sign; `BlockFma::finish`), where IEEE rounding
+/// would keep -0. Found by the heavy run of tests/mpfma_model.rs on
+/// 2026-11-29 (the model gave -0, MMA-Sim and the exact reference +0); the
+/// tensor cores' sign was never measured, so this asks them. One product
+/// `-m * m`, `m` the operand format's least normal, from `c = +0`, on every
+/// record whose output can underflow that product (for fp16 operands only
+/// fp16 output can: 2^-28 against fp32's least subnormal 2^-149). A failure
+/// is a finding about the model's zero sign, not about the kernels.
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
+fn the_sign_of_a_result_that_rounds_to_zero_matches_the_model() {
+    let mut mismatches = Vec::new();
+    let mut checked = 0;
+    for record in device_records() {
+        let least = record.input.operand().min_positive_normal();
+        let acc = record.accumulator;
+        let least_subnormal = 2f64.powi(acc.emin() - acc.precision() as i32 + 1);
+        if least * least >= least_subnormal / 2.0 {
+            println!("{}: -m*m = {:e} does not underflow the output; skipped", record.label(), -least * least);
+            continue;
+        }
+        let unit = BlockFma::new(&record);
+        let k = 16;
+        let mut x = vec![0.0; k];
+        x[0] = -least;
+        let mut y = vec![1.0; k];
+        y[0] = least;
+        let model = unit.chain(&x, &y, 0.0).0;
+        assert_eq!(model.to_bits(), 0, "{}: the model's zero is +0", record.label());
+        for kernel in device_kernels() {
+            if kernel.entry(record.input, record.output).is_err() {
+                continue;
+            }
+            let d = gemm_on_device_with(kernel, &record, &x, &y, Some(&[0.0]), (1, k, 1))
+                .expect("runs")[0];
+            println!(
+                "{} {}: +0 + (-{least:e} x {least:e}) = {d:?} on the device, {model:?} in the model",
+                record.label(),
+                kernel.name()
+            );
+            checked += 1;
+            if d.to_bits() != model.to_bits() {
+                mismatches.push(format!("{} {}: {d:?}", record.label(), kernel.name()));
+            }
+        }
+    }
+    assert!(checked > 0, "no record's output underflows -m*m");
+    assert!(
+        mismatches.is_empty(),
+        "model gives +0; device: {mismatches:?}"
+    );
+}
+
 #[test]
 #[ignore = "needs an NVIDIA GPU: run with --ignored on the device"]
 fn probes_on_the_device_measure_its_record() {
