@@ -372,7 +372,11 @@ fn the_sign_of_a_result_that_rounds_to_zero_matches_the_model() {
         let acc = record.accumulator;
         let least_subnormal = 2f64.powi(acc.emin() - acc.precision() as i32 + 1);
         if least * least >= least_subnormal / 2.0 {
-            println!("{}: -m*m = {:e} does not underflow the output; skipped", record.label(), -least * least);
+            println!(
+                "{}: -m*m = {:e} does not underflow the output; skipped",
+                record.label(),
+                -least * least
+            );
             continue;
         }
         let unit = BlockFma::new(&record);
@@ -382,7 +386,12 @@ fn the_sign_of_a_result_that_rounds_to_zero_matches_the_model() {
         let mut y = vec![1.0; k];
         y[0] = least;
         let model = unit.chain(&x, &y, 0.0).0;
-        assert_eq!(model.to_bits(), 0, "{}: the model's zero is +0", record.label());
+        assert_eq!(
+            model.to_bits(),
+            0,
+            "{}: the model's zero is +0",
+            record.label()
+        );
         for kernel in device_kernels() {
             if kernel.entry(record.input, record.output).is_err() {
                 continue;
