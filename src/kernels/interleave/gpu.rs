@@ -248,7 +248,11 @@ impl GpuHotSpot {
     /// [`GpuError::Input`] for a schedule that runs `half` when a power of
     /// the problem overflows binary16 ([`HotSpot3D::half_power_overflow`]);
     /// driver failures. A schedule for another grid size is impossible (the
-    /// schedule only counts iterations).
+    /// schedule only counts iterations). A temperature that leaves binary16's
+    /// range during a `half` iteration is not an error here: the state comes
+    /// back as the device left it (infinite or NaN), where the CPU model ends
+    /// the run ([`super::runner::Ending`]); [`time_schedules`] refuses such
+    /// a state, and a caller comparing runs should check `state` too.
     ///
     /// # Example
     /// ```no_run
