@@ -287,10 +287,10 @@ fn a_kernel_refusal_names_plan_cell_and_seed() {
             "",
         ),
     );
-    assert_bad_input(
-        &boundgate(&["audit", "--plan", s(&p)]),
-        "campaign[0].distributions[0]",
-    );
+    let o = boundgate(&["audit", "--plan", s(&p)]);
+    assert_bad_input(&o, "campaign[0].distributions[0]");
+    // The values as written, not 1e308's 309 digits.
+    assert_bad_input(&o, "normal (0.0, 1e308) can draw infinite values");
 }
 
 #[test]

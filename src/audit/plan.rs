@@ -690,7 +690,7 @@ fn normal_stays_finite(d: &Distribution) -> std::result::Result<(), String> {
     match *d {
         Distribution::Normal { mean, std_dev } if !(mean.abs() + 40.0 * std_dev).is_finite() => {
             Err(format!(
-                "normal ({mean}, {std_dev}) can draw infinite values: |mean| + 40 std_dev must be finite"
+                "normal ({mean:?}, {std_dev:?}) can draw infinite values: |mean| + 40 std_dev must be finite"
             ))
         }
         _ => Ok(()),
