@@ -14,7 +14,7 @@
 //!    (docs/findings/dot.md).
 //!
 //! Seeded (`boundgate::generate::PROPTEST_SEED`, override with PROPTEST_RNG_SEED);
-//! `BOUNDGATE_HEAVY=1` runs 20 000 cases per property instead of 256.
+//! `BOUNDGATE_HEAVY=1` runs 100 000 cases per property instead of 256.
 
 use boundgate::generate::{proptest_config, strategies::any_dot_inputs};
 use boundgate::kernels::baseline::pairwise::pairwise_dot;
@@ -170,7 +170,7 @@ fn mode_strategy() -> impl Strategy<Value = RoundingMode> {
 macro_rules! dot_property {
     ($name:ident, $format:expr, $order:expr) => {
         proptest! {
-            #![proptest_config(proptest_config(256, 20_000))]
+            #![proptest_config(proptest_config(256, 100_000))]
             #[test]
             fn $name((x, y) in any_dot_inputs($format, 1..=64), mode in mode_strategy()) {
                 check_case($order, $format, mode, &x, &y)?;
