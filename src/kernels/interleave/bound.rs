@@ -32,7 +32,7 @@
 //! (`rug::Rational`): affordable for small grids and iteration counts, it is
 //! the ground truth the tests compare the bound and the binary64 run with.
 
-use super::error::{InterleaveError, Result};
+use super::error::{InterleaveError, Result, require_finite};
 use super::hotspot::{Coefficients, HotSpot3D, store};
 use super::version::Version;
 use boundgate_verify::bounds::directed::{add_up, mul_up, sub_down, sub_up};
@@ -214,13 +214,7 @@ impl RunningBound {
             ("computed initial values", x0_hat),
             ("exact initial values", x0_ref),
         ] {
-            if let Some(index) = values.iter().position(|v| !v.is_finite()) {
-                return Err(InterleaveError::NonFinite {
-                    what: what.to_string(),
-                    index,
-                    value: values[index],
-                });
-            }
+            require_finite(what, values)?;
         }
         let up_sum = |v: [f64; 7]| v.iter().fold(0.0, |acc, w| add_up(acc, w.abs()));
         let weight_sum = up_sum(k_ref.weights());

@@ -221,6 +221,27 @@ pub fn require_threshold(value: f64) -> Result<f64> {
     }
 }
 
+/// Checks that every value of the input `what` is finite: the first NaN or
+/// infinity is [`InterleaveError::NonFinite`] with its position.
+///
+/// # Example
+/// ```
+/// use boundgate::kernels::interleave::error::{InterleaveError, require_finite};
+/// assert!(require_finite("temp", &[300.0, 310.0]).is_ok());
+/// assert!(matches!(require_finite("temp", &[300.0, f64::NAN]),
+///     Err(InterleaveError::NonFinite { index: 1, .. })));
+/// ```
+pub fn require_finite(what: &str, values: &[f64]) -> Result<()> {
+    match values.iter().position(|v| !v.is_finite()) {
+        Some(index) => Err(InterleaveError::NonFinite {
+            what: what.to_string(),
+            index,
+            value: values[index],
+        }),
+        None => Ok(()),
+    }
+}
+
 impl From<InterleaveError> for Error {
     fn from(e: InterleaveError) -> Error {
         match e {

@@ -573,8 +573,9 @@ pub fn time_schedules(
         )
         .into());
     }
+    let overflow = app.half_power_overflow(); // a scan of every cell: once
     for s in schedules {
-        require_half_powers(app.half_power_overflow(), s)?;
+        require_half_powers(overflow, s)?;
     }
     let iterations = iterations.max(1);
     let float = Schedule::single(iterations, Version::Float)

@@ -30,7 +30,7 @@
 //! Rodinia-like pair (binary32 values); [`HotSpot3D::new`] takes any pair, and
 //! [`read_rodinia_text`] reads Rodinia's own text files.
 
-use super::error::{InterleaveError, Result};
+use super::error::{InterleaveError, Result, require_finite};
 use super::fp16::round16;
 use super::grid::Grid3;
 use super::version::Version;
@@ -252,13 +252,7 @@ impl HotSpot3D {
                 v.len(),
                 n,
             )?;
-            if let Some(i) = v.iter().position(|x| !x.is_finite()) {
-                return Err(InterleaveError::NonFinite {
-                    what: what.to_string(),
-                    index: i,
-                    value: v[i],
-                });
-            }
+            require_finite(what, v)?;
         }
         let power32: Vec<f32> = power.iter().map(|&p| p as f32).collect();
         if let Some(i) = power32.iter().position(|p| !p.is_finite()) {

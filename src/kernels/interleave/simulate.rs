@@ -32,7 +32,7 @@
 //!   then stays below the limit. Neither guarantees the *executed* one does:
 //!   the executor checks that ([`super::execute`]).
 
-use super::error::{InterleaveError, Result, require_threshold};
+use super::error::{InterleaveError, Result, require_finite, require_threshold};
 use super::schedule::Schedule;
 use super::stats::{Statistics, Targets};
 use super::version::Version;
@@ -157,18 +157,8 @@ pub fn simulate(
     start_runtime_ms: f64,
 ) -> Result<Simulation> {
     require_threshold(limit)?;
-    for (what, value) in [
-        ("start_loss", start_loss),
-        ("start_runtime_ms", start_runtime_ms),
-    ] {
-        if !value.is_finite() {
-            return Err(InterleaveError::NonFinite {
-                what: what.to_string(),
-                index: 0,
-                value,
-            });
-        }
-    }
+    require_finite("start_loss", &[start_loss])?;
+    require_finite("start_runtime_ms", &[start_runtime_ms])?;
     let grid = &stats.grid;
     let n = grid.iterations();
     let approx = stats.approx_version;
