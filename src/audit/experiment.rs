@@ -322,6 +322,29 @@ impl Params {
         }
     }
 
+    /// A non-negative integer of the full TOML range (up to `2^63 - 1`), or
+    /// `None` if absent: for seeds, which unlike sizes need no cap.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::audit::experiment::Params;
+    /// let p = Params::new(toml::from_str("a = 9223372036854775807\nb = -1\nc = 1.5").unwrap());
+    /// assert_eq!(p.u64_opt("a").unwrap(), Some(i64::MAX as u64));
+    /// assert_eq!(p.u64_opt("b").unwrap_err(), "params.b: expected a non-negative integer");
+    /// assert!(p.u64_opt("c").is_err()); // a float is not an integer
+    /// assert_eq!(p.u64_opt("absent").unwrap(), None);
+    /// ```
+    pub fn u64_opt(&self, key: &str) -> std::result::Result<Option<u64>, String> {
+        match self.table.get(key) {
+            None => Ok(None),
+            Some(v) => v
+                .as_integer()
+                .and_then(|i| u64::try_from(i).ok())
+                .map(Some)
+                .ok_or_else(|| Self::err(key, "a non-negative integer")),
+        }
+    }
+
     /// A boolean, or `default` if absent.
     ///
     /// # Example

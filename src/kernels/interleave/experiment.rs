@@ -163,10 +163,9 @@ fn config(p: &Params, heavy: bool) -> std::result::Result<Config, String> {
             "params.refine_rounds: {refine_rounds} exceeds the limit of {MAX_REFINE_ROUNDS}"
         ));
     }
-    let seed = match p.usize_or("seed", usize::MAX)? {
-        usize::MAX => None,
-        s => Some(s as u64),
-    };
+    // Any non-negative TOML integer, as a plan's seeds: `usize_or` capped it
+    // at 2^28 (a size's cap), refusing seeds the plan accepts.
+    let seed = p.u64_opt("seed")?;
     Ok(Config {
         grid,
         seed,
@@ -770,6 +769,12 @@ mod tests {
         assert!(err.contains("too few for params.sections"), "{err}");
         refused(e, "refine_rounds = 65", "refine_rounds");
         e.check_params(&params("refine_rounds = 0")).unwrap(); // no refinement: meaningful
+        // Seeds take the plan's range: above 2^28 was refused until
+        // 2026-11-29 (a size's cap); a negative one is refused.
+        e.check_params(&params("seed = 9223372036854775807"))
+            .unwrap();
+        refused(e, "seed = -1", "seed");
+        refused(e, "seed = 1.5", "seed");
         for key in ["sections", "fractions", "policies"] {
             let err = refused(e, &format!("{key} = []"), key);
             assert!(err.ends_with("must not be empty"), "{err}");
