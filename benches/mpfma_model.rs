@@ -68,14 +68,14 @@ fn models(c: &mut Criterion) {
         let unit = BlockFma::new(&record);
         let (a, b) = operands(&record);
         group.bench_function(name, |bench| {
-            bench.iter(|| unit.gemm(black_box(&a), black_box(&b), M, K, T))
+            bench.iter(|| unit.gemm(black_box(&a), black_box(&b), M, K, T).unwrap())
         });
     }
     let record = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
     let (a, b) = operands(&record);
     let alg = Alg1::table2(TcInput::Fp16, TcOutput::Fp32, 16);
     group.bench_function("alg1_fp32", |bench| {
-        bench.iter(|| alg.gemm(black_box(&a), black_box(&b), M, K, T))
+        bench.iter(|| alg.gemm(black_box(&a), black_box(&b), M, K, T).unwrap())
     });
     let (af, bf): (Vec<f32>, Vec<f32>) = (
         a.iter().map(|&v| v as f32).collect(),

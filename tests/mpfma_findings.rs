@@ -30,11 +30,14 @@ fn thm37_case(record: &TcRecord, x: &[f64], y: &[f64]) -> (f64, f64, f64) {
     let unit = BlockFma::new(record);
     let exact = oracle::dot(x, y).unwrap();
     let tc = exact
-        .error_of(unit.chain(x, y, 0.0).0)
+        .error_of(unit.chain(x, y, 0.0).unwrap().0)
         .absolute_up()
         .unwrap();
     let alg = Alg1::table2(record.input, record.output, record.block);
-    let ieee = exact.error_of(alg.dot(x, y)).absolute_up().unwrap();
+    let ieee = exact
+        .error_of(alg.dot(x, y).unwrap())
+        .absolute_up()
+        .unwrap();
     let config = config_from_pairs(&[
         &format!("arch={}", record.arch),
         &format!("input={}", record.input),

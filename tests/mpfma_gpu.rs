@@ -189,7 +189,7 @@ fn gpu_gemm_matches_the_model_bit_for_bit() {
         ] {
             let a = random_operands(&record, &mut rng, m * k, wide);
             let b = random_operands(&record, &mut rng, k * t, wide);
-            let model = unit.gemm(&a, &b, m, k, t);
+            let model = unit.gemm(&a, &b, m, k, t).unwrap();
             let gpu = gemm_on_device(&record, &a, &b, None, (m, k, t)).expect("runs");
             let differ = differing(&model, &gpu);
             assert!(
@@ -207,7 +207,7 @@ fn gpu_gemm_matches_the_model_bit_for_bit() {
         // The witnesses on every kernel that has the record (the wgmma
         // kernel's fused step is another instruction than mma.sync's).
         for (x, y) in [normal_witness(&record), subnormal_witness(&record)] {
-            let model = unit.chain(&x, &y, 0.0).0;
+            let model = unit.chain(&x, &y, 0.0).unwrap().0;
             for kernel in device_kernels() {
                 if kernel.entry(record.input, record.output).is_err() {
                     continue;
@@ -243,7 +243,11 @@ fn model_with_c(
     for i in 0..m {
         for j in 0..t {
             let column: Vec<f64> = (0..k).map(|p| b[p * t + j]).collect();
-            d.push(unit.chain(&a[i * k..(i + 1) * k], &column, c[i * t + j]).0);
+            d.push(
+                unit.chain(&a[i * k..(i + 1) * k], &column, c[i * t + j])
+                    .unwrap()
+                    .0,
+            );
         }
     }
     d
@@ -290,7 +294,7 @@ fn the_pipelined_and_wide_gemms_match_the_model_bit_for_bit() {
                 let c = random_operands(&record, &mut rng, m * t, wide);
                 for c in [None, Some(c.as_slice())] {
                     let model = match c {
-                        None => unit.gemm(&a, &b, m, k, t),
+                        None => unit.gemm(&a, &b, m, k, t).unwrap(),
                         Some(c) => model_with_c(&unit, &a, &b, c, (m, k, t)),
                     };
                     let gpu =
@@ -329,7 +333,7 @@ fn the_sign_of_an_exactly_zero_result_matches_the_model() {
         let k = 16;
         let x = vec![-0.0; k];
         let y = vec![1.0; k];
-        let model = unit.chain(&x, &y, -0.0).0;
+        let model = unit.chain(&x, &y, -0.0).unwrap().0;
         for kernel in device_kernels() {
             if kernel.entry(record.input, record.output).is_err() {
                 continue;
@@ -385,7 +389,7 @@ fn the_sign_of_a_result_that_rounds_to_zero_matches_the_model() {
         x[0] = -least;
         let mut y = vec![1.0; k];
         y[0] = least;
-        let model = unit.chain(&x, &y, 0.0).0;
+        let model = unit.chain(&x, &y, 0.0).unwrap().0;
         assert_eq!(
             model.to_bits(),
             0,
@@ -444,7 +448,7 @@ fn cublas_listing_1_against_the_model_and_the_bounds() {
     let (m, k, t) = (256, 4096, 8);
     let a = random_operands(&record, &mut rng, m * k, false);
     let b = random_operands(&record, &mut rng, k * t, false);
-    let model = BlockFma::new(&record).gemm(&a, &b, m, k, t);
+    let model = BlockFma::new(&record).gemm(&a, &b, m, k, t).unwrap();
     for fp16 in [false, true] {
         let d = cublas_gemm_ex(&a, &b, (m, k, t), fp16).expect("cuBLAS runs");
         let model_out: Vec<f64> = model
@@ -621,6 +625,7 @@ fn lt_against_model_and_bound(
     };
     let model: Vec<f64> = BlockFma::new(record)
         .gemm(a, b, m, k, t)
+        .expect("the model takes the operands the device did")
         .into_iter()
         .map(|v| {
             if fp16_output {

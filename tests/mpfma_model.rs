@@ -136,7 +136,7 @@ proptest! {
         let b: Vec<f64> = x[..n].iter().map(|&b| pick(b.rotate_left(17), fmt)).collect();
         let c = pick(c_bits, acc);
         let unit = BlockFma::new(&record);
-        let model = unit.step(&a, &b, c);
+        let model = unit.step(&a, &b, c).unwrap();
         let exact = reference(&record, &a, &b, c);
         prop_assert_eq!(model.to_bits(), exact.to_bits(), "{} a={:?} b={:?} c={}", record.label(), a, b, c);
     }
@@ -152,7 +152,7 @@ proptest! {
         let y: Vec<f64> = y.iter().map(|&v| fmt.round(v, RoundingMode::NearestEven)).collect();
         prop_assume!(x.iter().chain(&y).all(|v| v.is_finite()));
         let unit = BlockFma::new(&record);
-        let (d, partials) = unit.chain(&x, &y, 0.0);
+        let (d, partials) = unit.chain(&x, &y, 0.0).unwrap();
         let spec = record.spec();
         let error = oracle::dot(&x, &y).unwrap().error_of(d);
         if let Ok(prior) = block_fma_a_priori(&spec, &x, &y) {
@@ -181,7 +181,7 @@ proptest! {
         let x: Vec<f64> = x.iter().map(|&v| alg.low.round(v, RoundingMode::NearestEven)).collect();
         let y: Vec<f64> = y.iter().map(|&v| alg.low.round(v, RoundingMode::NearestEven)).collect();
         prop_assume!(x.iter().chain(&y).all(|v| v.is_finite()));
-        let d = alg.dot(&x, &y);
+        let d = alg.dot(&x, &y).unwrap();
         let s = oracle::abs_dot_up(&x, &y).unwrap();
         let shape = GemmShape::new(1, x.len() as u64, block as u64).unwrap();
         if let Ok(bound) = alg1_rigorous(&alg.arithmetic(), &shape, alg.products_exact(&x, &y), s) {
@@ -236,7 +236,7 @@ fn adversarial_cases_match_the_reference() {
             } else {
                 c
             };
-            let model = unit.step(&a, &b, c);
+            let model = unit.step(&a, &b, c).unwrap();
             let exact = reference(&record, &a, &b, c);
             assert!(
                 model.to_bits() == exact.to_bits() || (model.is_nan() && exact.is_nan()),
@@ -269,7 +269,7 @@ fn gemm_is_the_chain_of_steps_and_padding_changes_nothing() {
             )
         })
         .collect();
-    let d = unit.gemm(&a, &b, m, k, t);
+    let d = unit.gemm(&a, &b, m, k, t).unwrap();
     // Explicit zero padding to 40.
     let kp = 40;
     let mut ap = vec![0.0; m * kp];
@@ -278,14 +278,14 @@ fn gemm_is_the_chain_of_steps_and_padding_changes_nothing() {
         ap[i * kp..i * kp + k].copy_from_slice(&a[i * k..(i + 1) * k]);
     }
     bp[..k * t].copy_from_slice(&b);
-    let dp = unit.gemm(&ap, &bp, m, kp, t);
+    let dp = unit.gemm(&ap, &bp, m, kp, t).unwrap();
     assert_eq!(d, dp);
     for i in 0..m {
         for j in 0..t {
             let col: Vec<f64> = (0..k).map(|r| b[r * t + j]).collect();
             assert_eq!(
                 d[i * t + j],
-                unit.chain(&a[i * k..(i + 1) * k], &col, 0.0).0
+                unit.chain(&a[i * k..(i + 1) * k], &col, 0.0).unwrap().0
             );
         }
     }
@@ -304,7 +304,7 @@ fn algorithm_1_in_fp32_is_an_fp32_fma_chain() {
         .iter()
         .zip(&y)
         .fold(0.0f32, |s, (a, b)| (*a as f32).mul_add(*b as f32, s));
-    assert_eq!(alg.dot(&x, &y), chain as f64);
+    assert_eq!(alg.dot(&x, &y).unwrap(), chain as f64);
 }
 
 #[test]
@@ -356,7 +356,7 @@ fn products_below_the_accumulators_subnormals_are_within_the_rigorous_bound() {
     ];
     for (input, block, x, y) in cases {
         let alg = Alg1::table2(input, TcOutput::Fp16, block);
-        let d = alg.dot(&x, &y);
+        let d = alg.dot(&x, &y).unwrap();
         assert_eq!(d, 0.0, "{input:?}: the case needs the products to vanish");
         let s = oracle::abs_dot_up(&x, &y).unwrap();
         let shape = GemmShape::new(1, x.len() as u64, block as u64).unwrap();
@@ -420,7 +420,7 @@ fn any_order_dot(
             let (now, later) = rest.split_at(size.min(rest.len()));
             let a: Vec<f64> = now.iter().map(|&i| x[i]).collect();
             let b: Vec<f64> = now.iter().map(|&i| y[i]).collect();
-            c = unit.step(&a, &b, c);
+            c = unit.step(&a, &b, c).unwrap();
             rest = later;
         }
         results.push(c);

@@ -13,7 +13,9 @@
 //! something else ([`super::blockfma`]).
 
 use super::record::{TcInput, TcOutput};
+use crate::kernels::shape_len;
 use boundgate_verify::bounds::tc::{Alg1Arithmetic, Roundoffs};
+use boundgate_verify::error::{Result, require_same_len};
 use boundgate_verify::format::{Format, RoundingMode};
 use serde::Serialize;
 
@@ -28,7 +30,7 @@ use serde::Serialize;
 /// // products are exact in fp32. 1 + 2^-24 is a tie that rounds to even, so
 /// // both 2^-24 terms are lost: the exact sum is 1 + 2^-23, Algorithm 1 gives 1.
 /// let x = [1.0, 2f64.powi(-12), 2f64.powi(-12)];
-/// assert_eq!(alg.dot(&x, &x), 1.0);
+/// assert_eq!(alg.dot(&x, &x).unwrap(), 1.0);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Alg1 {
@@ -117,7 +119,7 @@ impl Alg1 {
     /// let x = [2048.0, 1.0, 1.0];
     /// let shape = GemmShape::new(1, 3, 2).unwrap();
     /// let bound = alg1_rigorous(&alg.arithmetic(), &shape, alg.products_exact(&x, &[1.0; 3]), 2050.0).unwrap();
-    /// assert!((alg.dot(&x, &[1.0; 3]) - 2050.0).abs() <= bound.value);
+    /// assert!((alg.dot(&x, &[1.0; 3]).unwrap() - 2050.0).abs() <= bound.value);
     /// ```
     pub fn arithmetic(&self) -> Alg1Arithmetic {
         Alg1Arithmetic {
@@ -162,20 +164,33 @@ impl Alg1 {
     /// One output element: eq. (7) chained over blocks of `b`. A `block` of 0
     /// (the field is public) is taken as 1, as [`Alg1::table2`] does.
     ///
+    /// # Errors
+    /// [`VerifyError::LengthMismatch`](boundgate_verify::error::VerifyError)
+    /// when `x` and `y` differ in length (a zip dropped the longer one's
+    /// tail until 2026-11-29).
+    ///
     /// # Example
     /// ```
     /// use boundgate::kernels::mpfma::alg1::Alg1;
     /// use boundgate::kernels::mpfma::record::{TcInput, TcOutput};
     /// // fp16 accumulation (spacing 2 at 2048): 2048 + 1 is a tie, to even 2048.
     /// let alg = Alg1::table2(TcInput::Fp16, TcOutput::Fp16, 4);
-    /// assert_eq!(alg.dot(&[2048.0, 1.0, 1.0], &[1.0; 3]), 2048.0); // both ones lost
-    /// assert_eq!(alg.dot(&[1.0, 1.0, 2048.0], &[1.0; 3]), 2050.0); // 1 + 1 first: exact
-    /// assert_eq!(alg.dot(&[], &[]), 0.0);
+    /// assert_eq!(alg.dot(&[2048.0, 1.0, 1.0], &[1.0; 3]).unwrap(), 2048.0); // both ones lost
+    /// assert_eq!(alg.dot(&[1.0, 1.0, 2048.0], &[1.0; 3]).unwrap(), 2050.0); // 1 + 1 first: exact
+    /// assert_eq!(alg.dot(&[], &[]).unwrap(), 0.0);
+    /// assert!(alg.dot(&[1.0, 2.0], &[1.0]).is_err());
     /// // A hand-made block of 0 is a block of 1 (no panic).
     /// let zero = Alg1 { block: 0, ..alg };
-    /// assert_eq!(zero.dot(&[1.0, 2.0], &[1.0, 1.0]), Alg1 { block: 1, ..alg }.dot(&[1.0, 2.0], &[1.0, 1.0]));
+    /// let (x, y) = ([1.0, 2.0], [1.0, 1.0]);
+    /// assert_eq!(zero.dot(&x, &y).unwrap(), Alg1 { block: 1, ..alg }.dot(&x, &y).unwrap());
     /// ```
-    pub fn dot(&self, x: &[f64], y: &[f64]) -> f64 {
+    pub fn dot(&self, x: &[f64], y: &[f64]) -> Result<f64> {
+        require_same_len("Algorithm 1 operands x and y", x.len(), y.len())?;
+        Ok(self.dot_same_len(x, y))
+    }
+
+    /// [`Alg1::dot`] on operands of equal length.
+    fn dot_same_len(&self, x: &[f64], y: &[f64]) -> f64 {
         let mut d = 0.0;
         let block = self.block.max(1);
         for (xs, ys) in x.chunks(block).zip(y.chunks(block)) {
@@ -199,20 +214,36 @@ impl Alg1 {
     /// let a = [1.0, 2.0, 3.0, 4.0, 2048.0, 1.0]; // 2 x 3
     /// let b = [1.0, 1.0, 1.0]; // 3 x 1
     /// // Row 0: 1 + 2 + 3 = 6 exactly; row 1: 4 + 2048 = 2052, + 1 ties to even 2052.
-    /// assert_eq!(alg.gemm(&a, &b, 2, 3, 1), vec![6.0, 2052.0]);
-    /// assert_eq!(alg.gemm(&a, &b, 2, 3, 1)[1], alg.dot(&a[3..], &b));
+    /// assert_eq!(alg.gemm(&a, &b, 2, 3, 1).unwrap(), vec![6.0, 2052.0]);
+    /// assert_eq!(alg.gemm(&a, &b, 2, 3, 1).unwrap()[1], alg.dot(&a[3..], &b).unwrap());
+    /// assert!(alg.gemm(&a, &b, 3, 3, 1).is_err()); // a is not 3 x 3
     /// ```
-    pub fn gemm(&self, a: &[f64], b: &[f64], m: usize, k: usize, t: usize) -> Vec<f64> {
+    ///
+    /// # Errors
+    /// [`VerifyError`](boundgate_verify::error::VerifyError) when `a` is not
+    /// `m x k` or `b` not `k x t` (or a product overflows `usize`): it
+    /// indexed out of bounds (a panic) until 2026-11-29.
+    pub fn gemm(&self, a: &[f64], b: &[f64], m: usize, k: usize, t: usize) -> Result<Vec<f64>> {
+        require_same_len(
+            "Algorithm 1 GEMM: A and m x k",
+            a.len(),
+            shape_len("A", m, k)?,
+        )?;
+        require_same_len(
+            "Algorithm 1 GEMM: B and k x t",
+            b.len(),
+            shape_len("B", k, t)?,
+        )?;
         let mut column = vec![0.0; k];
-        let mut d = vec![0.0; m * t];
+        let mut d = vec![0.0; shape_len("D", m, t)?];
         for j in 0..t {
             for (r, slot) in column.iter_mut().enumerate() {
                 *slot = b[r * t + j];
             }
             for i in 0..m {
-                d[i * t + j] = self.dot(&a[i * k..(i + 1) * k], &column);
+                d[i * t + j] = self.dot_same_len(&a[i * k..(i + 1) * k], &column);
             }
         }
-        d
+        Ok(d)
     }
 }

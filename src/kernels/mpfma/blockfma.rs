@@ -31,6 +31,8 @@
 //! takes no part in the alignment).
 
 use super::record::TcRecord;
+use crate::kernels::shape_len;
+use boundgate_verify::error::{Result, require_same_len};
 use boundgate_verify::format::{Format, RoundingMode};
 
 /// Exponent given to zero terms: far below every real exponent, so they never
@@ -81,7 +83,7 @@ fn decode(x: f64, precision: u32, emin: i32) -> (i64, i32) {
 /// // the block FMA aligns 2^-26 to 2^0 with 25 fractional bits and truncates it away.
 /// let a = [1.0, -1.0, 2f64.powi(-13)];
 /// let b = [1.0, 1.0, 2f64.powi(-13)];
-/// assert_eq!(unit.step(&a, &b, 0.0), 0.0);
+/// assert_eq!(unit.step(&a, &b, 0.0).unwrap(), 0.0);
 /// let chain = a.iter().zip(&b).fold(0.0f32, |s, (x, y)| (*x as f32).mul_add(*y as f32, s));
 /// assert_eq!(chain as f64, 2f64.powi(-26));
 /// ```
@@ -117,12 +119,12 @@ impl BlockFma {
     /// let (a100, h100) = (BlockFma::new(&rec(Arch::Sm80)), BlockFma::new(&rec(Arch::Sm90)));
     /// // 1 - 1 + 2^-12 2^-13: aligned to 2^0, the 2^-25 needs 25 fractional bits.
     /// let (x, y) = ([1.0, -1.0, 2f64.powi(-12)], [1.0, 1.0, 2f64.powi(-13)]);
-    /// assert_eq!(a100.step(&x, &y, 0.0), 0.0); // F = 24: truncated away
-    /// assert_eq!(h100.step(&x, &y, 0.0), 2f64.powi(-25)); // F = 25: kept
+    /// assert_eq!(a100.step(&x, &y, 0.0).unwrap(), 0.0); // F = 24: truncated away
+    /// assert_eq!(h100.step(&x, &y, 0.0).unwrap(), 2f64.powi(-25)); // F = 25: kept
     /// // A hand-made record with block 0 computes in blocks of 1.
     /// let zero = BlockFma::new(&TcRecord { block: 0, ..rec(Arch::Sm90) });
     /// assert_eq!(zero.record().block, 1);
-    /// assert_eq!(zero.chain(&[1.0; 3], &[1.0; 3], 0.0), (3.0, vec![1.0, 2.0, 3.0]));
+    /// assert_eq!(zero.chain(&[1.0; 3], &[1.0; 3], 0.0).unwrap(), (3.0, vec![1.0, 2.0, 3.0]));
     /// ```
     /// A record whose `F` cannot hold a product is refused:
     /// ```should_panic
@@ -171,7 +173,7 @@ impl BlockFma {
     /// let r = TcRecord::lookup(Arch::Sm80, TcInput::Bf16, TcOutput::Fp32).unwrap().with_block(4);
     /// let unit = BlockFma::new(&r);
     /// assert_eq!(unit.record(), &r);
-    /// assert_eq!(unit.chain(&[1.0; 10], &[1.0; 10], 0.0).1.len(), 3); // blocks of the record's 4
+    /// assert_eq!(unit.chain(&[1.0; 10], &[1.0; 10], 0.0).unwrap().1.len(), 3); // blocks of the record's 4
     /// ```
     pub fn record(&self) -> &TcRecord {
         &self.record
@@ -242,16 +244,28 @@ impl BlockFma {
     /// One block step `fl(c + sum_j a_j b_j)` on operand values (any length;
     /// the hardware's is the record's block). NaN and infinities as MMA-Sim.
     ///
+    /// # Errors
+    /// [`VerifyError::LengthMismatch`](boundgate_verify::error::VerifyError)
+    /// when `a` and `b` differ in length (a zip dropped the longer one's
+    /// tail until 2026-11-29).
+    ///
     /// # Example
     /// ```
     /// use boundgate::kernels::mpfma::blockfma::BlockFma;
     /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
     /// let unit = BlockFma::new(&TcRecord::lookup(Arch::Sm80, TcInput::Fp16, TcOutput::Fp32).unwrap());
     /// // fp32 output toward zero: 1 + 2^-24 (kept by the 24 fractional bits) truncates to 1.
-    /// assert_eq!(unit.step(&[1.0, 2f64.powi(-12)], &[1.0, 2f64.powi(-12)], 0.0), 1.0);
-    /// assert!(unit.step(&[f64::INFINITY], &[0.0], 1.0).is_nan());
+    /// assert_eq!(unit.step(&[1.0, 2f64.powi(-12)], &[1.0, 2f64.powi(-12)], 0.0).unwrap(), 1.0);
+    /// assert!(unit.step(&[f64::INFINITY], &[0.0], 1.0).unwrap().is_nan());
+    /// assert!(unit.step(&[1.0, 2.0], &[1.0], 0.0).is_err());
     /// ```
-    pub fn step(&self, a: &[f64], b: &[f64], c: f64) -> f64 {
+    pub fn step(&self, a: &[f64], b: &[f64], c: f64) -> Result<f64> {
+        require_same_len("block-FMA operands a and b", a.len(), b.len())?;
+        Ok(self.step_same_len(a, b, c))
+    }
+
+    /// [`BlockFma::step`] on operands of equal length.
+    fn step_same_len(&self, a: &[f64], b: &[f64], c: f64) -> f64 {
         let mut check = c;
         for (&x, &y) in a.iter().zip(b) {
             check += x * y;
@@ -283,21 +297,32 @@ impl BlockFma {
     /// Chains steps over `x . y` in blocks of the record's size from `c = c0`;
     /// returns the result and every block's result (the last is the result).
     ///
+    /// # Errors
+    /// [`VerifyError::LengthMismatch`](boundgate_verify::error::VerifyError)
+    /// when `x` and `y` differ in length.
+    ///
     /// # Example
     /// ```
     /// use boundgate::kernels::mpfma::blockfma::BlockFma;
     /// use boundgate::kernels::mpfma::record::{Arch, TcInput, TcOutput, TcRecord};
     /// let unit = BlockFma::new(&TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap());
-    /// let (d, partials) = unit.chain(&[1.0; 40], &[0.5; 40], 0.0);
+    /// let (d, partials) = unit.chain(&[1.0; 40], &[0.5; 40], 0.0).unwrap();
     /// assert_eq!(d, 20.0);
     /// assert_eq!(partials, vec![8.0, 16.0, 20.0]); // blocks of 16, 16, 8
+    /// assert!(unit.chain(&[1.0; 40], &[0.5; 39], 0.0).is_err());
     /// ```
-    pub fn chain(&self, x: &[f64], y: &[f64], c0: f64) -> (f64, Vec<f64>) {
+    pub fn chain(&self, x: &[f64], y: &[f64], c0: f64) -> Result<(f64, Vec<f64>)> {
+        require_same_len("block-FMA operands x and y", x.len(), y.len())?;
+        Ok(self.chain_same_len(x, y, c0))
+    }
+
+    /// [`BlockFma::chain`] on operands of equal length.
+    fn chain_same_len(&self, x: &[f64], y: &[f64], c0: f64) -> (f64, Vec<f64>) {
         let b = self.record.block;
         let mut c = c0;
         let mut partials = Vec::with_capacity(x.len().div_ceil(b));
         for (xs, ys) in x.chunks(b).zip(y.chunks(b)) {
-            c = self.step(xs, ys, c);
+            c = self.step_same_len(xs, ys, c);
             partials.push(c);
         }
         (c, partials)
@@ -307,6 +332,11 @@ impl BlockFma {
     /// row-major), each element a chain of block steps from `c = 0`. Calls
     /// `visit(i, j, d_ij, partials)` for every element in row-major order.
     ///
+    /// # Errors
+    /// [`VerifyError`](boundgate_verify::error::VerifyError) when `a` is not
+    /// `m x k` or `b` not `k x t` (or a product overflows `usize`), before
+    /// any element is visited; it asserted until 2026-11-29.
+    ///
     /// # Example
     /// ```
     /// use boundgate::kernels::mpfma::blockfma::BlockFma;
@@ -315,8 +345,9 @@ impl BlockFma {
     /// let a = [1.0, 2.0, 3.0, 4.0]; // 2 x 2
     /// let b = [5.0, 6.0, 7.0, 8.0]; // 2 x 2
     /// let mut d = vec![];
-    /// unit.gemm_visit(&a, &b, 2, 2, 2, |_, _, v, _| d.push(v));
+    /// unit.gemm_visit(&a, &b, 2, 2, 2, |_, _, v, _| d.push(v)).unwrap();
     /// assert_eq!(d, vec![19.0, 22.0, 43.0, 50.0]);
+    /// assert!(unit.gemm_visit(&a, &b, 2, 3, 2, |_, _, _, _| {}).is_err()); // a is not 2 x 3
     /// ```
     pub fn gemm_visit(
         &self,
@@ -326,11 +357,18 @@ impl BlockFma {
         k: usize,
         t: usize,
         mut visit: impl FnMut(usize, usize, f64, &[f64]),
-    ) {
-        assert!(
-            a.len() == m * k && b.len() == k * t,
-            "shapes checked by the caller"
-        );
+    ) -> Result<()> {
+        require_same_len(
+            "block-FMA GEMM: A and m x k",
+            a.len(),
+            shape_len("A", m, k)?,
+        )?;
+        require_same_len(
+            "block-FMA GEMM: B and k x t",
+            b.len(),
+            shape_len("B", k, t)?,
+        )?;
+        shape_len("D", m, t)?;
         let rows = Decoded::rows(self, a, m, k);
         let mut bt = vec![0.0; k * t];
         for r in 0..k {
@@ -346,13 +384,15 @@ impl BlockFma {
                 let d = if rows.finite[i] && cols.finite[j] {
                     self.chain_fast(&rows, i, &cols, j, &mut partials)
                 } else {
-                    let (d, p) = self.chain(&a[i * k..(i + 1) * k], &bt[j * k..(j + 1) * k], 0.0);
+                    let (d, p) =
+                        self.chain_same_len(&a[i * k..(i + 1) * k], &bt[j * k..(j + 1) * k], 0.0);
                     partials.extend(p);
                     d
                 };
                 visit(i, j, d, &partials);
             }
         }
+        Ok(())
     }
 
     /// `D = A B` (see [`BlockFma::gemm_visit`]), row-major `m x t`.
@@ -366,13 +406,17 @@ impl BlockFma {
     /// let a = [1.0, -1.0, small, 1.0, 1.0, small]; // 2 x 3
     /// let b = [1.0, 1.0, 2f64.powi(-13)]; // 3 x 1
     /// // F = 24 fractional bits below the largest term 2^0: 2^-25 is truncated in both rows.
-    /// assert_eq!(unit.gemm(&a, &b, 2, 3, 1), vec![0.0, 2.0]);
-    /// assert_eq!(unit.gemm(&a, &b, 2, 3, 1)[1], unit.chain(&a[3..], &b, 0.0).0);
+    /// assert_eq!(unit.gemm(&a, &b, 2, 3, 1).unwrap(), vec![0.0, 2.0]);
+    /// assert_eq!(unit.gemm(&a, &b, 2, 3, 1).unwrap()[1], unit.chain(&a[3..], &b, 0.0).unwrap().0);
+    /// assert!(unit.gemm(&a, &b[..2], 2, 3, 1).is_err()); // b is not 3 x 1
     /// ```
-    pub fn gemm(&self, a: &[f64], b: &[f64], m: usize, k: usize, t: usize) -> Vec<f64> {
-        let mut d = Vec::with_capacity(m * t);
-        self.gemm_visit(a, b, m, k, t, |_, _, v, _| d.push(v));
-        d
+    ///
+    /// # Errors
+    /// As [`BlockFma::gemm_visit`].
+    pub fn gemm(&self, a: &[f64], b: &[f64], m: usize, k: usize, t: usize) -> Result<Vec<f64>> {
+        let mut d = Vec::new();
+        self.gemm_visit(a, b, m, k, t, |_, _, v, _| d.push(v))?;
+        Ok(d)
     }
 
     /// The chain for finite operands, on pre-decoded integers.
@@ -512,11 +556,11 @@ mod tests {
             let record = TcRecord::lookup(arch, input, output).unwrap();
             let unit = BlockFma::new(&record);
             for c in [0.0, -0.0] {
-                let d = unit.step(&[-least, 0.0], &[least, 1.0], c);
+                let d = unit.step(&[-least, 0.0], &[least, 1.0], c).unwrap();
                 assert_eq!(d.to_bits(), 0, "{} from c = {c:?}: {d:?}", record.label());
             }
             // The sign of a nonzero result is kept.
-            let tiny = unit.step(&[-1.0], &[least], 0.0);
+            let tiny = unit.step(&[-1.0], &[least], 0.0).unwrap();
             assert!(tiny < 0.0, "{}", record.label());
         }
     }
@@ -535,11 +579,36 @@ mod tests {
                 .collect();
             let (a, b) = vals.split_at(k);
             let mut fast = Vec::new();
-            unit.gemm_visit(a, b, 1, k, 1, |_, _, d, p| fast.push((d, p.to_vec())));
-            let (d, p) = unit.chain(a, b, 0.0);
+            unit.gemm_visit(a, b, 1, k, 1, |_, _, d, p| fast.push((d, p.to_vec())))
+                .unwrap();
+            let (d, p) = unit.chain(a, b, 0.0).unwrap();
             assert_eq!(fast[0].0.to_bits(), d.to_bits(), "{}", record.label());
             assert_eq!(fast[0].1, p);
         }
+    }
+
+    /// Operands of different lengths, or not of the GEMM's shape, are typed
+    /// errors: `step` and `chain` zipped them (dropping the longer tail) and
+    /// `gemm_visit` asserted, until 2026-11-29.
+    #[test]
+    fn mismatched_operands_are_typed_errors() {
+        use boundgate_verify::error::VerifyError;
+        let record = TcRecord::lookup(Arch::Sm90, TcInput::Fp16, TcOutput::Fp32).unwrap();
+        let unit = BlockFma::new(&record);
+        let mismatch = |r: Result<_>| matches!(r, Err(VerifyError::LengthMismatch { .. }));
+        assert!(mismatch(unit.step(&[1.0, 1.0], &[1.0], 0.0).map(|_| ())));
+        assert!(mismatch(unit.chain(&[1.0], &[1.0, 1.0], 0.0).map(|_| ())));
+        assert!(mismatch(
+            unit.gemm(&[1.0; 6], &[1.0; 3], 2, 2, 1).map(|_| ())
+        ));
+        assert!(mismatch(
+            unit.gemm(&[1.0; 4], &[1.0; 3], 2, 2, 1).map(|_| ())
+        ));
+        let mut visited = 0;
+        let overflow = unit.gemm_visit(&[], &[], usize::MAX, 0, 2, |_, _, _, _| visited += 1);
+        assert!(overflow.is_err() && visited == 0);
+        // Empty inner dimension: D = 0, a valid GEMM.
+        assert_eq!(unit.gemm(&[], &[], 2, 0, 1).unwrap(), vec![0.0, 0.0]);
     }
 
     #[test]
@@ -547,7 +616,7 @@ mod tests {
         let record = TcRecord::lookup(Arch::Sm90, TcInput::Bf16, TcOutput::Fp32).unwrap();
         let unit = BlockFma::new(&record);
         let big = 2f64.powi(100);
-        let (d, _) = unit.chain(&[big; 20], &[big; 20], 0.0);
+        let (d, _) = unit.chain(&[big; 20], &[big; 20], 0.0).unwrap();
         assert_eq!(d, f64::INFINITY);
     }
 
@@ -560,7 +629,13 @@ mod tests {
         let one = BlockFma::new(&record.with_block(1));
         let (x, y) = ([1.0, 2.0, 3.0], [1.0, 0.5, 0.25]);
         assert_eq!(zero.record().block, 1);
-        assert_eq!(zero.chain(&x, &y, 0.0), one.chain(&x, &y, 0.0));
-        assert_eq!(zero.gemm(&x, &y, 1, 3, 1), one.gemm(&x, &y, 1, 3, 1));
+        assert_eq!(
+            zero.chain(&x, &y, 0.0).unwrap(),
+            one.chain(&x, &y, 0.0).unwrap()
+        );
+        assert_eq!(
+            zero.gemm(&x, &y, 1, 3, 1).unwrap(),
+            one.gemm(&x, &y, 1, 3, 1).unwrap()
+        );
     }
 }

@@ -345,7 +345,7 @@ impl Experiment for Fig6 {
                 fp16_epilogue: output == "fp32-fp16",
                 ..base
             };
-            let run = run_model(&config, &ops);
+            let run = run_model(&config, &ops)?;
             // With an fp16 C and the library's reduction every step may round
             // to fp16 (the reducing bound counts the final conversion); with
             // reductions in the compute type only the conversion does, added

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::io::Tensor;
 use crate::kernels::{
     BoundCheck, InputSpec, Inputs, Kernel, KernelInfo, KernelRun, ParamKind, ParamSpec, Params,
-    Reference, Shape, input,
+    Reference, Shape, input, shape_len,
 };
 use boundgate_verify::bounds::directed::{add_up, mul_up};
 use boundgate_verify::bounds::tc::{
@@ -31,6 +31,7 @@ use boundgate_verify::bounds::tc::{
 };
 use boundgate_verify::bounds::{Bound, Kind};
 use boundgate_verify::check::ElementBounds;
+use boundgate_verify::error::require_same_len;
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::oracle::{self, Matrix};
 use boundgate_verify::{Result as VResult, VerifyError};
@@ -284,7 +285,7 @@ impl GemmOperands {
                 return Err(VerifyError::Empty { what: name.into() });
             }
         }
-        boundgate_verify::error::require_same_len("columns of A and rows of B", k, k_b)?;
+        require_same_len("columns of A and rows of B", k, k_b)?;
         crate::kernels::require_output_fits(m, t)?;
         // The slices must hold exactly the shapes given: the model indexes
         // them as m x k and k x t and would otherwise read out of bounds.
@@ -292,8 +293,8 @@ impl GemmOperands {
             ("elements of A (m k)", m, k, a.len()),
             ("elements of B (k t)", k, t, b.len()),
         ] {
-            let expected = crate::kernels::shape_len(what, rows, cols)?;
-            boundgate_verify::error::require_same_len(what, expected, len)?;
+            let expected = shape_len(what, rows, cols)?;
+            require_same_len(what, expected, len)?;
         }
         let read = |v: &[f64]| -> Vec<f64> {
             let storage = record.input.storage();
@@ -366,7 +367,7 @@ pub struct GemmRun {
 ///     let config = config_from_pairs(pairs).unwrap();
 ///     // [1, -1, 2^-12] . [1, 1, 2^-13] = 2^-25 exactly.
 ///     let ops = GemmOperands::new(&config.record, vec![1.0, -1.0, small], (1, 3), vec![1.0, 1.0, small / 2.0], (3, 1)).unwrap();
-///     run_model(&config, &ops)
+///     run_model(&config, &ops).unwrap()
 /// };
 /// // A100's block FMA keeps 24 fractional bits below 2^0: 2^-25 is truncated away.
 /// let tc = run(&["arch=sm80"]);
@@ -377,11 +378,25 @@ pub struct GemmRun {
 /// assert_eq!(alg1.d, vec![2f64.powi(-25)]);
 /// assert!(alg1.a_posteriori.is_empty()); // the a-posteriori bound is the block FMA's
 /// ```
-pub fn run_model(config: &GemmConfig, ops: &GemmOperands) -> GemmRun {
+pub fn run_model(config: &GemmConfig, ops: &GemmOperands) -> Result<GemmRun> {
     let (m, k, t) = (ops.m, ops.k, ops.t);
-    let mut a_posteriori = Vec::with_capacity(m * t);
+    // The fields are public: operands edited by hand are checked before
+    // `transpose` indexes them (it panicked until 2026-11-29).
+    require_same_len(
+        "A as read and m x k",
+        ops.a_read.len(),
+        shape_len("A", m, k)?,
+    )?;
+    require_same_len(
+        "B as read and k x t",
+        ops.b_read.len(),
+        shape_len("B", k, t)?,
+    )?;
+    let mut a_posteriori = Vec::with_capacity(shape_len("D", m, t)?);
     let mut d = if config.alg1 {
-        config.alg1_model().gemm(&ops.a_read, &ops.b_read, m, k, t)
+        config
+            .alg1_model()
+            .gemm(&ops.a_read, &ops.b_read, m, k, t)?
     } else {
         let unit = BlockFma::new(&config.record);
         let spec = config.record.spec();
@@ -398,7 +413,7 @@ pub fn run_model(config: &GemmConfig, ops: &GemmOperands) -> GemmRun {
                 )
                 .map(|b| b.value),
             );
-        });
+        })?;
         d
     };
     if config.fp16_epilogue {
@@ -406,12 +421,12 @@ pub fn run_model(config: &GemmConfig, ops: &GemmOperands) -> GemmRun {
             *v = Format::FP16.round(*v, RoundingMode::NearestEven);
         }
     }
-    GemmRun {
+    Ok(GemmRun {
         d,
         a_posteriori,
         ran_on: "cpu model".into(),
         split_k: None,
-    }
+    })
 }
 
 /// The bound on the final conversion to fp16 (`output = fp32-fp16`), given a
@@ -519,10 +534,10 @@ impl InnerOrder {
 /// let y = vec![1.0 + 2f64.powi(-10); 64];
 /// let any = any_order_bound(&spec, false, &x, &y).unwrap().value;
 /// // Split-K in two halves, the halves added in fp32: not one chain, still within the bound.
-/// let half = |s: std::ops::Range<usize>| unit.chain(&x[s.clone()], &y[s], 0.0).0;
+/// let half = |s: std::ops::Range<usize>| unit.chain(&x[s.clone()], &y[s], 0.0).unwrap().0;
 /// let split = (half(0..32) as f32 + half(32..64) as f32) as f64;
 /// let err = |d| oracle::dot(&x, &y).unwrap().error_of(d).absolute_up().unwrap();
-/// assert!(err(split) <= any && err(unit.chain(&x, &y, 0.0).0) <= any);
+/// assert!(err(split) <= any && err(unit.chain(&x, &y, 0.0).unwrap().0) <= any);
 /// assert!(block_fma_a_priori(&spec, &x, &y).unwrap().value <= any); // the chain's is tighter
 /// assert!(any_order_bound(&spec, true, &x, &y).unwrap().value > any); // fp16 reductions allowed
 /// ```
@@ -563,7 +578,7 @@ pub fn any_order_bound(
 /// assert!(split <= any_order_bound(&spec, true, &x, &y).unwrap().value); // the smaller of two
 /// // Two chains whose results are reduced in fp16 (an fp16 D), as a split-K library may.
 /// let (h, rne) = (Format::FP16, RoundingMode::NearestEven);
-/// let half = |s: std::ops::Range<usize>| h.round(unit.chain(&x[s.clone()], &y[s], 0.0).0, rne);
+/// let half = |s: std::ops::Range<usize>| h.round(unit.chain(&x[s.clone()], &y[s], 0.0).unwrap().0, rne);
 /// let d = h.add(half(0..32), half(32..64), rne);
 /// assert!(oracle::dot(&x, &y).unwrap().error_of(d).absolute_up().unwrap() <= split);
 /// ```
@@ -603,7 +618,7 @@ pub fn split_any_order_bound(
 /// let s_read = Ok(vec![oracle::abs_dot_up(&ops.a_read, &ops.b_read).unwrap()]); // B has one column
 /// let bounds = rigorous_bounds(&config, &ops, &s_read, InnerOrder::Chain).unwrap();
 /// // The error against the inputs as given (representation error included) is within it.
-/// let d = run_model(&config, &ops).d[0];
+/// let d = run_model(&config, &ops).unwrap().d[0];
 /// let err = oracle::dot(&ops.a, &ops.b).unwrap().error_of(d).absolute_up().unwrap();
 /// assert!(err > 0.0 && err <= bounds.values()[0]);
 /// // Algorithm 1 has one order; an input beyond fp16 fails the hypotheses.
@@ -743,7 +758,7 @@ fn cast_roundoffs(config: &GemmConfig, r: &Roundoffs) -> (Roundoffs, &'static st
 /// use boundgate_verify::bounds::tc::{thm_3_7, GemmShape};
 /// let config = config_from_pairs(&[]).unwrap(); // sm90 fp16 -> fp32, block 16
 /// let ops = GemmOperands::new(&config.record, vec![0.5, 0.5], (1, 2), vec![1.0, 1.0], (2, 1)).unwrap();
-/// let run = run_model(&config, &ops);
+/// let run = run_model(&config, &ops).unwrap();
 /// let s = Ok(vec![1.0]); // sum |a_j b_j| = 1
 /// let (checks, details) = other_bounds(&config, &ops, &run, &s, &s, 0.9999, InnerOrder::Chain);
 /// assert_eq!(checks[0].label, "published: Theorem 3.7 (DBEA)");
@@ -1026,7 +1041,7 @@ impl Kernel for MpfmaGemm {
                     reduction.name()
                 )));
             }
-            None if backend == "cpu" => (run_model(&config, &ops), InnerOrder::Chain),
+            None if backend == "cpu" => (run_model(&config, &ops)?, InnerOrder::Chain),
             None => (
                 super::gpu::run_or_model(&config, &ops, kernel, backend == "gpu")?,
                 InnerOrder::Chain,

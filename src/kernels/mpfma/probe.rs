@@ -93,7 +93,7 @@ impl MatrixUnit for ModelUnit {
         self.unit.record().accumulator
     }
     fn dot(&self, x: &[f64], y: &[f64], c: f64) -> Result<f64> {
-        Ok(self.unit.chain(x, y, c).0)
+        Ok(self.unit.chain(x, y, c)?.0)
     }
 }
 

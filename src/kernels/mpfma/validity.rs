@@ -180,7 +180,7 @@ fn ratio(error: f64, bound: f64) -> f64 {
 /// ```
 pub fn evaluate(record: &TcRecord, x: &[f64], y: &[f64]) -> Result<CaseOutcome> {
     let unit = BlockFma::new(record);
-    let (d, partials) = unit.chain(x, y, 0.0);
+    let (d, partials) = unit.chain(x, y, 0.0)?;
     let error = match oracle::dot(x, y)?.error_of(d) {
         ErrorMeasure::Finite { absolute_up, .. } => absolute_up,
         ErrorMeasure::NonFinite { .. } => f64::INFINITY,
@@ -195,7 +195,7 @@ pub fn evaluate(record: &TcRecord, x: &[f64], y: &[f64]) -> Result<CaseOutcome> 
     let shape = GemmShape::new(1, x.len() as u64, record.block as u64)?;
     let spec = record.spec();
     let alg1 = Alg1::table2(record.input, record.output, record.block);
-    let alg1_error = match oracle::dot(x, y)?.error_of(alg1.dot(x, y)) {
+    let alg1_error = match oracle::dot(x, y)?.error_of(alg1.dot(x, y)?) {
         ErrorMeasure::Finite { absolute_up, .. } => absolute_up,
         ErrorMeasure::NonFinite { .. } => f64::INFINITY,
     };

@@ -163,7 +163,7 @@ fn unsupported(config: &GemmConfig, kernel: GemmKernel) -> Option<GpuError> {
 /// let ops = GemmOperands::new(&config.record, v(m * k), (m, k), v(k * t), (k, t)).unwrap();
 /// let gpu = run_or_model(&config, &ops, GemmKernel::Simple, true).unwrap();
 /// assert!(gpu.ran_on.starts_with("gpu"));
-/// let model = run_model(&config, &ops);
+/// let model = run_model(&config, &ops).unwrap();
 /// assert!(gpu.d.iter().zip(&model.d).all(|(g, c)| g.to_bits() == c.to_bits()));
 /// ```
 pub fn run_or_model(
@@ -175,7 +175,7 @@ pub fn run_or_model(
     match unsupported(config, kernel) {
         Some(reason) if required => Err(reason.into()),
         Some(reason) => {
-            let mut run = run_model(config, ops);
+            let mut run = run_model(config, ops)?;
             run.ran_on = format!("cpu model ({reason})");
             Ok(run)
         }
@@ -201,7 +201,7 @@ fn run_on_device(config: &GemmConfig, ops: &GemmOperands, kernel: GemmKernel) ->
     // The a-posteriori bound needs the block results: the device gives only
     // the final result, so it is taken from the model, which the tests check
     // against the device bit for bit.
-    let model = run_model(config, ops);
+    let model = run_model(config, ops)?;
     Ok(GemmRun {
         d,
         a_posteriori: model.a_posteriori,
@@ -578,7 +578,7 @@ pub fn time_cublaslt(
 /// let v = |n: usize| (0..n).map(|i| ((i * 37) % 1024) as f64 / 1024.0 - 0.5).collect::<Vec<_>>();
 /// let (a, b) = (v(m * k), v(k * t));
 /// let d = gemm_on_device(&record, &a, &b, None, (m, k, t)).unwrap();
-/// let model = BlockFma::new(&record).gemm(&a, &b, m, k, t);
+/// let model = BlockFma::new(&record).gemm(&a, &b, m, k, t).unwrap();
 /// assert!(d.iter().zip(&model).all(|(g, c)| g.to_bits() == c.to_bits()));
 /// ```
 pub fn gemm_on_device(
