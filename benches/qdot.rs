@@ -78,7 +78,13 @@ fn bench_qdot(c: &mut Criterion) {
             group.bench_with_input(
                 BenchmarkId::new(format!("k~ (compute, eps {e:e})"), n),
                 &n,
-                |b, _| b.iter(|| compute(black_box(&x), black_box(&y), &selection, &qdot).value),
+                |b, _| {
+                    b.iter(|| {
+                        compute(black_box(&x), black_box(&y), &selection, &qdot)
+                            .unwrap()
+                            .value
+                    })
+                },
             );
         }
     }

@@ -32,7 +32,7 @@ impl Run {
     fn new(x: &[f64], y: &[f64], c: &QdotConfig, eps: f64) -> Run {
         let eps = Tolerance::new(eps).unwrap();
         let s = select(x, y, eps, c).unwrap();
-        let z = compute(x, y, &s, c).value;
+        let z = compute(x, y, &s, c).unwrap().value;
         let exact = oracle::dot(x, y).unwrap();
         let bounds = evaluate(x, y, &s, c, eps, &exact).unwrap();
         Run { z, exact, bounds }

@@ -99,7 +99,7 @@ fn gpu_matches_the_cpu_model_bit_for_bit_and_the_bound() {
             for (name, x, y) in inputs() {
                 let what = format!("{name}, eps {:e}, {c}", eps.value());
                 let cpu_sel = select(&x, &y, eps, &c).expect("finite");
-                let cpu = compute(&x, &y, &cpu_sel, &c).value;
+                let cpu = compute(&x, &y, &cpu_sel, &c).unwrap().value;
                 let gpu = qdot_gpu(&x, &y, eps, &c).unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(gpu.exponents, cpu_sel.exponents, "{what}: exponents");
                 assert_eq!(gpu.selection.bins, cpu_sel.bins, "{what}: bins");
@@ -193,7 +193,7 @@ fn gpu_fp32_inputs_match_the_cpu_model_bit_for_bit_and_the_bound() {
                             let x: Vec<f64> = x32.iter().map(|&v| f64::from(v)).collect();
                             let y: Vec<f64> = y32.iter().map(|&v| f64::from(v)).collect();
                             let s = select(&x, &y, eps, &c).expect("finite");
-                            let cpu = compute(&x, &y, &s, &c).value;
+                            let cpu = compute(&x, &y, &s, &c).unwrap().value;
                             let gpu = qdot_gpu_f32(&x32, &y32, eps, &c)
                                 .unwrap_or_else(|e| panic!("{what}: {e}"));
                             assert_eq!(gpu.selection.bins, s.bins, "{what}: bins");
@@ -268,7 +268,7 @@ fn fp16x2_half_bins_match_the_cpu_model_bit_for_bit() {
             let eps = Tolerance::new(0.01).expect("in (0, 1)");
             let what = format!("n {n}, tile {tile}, {}", layout.name());
             let s = select(&x, &y, eps, &c).expect("finite");
-            let cpu = compute(&x, &y, &s, &c).value;
+            let cpu = compute(&x, &y, &s, &c).unwrap().value;
             let gpu = qdot_gpu(&x, &y, eps, &c).unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(gpu.selection.bins, s.bins, "{what}: bins");
             let levels = c.levels();

@@ -15,7 +15,7 @@ use boundgate::kernels::qdot::config::{
     HalfMode, Ladder, QdotConfig, Score, TileLayout, Tolerance,
 };
 use boundgate::kernels::qdot::distributions::strategies::{edge_pairs, paper_pairs};
-use boundgate::kernels::qdot::select::select;
+use boundgate::kernels::qdot::select::{select, select_from_histogram};
 use boundgate::kernels::{Inputs, KernelRun, Params, registry};
 use boundgate_verify::VerifyError;
 use boundgate_verify::bounds::qdot::{BinArithmetic, Binning, ExponentBins, Fexp, TileOrder};
@@ -178,7 +178,7 @@ proptest! {
     ) {
         let eps = Tolerance::new(eps).unwrap();
         let selection = select(&x, &y, eps, &c).unwrap();
-        let got = compute(&x, &y, &selection, &c).value;
+        let got = compute(&x, &y, &selection, &c).unwrap().value;
         let want = reference_compute(&x, &y, &c, eps);
         prop_assert_eq!(got.to_bits(), want.to_bits(), "{} vs {}", got, want);
         let checker = ExponentBins::binned(&x, &y, c.fexp, c.binning).unwrap();
@@ -197,7 +197,7 @@ fn the_original_kernel_is_the_tiled_dot() {
     let x: Vec<f64> = (0..300).map(|i| 1.0 / (i as f64 + 1.0)).collect();
     let y: Vec<f64> = (0..300).map(|i| (i as f64).sin()).collect();
     let order = TileOrder { n: 300, tile: 64 };
-    let got = original_dot(&x, &y, c.input_level(), Format::FP64, order);
+    let got = original_dot(&x, &y, c.input_level(), Format::FP64, order).unwrap();
     let partials: Vec<f64> = x
         .chunks(64)
         .zip(y.chunks(64))
@@ -253,11 +253,11 @@ proptest! {
         let contiguous = {
             let (px, py) = (interleaved_to_contiguous(&x, m, tile), interleaved_to_contiguous(&y, m, tile));
             let s = select(&px, &py, eps, &c).unwrap();
-            compute(&px, &py, &s, &c)
+            compute(&px, &py, &s, &c).unwrap()
         };
         c.layout = TileLayout::Interleaved;
         let s = select(&x, &y, eps, &c).unwrap();
-        let interleaved = compute(&x, &y, &s, &c);
+        let interleaved = compute(&x, &y, &s, &c).unwrap();
         prop_assert_eq!(interleaved.value.to_bits(), contiguous.value.to_bits());
         let bits = |v: &[f64]| v.iter().map(|z| z.to_bits()).collect::<Vec<_>>();
         prop_assert_eq!(bits(&interleaved.bin_results), bits(&contiguous.bin_results));
@@ -266,8 +266,8 @@ proptest! {
         let level = c.input_level();
         let (px, py) = (interleaved_to_contiguous(&x, m, tile), interleaved_to_contiguous(&y, m, tile));
         prop_assert_eq!(
-            original_dot_in(&x, &y, level, input, order, TileLayout::Interleaved).to_bits(),
-            original_dot(&px, &py, level, input, order).to_bits()
+            original_dot_in(&x, &y, level, input, order, TileLayout::Interleaved).unwrap().to_bits(),
+            original_dot(&px, &py, level, input, order).unwrap().to_bits()
         );
     }
 }
@@ -289,7 +289,8 @@ fn interleaved_tiles_are_round_robin_and_partial_tiles_are_short() {
             Format::FP64,
             order,
             TileLayout::Interleaved
-        ),
+        )
+        .unwrap(),
         tree_levels(&partials, |a, b| a + b)
     );
     assert_eq!(TileLayout::Interleaved.tile_of(9, 4, 3), 0);
@@ -337,6 +338,46 @@ fn all_zero_vectors_give_zero_and_no_relative_bound() {
             ),
         }
     }
+}
+
+/// The computation phase on inputs its selection was not made for: typed
+/// errors, each a panic (slice or index out of range) or, for `x` and `y` of
+/// different lengths, a silently truncated zip until 2026-11-29.
+#[test]
+fn a_selection_that_cannot_drive_the_computation_is_a_typed_error() {
+    let mut c = QdotConfig::new(Format::FP64).unwrap();
+    c.early_exit = false;
+    let eps = Tolerance::new(1e-8).unwrap();
+    let (x, y) = ([2.0, 1.0, 0.0, 0.5], [1.0; 4]);
+    let s = select(&x, &y, eps, &c).unwrap();
+    assert_eq!(compute(&x, &y, &s, &c).unwrap().value, 3.5);
+    let mismatch = |r| matches!(r, Err(VerifyError::LengthMismatch { .. }));
+    // x and y of different lengths; a selection made on another length.
+    assert!(mismatch(compute(&x, &y[..3], &s, &c)));
+    assert!(mismatch(compute(&x[..3], &y[..3], &s, &c)));
+    // The GPU's selection (counts per exponent) orders no indices on the host.
+    let gpu = select_from_histogram(-1, &[1, 1, 1], 1, eps, &c).unwrap();
+    assert!(matches!(
+        compute(&x, &y, &gpu, &c),
+        Err(VerifyError::InvalidParameter { .. })
+    ));
+    // A level the configuration lacks.
+    let mut edited = s.clone();
+    edited.bins[0].level = Some(c.levels().len());
+    assert!(matches!(
+        compute(&x, &y, &edited, &c),
+        Err(VerifyError::InvalidParameter { .. })
+    ));
+    // A bin past the end of the order.
+    let mut edited = s.clone();
+    edited.bins[0].start = usize::MAX;
+    assert!(matches!(
+        compute(&x, &y, &edited, &c),
+        Err(VerifyError::InvalidParameter { .. })
+    ));
+    // The original kernel likewise refuses x and y of different lengths.
+    let order = TileOrder { n: 4, tile: 2 };
+    assert!(original_dot(&x, &y[..3], c.input_level(), Format::FP64, order).is_err());
 }
 
 #[test]

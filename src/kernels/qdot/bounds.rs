@@ -100,7 +100,7 @@ pub fn order(config: &QdotConfig, n: usize) -> TileOrder {
 /// let (x, y) = ([1.0, 0.1, 2f64.powi(-40)], [1.0, 3.0, 1.0]);
 /// let (c, eps) = (QdotConfig::new(Format::FP64).unwrap(), Tolerance::new(1e-6).unwrap());
 /// let s = select(&x, &y, eps, &c).unwrap();
-/// let z = compute(&x, &y, &s, &c).value;
+/// let z = compute(&x, &y, &s, &c).unwrap().value;
 /// let exact = oracle::dot(&x, &y).unwrap();
 /// let b = evaluate(&x, &y, &s, &c, eps, &exact).unwrap();
 /// // The rigorous bound holds against the exact error of the computed z.

@@ -50,6 +50,7 @@
 use super::config::{Level, QdotConfig, TileLayout};
 use super::select::Selection;
 use boundgate_verify::bounds::qdot::{BinArithmetic, Fexp, TileOrder};
+use boundgate_verify::error::{Result, require_same_len};
 use boundgate_verify::format::{Fixed, Format, RoundingMode};
 
 const RNE: RoundingMode = RoundingMode::NearestEven;
@@ -420,6 +421,13 @@ pub struct Computed {
 /// Algorithm 3.1 on the selection's bins (or the original kernel after an
 /// early exit). `x`, `y` are the values the selection was made on.
 ///
+/// # Errors
+/// [`VerifyError::LengthMismatch`](boundgate_verify::VerifyError) for `x`
+/// and `y` of different lengths, and [`Selection::check_computable`]'s
+/// errors for a selection that cannot drive the computation on them (made on
+/// another length, from a histogram, or with a level `config` lacks): each
+/// zipped, sliced or indexed out of range (a panic) until 2026-11-29.
+///
 /// # Example
 /// ```
 /// use boundgate::kernels::qdot::config::{QdotConfig, Tolerance};
@@ -430,15 +438,23 @@ pub struct Computed {
 /// let y = [1.0, 1.0, 0.5];
 /// let s = select(&x, &y, Tolerance::new(1e-10).unwrap(), &c).unwrap();
 /// // 2^-60 is perforated, 1 and 0.25 are computed exactly.
-/// assert_eq!(compute(&x, &y, &s, &c).value, 1.25);
+/// assert_eq!(compute(&x, &y, &s, &c).unwrap().value, 1.25);
+/// assert!(compute(&x[..2], &y[..2], &s, &c).is_err()); // s was made on 3 values
 /// ```
-pub fn compute(x: &[f64], y: &[f64], selection: &Selection, config: &QdotConfig) -> Computed {
+pub fn compute(
+    x: &[f64],
+    y: &[f64],
+    selection: &Selection,
+    config: &QdotConfig,
+) -> Result<Computed> {
+    require_same_len("qdot x and y", x.len(), y.len())?;
+    selection.check_computable(x.len(), config.levels().len())?;
     let order = TileOrder {
         n: x.len(),
         tile: config.tile,
     };
     if selection.early_exit {
-        return Computed {
+        return Ok(Computed {
             value: original_dot_in(
                 x,
                 y,
@@ -446,9 +462,9 @@ pub fn compute(x: &[f64], y: &[f64], selection: &Selection, config: &QdotConfig)
                 config.input,
                 order,
                 config.layout,
-            ),
+            )?,
             bin_results: Vec::new(),
-        };
+        });
     }
     let levels = config.levels();
     let input = config.input;
@@ -472,16 +488,20 @@ pub fn compute(x: &[f64], y: &[f64], selection: &Selection, config: &QdotConfig)
             Some(acc) => input.add(acc, zk, RNE),
         });
     }
-    Computed {
+    Ok(Computed {
         value: z.unwrap_or(0.0),
         bin_results,
-    }
+    })
 }
 
 /// The original kernel `k(X)`: the dot product of the unscaled inputs in the
 /// tiled order, in the input level's arithmetic, rounded once to the input
 /// precision. This is what the early exit runs, and the "double precision
 /// dot product" of the paper's metrics (the role of `cublasDdot`).
+///
+/// # Errors
+/// [`VerifyError::LengthMismatch`](boundgate_verify::VerifyError) for `x`
+/// and `y` of different lengths (zipped until 2026-11-29).
 ///
 /// # Example
 /// ```
@@ -491,13 +511,23 @@ pub fn compute(x: &[f64], y: &[f64], selection: &Selection, config: &QdotConfig)
 /// use boundgate_verify::format::Format;
 /// let c = QdotConfig::new(Format::FP64).unwrap();
 /// let v = original_dot(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0], c.input_level(), Format::FP64, TileOrder { n: 3, tile: 2 });
-/// assert_eq!(v, 32.0);
+/// assert_eq!(v.unwrap(), 32.0);
+/// assert!(original_dot(&[1.0], &[], c.input_level(), Format::FP64, TileOrder { n: 1, tile: 2 }).is_err());
 /// ```
-pub fn original_dot(x: &[f64], y: &[f64], level: Level, input: Format, order: TileOrder) -> f64 {
+pub fn original_dot(
+    x: &[f64],
+    y: &[f64],
+    level: Level,
+    input: Format,
+    order: TileOrder,
+) -> Result<f64> {
     original_dot_in(x, y, level, input, order, TileLayout::Contiguous)
 }
 
 /// [`original_dot`] with the tiles laid out as `layout` says.
+///
+/// # Errors
+/// As [`original_dot`].
 ///
 /// # Example
 /// ```
@@ -508,7 +538,7 @@ pub fn original_dot(x: &[f64], y: &[f64], level: Level, input: Format, order: Ti
 /// let c = QdotConfig::new(Format::FP64).unwrap();
 /// let order = TileOrder { n: 3, tile: 2 }; // tiles {0, 2} and {1}
 /// let v = original_dot_in(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0], c.input_level(), Format::FP64, order, TileLayout::Interleaved);
-/// assert_eq!(v, 32.0);
+/// assert_eq!(v.unwrap(), 32.0);
 /// ```
 pub fn original_dot_in(
     x: &[f64],
@@ -517,7 +547,8 @@ pub fn original_dot_in(
     input: Format,
     order: TileOrder,
     layout: TileLayout,
-) -> f64 {
+) -> Result<f64> {
+    require_same_len("qdot x and y", x.len(), y.len())?;
     let arith = Arith::of(level.arithmetic);
     let tile = order.tile_len();
     let mut tree = Tree::new(arith);
@@ -542,11 +573,11 @@ pub fn original_dot_in(
         }
     }
     let sum = tree.finish();
-    if arith.accumulator() == input {
+    Ok(if arith.accumulator() == input {
         sum
     } else {
         input.round(sum, RNE)
-    }
+    })
 }
 
 #[cfg(test)]

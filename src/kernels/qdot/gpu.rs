@@ -256,7 +256,7 @@ type Device = KernelModule;
 /// let gpu = qdot_gpu(&x, &y, eps, &c)?;
 /// let cpu = select(&x, &y, eps, &c)?;
 /// assert_eq!(gpu.selection.bins, cpu.bins);
-/// assert_eq!(gpu.value.to_bits(), compute(&x, &y, &cpu, &c).value.to_bits());
+/// assert_eq!(gpu.value.to_bits(), compute(&x, &y, &cpu, &c).unwrap().value.to_bits());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn qdot_gpu(

@@ -177,7 +177,7 @@ impl Kernel for QdotKernel {
         let (config, eps) = config_from(params)?;
         let ops = operands(inputs, config.input)?;
         let selection = select(&ops.x_stored, &ops.y_stored, eps, &config)?;
-        let computed = compute(&ops.x_stored, &ops.y_stored, &selection, &config);
+        let computed = compute(&ops.x_stored, &ops.y_stored, &selection, &config)?;
         let exact = oracle::dot(&ops.x_stored, &ops.y_stored)?;
         let bounds = evaluate(
             &ops.x_stored,

@@ -114,6 +114,79 @@ impl Selection {
         let b = &self.bins[k];
         &self.order[b.start..b.start + b.count]
     }
+
+    /// Checks that this selection can drive the computation phase on `n`
+    /// values with a configuration of `levels` precision levels: its bin
+    /// order covers the `n` indices (a [`select_from_histogram`] selection
+    /// has none: it is the GPU's, which orders the bins on the device), every
+    /// bin lies in the order, and every level is the configuration's. The
+    /// checks are per bin, not per index: the entries of `order` themselves
+    /// are [`select`]'s (the fields are public, but an edited entry past `n`
+    /// is the one thing left unchecked, to keep the computation phase free
+    /// of a scan the paper's timing does not have).
+    ///
+    /// # Errors
+    /// [`VerifyError::LengthMismatch`] when the order and the zero products do
+    /// not number `n`; [`VerifyError::InvalidParameter`] for a bin outside the
+    /// order or a level the configuration lacks.
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::qdot::config::{QdotConfig, Tolerance};
+    /// use boundgate::kernels::qdot::select::{select, select_from_histogram};
+    /// use boundgate_verify::format::Format;
+    /// let mut c = QdotConfig::new(Format::FP64).unwrap();
+    /// c.early_exit = false;
+    /// let eps = Tolerance::new(1e-8).unwrap();
+    /// let s = select(&[2.0, 1.0, 0.0], &[1.0; 3], eps, &c).unwrap();
+    /// assert!(s.check_computable(3, c.levels().len()).is_ok());
+    /// assert!(s.check_computable(4, c.levels().len()).is_err()); // made on 3 values
+    /// // The GPU's selection (counts per exponent) orders no indices on the host.
+    /// let gpu = select_from_histogram(0, &[1, 1], 1, eps, &c).unwrap();
+    /// assert!(gpu.check_computable(3, c.levels().len()).is_err());
+    /// ```
+    pub fn check_computable(&self, n: usize, levels: usize) -> Result<(), VerifyError> {
+        if self.early_exit {
+            // The original kernel runs on x and y alone.
+            return Ok(());
+        }
+        for (k, b) in self.bins.iter().enumerate() {
+            if b.start
+                .checked_add(b.count)
+                .is_none_or(|end| end > self.order.len())
+            {
+                return Err(VerifyError::invalid(
+                    "selection bin",
+                    k,
+                    format!(
+                        "indices {}..+{} lie outside the order of {} indices{}",
+                        b.start,
+                        b.count,
+                        self.order.len(),
+                        if self.order.is_empty() {
+                            " (a selection from a histogram orders none)"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
+            if let Some(level) = b.level.filter(|&l| l >= levels) {
+                return Err(VerifyError::invalid(
+                    "selection level",
+                    level,
+                    format!("the configuration has {levels} levels"),
+                ));
+            }
+        }
+        let covered = self.order.len().checked_add(self.zeros);
+        require_same_len(
+            "selection: ordered indices plus zero products, and the values",
+            covered.unwrap_or(usize::MAX),
+            n,
+        )?;
+        Ok(())
+    }
 }
 
 /// `fexp` read off the bits (the paper's "bitmask and bitshift", §3.2), with

@@ -81,7 +81,7 @@ impl DotProvider for PlainDot {
                 n: x.len(),
                 tile: self.tile,
             },
-        ))
+        )?)
     }
 }
 
@@ -135,7 +135,7 @@ impl DotProvider for QdotDot {
     fn dot(&mut self, x: &[f64], y: &[f64]) -> Result<f64> {
         let c = &self.config;
         let selection = select(x, y, self.eps, c)?;
-        let z = compute(x, y, &selection, c).value;
+        let z = compute(x, y, &selection, c)?.value;
         let levels = c.levels();
         let mut stats = CallStats {
             zeros: selection.zeros,

@@ -60,7 +60,7 @@ pub struct Trial {
 /// ```
 pub fn trial(x: &[f64], y: &[f64], config: &QdotConfig, eps: Tolerance) -> Result<Trial> {
     let selection = select(x, y, eps, config)?;
-    let z = compute(x, y, &selection, config).value;
+    let z = compute(x, y, &selection, config)?.value;
     let exact = oracle::dot(x, y)?;
     let bounds = evaluate(x, y, &selection, config, eps, &exact)?;
     let reference = original_dot(
@@ -72,7 +72,7 @@ pub fn trial(x: &[f64], y: &[f64], config: &QdotConfig, eps: Tolerance) -> Resul
             n: x.len(),
             tile: config.tile,
         },
-    );
+    )?;
     let error = exact.error_of(z);
     let magnitude = exact.to_f64().abs();
     let rigorous_violated = match &bounds.rigorous {
