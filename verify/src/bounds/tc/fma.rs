@@ -159,8 +159,18 @@ pub fn lemma_3_3(
     .with_hypothesis(NO_UNDERFLOW, ASSUMED))
 }
 
+/// Checks that every unit roundoff of `r` is in (0, 1), as
+/// [`Roundoffs::new`] does: the fields are public, so a `Roundoffs` built
+/// directly reaches the lemmas unchecked. Without this, a negative `u_bar`
+/// and `u_FMA` passed every hypothesis of Lemma 3.4 and gave a negative
+/// bound, and `u = +inf` gave NaN in (6) for `a = b = c = 0` (review).
+fn check_roundoffs(r: &Roundoffs) -> Result<()> {
+    Roundoffs::new(r.u_low, r.u_high, r.u_tilde, r.u_bar, r.u_fma).map(|_| ())
+}
+
 /// Checks the MPFMA hypotheses of Lemmas 3.4-3.6 on the unit roundoffs.
 fn mpfma_hypotheses(r: &Roundoffs, src: &Source) -> Result<Vec<(String, String)>> {
+    check_roundoffs(r)?;
     // "u~ <= u_high" and "the significand of a b fits t~": a product of two
     // p_low-bit significands has 2 p_low bits, which fit a p~-bit format iff
     // u~ <= u_low^2 (u = 2^-p).
@@ -209,6 +219,7 @@ fn with_all(mut bound: Bound, hypotheses: Vec<(String, String)>) -> Bound {
 ///
 /// # Errors
 /// [`VerifyError::NonFinite`] for a non-finite input;
+/// [`VerifyError::InvalidParameter`] for a unit roundoff outside (0, 1);
 /// [`VerifyError::HypothesisNotMet`] unless `u~ <= u_high`, the product is
 /// exact in `t~` and `u_FMA >= u_bar`.
 ///
@@ -236,8 +247,19 @@ pub fn lemma_3_4(r: &Roundoffs, a: f64, b: f64, c: f64) -> Result<Bound> {
 /// Lemma 3.4's special case, eq. (6): when `u~ = u_bar = u_FMA = u_high`
 /// there is a single rounding and `|z^ - z| <= u_high (|a||b| + |c|)`.
 ///
+/// The special case keeps Lemma 3.4's hypotheses, in particular that the
+/// product `a b` is exact in `t~` (its proof's "assume that the significand
+/// of the product ... can be entirely represented"): only then is the
+/// rounding of `a b + c` the single one. Until a review found it they
+/// were not checked here, and an fp16 MAC with an fp16 product
+/// (`u_low = u~ = u_bar = u_FMA = u_high = 2^-11`, two roundings) was given
+/// (6): `a = 1 + 2^-10`, `b = 1 - 2^-11`, `c = 2^-11` computes 1 for the
+/// exact `1 + 2^-10 - 2^-21`, an error of about `2 u` against (6)'s `u`.
+///
 /// # Errors
-/// [`VerifyError::HypothesisNotMet`] unless the four unit roundoffs are equal.
+/// [`VerifyError::InvalidParameter`] for a unit roundoff outside (0, 1);
+/// [`VerifyError::HypothesisNotMet`] unless the four unit roundoffs are
+/// equal and Lemma 3.4's hypotheses hold (as [`lemma_3_4`]).
 ///
 /// # Example
 /// ```
@@ -245,22 +267,28 @@ pub fn lemma_3_4(r: &Roundoffs, a: f64, b: f64, c: f64) -> Result<Bound> {
 /// let r = Roundoffs::table2_fp32();
 /// assert!(lemma_3_4_eq6(&r, 1.0, 1.0, 1.0).unwrap().value >= 2.0 * r.u_high);
 /// assert!(lemma_3_4_eq6(&Roundoffs::table2_fp16(), 1.0, 1.0, 1.0).is_err());
+/// // All fp16, products rounded to fp16: not exact, not a single rounding.
+/// let u16 = 2f64.powi(-11);
+/// let all16 = Roundoffs::new(u16, u16, u16, u16, u16).unwrap();
+/// assert!(lemma_3_4_eq6(&all16, 1.0, 1.0, 1.0).is_err());
 /// ```
 pub fn lemma_3_4_eq6(r: &Roundoffs, a: f64, b: f64, c: f64) -> Result<Bound> {
     finite_abc(a, b, c)?;
     let src = source("Lemma 3.4", Some("(6)"));
+    let hyps = mpfma_hypotheses(r, &src)?;
     let equal = r.u_tilde == r.u_bar && r.u_bar == r.u_fma && r.u_fma == r.u_high;
     require(equal, &src, "u~ = u_bar = u_FMA = u_high", || {
         format!("{r:?}")
     })?;
-    Ok(Bound::deterministic(
+    let bound = Bound::deterministic(
         combine(r.u_high, r.u_high, a, b, c),
         Quantity::AbsoluteError,
         src,
         Rigor::Published,
-    )
-    .with_hypothesis("u~ = u_bar = u_FMA = u_high", format!("{:e}", r.u_high))
-    .with_hypothesis(NO_UNDERFLOW, ASSUMED))
+    );
+    Ok(with_all(bound, hyps)
+        .with_hypothesis("u~ = u_bar = u_FMA = u_high", format!("{:e}", r.u_high))
+        .with_hypothesis(NO_UNDERFLOW, ASSUMED))
 }
 
 fn lemma_3_5_value(r: &Roundoffs, g2: f64, a: f64, b: f64, c: f64) -> f64 {
