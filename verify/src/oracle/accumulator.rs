@@ -117,8 +117,9 @@ pub struct ExactSum {
     dirty_hi: usize,
     /// In normalized form, the chunk holding the sign; all chunks above are zero.
     top: usize,
-    /// Chunks below this one have not been written since the last clear (as of
-    /// the last normalization).
+    /// Chunks below this one have not been written since the last clear and
+    /// are zero (as of the last normalization; the top chunk is never below it
+    /// unless the sum is zero).
     floor: usize,
     adds_left: u32,
     pub(crate) specials: Specials,
@@ -733,6 +734,14 @@ impl ExactSum {
             top -= 1;
         }
         self.top = top;
+        // The loop over -1 tops above may have moved the top below every chunk
+        // written so far: a sum of exactly -2^(32 F + LOW_EXP), whose lowest
+        // written chunk is F, ends as -2^32 in chunk F - 1. The floor must
+        // cover that chunk too, or `clear` would leave it behind (review
+        // finding; test `clear_forgets_a_top_below_the_written_chunks`).
+        if self.chunks[top] != 0 {
+            self.floor = self.floor.min(top);
+        }
         self.floor = self.floor.min(self.dirty_lo);
         self.dirty_lo = NUM_CHUNKS;
         self.dirty_hi = 0;
@@ -903,6 +912,45 @@ mod tests {
             s.round(Format::FP64, RoundingMode::Down),
             -f64::from_bits(1)
         );
+    }
+
+    #[test]
+    fn clear_forgets_a_top_below_the_written_chunks() {
+        // Regression (review): 2^20 - (2^20 + 2^-32) = -2^-32 = -2^(32 * 101 +
+        // LOW_EXP). Both terms are written to chunks 101 and 102; normalization
+        // leaves -2^32 in chunk 100, below `floor` (101). A later addition above
+        // chunk 100 made `clear` start at chunk 101, so the -2^32 survived the
+        // clear and the next sum, 1, came out as 1 - 2^-32.
+        let mut s = ExactSum::new();
+        s.add_slice(&[2f64.powi(20), -(2f64.powi(20) + 2f64.powi(-32))]);
+        assert_eq!(
+            s.to_float().unwrap(),
+            -Float::with_val(53, Float::i_exp(1, -32))
+        );
+        s.add(2f64.powi(40));
+        s.clear();
+        s.add(1.0);
+        assert_eq!(s.to_float().unwrap(), 1.0);
+        assert_eq!(s.round(Format::FP64, RoundingMode::Down), 1.0);
+        // The same through the carry budget instead of `add_slice`: 2047
+        // additions summing to -2^-32 (fillers in chunks 101 and 102 only),
+        // then one more, which normalizes first.
+        let mut s = ExactSum::new();
+        s.add(2f64.powi(20));
+        s.add(-(2f64.powi(20) + 2f64.powi(-32)));
+        let big = 2f64.powi(40);
+        s.add(big);
+        s.add(big);
+        s.add(-2.0 * big);
+        assert_eq!((ADDS_BETWEEN_CARRIES - 5) % 2, 0);
+        for _ in 0..(ADDS_BETWEEN_CARRIES - 5) / 2 {
+            s.add(big);
+            s.add(-big);
+        }
+        s.add(big); // normalizes first, then writes above chunk 100
+        s.clear();
+        s.add(1.0);
+        assert_eq!(s.to_float().unwrap(), 1.0);
     }
 
     #[test]
