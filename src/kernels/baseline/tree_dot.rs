@@ -36,7 +36,7 @@
 //! exact (Hauser, ACM TOPLAS 18(2), 1996).
 
 use boundgate_verify::error::{require_finite, require_nonempty, require_same_len};
-use boundgate_verify::format::{Format, RoundingMode};
+use boundgate_verify::format::{Format, OverflowPolicy, RoundingMode};
 use boundgate_verify::{Result, VerifyError};
 use serde::Serialize;
 
@@ -194,7 +194,8 @@ pub struct TreeDotOutput {
 /// Every input must be a finite value of `format` (the GPU reads them from
 /// memory of that format); anything else is a typed error, as is an empty or
 /// mismatched input, an invalid geometry, or an intermediate result that
-/// overflows (the GPU would return infinity or NaN there).
+/// overflows (the GPU would return infinity or NaN there; in a saturating
+/// format the clamp to the largest finite value counts as overflow too).
 ///
 /// # Example
 /// ```
@@ -221,6 +222,16 @@ pub fn tree_dot(
     format.require_values(x)?;
     format.require_values(y)?;
     config.validate()?;
+    // A saturating format would clamp an overflowing result to its largest
+    // finite value and go on (a result far outside the gamma_depth bound,
+    // where the GPU's IEEE arithmetic gives infinity): computed with NaN on
+    // overflow instead, which `checked` refuses. Every other result is the
+    // same. Until this review a saturating format's overflow went unreported.
+    let arith = if format.overflow_policy() == OverflowPolicy::Saturate {
+        format.with_overflow(OverflowPolicy::Nan)?
+    } else {
+        format
+    };
 
     let threads = config.threads_per_block;
     let all_threads = threads * config.blocks;
@@ -231,7 +242,7 @@ pub fn tree_dot(
     let mut accumulators = vec![0.0_f64; all_threads];
     for (i, (&xi, &yi)) in x.iter().zip(y).enumerate() {
         let acc = &mut accumulators[i % all_threads];
-        *acc = checked(format, format.fma(xi, yi, *acc, RNE), || {
+        *acc = checked(format, arith.fma(xi, yi, *acc, RNE), || {
             xi.mul_add(yi, *acc)
         })?;
     }
@@ -241,9 +252,9 @@ pub fn tree_dot(
         .iter_mut()
         .zip(accumulators.chunks_exact_mut(threads))
     {
-        *partial = tree_sum(format, block)?;
+        *partial = tree_sum(format, arith, block)?;
     }
-    let value = tree_sum(format, &mut partials)?;
+    let value = tree_sum(format, arith, &mut partials)?;
     Ok(TreeDotOutput {
         value,
         depth: config.depth(x.len()),
@@ -256,14 +267,15 @@ const RNE: RoundingMode = RoundingMode::NearestEven;
 /// The pairwise tree of `kernels/dot.cu`, in place over a power-of-two slice:
 /// for `s = len/2, ..., 1`, `sh[t] = sh[t] + sh[t + s]` for `t < s`. Within a
 /// level the reads (`t + s >= s`) never meet the writes (`t < s`), so the
-/// sequential loop equals the GPU's parallel step.
-fn tree_sum(format: Format, sh: &mut [f64]) -> Result<f64> {
+/// sequential loop equals the GPU's parallel step. Arithmetic in `arith`,
+/// overflow reported as `format`'s.
+fn tree_sum(format: Format, arith: Format, sh: &mut [f64]) -> Result<f64> {
     debug_assert!(sh.len().is_power_of_two());
     let mut s = sh.len() / 2;
     while s > 0 {
         for t in 0..s {
             let (a, b) = (sh[t], sh[t + s]);
-            sh[t] = checked(format, format.add(a, b, RNE), || a + b)?;
+            sh[t] = checked(format, arith.add(a, b, RNE), || a + b)?;
         }
         s /= 2;
     }

@@ -32,10 +32,11 @@ pub struct Fixed {
 const STICKY_MIN_MANTISSA: u128 = 1 << 63;
 
 /// The largest `|exponent|` a [`Fixed`] takes: far beyond every format's
-/// range (and MPFR's default, `2^30 - 1`), and small enough that no exponent
-/// derived from it (`exponent + 127`, a format's shift) overflows `i32`. An
-/// exponent of `i32::MAX` overflowed in [`Fixed::top_exponent`] (review,
-/// 2026-11-29).
+/// range (though not beyond every MPFR number's: [`Fixed::from_float`]
+/// replaces those near MPFR's default least exponent, `1 - 2^30`), and small
+/// enough that no exponent derived from it (`exponent + 127`, a format's
+/// shift) overflows `i32`. An exponent of `i32::MAX` overflowed in
+/// [`Fixed::top_exponent`] (review, 2026-11-29).
 ///
 /// # Example
 /// ```
@@ -117,6 +118,17 @@ impl Fixed {
     /// The value of a finite MPFR number, compressed to 127 bits and a sticky
     /// bit; `None` for NaN and the infinities.
     ///
+    /// A value whose compressed exponent would lie beyond
+    /// [`MAX_EXPONENT_MAGNITUDE`] (one within 126 bits of MPFR's default least
+    /// exponent, `1 - 2^30`, or past a widened MPFR range) cannot be held; it
+    /// is replaced by a stand-in of the same sign that every format rounds the
+    /// same way in every mode: a tiny value by a sticky one in `(2^(63 - 2^30),
+    /// 2^(64 - 2^30))` (nonzero, and far below half of any format's least
+    /// quantum, `2^-1074`), a huge one by `2^(2^30)` (beyond every format's
+    /// range). Such values used to give `None`, and `Format::round_float` then
+    /// rounded their `f64` conversion, made to nearest: `2^-1073741800`
+    /// rounded upward to fp16 gave 0, not `2^-24` (found by review).
+    ///
     /// # Example
     /// ```
     /// use boundgate_verify::format::{Fixed, Format, RoundingMode};
@@ -140,7 +152,36 @@ impl Fixed {
             });
         }
         let (integer, exponent) = x.to_integer_exp()?;
-        Fixed::from_integer(negative, integer, exponent)
+        // The exponent of the compressed value (from_integer keeps 127 bits).
+        let compressed =
+            i64::from(exponent) + i64::from(integer.significant_bits().saturating_sub(127));
+        Some(
+            Fixed::from_integer(negative, integer, exponent)
+                .unwrap_or_else(|| Fixed::beyond_range(negative, compressed > 0)),
+        )
+    }
+
+    /// The stand-in of [`Fixed::from_float`] for a value beyond the exponent
+    /// range: `2^MAX_EXPONENT_MAGNITUDE` if `huge` (it overflows every
+    /// format), else a sticky value in `(2^(63 - M), 2^(64 - M))`, `M =
+    /// MAX_EXPONENT_MAGNITUDE` (nonzero, and below every format's least
+    /// quantum by far), with the given sign.
+    fn beyond_range(negative: bool, huge: bool) -> Fixed {
+        if huge {
+            Fixed {
+                negative,
+                mantissa: 1,
+                exponent: MAX_EXPONENT_MAGNITUDE,
+                sticky: false,
+            }
+        } else {
+            Fixed {
+                negative,
+                mantissa: STICKY_MIN_MANTISSA,
+                exponent: -MAX_EXPONENT_MAGNITUDE,
+                sticky: true,
+            }
+        }
     }
 
     /// The value `±|integer| 2^exponent`, compressed to 127 bits and a sticky
@@ -401,7 +442,9 @@ impl Exact {
     }
 
     /// The sum `self + other`, exact where it fits 126 bits, else with a sticky
-    /// bit. An exact zero sum is returned as +0; callers apply IEEE's sign rules.
+    /// bit. An exact zero sum of nonzero terms is returned as +0, and a zero
+    /// term gives the other term as it is (so `-0 + +0` is -0): callers apply
+    /// IEEE's sign rules.
     // Not `std::ops::Add`: the sum is a `Fixed` that may carry a sticky bit,
     // not an `Exact`, and the name is public API.
     #[allow(clippy::should_implement_trait)]
@@ -524,6 +567,73 @@ mod tests {
                 assert!(diff > 0 && diff < unit, "{a} + {b}");
                 assert!(sum.mantissa >= STICKY_MIN_MANTISSA);
             }
+        }
+    }
+
+    /// Regression (review): a finite MPFR number within 126 bits of MPFR's
+    /// default least exponent (`1 - 2^30`) gave `None` here, and
+    /// `Format::round_float` then rounded its `f64` conversion (to nearest,
+    /// so 0): `2^-1073741800` rounded upward to fp16 gave 0, not `2^-24`.
+    #[test]
+    fn from_float_keeps_values_near_mpfr_least_exponent() {
+        use crate::format::{Format, RoundingMode};
+        let emin = rug::float::exp_min(); // 1 - 2^30 by default
+        for (prec, exp) in [
+            (53u32, emin),
+            (53, emin + 100),
+            (300, emin),
+            (300, emin + 200),
+            (2, emin + 50),
+        ] {
+            for negative in [false, true] {
+                // 0.11..1 * 2^exp, MPFR's convention (0.5 <= m < 1).
+                let mut x =
+                    Float::with_val(prec, 1) - Float::with_val(prec, 2f64.powi(-(prec as i32)));
+                x >>= (-exp) as u32; // (1 - 2^-prec) 2^exp: every bit set
+                assert_eq!(x.get_exp(), Some(exp));
+                if negative {
+                    x = -x;
+                }
+                let f = Fixed::from_float(&x).expect("a finite value");
+                assert_eq!(f.negative(), negative);
+                assert!(!f.is_zero());
+                for format in Format::NAMED {
+                    let min = format.min_positive();
+                    for mode in RoundingMode::ALL {
+                        let away = match mode {
+                            RoundingMode::Up => !negative,
+                            RoundingMode::Down => negative,
+                            _ => false,
+                        };
+                        let magnitude = if away { min } else { 0.0 };
+                        let expected = if negative { -magnitude } else { magnitude };
+                        let ours = format.round_float(&x, mode);
+                        assert_eq!(
+                            ours.to_bits(),
+                            expected.to_bits(),
+                            "{format} {mode:?} prec {prec} exp {exp} negative {negative}: {ours:e}"
+                        );
+                    }
+                }
+            }
+        }
+        // The stand-in for values past a widened MPFR range overflows every
+        // format as such values do.
+        for negative in [false, true] {
+            let huge = Fixed::beyond_range(negative, true);
+            let sign = if negative { -1.0 } else { 1.0 };
+            for format in [Format::FP16, Format::FP64, Format::BF16] {
+                let max = format.max_finite();
+                let rz = format.round_fixed(huge, RoundingMode::TowardZero);
+                assert_eq!(rz, sign * max, "{format}");
+                let rn = format.round_fixed(huge, RoundingMode::NearestEven);
+                assert_eq!(rn, sign * f64::INFINITY, "{format}");
+            }
+            assert!(
+                Format::E4M3
+                    .round_fixed(huge, RoundingMode::NearestEven)
+                    .is_nan()
+            );
         }
     }
 
