@@ -518,7 +518,10 @@ pub struct PipelineReport {
 /// execution of every schedule (one lockstep pass for all of them).
 ///
 /// # Errors
-/// As the steps; fractions outside `(0, 1]`.
+/// As the steps; fractions outside `(0, 1]`; `refine_rounds` above
+/// [`MAX_REFINE_ROUNDS`](super::experiment::MAX_REFINE_ROUNDS), refused
+/// before the profiles run (it was refused only when a schedule overshot,
+/// after the whole pipeline had run, until 2026-11-29).
 ///
 /// # Example
 /// ```
@@ -536,8 +539,19 @@ pub struct PipelineReport {
 /// assert!(r.refined.iter().all(|s| s.refined.execution.respects_limit()));
 /// config.fractions = vec![1.5];
 /// assert!(matches!(run_all(&app, &config), Err(InterleaveError::InvalidParameter { name, .. }) if name == "fractions"));
+/// config.fractions = vec![0.5];
+/// config.refine_rounds = 65;
+/// assert!(matches!(run_all(&app, &config), Err(InterleaveError::InvalidParameter { name, .. }) if name == "refine_rounds"));
 /// ```
 pub fn run_all(app: &HotSpot3D, config: &PipelineConfig) -> Result<PipelineReport> {
+    let cap = super::experiment::MAX_REFINE_ROUNDS;
+    if config.refine_rounds > cap {
+        return Err(InterleaveError::parameter(
+            "refine_rounds",
+            config.refine_rounds,
+            format!("must be 0 (no refinement) to {cap}"),
+        ));
+    }
     for &f in &config.fractions {
         if !(f > 0.0 && f <= 1.0) {
             return Err(InterleaveError::parameter(
