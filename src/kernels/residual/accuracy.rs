@@ -231,7 +231,6 @@ pub fn evaluate(
         claim_violations: threshold.map(|_| 0),
         elements: exact.len(),
     };
-    let (mut num, mut den) = (0.0f64, 0.0f64);
     let ratio = |e: f64, b: f64| {
         if e == 0.0 {
             0.0
@@ -251,8 +250,6 @@ pub fn evaluate(
         };
         let err_up = add_up(diff_up, half_ulp);
         let err_down = sub_down(diff_down, half_ulp).max(0.0);
-        num += (d - c) * (d - c);
-        den += c * c;
         if let Some(Some(r)) = rigorous.as_ref().map(|r| r[i]) {
             if err_up > r {
                 ev.rigorous_violations += 1;
@@ -270,7 +267,7 @@ pub fn evaluate(
             *v += 1;
         }
     }
-    ev.e_delta = (den > 0.0).then(|| (num / den).sqrt());
+    ev.e_delta = super::method::relative_frobenius(&out.d, exact);
     Ok(ev)
 }
 

@@ -78,7 +78,7 @@ const PARAMS: &[ParamSpec] = &[
         key: "threshold",
         default: "0.5",
         kind: ParamKind::Choice(THRESHOLDS),
-        help: "Gu's M: with reduce=mean keep a_ik with |a_ik| >= 2 M mean|A| (b_kj likewise)",
+        help: "Gu's M: with reduce=mean keep a_ik != 0 with |a_ik| >= 2 M mean_nnz|A|, the mean over the nonzero entries (b_kj likewise)",
     },
     ParamSpec {
         key: "reduce",

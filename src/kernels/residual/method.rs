@@ -718,17 +718,51 @@ pub fn dequantize(
 }
 
 /// `E_delta = ||D - C||_F / ||C||_F` (Gu §3.1), from the computed and the exact
-/// values; `None` when `C = 0` (undefined).
+/// values; `None` when `C = 0` (undefined), when the lengths differ, or when a
+/// value is not finite.
+///
+/// Every value is first scaled by one power of two `2^-e`, `e` the exponent
+/// of the largest `|d|` or `|c|`: the scaling is exact and cancels in the
+/// quotient, so where the plain sums of squares neither overflow nor
+/// underflow the result is theirs (bit for bit, unless a value tiny beside
+/// the largest lands among the subnormals when scaled, where its square is
+/// negligible), and where they do it is still the defined value. The plain
+/// sums squared binary64 values unscaled: with the kernel's `fp64` format an
+/// output near `1e200` squared to `inf` and the report's `e_delta_as_stored`
+/// was `NaN` (written as `null`, "undefined"), and one near `1e-170` squared
+/// to 0 and the ratio was called undefined for a nonzero `C` (review,
+/// 2026-11-29).
 ///
 /// # Example
 /// ```
 /// use boundgate::kernels::residual::method::relative_frobenius;
 /// assert_eq!(relative_frobenius(&[3.0, 4.0], &[0.0, 4.0]), Some(0.75));
 /// assert_eq!(relative_frobenius(&[1.0], &[0.0]), None);
+/// // the same ratio at the top and at the bottom of binary64, where the
+/// // squares overflow (2^1400) or underflow (2^-2000)
+/// for s in [2f64.powi(700), 2f64.powi(-1000)] {
+///     assert_eq!(relative_frobenius(&[3.0 * s, 4.0 * s], &[0.0, 4.0 * s]), Some(0.75));
+/// }
+/// assert_eq!(relative_frobenius(&[f64::INFINITY], &[1.0]), None);
+/// assert_eq!(relative_frobenius(&[1.0, 2.0], &[1.0]), None);
 /// ```
 pub fn relative_frobenius(computed: &[f64], exact: &[f64]) -> Option<f64> {
+    let values = || computed.iter().chain(exact);
+    if computed.len() != exact.len()
+        || values().any(|v| !v.is_finite())
+        || exact.iter().all(|&c| c == 0.0)
+    {
+        return None;
+    }
+    let top = values().fold(0.0f64, |t, v| t.max(v.abs()));
+    // The unbiased exponent of `top` (at least -1022 for a subnormal), kept
+    // within [-1022, 1022] so that 2^-e is a normal binary64 number; the
+    // scaled values are then below 4 in magnitude.
+    let e = (((top.to_bits() >> 52) & 0x7ff) as i32 - 1023).clamp(-1022, 1022);
+    let scale = f64::from_bits(((1023 - e) as u64) << 52);
     let (mut num, mut den) = (0.0f64, 0.0f64);
-    for (d, c) in computed.iter().zip(exact) {
+    for (&d, &c) in computed.iter().zip(exact) {
+        let (d, c) = (d * scale, c * scale);
         num += (d - c) * (d - c);
         den += c * c;
     }

@@ -31,9 +31,10 @@ pub struct Trial {
     /// `|x^T y - z| / |x^T y|` against the exact result (None if it is zero).
     pub relerr: Option<f64>,
     /// `|k(X) - z| / |k(X)|` against the fp64 dot `k(X)` (the paper's measure,
-    /// with `cublasDdot` as `k`).
+    /// with `cublasDdot` as `k`; None if `k(X)` is zero or not finite).
     pub relerr_fp64: Option<f64>,
-    /// Theorem 3.5's relative bound (`eps` with `eps / N_bins` in the score).
+    /// Theorem 3.5's relative bound (`eps` with `eps / N_bins` in the score;
+    /// None where it has no value or the exact dot is zero or beyond binary64).
     pub bound: Option<f64>,
     /// The rigorous bound had a value and the error exceeded it.
     pub rigorous_violated: bool,
@@ -93,15 +94,21 @@ pub fn trial(x: &[f64], y: &[f64], config: &QdotConfig, eps: Tolerance) -> Resul
     for b in &selection.bins {
         components[class(b.level.map_or("perforate", |l| levels[l].name))] += b.count;
     }
+    // A relative measure needs a finite nonzero divisor: where the exact dot
+    // or the fp64 one overflows (x = y = [1e308, 1e308]) the quotients were
+    // inf / inf = NaN, reported as Some(NaN) (review, 2026-11-29).
     Ok(Trial {
         relerr: error.relative_up(),
-        relerr_fp64: (reference != 0.0).then(|| ((reference - z) / reference).abs()),
+        relerr_fp64: (reference.is_finite() && reference != 0.0)
+            .then(|| ((reference - z) / reference).abs())
+            .filter(|r| !r.is_nan()),
         bound: bounds
             .thm_3_5
             .as_ref()
             .ok()
-            .filter(|_| magnitude > 0.0)
-            .map(|b| b.value / magnitude),
+            .filter(|_| magnitude > 0.0 && magnitude.is_finite())
+            .map(|b| b.value / magnitude)
+            .filter(|r| !r.is_nan()),
         rigorous_violated,
         components,
     })
