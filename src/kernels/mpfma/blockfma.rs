@@ -12,9 +12,12 @@
 //! 2. with `E` the largest exponent, every term is shifted to `F` fractional
 //!    bits below `2^E` and truncated toward zero (an integer shift of its
 //!    magnitude);
-//! 3. the integers are summed exactly (`i64`: at most 33 terms below `2^(F+3)`)
-//!    and `sum 2^(E - F)` is rounded once to the accumulator format: toward zero
-//!    for fp32 (and for Hopper fp8's 13-bit fp32), to nearest even for fp16;
+//! 3. the integers are summed exactly (each term is below `2^(F+2)`, `F <= 60`;
+//!    in an `i64` where the block and `c` fit it, in an `i128` otherwise)
+//!    and `sum 2^(E - F)` is rounded once to the accumulator format (through
+//!    `f64` while the sum has at most 53 bits, through MPFR beyond, never
+//!    twice): toward zero for fp32 (and for Hopper fp8's 13-bit fp32), to
+//!    nearest even for fp16;
 //!    a magnitude at or above `2^(emax + 1)` gives infinity (MMA-Sim converts
 //!    with `torch.tensor`), an exact zero gives `+0`, and so does a nonzero
 //!    sum that rounds to zero (MMA-Sim rounds with Python integers, whose
@@ -34,12 +37,16 @@ use super::record::TcRecord;
 use crate::kernels::shape_len;
 use boundgate_verify::error::{Result, require_same_len};
 use boundgate_verify::format::{Format, RoundingMode};
+use rug::Float;
 
 /// Exponent given to zero terms: far below every real exponent, so they never
 /// set the alignment, and their (zero) significands shift to zero.
 const ZERO_EXP: i32 = -(1 << 24);
 /// Any block whose largest exponent is below this has only zero terms.
 const ALL_ZERO: i32 = -(1 << 23);
+/// The most fractional bits a unit keeps (`BlockFmaSpec::validate`'s limit):
+/// every aligned term is then below `2^62`, so its shifts stay inside a `u64`.
+const MAX_FRACTION_BITS: u32 = 60;
 
 /// `floor(log2 |x|)` for finite nonzero `x`.
 #[inline]
@@ -61,14 +68,36 @@ fn pow2(e: i32) -> f64 {
 }
 
 /// `x = sig 2^(exp - p + 1)` with `exp = max(floor(log2|x|), emin)`; zero gives
-/// `(0, ZERO_EXP)`. Exact for every value of a format with precision `p`.
+/// `(0, ZERO_EXP)`. Exact for every value of a format with precision `p`
+/// (other values are truncated toward zero), over the whole `f64` range: the
+/// significand is shifted out of `x`'s bits, where a scaling by
+/// `2^(p - 1 - exp)` left `f64`'s exponent range below `2^-971` with a
+/// binary64 accumulator (`pow2(1049)` is no power of two: `c = 1e-300`
+/// decoded to 0; 2026-11-29, tests/numerics_models_edges.rs).
 #[inline]
 fn decode(x: f64, precision: u32, emin: i32) -> (i64, i32) {
     if x == 0.0 {
         return (0, ZERO_EXP);
     }
+    let bits = x.to_bits();
+    let field = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1u64 << 52) - 1);
+    // |x| = m 2^q exactly.
+    let (m, q) = if field == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1 << 52), field - 1075)
+    };
     let e = floor_log2(x).max(emin);
-    let sig = (x.abs() * pow2(precision as i32 - 1 - e)) as i64;
+    // sig = trunc(|x| / 2^(e - p + 1)) = trunc(m 2^(q - (e - p + 1))), below 2^p.
+    let down = e - precision as i32 + 1 - q;
+    let sig = if down >= 64 {
+        0
+    } else if down >= 0 {
+        (m >> down) as i64
+    } else {
+        (m << -down) as i64
+    };
     (if x < 0.0 { -sig } else { sig }, e)
 }
 
@@ -99,6 +128,9 @@ pub struct BlockFma {
     fraction_bits: i32,
     /// Fast fp32-range truncation: the number of fraction bits kept, if applicable.
     truncate_bits: Option<u32>,
+    /// Whether a block of the record's size and `c` sum inside an `i64`
+    /// (`(block + 1) 2^(F+2) <= 2^63`): the fast path's cheaper accumulator.
+    narrow_blocks: bool,
 }
 
 impl BlockFma {
@@ -106,8 +138,9 @@ impl BlockFma {
     ///
     /// # Panics
     /// Never for the records of [`TcRecord::lookup`]; a hand-made record
-    /// whose fractional bits cannot hold a product is a programming error
-    /// (its `spec().validate()` fails first where records come from users).
+    /// whose fractional bits cannot hold a product, or that has more than 60
+    /// of them, is a programming error (its `spec().validate()` fails first
+    /// where records come from users).
     /// A hand-made record with `block` 0 is taken with block 1
     /// ([`TcRecord::with_block`]): a block holds at least one product.
     ///
@@ -148,6 +181,14 @@ impl BlockFma {
             record.label(),
             record.fraction_bits
         );
+        // Above 60 the aligned terms no longer fit the shifts' `u64` (a
+        // hand-made F = 64 overflowed a shift inside `step`, not here).
+        assert!(
+            record.fraction_bits <= MAX_FRACTION_BITS,
+            "record {}: F = {} cannot exceed {MAX_FRACTION_BITS}",
+            record.label(),
+            record.fraction_bits
+        );
         let fp32_range = accumulator.emin() == -126 && accumulator.emax() == 127;
         let truncate_bits = (fp32_range
             && record.output_mode == RoundingMode::TowardZero
@@ -161,6 +202,7 @@ impl BlockFma {
             shift_c: record.fraction_bits - acc_bits,
             fraction_bits: record.fraction_bits as i32,
             truncate_bits,
+            narrow_blocks: ((record.block as u128 + 1) << (record.fraction_bits + 2)) <= 1 << 63,
         }
     }
 
@@ -198,7 +240,7 @@ impl BlockFma {
     /// Rounds `acc 2^(e_max - F)` to the accumulator format; a result that
     /// rounds to zero is `+0`, whatever the sign of the sum.
     #[inline]
-    fn finish(&self, acc: i64, e_max: i32) -> f64 {
+    fn finish(&self, acc: i128, e_max: i32) -> f64 {
         let rounded = self.round_to_accumulator(acc, e_max);
         // MMA-Sim normalises with Python integers (`round(s * 2.0**10)` for
         // fp16, `math.trunc(s * 2.0**23)` for fp32: `nv_fused_dot_add`), whose
@@ -215,12 +257,16 @@ impl BlockFma {
 
     /// [`Self::finish`] before the sign of a zero result is settled.
     #[inline]
-    fn round_to_accumulator(&self, acc: i64, e_max: i32) -> f64 {
+    fn round_to_accumulator(&self, acc: i128, e_max: i32) -> f64 {
         if acc == 0 {
             return 0.0;
         }
+        let scale = e_max - self.fraction_bits;
+        if acc.unsigned_abs() >= 1 << 53 || scale < -1022 || self.accumulator.emax() > 1022 {
+            return self.round_wide(acc, e_max);
+        }
         // Exact: |acc| < 2^53 and the scale is a power of two in range.
-        let r = acc as f64 * pow2(e_max - self.fraction_bits);
+        let r = (acc as i64) as f64 * pow2(scale);
         let acc_fmt = self.accumulator;
         let a = r.abs();
         if a >= pow2(acc_fmt.emax() + 1) {
@@ -235,6 +281,30 @@ impl BlockFma {
             return (r / quantum).trunc() * quantum;
         }
         let rounded = acc_fmt.round(r, self.record.output_mode);
+        if !self.record.subnormal_outputs && rounded.abs() < acc_fmt.min_positive_normal() {
+            return 0.0;
+        }
+        rounded
+    }
+
+    /// [`Self::round_to_accumulator`] for a sum of more than 53 bits (a
+    /// hand-made `F` above about 45, or a step over some 2^26 products), or
+    /// a scale or range that `f64`'s normal powers of two do not reach (a
+    /// hand-made binary64 accumulator):
+    /// `acc as f64` rounded it to nearest before the accumulator's rounding,
+    /// a double rounding (`F = 50`: `2^54 - 1` units of `2^-48` gave 64
+    /// where fp32 toward zero is `64 - 2^-18`; found 2026-11-29,
+    /// tests/numerics_models_edges.rs). MPFR holds it exactly and the
+    /// format rounds it once.
+    #[cold]
+    fn round_wide(&self, acc: i128, e_max: i32) -> f64 {
+        let exact = Float::with_val(128, acc) << (e_max - self.fraction_bits);
+        let acc_fmt = self.accumulator;
+        let limit = Float::with_val(2, 1) << (acc_fmt.emax() + 1);
+        if exact.cmp_abs(&limit) != Some(std::cmp::Ordering::Less) {
+            return f64::INFINITY.copysign(exact.to_f64());
+        }
+        let rounded = acc_fmt.round_float(&exact, self.record.output_mode);
         if !self.record.subnormal_outputs && rounded.abs() < acc_fmt.min_positive_normal() {
             return 0.0;
         }
@@ -287,9 +357,9 @@ impl BlockFma {
         if e_max < ALL_ZERO {
             return 0.0;
         }
-        let mut acc = align(c_sig, self.shift_c, e_max - c_exp);
+        let mut acc = i128::from(align(c_sig, self.shift_c, e_max - c_exp));
         for &(sx, sy, e) in &terms {
-            acc += align(sx * sy, self.shift_product, e_max - e);
+            acc += i128::from(align(sx * sy, self.shift_product, e_max - e));
         }
         self.finish(acc, e_max)
     }
@@ -457,15 +527,23 @@ impl BlockFma {
             c = if e_max < ALL_ZERO {
                 0.0
             } else {
-                let mut acc = align(c_sig, self.shift_c, e_max - c_exp);
                 let shift = self.shift_product;
-                for r in 0..sa.len() {
-                    let p = i64::from(sa[r]) * i64::from(sb[r]);
-                    let d = (e_max - ea[r] - eb[r]).min(63) as u32;
-                    let magnitude = ((p.unsigned_abs() << shift) >> d) as i64;
-                    let sign = p >> 63;
-                    acc += (magnitude ^ sign) - sign;
-                }
+                let c_term = align(c_sig, self.shift_c, e_max - c_exp);
+                let acc = if self.narrow_blocks {
+                    // At most `block + 1` terms below 2^(F+2): no overflow.
+                    let mut acc = c_term;
+                    for r in 0..sa.len() {
+                        acc += product_term(sa[r], sb[r], shift, e_max - ea[r] - eb[r]);
+                    }
+                    i128::from(acc)
+                } else {
+                    let mut acc = i128::from(c_term);
+                    for r in 0..sa.len() {
+                        let down = e_max - ea[r] - eb[r];
+                        acc += i128::from(product_term(sa[r], sb[r], shift, down));
+                    }
+                    acc
+                };
                 self.finish(acc, e_max)
             };
             partials.push(c);
@@ -473,6 +551,17 @@ impl BlockFma {
         }
         c
     }
+}
+
+/// The aligned term of the product `sa sb` (fast path): its magnitude
+/// shifted left by `up` and right by `down >= 0` (toward zero), signed.
+#[inline(always)]
+fn product_term(sa: i32, sb: i32, up: u32, down: i32) -> i64 {
+    let p = i64::from(sa) * i64::from(sb);
+    let d = down.min(63) as u32;
+    let magnitude = ((p.unsigned_abs() << up) >> d) as i64;
+    let sign = p >> 63;
+    (magnitude ^ sign) - sign
 }
 
 /// `sig` shifted left by `up` and right by `down` (toward zero), signed.
