@@ -52,6 +52,19 @@ const DRIVER_SYMBOLS: &[&str] = &[
     "cuEventDestroy_v2",
     "cuGetErrorName",
     "cuGetErrorString",
+    // Also called on our paths, and missing from this list until this review
+    // (a driver without them got cudarc's panic, caught as an internal error,
+    // instead of `DriverTooOld`): the memory-pool setting of
+    // `KernelModule::open` (CUDA 11.2), the opt-in to more than 48 KiB of
+    // dynamic shared memory, occupancy queries, event waits. All are in every
+    // driver that runs CUDA 12. (`cuEventElapsedTime_v2`, which the timings
+    // call, is not required here: drivers before 12.8 lack it and still run
+    // everything else.)
+    "cuDeviceGetDefaultMemPool",
+    "cuMemPoolSetAttribute",
+    "cuFuncSetAttribute",
+    "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+    "cuEventSynchronize",
 ];
 
 /// The NVRTC functions of [`super::nvrtc`].

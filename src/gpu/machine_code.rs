@@ -75,17 +75,29 @@ pub fn ptxas_report(log: &str) -> BTreeMap<String, Resources> {
     };
     let mut out = BTreeMap::new();
     let mut current: Option<String> = None;
+    // Whose `Function properties for NAME` block the next stack/spill line
+    // belongs to: ptxas also reports every non-inlined callee (after the
+    // entries), and until this review that callee's line overwrote the entry
+    // last compiled, so a 320-byte frame of an entry calling a `__noinline__`
+    // function read as 0 (tests/gpu_host_edges.rs,
+    // ptxas_report_keeps_an_entrys_frame_when_a_callee_is_reported).
+    let mut properties_of_current = true;
     for line in log.lines() {
         if let Some(rest) = line.split("Compiling entry function '").nth(1) {
             let name = rest.split('\'').next().unwrap_or_default().to_string();
             out.insert(name.clone(), Resources::default());
             current = Some(name);
+            properties_of_current = true;
+            continue;
+        }
+        if let Some(rest) = line.split("Function properties for ").nth(1) {
+            properties_of_current = current.as_deref() == Some(rest.trim());
             continue;
         }
         let Some(entry) = current.as_ref().and_then(|name| out.get_mut(name)) else {
             continue;
         };
-        if line.contains("spill stores") {
+        if line.contains("spill stores") && properties_of_current {
             entry.stack_bytes = number_before(line, " bytes stack frame").unwrap_or(0);
             entry.spill_store_bytes = number_before(line, " bytes spill stores").unwrap_or(0);
             entry.spill_load_bytes = number_before(line, " bytes spill loads").unwrap_or(0);

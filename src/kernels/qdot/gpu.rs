@@ -266,6 +266,7 @@ pub fn qdot_gpu(
     config: &QdotConfig,
 ) -> Result<GpuQdot, GpuError> {
     require_same_len("x and y", x.len(), y.len())?;
+    require_histogram_len(x.len())?;
     require_finite("x", x)?;
     require_finite("y", y)?;
     if config.input == Format::FP32 {
@@ -303,6 +304,23 @@ pub fn qdot_gpu(
         .into());
     }
     catch(|| run(x, y, eps, config))
+}
+
+/// The device histogram counts each bin in an `unsigned int`
+/// (`qdot_exponents_f64`): with `2^32` or more indices a bin's count can wrap,
+/// and the host would select from wrong counts (and a wrong number of zero
+/// products). The CPU model ([`select`](super::select::select)) refuses the
+/// same lengths; until this review the device path did not, and went on to
+/// the device with them.
+fn require_histogram_len(n: usize) -> Result<(), VerifyError> {
+    if n > u32::MAX as usize {
+        return Err(VerifyError::invalid(
+            "n",
+            n,
+            "kernels/qdot.cu counts the exponent histogram in 32 bits: at most 2^32 - 1 elements",
+        ));
+    }
+    Ok(())
 }
 
 /// [`qdot_gpu`] on binary32 vectors (`config.input` must be fp32): the values
@@ -440,7 +458,17 @@ fn select_on_device(
     }
     let hist: Vec<u64> = dev.download(&d_hist)?.into_iter().map(u64::from).collect();
     let binned: u64 = hist.iter().sum();
-    let zeros = n - binned as usize;
+    // More binned products than indices is a kernel bug: a typed error, not
+    // the overflow panic (or, in a release build, the wrapped count) of `n -
+    // binned` it was until this review.
+    let zeros = usize::try_from(binned)
+        .ok()
+        .and_then(|binned| n.checked_sub(binned))
+        .ok_or_else(|| {
+            GpuError::Internal(format!(
+                "the device histogram counts {binned} nonzero products among {n} indices"
+            ))
+        })?;
     let selection = select_from_histogram(HISTOGRAM_FIRST, &hist, zeros, eps, config)?;
     Ok((selection, d_e))
 }
@@ -772,4 +800,22 @@ pub fn time_qdot(
             computed_bins: selection.bins.iter().filter(|b| b.level.is_some()).count(),
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The device's 32-bit histogram counts: lengths the CPU model refuses
+    /// are refused here too, before the device (a 2^32-element input cannot
+    /// be built in a test, so the check is tested on its own).
+    #[test]
+    fn lengths_beyond_the_32_bit_histogram_are_refused() {
+        assert!(require_histogram_len(0).is_ok());
+        assert!(require_histogram_len(u32::MAX as usize).is_ok());
+        assert!(matches!(
+            require_histogram_len(u32::MAX as usize + 1),
+            Err(VerifyError::InvalidParameter { ref name, .. }) if name == "n"
+        ));
+    }
 }

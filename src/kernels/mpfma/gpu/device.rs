@@ -37,6 +37,72 @@ fn module_of(kernel: GemmKernel) -> Result<&'static KernelModule, GpuError> {
     }
 }
 
+/// CUDA's largest grid `y` dimension (`gridDim.y`; `x` takes up to `2^31 - 1`).
+const MAX_GRID_Y: usize = 65_535;
+
+/// Whether [`GemmKernel::launch`]'s grid for a padded `pm x pt` output (a
+/// block per tile: `pt / cols` by `pm / rows`) is one the driver launches.
+/// [`GemmKernel::check_offsets`] allows a padded `A` of up to `2^31 - 1`
+/// elements, so with a short `k` up to `2^27` rows: `m = 2^22` (`k = 1`,
+/// padded to 16, `t = 1`) is `65536` blocks of 64 rows in `y`, which
+/// `cuLaunchKernel` refuses. Until this review that was found only there,
+/// after `A`, `B` and `D` had been converted, padded and uploaded; now it is
+/// refused before any device work (tests/gpu_host_edges.rs,
+/// `a_gemm_taller_than_the_grid_is_refused_before_the_device`).
+fn check_grid(kernel: GemmKernel, (pm, pt): (usize, usize)) -> Result<(), GpuError> {
+    let (rows, cols) = kernel.block_tile();
+    let (y, x) = (pm / rows, pt / cols);
+    if y > MAX_GRID_Y || x > i32::MAX as usize {
+        return Err(GpuError::Unsupported(format!(
+            "{} kernel: a padded {pm} x {pt} D takes a grid of {x} x {y} blocks of {rows} x {cols}; \
+             CUDA launches at most 2^31 - 1 x {MAX_GRID_Y}",
+            kernel.name()
+        )));
+    }
+    Ok(())
+}
+
+/// Every finite operand must be a value of the format the kernel reads it in
+/// (`A`, `B`: the record's input format; `C`: fp16 or fp32, the output's),
+/// since the conversions below ([`f16_bits`], [`bf16_bits`], [`f32s`]) are
+/// exact only on such values. Until this review an other value was rounded
+/// silently there (for fp16 twice, through f32), so the device computed on
+/// other operands than the caller's model and a difference read as the
+/// kernel's (tests/gpu_host_edges.rs,
+/// `gemm_operands_outside_the_input_format_are_refused_before_the_device`).
+/// The vendor calls check the same (`vendor::check_vendor_call`).
+fn check_operand_values(
+    record: &TcRecord,
+    (a, b, c): (&[f64], &[f64], Option<&[f64]>),
+) -> Result<(), GpuError> {
+    use boundgate_verify::VerifyError;
+    use boundgate_verify::format::RoundingMode;
+    let input = record.input.operand();
+    let output = match record.output {
+        TcOutput::Fp16 => Format::FP16,
+        TcOutput::Fp32 => Format::FP32,
+    };
+    let operands = [
+        ("A", a, input),
+        ("B", b, input),
+        ("C", c.unwrap_or(&[]), output),
+    ];
+    for (name, values, format) in operands {
+        if let Some(i) = values
+            .iter()
+            .position(|&x| x.is_finite() && format.round(x, RoundingMode::NearestEven) != x)
+        {
+            return Err(VerifyError::invalid(
+                &format!("{name}[{i}]"),
+                format!("{:e}", values[i]),
+                format!("not a {} value", format.name()),
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
 /// Zero-padded copy of a row-major `rows x cols` matrix as `prows x pcols`.
 fn padded(data: &[f64], (rows, cols): (usize, usize), (prows, pcols): (usize, usize)) -> Vec<f64> {
     let mut out = vec![0.0; prows * pcols];
@@ -140,6 +206,8 @@ pub(super) fn gemm(
     let name = kernel.entry(record.input, record.output)?;
     let (pm, pk, pt) = kernel.padded((m, k, t));
     let dims = (as_int("m", pm)?, as_int("t", pt)?, as_int("k", pk)?);
+    check_grid(kernel, (pm, pt))?;
+    check_operand_values(record, (a, b, c))?;
     let module = module_of(kernel)?;
     let ap = padded(a, (m, k), (pm, pk));
     let bp = padded(b, (k, t), (pk, pt));
@@ -236,6 +304,7 @@ pub(super) fn time_gemm(
 ) -> Result<(f64, f64), GpuError> {
     let name = kernel.entry(TcInput::Fp16, TcOutput::Fp32)?;
     let (rows, cols, inner) = (as_int("m", m)?, as_int("t", t)?, as_int("k", k)?);
+    check_grid(kernel, (m, t))?;
     let module = module_of(kernel)?;
     guard::catch(|| {
         let (a, b) = timing_operands((m, k, t));
