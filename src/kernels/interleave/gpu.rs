@@ -159,13 +159,27 @@ impl GpuHotSpot {
     /// // 1e39 is a finite binary64 temperature but overflows binary32
     /// let hot = HotSpot3D::new(Grid3::new(2, 1, 1).unwrap(), vec![1e39, 300.0], vec![1.0; 2]).unwrap();
     /// assert!(matches!(GpuHotSpot::new(&hot), Err(GpuError::Internal(_))));
+    /// // A grid taller than CUDA's 65535 blocks of 8 rows is refused too.
+    /// let tall = HotSpot3D::synthetic(Grid3::new(1, 8 * 65535 + 1, 1).unwrap(), 1).unwrap();
+    /// assert!(matches!(GpuHotSpot::new(&tall), Err(GpuError::Unsupported(_))));
     /// ```
     pub fn new(app: &HotSpot3D) -> Result<GpuHotSpot, GpuError> {
         let initial = app
             .initial32()
             .map_err(|e| GpuError::Internal(e.to_string()))?;
-        let dev = KernelModule::open(&SOURCE)?;
         let grid = app.grid();
+        // The stencils launch a block of 8 rows per grid `y` index, and CUDA
+        // takes at most 65535 there: `Grid3` allows 1 x 2^28 x 1, whose
+        // launch the driver refused only after the upload (review,
+        // 2026-11-29). Refused here, before a device is looked for.
+        let blocks_y = grid.ny().div_ceil(8);
+        if blocks_y > 65_535 {
+            return Err(GpuError::Unsupported(format!(
+                "HotSpot3D on the GPU: ny = {} needs {blocks_y} blocks of 8 rows; CUDA launches at most 65535 (ny <= 524280)",
+                grid.ny()
+            )));
+        }
+        let dev = KernelModule::open(&SOURCE)?;
         let cells = grid.cells();
         let k = app.coefficients32();
         let k32 = Coefficients32 {

@@ -336,10 +336,22 @@ fn check_shape(
         );
     }
     let against = |name: &str| format!("{name} against the shape {m} x {k} x {t}");
-    require_same_len(&against("A"), a.len(), m * k)?;
-    require_same_len(&against("B"), b.len(), k * t)?;
+    // Checked products: `m * k` overflowed (a panic in debug builds, a
+    // wrapped length in release) for dimensions like 2^63 x 2 (review,
+    // 2026-11-29).
+    require_same_len(
+        &against("A"),
+        a.len(),
+        crate::kernels::shape_len("A", m, k)?,
+    )?;
+    require_same_len(
+        &against("B"),
+        b.len(),
+        crate::kernels::shape_len("B", k, t)?,
+    )?;
+    let d_len = crate::kernels::shape_len("D", m, t)?;
     if let Some(c) = c {
-        require_same_len(&against("C"), c.len(), m * t)?;
+        require_same_len(&against("C"), c.len(), d_len)?;
     }
     Ok(())
 }
@@ -565,6 +577,8 @@ pub fn time_cublaslt(
 /// let e = gemm_on_device(&record, &[1.0, 2.0], &[3.0, 4.0, 5.0], None, (1, 2, 1));
 /// assert!(matches!(e, Err(GpuError::Input(_))));
 /// let e = gemm_on_device(&record, &[], &[], None, (0, 2, 1)); // an empty dimension
+/// assert!(matches!(e, Err(GpuError::Input(_))));
+/// let e = gemm_on_device(&record, &[1.0; 2], &[1.0], None, (1 << 63, 2, 1)); // m k overflows
 /// assert!(matches!(e, Err(GpuError::Input(_))));
 /// ```
 /// On an sm90 device, `D` equals the block-FMA model's bit for bit:

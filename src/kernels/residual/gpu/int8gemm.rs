@@ -38,6 +38,34 @@ impl Int8Gemm {
         }
     }
 
+    /// Refuses an `m x n` product whose grid ([`Int8Gemm::launch`]: one
+    /// block per 32 x 32 or 128 x 128 tile) CUDA cannot launch: at most 65535
+    /// blocks in `y` (rows), `2^31 - 1` in `x`. Checked before any device
+    /// work: a tall `A` was refused by the driver only after the upload and
+    /// quantization (review, 2026-11-29).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::residual::gpu::Int8Gemm;
+    /// assert!(Int8Gemm::Dp4a.check_grid(32 * 65535, 1).is_ok());
+    /// assert!(Int8Gemm::Dp4a.check_grid(32 * 65535 + 1, 1).is_err());
+    /// assert!(Int8Gemm::Imma.check_grid(32 * 65535 + 1, 1).is_ok()); // 128-row tiles
+    /// ```
+    pub fn check_grid(self, m: usize, n: usize) -> Result<(), GpuError> {
+        let tile = match self {
+            Int8Gemm::Dp4a => 32,
+            Int8Gemm::Imma => 128,
+        };
+        let (y, x) = (m.div_ceil(tile), n.div_ceil(tile));
+        if y > 65_535 || x > i32::MAX as usize {
+            return Err(GpuError::Unsupported(format!(
+                "{} GEMM: {m} x {n} takes {x} x {y} blocks of {tile} x {tile}; CUDA launches at most 2^31 - 1 x 65535",
+                self.name()
+            )));
+        }
+        Ok(())
+    }
+
     pub(super) fn launch(self, m: usize, n: usize) -> (&'static str, LaunchConfig) {
         match self {
             // 16 x 16 threads per 32 x 32 tile.

@@ -246,6 +246,7 @@ pub fn run_gpu_with(
     (m, k, n): (usize, usize, usize),
     cfg: &RunConfig,
 ) -> Result<GpuResidual, GpuError> {
+    kind.check_grid(m, n)?;
     let (a32, b32) = checked_inputs(a, b, (m, k, n), cfg)?;
     catch(|| run(kind, &a32, &b32, (m, k, n), cfg))
 }
@@ -745,6 +746,7 @@ pub fn time_gpu_with(
     repetitions: usize,
 ) -> Result<ResidualTiming, GpuError> {
     require_repetitions(repetitions)?;
+    kind.check_grid(m, n)?;
     let (a32, b32) = checked_inputs(a, b, (m, k, n), cfg)?;
     catch(|| {
         let dev = Device::open(&sources::RESIDUAL)?;
