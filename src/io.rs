@@ -188,7 +188,10 @@ fn precheck_header(path: &Path, file: &mut File) -> Result<Option<u64>> {
     }
     let (len, start) = match prefix[6] {
         1 => (u64::from(u16::from_le_bytes([prefix[8], prefix[9]])), 10u64),
-        _ if got == 12 => (
+        // Versions 2.0 and 3.0 have a 4-byte length; any other version is
+        // left to npyz, which names it (version 9 was read as 2.0 and
+        // refused for a "header's length" it never had; review, 2026-11-29).
+        2 | 3 if got == 12 => (
             u64::from(u32::from_le_bytes([
                 prefix[8], prefix[9], prefix[10], prefix[11],
             ])),

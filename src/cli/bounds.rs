@@ -28,7 +28,10 @@ use serde_json::json;
 #[derive(Debug, Args)]
 pub struct BoundsArgs {
     /// Number of terms (inner dimension), at least 1.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    // allow_negative_numbers: `--n -1` and `--lambda -1` were "unexpected
+    // argument '-1' found", as if the value were missing; now the value is
+    // refused as a value, naming the option (review, 2026-11-29).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
     n: u64,
     /// Formats to evaluate (repeatable); default: all named formats.
     #[arg(long = "format")]
@@ -37,7 +40,7 @@ pub struct BoundsArgs {
     #[arg(long, default_value = "rne")]
     mode: RoundingMode,
     /// lambda of the probabilistic bounds.
-    #[arg(long, default_value_t = 3.0)]
+    #[arg(long, default_value_t = 3.0, allow_negative_numbers = true)]
     lambda: f64,
     /// Print JSON instead of a table.
     #[arg(long)]

@@ -149,7 +149,17 @@ fn usage_line(text: &str) -> String {
     let first = lines.next().unwrap_or("");
     let first = first.strip_prefix("error: ").unwrap_or(first);
     if !first.ends_with(':') {
-        return first.to_string();
+        // Clap's suggestion for a misspelt argument, subcommand or value
+        // (`--formt`: "tip: a similar argument exists: '--format'") was on
+        // a line of its own and dropped with it (review, 2026-11-29).
+        let similar = text
+            .lines()
+            .map(str::trim)
+            .find(|l| l.starts_with("tip: a similar") || l.starts_with("tip: some similar"));
+        return match similar {
+            Some(tip) => format!("{first} ({tip})"),
+            None => first.to_string(),
+        };
     }
     let listed: Vec<&str> = lines
         .take_while(|l| l.starts_with(' ') && !l.trim().is_empty())
@@ -168,7 +178,7 @@ fn one_line(e: &Error) -> String {
 /// and the summary on stdout names it); any other verdict gives way to the
 /// write error, exit 2. (A disk that filled up mid-write turned a
 /// violation's exit 1 into 2; left alone 2026-11-25.)
-fn verdict_despite_write(
+pub(crate) fn verdict_despite_write(
     verdict: ExitCode,
     written: crate::error::Result<()>,
 ) -> crate::error::Result<ExitCode> {

@@ -67,29 +67,55 @@ pub fn execute(args: RoundArgs) -> Result<ExitCode> {
         .count();
     // IEEE rounding overflows to an infinity (or saturates, by the mode and
     // the format's policy): correct, but never silent. Said in the summary.
-    let overflowed = input
-        .data()
-        .iter()
-        .zip(&rounded)
-        .filter(|(a, b)| a.is_finite() && !b.is_finite())
-        .count();
+    // e4m3 has no infinity: its overflow (round to nearest) and an infinite
+    // input become NaN, which the summary called "overflowed to an
+    // infinity" or did not mention at all (review, 2026-11-29).
+    let count = |f: &dyn Fn(f64, f64) -> bool| {
+        input
+            .data()
+            .iter()
+            .zip(&rounded)
+            .filter(|&(&a, &b)| f(a, b))
+            .count()
+    };
+    let to_infinity = count(&|a, b| a.is_finite() && b.is_infinite());
+    let to_nan = count(&|a, b| a.is_finite() && b.is_nan());
+    let infinite_to_nan = count(&|a, b| a.is_infinite() && b.is_nan());
+    let nan_inputs = count(&|a, _| a.is_nan());
     let out = match input.dims2() {
         Some((r, c)) => Tensor::matrix(r, c, rounded)?,
         None if input.ndim() == 0 => Tensor::scalar(rounded[0]),
         None => Tensor::vector(rounded),
     };
     write_npy(&args.output, &out)?;
-    let overflow_note = match overflowed {
-        0 => String::new(),
-        n => format!(", {n} of them overflowed to an infinity"),
-    };
+    let mut notes = String::new();
+    if to_infinity > 0 {
+        notes.push_str(&format!(
+            ", {to_infinity} of them overflowed to an infinity"
+        ));
+    }
+    if to_nan > 0 {
+        notes.push_str(&format!(
+            ", {to_nan} of them overflowed to NaN ({} has no infinity)",
+            args.format
+        ));
+    }
+    if infinite_to_nan > 0 {
+        notes.push_str(&format!(
+            ", {infinite_to_nan} infinite input(s) became NaN ({} has no infinity)",
+            args.format
+        ));
+    }
+    if nan_inputs > 0 {
+        notes.push_str(&format!(", {nan_inputs} NaN input(s) stay NaN"));
+    }
     println!(
         "rounded {} values to {} ({}): {} changed{}; wrote {}",
         input.data().len(),
         args.format,
         args.mode,
         changed,
-        overflow_note,
+        notes,
         args.output.display()
     );
     Ok(ExitCode::Ok)

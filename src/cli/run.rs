@@ -4,7 +4,7 @@
 
 use crate::error::{Error, ExitCode, Result};
 use crate::io::{Tensor, read_npy, write_npy};
-use crate::kernels::{Inputs, Params, registry, reject_unknown_inputs};
+use crate::kernels::{Inputs, ParamKind, Params, registry, reject_unknown_inputs};
 use crate::kernels::{Kernel, LabelledVerdict};
 use boundgate_verify::check::Outcome;
 use clap::Args;
@@ -81,6 +81,7 @@ pub fn execute(args: RunArgs) -> Result<ExitCode> {
         .as_deref()
         .expect("clap requires a kernel without --list");
     let kernel = registry::find(name)?;
+    distinct_outputs(&args)?;
     let inputs = read_inputs(&args.inputs)?;
     reject_unknown_inputs(kernel, &inputs)?;
     let params = Params::parse(kernel, &args.params)?;
@@ -185,12 +186,58 @@ fn describe(name: &str, v: &LabelledVerdict) -> String {
     }
 }
 
+/// Refuses two outputs named by the same path: the later write replaced the
+/// earlier one without a word (`--output r.npy --json r.npy` left a JSON
+/// file where the kernel's output was asked for; review, 2026-11-29).
+fn distinct_outputs(args: &RunArgs) -> Result<()> {
+    let named = [
+        ("--output", args.output.as_ref()),
+        ("--bound-output", args.bound_output.as_ref()),
+        ("--json", args.json.as_ref()),
+    ];
+    for (i, (flag, path)) in named.iter().enumerate() {
+        let Some(path) = path else { continue };
+        for (other, other_path) in &named[i + 1..] {
+            if other_path.is_some_and(|p| same_file(p, path)) {
+                return Err(Error::usage(format!(
+                    "{flag} and {other} both name {}: each output needs its own file",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The same file: the same path as written, or one folder (resolved, links
+/// included) and the same name (`r.npy` and `./r.npy`, existing or not).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let resolved = |p: &std::path::Path| {
+        let folder = p.parent().filter(|f| !f.as_os_str().is_empty());
+        let folder = std::fs::canonicalize(folder.unwrap_or(".".as_ref())).ok()?;
+        Some(folder.join(p.file_name()?))
+    };
+    a == b
+        || matches!((resolved(a), resolved(b)), (Some(x), Some(y)) if x == y)
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
 fn read_inputs(pairs: &[String]) -> Result<Inputs> {
     let mut inputs = Inputs::new();
     for pair in pairs {
         let (name, file) = pair
             .split_once('=')
             .ok_or_else(|| Error::usage(format!("--input `{pair}` is not NAME=FILE")))?;
+        // An empty file name was reported as ": No such file or directory",
+        // naming neither the input nor the file (review, 2026-11-29).
+        if file.is_empty() {
+            return Err(Error::usage(format!(
+                "--input `{pair}`: no file after `=` (NAME=FILE)"
+            )));
+        }
         if inputs
             .insert(name.to_string(), read_npy(&PathBuf::from(file))?)
             .is_some()
@@ -199,6 +246,35 @@ fn read_inputs(pairs: &[String]) -> Result<Inputs> {
         }
     }
     Ok(inputs)
+}
+
+/// The values a parameter takes, for `--list`, where its help does not
+/// already name each of them: `alpha`, `beta`, `threshold` and `eta` take
+/// only listed numbers, which `--list` did not say (`alpha=1e-3` was refused
+/// with a list the user could not have seen first; review, 2026-11-29).
+fn choices(p: &crate::kernels::ParamSpec) -> String {
+    match p.kind {
+        ParamKind::Choice(words) if !words.iter().all(|w| mentions(p.help, w)) => {
+            format!(" (one of: {})", words.join(", "))
+        }
+        _ => String::new(),
+    }
+}
+
+/// Whether `word` appears in `text` as a whole token (not inside another
+/// word or number: `1` is not in `0.1` nor in `-1`; a full stop after it
+/// ends a sentence, not a number).
+fn mentions(text: &str, word: &str) -> bool {
+    let token = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let mut rest = text[i + word.len()..].chars();
+        let after = match rest.next() {
+            Some('.') => rest.next().is_some_and(|c| c.is_ascii_digit()),
+            c => c.is_some_and(token),
+        };
+        !before.is_some_and(token) && !after
+    })
 }
 
 fn reshape_like(like: &Tensor, data: Vec<f64>) -> Result<Tensor> {
@@ -226,7 +302,13 @@ fn describe_kernel(k: &dyn Kernel) -> String {
         ));
     }
     for p in k.params() {
-        s.push_str(&format!("    param {}={} : {}\n", p.key, p.default, p.help));
+        s.push_str(&format!(
+            "    param {}={} : {}{}\n",
+            p.key,
+            p.default,
+            p.help,
+            choices(p)
+        ));
     }
     s.push_str(&format!("    NaN/inf inputs: {}\n", k.info().non_finite));
     s

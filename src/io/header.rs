@@ -41,7 +41,15 @@ pub(super) fn parse(text: &str) -> Result<Header, String> {
         c.expect(b':')?;
         let twice = || format!("key '{key}' is given twice");
         match key.as_str() {
-            "descr" if descr.is_none() => descr = Some(c.string()?),
+            "descr" if descr.is_none() => {
+                // A structured dtype (`[('a', '<f8')]`) was refused as
+                // "expected a quoted string at byte 10", which says nothing
+                // of the dtype (review, 2026-11-29).
+                if c.eat(b'[') {
+                    return Err("descr is a list of fields (a structured dtype): not supported (expected float64, float32 or float16)".into());
+                }
+                descr = Some(c.string()?);
+            }
             "fortran_order" if fortran_order.is_none() => fortran_order = Some(c.boolean()?),
             "shape" if shape.is_none() => shape = Some(c.shape()?),
             "descr" | "fortran_order" | "shape" => return Err(twice()),

@@ -138,24 +138,31 @@ pub fn execute(args: ProbeArgs) -> Result<ExitCode> {
             args.input, args.output
         )));
     }
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&json!({
-            "schema": "boundgate.probe/1",
-            "backend": if device { "gpu" } else { "cpu model" },
-            "note": note,
-            "probes": report,
-        }))
-        .expect("serializable");
-        std::fs::write(path, text).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-    }
-    Ok(if all_agree {
+    let verdict = if all_agree {
         ExitCode::Ok
     } else {
         ExitCode::Violation
-    })
+    };
+    // A probe that disagrees with the record keeps its exit 1 when the JSON
+    // cannot be written (the write error printed on its own line), as `run`
+    // and `audit` do; the `?` here turned it into exit 2 (review, 2026-11-29).
+    let written = match &args.json {
+        None => Ok(()),
+        Some(path) => {
+            let text = serde_json::to_string_pretty(&json!({
+                "schema": "boundgate.probe/1",
+                "backend": if device { "gpu" } else { "cpu model" },
+                "note": note,
+                "probes": report,
+            }))
+            .expect("serializable");
+            std::fs::write(path, text).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })
+        }
+    };
+    crate::cli::verdict_despite_write(verdict, written)
 }
 
 fn describe(r: &ProbeResult) -> String {
