@@ -446,13 +446,28 @@ pub enum Outcome {
     NonFinite {
         /// The element reported.
         element: usize,
-        /// The kernel's value.
+        /// The kernel's value (in JSON a number, or `"nan"`, `"inf"`,
+        /// `"-inf"`: serde writes every non-finite `f64` as `null`, so NaN
+        /// and the two infinities read alike; review, 2026-11-29).
+        #[serde(serialize_with = "ieee_json")]
         computed: f64,
-        /// The IEEE value of the exact computation.
+        /// The IEEE value of the exact computation (in JSON as `computed`).
+        #[serde(serialize_with = "ieee_json")]
         exact: f64,
         /// Whether they are the same (both NaN, or the same infinity).
         agree: bool,
     },
+}
+
+/// An IEEE value in JSON: a number when finite, else `"nan"`, `"inf"` or
+/// `"-inf"` (JSON has no such numbers, and serde writes them all as `null`).
+fn ieee_json<S: serde::Serializer>(x: &f64, s: S) -> std::result::Result<S::Ok, S::Error> {
+    match *x {
+        x if x.is_finite() => s.serialize_f64(x),
+        x if x.is_nan() => s.serialize_str("nan"),
+        x if x > 0.0 => s.serialize_str("inf"),
+        _ => s.serialize_str("-inf"),
+    }
 }
 
 /// The verdict on one output against one bound.
@@ -1171,6 +1186,27 @@ impl TrialsJudge {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// JSON tells NaN from the two infinities in a non-finite verdict: all
+    /// three were `null` until 2026-11-29.
+    #[test]
+    fn non_finite_values_are_named_in_json() {
+        let outcome = |computed, exact| Outcome::NonFinite {
+            element: 0,
+            computed,
+            exact,
+            agree: false,
+        };
+        let json = |o: &Outcome| serde_json::to_value(o).unwrap();
+        let o = json(&outcome(f64::NAN, f64::INFINITY));
+        assert_eq!(
+            (o["computed"].as_str(), o["exact"].as_str()),
+            (Some("nan"), Some("inf"))
+        );
+        let o = json(&outcome(f64::NEG_INFINITY, 2.5));
+        assert_eq!(o["computed"].as_str(), Some("-inf"));
+        assert_eq!(o["exact"].as_f64(), Some(2.5));
+    }
     use crate::bounds::{Quantity, Rigor, Source};
     use crate::stats::judge_element_rate;
 

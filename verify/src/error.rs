@@ -137,13 +137,50 @@ impl VerifyError {
     /// let err = VerifyError::invalid("confidence", 1.5, "must lie in (0, 1)");
     /// assert_eq!(err.to_string(), "invalid parameter confidence = 1.5: must lie in (0, 1)");
     /// assert!(matches!(err, VerifyError::InvalidParameter { ref value, .. } if value == "1.5"));
+    /// // A binary64 value far from 1 is written with an exponent, not in the
+    /// // hundreds of digits of `f64`'s `Display`; integers stay as they are.
+    /// let tiny = VerifyError::invalid("a[0][0]", 5e-324, "not an fp32 value");
+    /// assert_eq!(tiny.to_string(), "invalid parameter a[0][0] = 5e-324: not an fp32 value");
+    /// let huge = VerifyError::invalid("lambda", 1e300, "too large");
+    /// assert_eq!(huge.to_string(), "invalid parameter lambda = 1e300: too large");
+    /// let n = VerifyError::invalid("n", u128::MAX, "too many");
+    /// assert!(n.to_string().contains("= 340282366920938463463374607431768211455:"));
     /// ```
     pub fn invalid(name: &str, value: impl ToString, reason: impl Into<String>) -> Self {
         VerifyError::InvalidParameter {
             name: name.to_string(),
-            value: value.to_string(),
+            value: readable_number(value.to_string()),
             reason: reason.into(),
         }
+    }
+}
+
+/// `f64`'s `Display` writes every digit: `5e-324` as 327 characters and
+/// `1e300` as 301, which made a one-line error unreadable (`run
+/// accessor-trsv` with a subnormal diagonal; review, 2026-11-29). A value
+/// written that way (a long decimal that no integer type holds) is written
+/// again with an exponent, the shortest form that reads back as the same
+/// `f64`; anything else is kept as it is.
+fn readable_number(text: String) -> String {
+    const LONG: usize = 24;
+    let decimal = |t: &str| {
+        let digits = t.strip_prefix('-').unwrap_or(t);
+        !digits.is_empty()
+            && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+            && digits.chars().filter(|&c| c == '.').count() <= 1
+    };
+    if text.len() <= LONG
+        || !decimal(&text)
+        || text.parse::<i128>().is_ok()
+        || text.parse::<u128>().is_ok()
+    {
+        return text;
+    }
+    match text.parse::<f64>() {
+        // Display's digits are exact for the value, so this reads back the
+        // same f64, and `{:e}` is its shortest round-trip form.
+        Ok(x) if x.is_finite() && x.to_string() == text => format!("{x:e}"),
+        _ => text,
     }
 }
 
