@@ -24,7 +24,7 @@
 use super::super::directed::{
     add_up, div_up, exp_up, ln1p_up, mul_down, mul_up, sqrt_down, sub_down, sub_up,
 };
-use super::super::gamma::gamma_value;
+use super::super::gamma::{gamma_value, u64_down, u64_up};
 use super::super::probabilistic::uniform_log_mean_abs;
 use super::super::{Bound, Kind, Quantity, Rigor, Source, require};
 use super::{GammaTilde, PbTable, Roundoffs, source};
@@ -402,14 +402,14 @@ fn probability_with(bar: &mut PbTable, fma: &mut PbTable, shape: &GemmShape) -> 
         let c2 = q - i + 1;
         // All b terms of block i share c2.
         let f2 = sub_up(1.0, fma.pb(c2));
-        failure = add_up(failure, mul_up(b as f64, f2));
+        failure = add_up(failure, mul_up(u64_up(b), f2));
         for r in 0..b {
             // (j - 1) mod b = r for the r-th term of block i.
             let c1 = b - r + b * (q + 1 - i.max(2));
             failure = add_up(failure, sub_up(1.0, bar.pb(c1)));
         }
     }
-    sub_down(1.0, mul_up(shape.outputs as f64, failure))
+    sub_down(1.0, mul_up(u64_up(shape.outputs), failure))
 }
 
 /// The probability, proven under Lemma 2.2's model, that Theorems 3.9/3.10
@@ -483,7 +483,9 @@ pub fn paired_probability(r: &Roundoffs, shape: &GemmShape, lambda: f64) -> Resu
         failure_of(bar.pb_deviation(bar_roundings, tau_bar)),
         failure_of(fma.pb_deviation(q, tau_fma)),
     );
-    Ok(sub_down(1.0, mul_up(shape.outputs as f64, failure)))
+    // The count rounded up: `as f64` rounds to nearest, so above 2^53
+    // outputs the union bound could come out low (review, 2026-11-29).
+    Ok(sub_down(1.0, mul_up(u64_up(shape.outputs), failure)))
 }
 
 /// The deviation `tau` (over `u`) of the CENTRED log-sum of `k` rounding
@@ -508,11 +510,11 @@ pub fn paired_probability(r: &Roundoffs, shape: &GemmShape, lambda: f64) -> Resu
 /// assert!(paid <= 8.0 - 0.01 && paid > 7.98);
 /// ```
 pub fn paired_deviation(lambda: f64, m: u64, k: u64, drift_over_u: f64) -> f64 {
-    let tau = mul_down(lambda, sqrt_down(m as f64));
+    let tau = mul_down(lambda, sqrt_down(u64_down(m)));
     if k <= m {
         tau
     } else {
-        sub_down(tau, mul_up((k - m) as f64, drift_over_u))
+        sub_down(tau, mul_up(u64_up(k - m), drift_over_u))
     }
 }
 
@@ -792,18 +794,18 @@ pub fn alg1_rigorous(
     let conversion = if arith.fma == arith.bar {
         0.0
     } else {
-        mul_up(q as f64, arith.fma.underflow_abs_error(arith.fma_mode))
+        mul_up(u64_up(q), arith.fma.underflow_abs_error(arith.fma_mode))
     };
     let additions = if arith.bar.has_subnormals() && additions_on_bar_grid {
         0.0
     } else {
-        mul_up(n as f64, arith.bar.underflow_abs_error(arith.bar_mode))
+        mul_up(u64_up(n), arith.bar.underflow_abs_error(arith.bar_mode))
     };
     let underflow = add_up(conversion, additions);
     let value = add_up(mul_up(zeta, sum_abs), mul_up(underflow, add_up(1.0, zeta)));
     let growth = exp_up(add_up(
-        mul_up(n as f64, ln1p_up(u_bar)),
-        mul_up(q as f64, ln1p_up(u_fma)),
+        mul_up(u64_up(n), ln1p_up(u_bar)),
+        mul_up(u64_up(q), ln1p_up(u_fma)),
     ));
     let largest = mul_up(growth, add_up(sum_abs, underflow));
     let limit = arith.bar.max_finite().min(arith.fma.max_finite());

@@ -16,6 +16,31 @@ use super::super::probabilistic::bhola_sigma2;
 use crate::error::{Result, VerifyError};
 use std::collections::HashMap;
 
+/// The smallest `u` for which `Var[log(1 + delta)] / u^2` is recovered from
+/// `bhola_sigma2(u, 1) / u^2` (`2^-450`: `u^2 = 2^-900` is normal and above
+/// the range where the directed products move outward).
+const SMALLEST_SCALED_U: f64 = f64::from_bits((1023 - 450) << 52);
+
+/// An upper bound of `Var[log(1 + delta)] / u^2`, `delta ~ U[-u, u]`, for
+/// `0 < u <= 1/2`, rounded up: `(1 + u)^2 / 3`. Proof: `Var <= E[log^2(1 + delta)]`,
+/// `0 <= log(1 + d) <= d` for `d >= 0`, and `-log(1 - t) = t (1 + t/2 + t^2/3 + ...)
+/// <= t (1 + t)` for `0 <= t <= 1/2`; so `log^2(1 + delta) <= (1 + u)^2 delta^2`
+/// and `E[delta^2] = u^2 / 3`. The true ratio is `1/3 + 7 u^2 / 45 + O(u^4)`,
+/// so for every `u < 2^-450`, where this is used, both round up to the same
+/// `f64` (`(2 u + u^2) / 3` is far below the distance from 1/3 to the next
+/// `f64` above it): [`PbTable::pb`] stays equal to `bhola_pb`.
+fn tiny_u_ratio_up(u: f64) -> f64 {
+    use rug::Float;
+    use rug::float::Round;
+    use rug::ops::DivAssignRound;
+    // 1 + u is exact at 1200 bits (u >= 2^-1074), its square at 2400.
+    let mut v = Float::with_val(2400, 1);
+    v += u;
+    v.square_mut();
+    v.div_assign_round(3u32, Round::Up);
+    v.to_f64_round(Round::Up)
+}
+
 /// `p_b(lambda, u, n)` (rounded down) for one `u` and `lambda` and any `n`, memoised.
 ///
 /// # Example
@@ -62,10 +87,19 @@ impl PbTable {
             ));
         }
         let sigma2 = bhola_sigma2(u, 1)?;
-        // sigma2 = (ratio u^2) rounded up; dividing by u^2 (rounded up) gives an
+        // sigma2 = (ratio u^2) rounded up; dividing by u^2 (rounded down) gives an
         // upper bound of the ratio, and the ratio itself when u is a power of two
-        // (then both steps are exact scalings).
-        let ratio_up = div_up(sigma2, mul_down(u, u));
+        // (then both steps are exact scalings). Only while u^2 is far from the
+        // underflow range: below it `sigma2` is a subnormal or the smallest one,
+        // and `mul_down(u, u)` is the NEGATIVE subnormal (the rounded-down
+        // product of a zero), so for u <= 2^-540 the ratio came out as -1 and
+        // `pb` claimed p_b(4, 2^-600, 1) = 1 - 2e^-24 where Lemma 2.2 gives
+        // 0.9836 (review, 2026-11-29). There the ratio is bounded instead.
+        let ratio_up = if u >= SMALLEST_SCALED_U {
+            div_up(sigma2, mul_down(u, u))
+        } else {
+            tiny_u_ratio_up(u)
+        };
         Ok(PbTable {
             u,
             lambda,
@@ -131,8 +165,8 @@ impl PbTable {
     ///
     /// Pass a lower bound of `tau`: the exponent grows with `tau`, so a smaller
     /// one gives a smaller, still valid, probability. `tau <= 0` (no deviation
-    /// can be promised) and `n = 0` (an empty sum is exactly 0) are handled:
-    /// -1 (vacuous) and 1.
+    /// can be promised), `tau = +inf` and `n = 0` (an empty sum is exactly 0)
+    /// are handled: -1 (vacuous), 1 and 1.
     ///
     /// # Example
     /// ```
@@ -151,7 +185,14 @@ impl PbTable {
         if tau.is_nan() || tau <= 0.0 {
             return -1.0;
         }
-        let num = mul_down(tau, tau);
+        if tau == f64::INFINITY {
+            // No deviation exceeds an infinite one. Evaluated, it was NaN
+            // (inf / inf in the exponent; review, 2026-11-29).
+            return 1.0;
+        }
+        // tau^2 >= 0: a product rounded down below the underflow range is the
+        // negative subnormal, which made the probability fall below -1.
+        let num = mul_down(tau, tau).max(0.0);
         let range_term = div_up(tau, mul_down(3.0, sub_down(1.0, self.u)));
         self.bernstein(n, num, range_term)
     }
