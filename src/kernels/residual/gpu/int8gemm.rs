@@ -38,7 +38,7 @@ impl Int8Gemm {
         }
     }
 
-    /// Refuses an `m x n` product whose grid ([`Int8Gemm::launch`]: one
+    /// Refuses an `m x n` product whose grid (its launch configuration: one
     /// block per 32 x 32 or 128 x 128 tile) CUDA cannot launch: at most 65535
     /// blocks in `y` (rows), `2^31 - 1` in `x`. Checked before any device
     /// work: a tall `A` was refused by the driver only after the upload and
