@@ -246,8 +246,9 @@ pub fn run_gpu_with(
     (m, k, n): (usize, usize, usize),
     cfg: &RunConfig,
 ) -> Result<GpuResidual, GpuError> {
-    kind.check_grid(m, n)?;
     let (a32, b32) = checked_inputs(a, b, (m, k, n), cfg)?;
+    // After the input checks: bad input is an input error whatever its shape.
+    kind.check_grid(m, n)?;
     catch(|| run(kind, &a32, &b32, (m, k, n), cfg))
 }
 
@@ -746,8 +747,8 @@ pub fn time_gpu_with(
     repetitions: usize,
 ) -> Result<ResidualTiming, GpuError> {
     require_repetitions(repetitions)?;
-    kind.check_grid(m, n)?;
     let (a32, b32) = checked_inputs(a, b, (m, k, n), cfg)?;
+    kind.check_grid(m, n)?;
     catch(|| {
         let dev = Device::open(&sources::RESIDUAL)?;
         let d_a = dev.upload(&a32)?;
