@@ -224,12 +224,20 @@ fn precheck_header(path: &Path, file: &mut File) -> Result<Option<u64>> {
     let text =
         std::str::from_utf8(&header).map_err(|_| npy_error(path, "the header is not text"))?;
     let parsed = header::parse(text).map_err(|why| npy_error(path, format!("header: {why}")))?;
+    let overflows = || npy_error(path, format!("shape {:?} overflows", parsed.shape));
     let mut total: u64 = 1;
+    // npyz computes strides as the prefix products of the dimensions (in
+    // either order), zeros included: `(0, 2^64 - 1, 8991)` holds no element,
+    // yet its strides overflow u64, a panic where overflow checks are on (the
+    // npy_reader fuzz target, once it wrote valid headers; 2026-11-29). The
+    // product of the nonzero dimensions bounds every prefix product.
+    let mut nonzero: u64 = 1;
     for &d in &parsed.shape {
         total = total
             .checked_mul(d)
             .filter(|t| *t <= u64::MAX / 8)
-            .ok_or_else(|| npy_error(path, format!("shape {:?} overflows", parsed.shape)))?;
+            .ok_or_else(overflows)?;
+        nonzero = nonzero.checked_mul(d.max(1)).ok_or_else(overflows)?;
     }
     Ok(Some(start + len))
 }
@@ -493,6 +501,44 @@ mod tests {
         std::fs::write(&p, npy_header("<i8", "(0,)")).unwrap();
         let e = read_npy(&p).unwrap_err().to_string();
         assert!(e.contains("not supported"), "{e}");
+    }
+
+    /// Shapes with a zero dimension hold no element, but npyz's strides
+    /// (prefix products of the dimensions, in either order) overflowed u64
+    /// for them: a panic in builds with overflow checks (found by the
+    /// npy_reader fuzz target, 2026-11-29). Refused as overflowing shapes.
+    #[test]
+    fn empty_shapes_whose_strides_overflow_are_refused() {
+        let p = temp("zero-dim.npy");
+        let max = u64::MAX;
+        for (descr, shape) in [
+            (">f8", format!("(0, {max}, 8991)")),
+            ("<f8", format!("(8991, {max}, 0)")),
+            ("<f4", format!("({max}, 2, 0)")),
+        ] {
+            for order in ["False", "True"] {
+                std::fs::write(
+                    &p,
+                    npy_with_dict(&format!(
+                        "{{'descr': '{descr}', 'fortran_order': {order}, 'shape': {shape}, }}"
+                    )),
+                )
+                .unwrap();
+                let e = read_npy(&p).unwrap_err().to_string();
+                assert!(
+                    e.contains("overflows") && e.contains("zero-dim.npy"),
+                    "{shape} {order}: {e}"
+                );
+            }
+        }
+        // An empty shape whose strides fit is read (or refused for its
+        // dimensions), not called overflowing.
+        std::fs::write(&p, npy_header("<f8", "(0, 3)")).unwrap();
+        assert!(
+            !read_npy(&p)
+                .map_or_else(|e| e.to_string(), |_| String::new())
+                .contains("overflows")
+        );
     }
 
     /// A version-1.0 .npy header (NumPy format spec), without data.
