@@ -7,14 +7,13 @@
 //!   `subnormalize_round` at its least exponent, overflow by IEEE 754 §7.4
 //!   (or the format's saturation / NaN), in every mode, on random values of
 //!   the formats and on signed zeros, subnormals, infinities and NaN;
-//! - `split_chain_depth` against the longest rounding path of
-//!   `split_chain_dot` (an `Arith` that counts roundings);
+//! - `split_chain_dot` against the device function written out (its depth,
+//!   `split_chain_depth`, is checked in `accessor::order`'s unit tests);
 //! - `tree_dot` in fp16 and bf16 (its "any format" what-if use) against the
 //!   kernel's order written out with MPFR roundings;
 //! - `Format::encode` / `decode` of fp32 and fp64 against `to_bits`.
 
-use boundgate::kernels::accessor::arith::Arith;
-use boundgate::kernels::accessor::order::{MAX_CHAIN_WAYS, split_chain_depth, split_chain_dot};
+use boundgate::kernels::accessor::order::{MAX_CHAIN_WAYS, split_chain_dot};
 use boundgate::kernels::baseline::tree_dot::{TreeDotConfig, tree_dot};
 use boundgate::kernels::mpfma::unit::{MacOp, MacUnit};
 use boundgate_verify::VerifyError;
@@ -285,64 +284,6 @@ fn mac_unit_signs_of_zero_follow_ieee() {
             let (_, _, _, rd) = mac_reference(&unit, a, b, c);
             let d = unit.compute(sa, sb, sc);
             assert!(same(d, rd), "{unit:?} ({a}, {b}, {c}): {d:?} vs {rd:?}");
-        }
-    }
-}
-
-/// Counts roundings: (the most roundings on a path to the value, nonzero?).
-/// Adding an exact zero does not round.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Depth(u64, bool);
-
-impl Arith for Depth {
-    const FORMAT: Format = Format::FP64;
-    const ZERO: Depth = Depth(0, false);
-    const ONE: Depth = Depth(0, true);
-    fn of(v: f64) -> Depth {
-        Depth(0, v != 0.0)
-    }
-    fn to_f64(self) -> f64 {
-        self.0 as f64
-    }
-    fn fma(a: Depth, b: Depth, c: Depth) -> Depth {
-        if a.1 && b.1 {
-            Depth(a.0.max(b.0).max(c.0) + 1, true)
-        } else {
-            c
-        }
-    }
-    fn add(a: Depth, b: Depth) -> Depth {
-        match (a.1, b.1) {
-            (true, true) => Depth(a.0.max(b.0) + 1, true),
-            (true, false) => a,
-            (false, true) => b,
-            (false, false) => Depth::ZERO,
-        }
-    }
-    fn sub(a: Depth, b: Depth) -> Depth {
-        Depth::add(a, b)
-    }
-    fn mul(a: Depth, b: Depth) -> Depth {
-        Depth(a.0.max(b.0) + 1, a.1 && b.1)
-    }
-    fn div(a: Depth, b: Depth) -> Depth {
-        Depth::mul(a, b)
-    }
-    fn neg(a: Depth) -> Depth {
-        a
-    }
-    fn is_finite(self) -> bool {
-        true
-    }
-}
-
-#[test]
-fn split_chain_depth_is_the_longest_rounding_path() {
-    for ways in 1..=MAX_CHAIN_WAYS {
-        for len in 0..=70 {
-            let one = Depth(0, true);
-            let d = split_chain_dot(ways, len, |_| (one, one));
-            assert_eq!(d.0, split_chain_depth(len, ways), "ways {ways} len {len}");
         }
     }
 }

@@ -409,6 +409,19 @@ mod tests {
         }
     }
 
+    /// `split_chain_depth` is the longest rounding path of
+    /// `split_chain_dot` for every chain count and length up to 70.
+    #[test]
+    fn split_chain_depth_is_the_longest_rounding_path() {
+        for ways in 1..=MAX_CHAIN_WAYS {
+            for len in 0..=70 {
+                let one = Depth(0, true);
+                let d = split_chain_dot(ways, len, |_| (one, one));
+                assert_eq!(d.0, split_chain_depth(len, ways), "ways {ways} len {len}");
+            }
+        }
+    }
+
     /// `warp_tree4` of kernels/accessor_blas.cu (the CSR kernel's four rows
     /// per warp) written shuffle by shuffle: `__shfl_xor_sync(v, m)` gives
     /// lane `l` the value lane `l ^ m` offered, `__shfl_down_sync(v, off)`
