@@ -26,6 +26,7 @@ mod error;
 mod paths;
 mod probe;
 
+pub mod grid;
 pub mod machine_code;
 pub mod nvrtc;
 pub mod sources;

@@ -172,13 +172,15 @@ impl GpuHotSpot {
         // takes at most 65535 there: `Grid3` allows 1 x 2^28 x 1, whose
         // launch the driver refused only after the upload (review,
         // 2026-11-29). Refused here, before a device is looked for.
-        let blocks_y = grid.ny().div_ceil(8);
-        if blocks_y > 65_535 {
-            return Err(GpuError::Unsupported(format!(
-                "HotSpot3D on the GPU: ny = {} needs {blocks_y} blocks of 8 rows; CUDA launches at most 65535 (ny <= 524280)",
+        crate::gpu::grid::check_grid(
+            "HotSpot3D on the GPU",
+            &format!(
+                "{} x {} cells in blocks of 32 x 8 (ny <= 524280)",
+                grid.nx(),
                 grid.ny()
-            )));
-        }
+            ),
+            (grid.nx().div_ceil(32), grid.ny().div_ceil(8)),
+        )?;
         let dev = KernelModule::open(&SOURCE)?;
         let cells = grid.cells();
         let k = app.coefficients32();

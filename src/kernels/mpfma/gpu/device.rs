@@ -37,9 +37,6 @@ fn module_of(kernel: GemmKernel) -> Result<&'static KernelModule, GpuError> {
     }
 }
 
-/// CUDA's largest grid `y` dimension (`gridDim.y`; `x` takes up to `2^31 - 1`).
-const MAX_GRID_Y: usize = 65_535;
-
 /// Whether [`GemmKernel::launch`]'s grid for a padded `pm x pt` output (a
 /// block per tile: `pt / cols` by `pm / rows`) is one the driver launches.
 /// [`GemmKernel::check_offsets`] allows a padded `A` of up to `2^31 - 1`
@@ -51,15 +48,11 @@ const MAX_GRID_Y: usize = 65_535;
 /// `a_gemm_taller_than_the_grid_is_refused_before_the_device`).
 fn check_grid(kernel: GemmKernel, (pm, pt): (usize, usize)) -> Result<(), GpuError> {
     let (rows, cols) = kernel.block_tile();
-    let (y, x) = (pm / rows, pt / cols);
-    if y > MAX_GRID_Y || x > i32::MAX as usize {
-        return Err(GpuError::Unsupported(format!(
-            "{} kernel: a padded {pm} x {pt} D takes a grid of {x} x {y} blocks of {rows} x {cols}; \
-             CUDA launches at most 2^31 - 1 x {MAX_GRID_Y}",
-            kernel.name()
-        )));
-    }
-    Ok(())
+    crate::gpu::grid::check_grid(
+        &format!("{} kernel", kernel.name()),
+        &format!("a padded {pm} x {pt} D in blocks of {rows} x {cols}"),
+        (pt / cols, pm / rows),
+    )
 }
 
 /// Every finite operand must be a value of the format the kernel reads it in

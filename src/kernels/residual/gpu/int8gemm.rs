@@ -56,14 +56,11 @@ impl Int8Gemm {
             Int8Gemm::Dp4a => 32,
             Int8Gemm::Imma => 128,
         };
-        let (y, x) = (m.div_ceil(tile), n.div_ceil(tile));
-        if y > 65_535 || x > i32::MAX as usize {
-            return Err(GpuError::Unsupported(format!(
-                "{} GEMM: {m} x {n} takes {x} x {y} blocks of {tile} x {tile}; CUDA launches at most 2^31 - 1 x 65535",
-                self.name()
-            )));
-        }
-        Ok(())
+        crate::gpu::grid::check_grid(
+            &format!("{} GEMM", self.name()),
+            &format!("{m} x {n} in tiles of {tile} x {tile}"),
+            (n.div_ceil(tile), m.div_ceil(tile)),
+        )
     }
 
     pub(super) fn launch(self, m: usize, n: usize) -> (&'static str, LaunchConfig) {

@@ -100,7 +100,7 @@ fn rows_grid(rows: usize, cols: usize, threads: u32, rows_per_thread: usize) -> 
     LaunchConfig {
         grid_dim: (
             cols.div_ceil(threads as usize).max(1) as u32,
-            rows.div_ceil(rows_per_thread.max(1)).clamp(1, 65535) as u32,
+            crate::gpu::grid::clamp_grid_y(rows.div_ceil(rows_per_thread.max(1))),
             1,
         ),
         block_dim: (threads, 1, 1),

@@ -141,7 +141,7 @@ pub(super) fn transpose_launch(rows: usize, cols: usize) -> LaunchConfig {
     LaunchConfig {
         grid_dim: (
             cols.div_ceil(32).max(1) as u32,
-            rows.div_ceil(32).clamp(1, 65535) as u32,
+            crate::gpu::grid::clamp_grid_y(rows.div_ceil(32)),
             1,
         ),
         block_dim: (32, 8, 1),

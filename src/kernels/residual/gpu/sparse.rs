@@ -20,7 +20,9 @@ pub(super) struct ColumnChunks {
 
 impl ColumnChunks {
     pub(super) fn new(rows: usize, cols: usize) -> ColumnChunks {
-        let wanted = (1usize << 18).div_ceil(cols.max(1)).clamp(1, 65535);
+        let wanted = (1usize << 18)
+            .div_ceil(cols.max(1))
+            .clamp(1, crate::gpu::grid::MAX_GRID_Y);
         let chunk_rows = rows.div_ceil(wanted).max(1);
         let chunks = rows.div_ceil(chunk_rows).max(1);
         ColumnChunks {
