@@ -605,7 +605,7 @@ fn precision_3_9_meets_3_13_exactly() {
         let exponent = e_max - rng.random_range(0..=90i64);
         let floor = floor_log2_tolerance(eps, 1).unwrap();
         let score = bin_score(count, exponent, e_max, floor);
-        let level = precision_3_9(score, &ladder);
+        let level = precision_3_9(score, &ladder).unwrap();
         // Left side of (3.13) over eps, in exact rationals (PREC-bit floats
         // hold these powers of two and integers exactly).
         let lhs = |bits: i64| {
@@ -649,7 +649,7 @@ fn thm_3_6_is_sufficient_with_one_exponent_of_slack() {
         let e_max = e_min + (-floor - 24);
         assert!(thm_3_6(e_min, e_max, floor, 24));
         assert!(!thm_3_6(e_min, e_max + 1, floor, 24));
-        let level = |e_max: i64| precision_3_9(bin_score(1, e_min, e_max, floor), &ladder);
+        let level = |e_max: i64| precision_3_9(bin_score(1, e_min, e_max, floor), &ladder).unwrap();
         assert_eq!(level(e_max), Some(2));
         assert_eq!(level(e_max + 1), Some(2));
         assert_eq!(level(e_max + 2), Some(1));

@@ -138,7 +138,7 @@ proptest! {
     #[test]
     fn precision_3_9_is_its_defining_inequalities(score in -100i64..100) {
         for ladder in [&[11u32, 24, 53][..], &[11, 24], &[11], &[8, 11, 24, 53]] {
-            match precision_3_9(score, ladder) {
+            match precision_3_9(score, ladder).unwrap() {
                 None => prop_assert!(score < 0),
                 Some(i) => {
                     prop_assert!(score >= 0);
@@ -169,7 +169,7 @@ proptest! {
             let d = if divisor_is_bins { exponents.len() as u64 } else { 1 };
             let floor = floor_log2_tolerance(eps, d).unwrap();
             for (&u, &m) in &exponents {
-                let level = precision_3_9(bin_score(m, u, e_max, floor), ladder);
+                let level = precision_3_9(bin_score(m, u, e_max, floor), ladder).unwrap();
                 prop_assert_eq!(level, Some(ladder.len() - 1));
             }
         }
@@ -276,6 +276,20 @@ fn thm_3_5_needs_the_precisions_of_3_9() {
     assert_eq!(b.value, 2f64.powi(-20));
     assert!(thm_3_5(&bins, &right, Format::FP64, Some(-1), &ladder, t).is_err());
     assert!(thm_3_5(&bins, &right, Format::FP64, Some(0), &[11, 24], t).is_err());
+    // An unordered ladder ending with the input precision: (3.9)'s "first
+    // level above the score" means nothing there. Until 2026-11-29 it was
+    // read in the given order, and these precisions (single for the score-9
+    // bin, which (3.9) on [11, 24, 53] gives half) got a bound.
+    let single_for_9 = [
+        BinPrecision::Perforate,
+        BinPrecision::Perforate,
+        single,
+        single,
+    ];
+    assert!(matches!(
+        thm_3_5(&bins, &single_for_9, Format::FP64, Some(0), &[24, 11, 53], t),
+        Err(VerifyError::InvalidParameter { .. })
+    ));
 }
 
 #[test]

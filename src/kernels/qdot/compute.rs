@@ -50,6 +50,7 @@
 use super::config::{Level, QdotConfig, TileLayout};
 use super::select::Selection;
 use boundgate_verify::bounds::qdot::{BinArithmetic, Fexp, TileOrder};
+use boundgate_verify::VerifyError;
 use boundgate_verify::error::{Result, require_same_len};
 use boundgate_verify::format::{Fixed, Format, RoundingMode};
 
@@ -319,16 +320,27 @@ fn bin_sum(
     fexp: Fexp,
     order: TileOrder,
     layout: TileLayout,
-) -> f64 {
+) -> Result<f64> {
     let indices = bin.indices;
     let term = |i: usize| {
-        let (a, b) = (x[i], y[i]);
+        // [`Selection::check_computable`] checks the bins, not each entry of
+        // the (public) order: an entry edited past `n` is refused here, by the
+        // bounds check indexing would do anyway (no extra scan), where it
+        // used to panic (review, 2026-11-29;
+        // `tests::an_order_entry_edited_past_n_is_an_error_not_a_panic`).
+        let (Some(&a), Some(&b)) = (x.get(i), y.get(i)) else {
+            return Err(VerifyError::invalid(
+                "selection order entry",
+                i,
+                format!("the values number {}", x.len()),
+            ));
+        };
         // Nonzero and finite: the selection checked.
         let fa = fexp.of(a).unwrap_or(0);
-        (
+        Ok((
             arith.cast(scaled(a, fa)),
             arith.cast(scaled(b, bin.exponent - fa)),
-        )
+        ))
     };
     let tile = order.tile_len();
     let tiles = order.tiles();
@@ -345,7 +357,7 @@ fn bin_sum(
             for &i in indices {
                 let i = i as usize;
                 let t = i / tile;
-                let (a, b) = term(i);
+                let (a, b) = term(i)?;
                 match chains.last_mut() {
                     Some((last, chain)) if *last == t => *chain = arith.step_scaled(*chain, a, b),
                     _ => chains.push((t, arith.step_scaled(0.0, a, b))),
@@ -362,7 +374,7 @@ fn bin_sum(
                 .collect();
             by_tile.sort_by_key(|&(t, _)| t);
             for (t, i) in by_tile {
-                let (a, b) = term(i);
+                let (a, b) = term(i)?;
                 match chains.last_mut() {
                     Some((last, chain)) if *last == t => *chain = arith.step_scaled(*chain, a, b),
                     _ => chains.push((t, arith.step_scaled(0.0, a, b))),
@@ -370,7 +382,7 @@ fn bin_sum(
             }
         }
     }
-    sparse_tree(chains, |a, b| arith.add(a, b))
+    Ok(sparse_tree(chains, |a, b| arith.add(a, b)))
 }
 
 /// [`tree_levels`] over leaves that are `+0` except at the given positions
@@ -426,7 +438,9 @@ pub struct Computed {
 /// and `y` of different lengths, and [`Selection::check_computable`]'s
 /// errors for a selection that cannot drive the computation on them (made on
 /// another length, from a histogram, or with a level `config` lacks): each
-/// zipped, sliced or indexed out of range (a panic) until 2026-11-29.
+/// zipped, sliced or indexed out of range (a panic) until 2026-11-29; and
+/// [`VerifyError::InvalidParameter`](boundgate_verify::VerifyError) for an
+/// entry of the selection's (public) order past `x`'s length.
 ///
 /// # Example
 /// ```
@@ -480,7 +494,7 @@ pub fn compute(
             exponent: bin.exponent,
             indices: selection.indices(k),
         };
-        let s = bin_sum(x, y, bin_indices, arith, config.fexp, order, config.layout);
+        let s = bin_sum(x, y, bin_indices, arith, config.fexp, order, config.layout)?;
         let zk = scale_round(input.round(s, RNE), bin.exponent, input);
         bin_results.push(zk);
         z = Some(match z {
@@ -585,6 +599,34 @@ mod tests {
     use super::*;
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+
+    /// The order's entries are public; one edited past `n` (in either tile
+    /// layout) is an `InvalidParameter` naming the entry, where `x[i]`
+    /// panicked before (review, 2026-11-29).
+    #[test]
+    fn an_order_entry_edited_past_n_is_an_error_not_a_panic() {
+        use super::super::config::Tolerance;
+        use super::super::select::select;
+        for layout in [TileLayout::Contiguous, TileLayout::Interleaved] {
+            let mut c = QdotConfig::new(Format::FP64).unwrap();
+            c.early_exit = false;
+            c.layout = layout;
+            let eps = Tolerance::new(1e-8).unwrap();
+            let (x, y) = ([2.0, 1.0, 0.5], [1.0; 3]);
+            let mut s = select(&x, &y, eps, &c).unwrap();
+            assert!(compute(&x, &y, &s, &c).is_ok(), "{layout:?}");
+            let last = s.order.len() - 1;
+            s.order[last] = 3;
+            match compute(&x, &y, &s, &c) {
+                Err(VerifyError::InvalidParameter { name, .. }) => {
+                    assert_eq!(name, "selection order entry", "{layout:?}")
+                }
+                other => panic!("{layout:?}: expected InvalidParameter, got {other:?}"),
+            }
+            s.order[last] = u32::MAX;
+            assert!(compute(&x, &y, &s, &c).is_err(), "{layout:?}");
+        }
+    }
 
     /// The sparse tree over the nonzero leaves is the dense tree, for a
     /// non-associative `add` that records the pairing (seed 12, printed on

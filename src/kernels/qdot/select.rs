@@ -120,10 +120,10 @@ impl Selection {
     /// order covers the `n` indices (a [`select_from_histogram`] selection
     /// has none: it is the GPU's, which orders the bins on the device), every
     /// bin lies in the order, and every level is the configuration's. The
-    /// checks are per bin, not per index: the entries of `order` themselves
-    /// are [`select`]'s (the fields are public, but an edited entry past `n`
-    /// is the one thing left unchecked, to keep the computation phase free
-    /// of a scan the paper's timing does not have).
+    /// checks are per bin, not per index, to keep the computation phase free
+    /// of a scan the paper's timing does not have: an entry of `order` edited
+    /// past `n` (the fields are public) is refused by
+    /// [`compute`](super::compute::compute) when it reaches it.
     ///
     /// # Errors
     /// [`VerifyError::LengthMismatch`] when the order and the zero products do
@@ -469,7 +469,7 @@ fn score_bins(
             count,
             start: begin,
             score,
-            level: precision_3_9(score, &ladder),
+            level: precision_3_9(score, &ladder)?,
         });
         begin += count;
     }

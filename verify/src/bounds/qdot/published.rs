@@ -254,6 +254,7 @@ pub fn thm_3_5(
         "e_max(x ⊙ y) <= fexp(x^T y)",
         || format!("e_max = {e_max} > fexp(x^T y) = {e}"),
     )?;
+    check_ladder(ladder)?;
     if ladder.last() != Some(&input.precision()) {
         return Err(VerifyError::invalid(
             "ladder",
@@ -270,7 +271,7 @@ pub fn thm_3_5(
     for (b, p) in bins.bins.iter().zip(precisions) {
         let score = bin_score(b.count, i64::from(b.exponent), e_max, floor);
         top_score = top_score.max(score);
-        let wanted = precision_3_9(score, ladder).map_or(0, |i| ladder[i]);
+        let wanted = precision_3_9(score, ladder)?.map_or(0, |i| ladder[i]);
         require(
             p.bits() == wanted,
             &THM_3_5,

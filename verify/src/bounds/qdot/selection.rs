@@ -140,6 +140,34 @@ pub fn bin_score(count: u64, exponent: i64, e_max: i64, floor_log2_eps: i64) -> 
     ceil_log2(count as usize) as i64 + exponent - e_max - floor_log2_eps + 1
 }
 
+/// Checks a ladder of precisions for [`precision_3_9`]: nonempty and
+/// strictly ascending (each level more mantissa bits than the one below;
+/// (3.9) picks "the first level whose precision exceeds the score", which
+/// means nothing on an unordered ladder), every level at least 1 bit.
+///
+/// # Errors
+/// [`VerifyError::InvalidParameter`] naming the ladder.
+///
+/// # Example
+/// ```
+/// use boundgate_verify::bounds::qdot::check_ladder;
+/// assert!(check_ladder(&[11, 24, 53]).is_ok());
+/// assert!(check_ladder(&[]).is_err());
+/// assert!(check_ladder(&[53, 11, 53]).is_err());
+/// assert!(check_ladder(&[0, 53]).is_err());
+/// ```
+pub fn check_ladder(ladder: &[u32]) -> Result<()> {
+    let ascending = ladder.windows(2).all(|w| w[0] < w[1]);
+    if ladder.is_empty() || !ascending || ladder[0] == 0 {
+        return Err(VerifyError::invalid(
+            "ladder",
+            format!("{ladder:?}"),
+            "must be nonempty and strictly ascending in mantissa bits, from at least 1",
+        ));
+    }
+    Ok(())
+}
+
 /// The Precision function (3.9), generalised to a ladder of levels by their
 /// mantissa bits (`m_half = 11`, `m_single = 24`, `m_double = 53`, and for
 /// the bfloat16 generalisation `8`): `None` (perforate) for `sigma < 0`, else
@@ -149,29 +177,35 @@ pub fn bin_score(count: u64, exponent: i64, e_max: i64, floor_log2_eps: i64) -> 
 /// ascending and ends with `mu`; the condition `mu >= m` of (3.9) is that the
 /// ladder stops at `mu`.
 ///
+/// # Errors
+/// [`check_ladder`]'s, for an empty or unordered ladder (until 2026-11-29
+/// an empty one read as "perforate" and an unordered one gave a level
+/// (3.9) does not).
+///
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::qdot::precision_3_9;
 /// let ladder = [11, 24, 53]; // half, single, double; fp64 inputs
-/// assert_eq!(precision_3_9(-1, &ladder), None);
-/// assert_eq!(precision_3_9(0, &ladder), Some(0));
-/// assert_eq!(precision_3_9(10, &ladder), Some(0));
-/// assert_eq!(precision_3_9(11, &ladder), Some(1));
-/// assert_eq!(precision_3_9(52, &ladder), Some(2));
-/// assert_eq!(precision_3_9(80, &ladder), Some(2));
-/// assert_eq!(precision_3_9(20, &[11]), Some(0)); // fp16 inputs
+/// assert_eq!(precision_3_9(-1, &ladder).unwrap(), None);
+/// assert_eq!(precision_3_9(0, &ladder).unwrap(), Some(0));
+/// assert_eq!(precision_3_9(10, &ladder).unwrap(), Some(0));
+/// assert_eq!(precision_3_9(11, &ladder).unwrap(), Some(1));
+/// assert_eq!(precision_3_9(52, &ladder).unwrap(), Some(2));
+/// assert_eq!(precision_3_9(80, &ladder).unwrap(), Some(2));
+/// assert_eq!(precision_3_9(20, &[11]).unwrap(), Some(0)); // fp16 inputs
+/// assert!(precision_3_9(-1, &[]).is_err());
 /// ```
-pub fn precision_3_9(score: i64, ladder: &[u32]) -> Option<usize> {
+pub fn precision_3_9(score: i64, ladder: &[u32]) -> Result<Option<usize>> {
+    check_ladder(ladder)?;
     if score < 0 {
-        return None;
+        return Ok(None);
     }
-    let last = ladder.len().checked_sub(1)?;
-    Some(
+    Ok(Some(
         ladder
             .iter()
             .position(|&m| score < i64::from(m))
-            .unwrap_or(last),
-    )
+            .unwrap_or(ladder.len() - 1),
+    ))
 }
 
 /// Theorem 3.6: whether `e_max - e_min <= -floor(log2 eps) - mu_hat`, in which
