@@ -375,7 +375,7 @@ fn eq6_needs_the_exact_product_of_lemma_3_4() {
     let z = Float::with_val(EXACT, &exact(a) * &exact(b)) + exact(c);
     let err = Float::with_val(EXACT, exact(d) - &z).abs();
     let u16 = fp16.unit_roundoff(rne);
-    let all16 = Roundoffs::of_formats([fp16; 5], rne);
+    let all16 = Roundoffs::of_formats([fp16; 5], rne).unwrap();
     assert_eq!(all16, Roundoffs::new(u16, u16, u16, u16, u16).unwrap());
     // What (6) would give: u (|a||b| + |c|), below the error.
     let printed = u16 * (a * b + c);
@@ -709,4 +709,39 @@ fn floor_log2_tolerance_is_exact_at_the_extremes() {
         floor_log2_tolerance(1.0, 0),
         Err(VerifyError::InvalidParameter { .. })
     ));
+}
+
+/// `Roundoffs::of_formats` keeps the theorems' exactness test honest: in every
+/// mode and for every pair of precisions, when it returns roundoffs that pass
+/// `u~ <= u_low^2`, the largest product of two `p_low`-bit significands,
+/// `(2^p_low - 1)^2` (odd, `2 p_low` bits), rounds exactly into `t~`. With a
+/// directed mode and `p~ = 2 p_low - 1` it used to pass the test and round
+/// (review, 2026-11-29).
+#[test]
+fn of_formats_never_reads_an_inexact_product_as_exact() {
+    let format = |p: u32| Format::custom(p, -1000, 1000, true, OverflowPolicy::Infinity).unwrap();
+    for mode in RoundingMode::ALL {
+        for p_low in 2..=26u32 {
+            for p_tilde in p_low..=53 {
+                let (low, tilde) = (format(p_low), format(p_tilde));
+                let r = match Roundoffs::of_formats([low, tilde, tilde, tilde, tilde], mode) {
+                    Ok(r) => r,
+                    Err(VerifyError::InvalidParameter { .. }) => {
+                        assert!(
+                            mode.is_directed() && p_tilde == 2 * p_low - 1,
+                            "{mode:?} {p_low} {p_tilde}"
+                        );
+                        continue;
+                    }
+                    Err(e) => panic!("{mode:?} {p_low} {p_tilde}: {e}"),
+                };
+                if r.u_tilde <= r.u_low * r.u_low {
+                    let m = (1u64 << p_low) - 1;
+                    let product = Float::with_val(128, m) * Float::with_val(128, m);
+                    let rounded = Float::with_val(p_tilde, &product);
+                    assert_eq!(rounded, product, "{mode:?}: p_low {p_low}, p~ {p_tilde}");
+                }
+            }
+        }
+    }
 }

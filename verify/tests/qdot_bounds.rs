@@ -287,7 +287,14 @@ fn thm_3_5_needs_the_precisions_of_3_9() {
         single,
     ];
     assert!(matches!(
-        thm_3_5(&bins, &single_for_9, Format::FP64, Some(0), &[24, 11, 53], t),
+        thm_3_5(
+            &bins,
+            &single_for_9,
+            Format::FP64,
+            Some(0),
+            &[24, 11, 53],
+            t
+        ),
         Err(VerifyError::InvalidParameter { .. })
     ));
 }

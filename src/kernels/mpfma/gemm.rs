@@ -217,10 +217,12 @@ impl GemmConfig {
             TcOutput::Fp32 => Format::FP32,
             TcOutput::Fp16 => Format::FP16,
         };
+        // Round-to-nearest: `of_formats` refuses formats only for a directed mode.
         Roundoffs::of_formats(
             [self.record.input.operand(), acc, Format::FP32, acc, acc],
             RoundingMode::NearestEven,
         )
+        .expect("round-to-nearest roundoffs are always accepted")
     }
 }
 

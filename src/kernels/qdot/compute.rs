@@ -49,8 +49,8 @@
 
 use super::config::{Level, QdotConfig, TileLayout};
 use super::select::Selection;
-use boundgate_verify::bounds::qdot::{BinArithmetic, Fexp, TileOrder};
 use boundgate_verify::VerifyError;
+use boundgate_verify::bounds::qdot::{BinArithmetic, Fexp, TileOrder};
 use boundgate_verify::error::{Result, require_same_len};
 use boundgate_verify::format::{Fixed, Format, RoundingMode};
 

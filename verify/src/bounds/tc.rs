@@ -155,7 +155,7 @@ impl Roundoffs {
     /// use boundgate_verify::format::{Format, RoundingMode};
     /// // A, B fp16; C, D fp32: the roundoffs of (fp16, fp32, fp32, fp32, fp32) in round to nearest.
     /// let (h, s) = (Format::FP16, Format::FP32);
-    /// assert_eq!(Roundoffs::table2_fp32(), Roundoffs::of_formats([h, s, s, s, s], RoundingMode::NearestEven));
+    /// assert_eq!(Roundoffs::table2_fp32(), Roundoffs::of_formats([h, s, s, s, s], RoundingMode::NearestEven).unwrap());
     /// assert_eq!(Roundoffs::table2_fp32().u_fma, 2f64.powi(-24));
     /// ```
     pub fn table2_fp32() -> Roundoffs {
@@ -178,7 +178,7 @@ impl Roundoffs {
     /// // A, B, C, D fp16, exact fp16 x fp16 products in fp32 (u~ = u32).
     /// let (h, s) = (Format::FP16, Format::FP32);
     /// let r = Roundoffs::table2_fp16();
-    /// assert_eq!(r, Roundoffs::of_formats([h, h, s, h, h], RoundingMode::NearestEven));
+    /// assert_eq!(r, Roundoffs::of_formats([h, h, s, h, h], RoundingMode::NearestEven).unwrap());
     /// assert!(r.u_tilde <= r.u_low * r.u_low); // the products are exact in t~
     /// ```
     pub fn table2_fp16() -> Roundoffs {
@@ -192,25 +192,55 @@ impl Roundoffs {
         }
     }
 
-    /// The unit roundoffs of five formats, all rounded in `mode`.
+    /// The unit roundoffs of five formats (`t_low, t_high, t~, t_bar, t_FMA`),
+    /// all rounded in `mode`.
+    ///
+    /// The theorems read "the products `a b` are exact in `t~`" as
+    /// `u~ <= u_low^2` (Table 2 and Lemma 3.4's hypothesis), which is
+    /// `p~ >= 2 p_low` for round-to-nearest (`u = 2^-p`). A directed mode has
+    /// `u = 2^(1-p)`, where the same test admits `p~ = 2 p_low - 1`: a
+    /// product of two `p_low`-bit significands has up to `2 p_low` bits and
+    /// is not exact there. Such formats are refused, so that the test the
+    /// theorems apply to the returned roundoffs stays true of the formats.
+    ///
+    /// # Errors
+    /// [`VerifyError::InvalidParameter`] for a directed `mode` whose `t~`
+    /// passes `u~ <= u_low^2` with fewer than `2 p_low` bits.
     ///
     /// # Example
     /// ```
     /// use boundgate_verify::bounds::tc::Roundoffs;
-    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// use boundgate_verify::format::{Format, OverflowPolicy, RoundingMode};
     /// let (h, s) = (Format::FP16, Format::FP32);
-    /// let r = Roundoffs::of_formats([h, s, s, s, s], RoundingMode::NearestEven);
+    /// let r = Roundoffs::of_formats([h, s, s, s, s], RoundingMode::NearestEven).unwrap();
     /// assert_eq!(r, Roundoffs::table2_fp32());
+    /// // Truncation: fp16 x fp16 products (22 bits) are exact in fp32 (24 bits) ...
+    /// assert!(Roundoffs::of_formats([h, s, s, s, s], RoundingMode::TowardZero).is_ok());
+    /// // ... not in a 21-bit format, which u~ = 2^-20 <= u_low^2 = 2^-20 would admit.
+    /// let p21 = Format::custom(21, -126, 127, true, OverflowPolicy::Infinity).unwrap();
+    /// assert!(Roundoffs::of_formats([h, s, p21, s, s], RoundingMode::TowardZero).is_err());
     /// ```
-    pub fn of_formats(formats: [Format; 5], mode: RoundingMode) -> Roundoffs {
+    pub fn of_formats(formats: [Format; 5], mode: RoundingMode) -> Result<Roundoffs> {
         let [low, high, tilde, bar, fma] = formats.map(|f| f.unit_roundoff(mode));
-        Roundoffs {
+        let (p_low, p_tilde) = (formats[0].precision(), formats[2].precision());
+        if tilde <= low * low && p_tilde < 2 * p_low {
+            return Err(VerifyError::invalid(
+                "product format t~",
+                format!("{p_tilde} bits in {mode:?}"),
+                format!(
+                    "u~ <= u_low^2 would read the products as exact, but two {p_low}-bit \
+                     significands need {} bits (the test assumes round-to-nearest unit roundoffs)",
+                    2 * p_low
+                ),
+            ));
+        }
+        Ok(Roundoffs {
             u_low: low,
             u_high: high,
             u_tilde: tilde,
             u_bar: bar,
             u_fma: fma,
-        }
+        })
     }
 
     /// `zeta = u_bar + u_FMA + u_bar u_FMA` (Lemma 3.5), rounded up.
