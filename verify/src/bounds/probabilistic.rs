@@ -380,6 +380,8 @@ pub fn uniform_log_mean_abs(u: f64) -> Result<f64> {
 /// let p = bhola_pb(2.0, u, 100).unwrap();
 /// assert!(p > 0.98 && p < 0.99); // 1 - 2 exp(-5) to first order
 /// assert_eq!(bhola_pb(0.0, u, 100).unwrap(), -1.0);
+/// // lambda^2 underflows: still -1, the formula's least value.
+/// assert_eq!(bhola_pb(1e-200, u, 100).unwrap(), -1.0);
 /// ```
 pub fn bhola_pb(lambda: f64, u: f64, n: u64) -> Result<f64> {
     check_unit_roundoff(u)?;
@@ -396,7 +398,10 @@ pub fn bhola_pb(lambda: f64, u: f64, n: u64) -> Result<f64> {
     );
     let den = 2.0 * add_up(mul_up(u64_up(n), r_up), range_term);
     let e = div_down(num, den);
-    Ok(sub_down(1.0, 2.0 * exp_up(-e)))
+    // `e >= 0`, so the exact value is at least `1 - 2 = -1`; `exp_up` of a
+    // tiny `-e` rounds up to `1 + 2^-52` and gave `-1 - 2^-52` (review,
+    // 2026-11-29: a lower bound still, but below the formula's range).
+    Ok(sub_down(1.0, 2.0 * exp_up(-e)).max(-1.0))
 }
 
 /// The `lambda` at which `p_b(lambda, u, n)` equals `probability`, rounded up
