@@ -16,7 +16,7 @@
 #![cfg(feature = "cuda")]
 
 mod common;
-use common::qdot::fp64_config;
+use common::qdot::{fp64_config, one_binade};
 
 use boundgate::kernels::qdot::bounds::evaluate;
 use boundgate::kernels::qdot::compute::compute;
@@ -337,29 +337,6 @@ fn fp16x2_ptx_has_round_to_nearest_mul_and_add_and_no_fma() {
     }
 }
 
-/// The one-binade input of the fp16x2 device test: x in [1, 2) (every 11th
-/// zero), y in (-2, -1] or [1, 2), and for n > 7 one large x[7] = 2^big
-/// (big = max(8, bit length of n - 1)), which makes the many-element bin a
-/// half bin at eps = 0.01 (selection checked in tests/qdot_half2.rs).
-fn one_binade(n: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut x: Vec<f64> = (0..n)
-        .map(|i| {
-            if i % 11 == 5 {
-                0.0
-            } else {
-                1.0 + (i % 97) as f64 / 97.0
-            }
-        })
-        .collect();
-    let y: Vec<f64> = (0..n)
-        .map(|i| (if i % 3 == 0 { -1.0 } else { 1.0 }) * (1.0 + (i % 89) as f64 / 89.0))
-        .collect();
-    if n > 7 {
-        let big = (usize::BITS - n.leading_zeros()) as i32 - 1;
-        x[7] = 2f64.powi(big.max(8));
-    }
-    (x, y)
-}
 
 #[test]
 fn bad_input_is_refused_before_any_device_is_touched() {
