@@ -337,7 +337,6 @@ fn fp16x2_ptx_has_round_to_nearest_mul_and_add_and_no_fma() {
     }
 }
 
-
 #[test]
 fn bad_input_is_refused_before_any_device_is_touched() {
     let c = QdotConfig::new(Format::FP64).expect("fp64");

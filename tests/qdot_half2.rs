@@ -300,4 +300,3 @@ fn the_device_tests_one_binade_input_is_computed_in_half() {
         }
     }
 }
-
