@@ -49,89 +49,62 @@ pub trait Arith: Copy + PartialEq + Debug + Default + Send + Sync + 'static {
     fn is_finite(self) -> bool;
 }
 
-impl Arith for f64 {
-    const FORMAT: Format = Format::FP64;
-    const ZERO: f64 = 0.0;
-    const ONE: f64 = 1.0;
-    #[inline]
-    fn of(v: f64) -> f64 {
-        v
-    }
-    #[inline]
-    fn to_f64(self) -> f64 {
-        self
-    }
-    #[inline]
-    fn fma(a: f64, b: f64, c: f64) -> f64 {
-        a.mul_add(b, c)
-    }
-    #[inline]
-    fn add(a: f64, b: f64) -> f64 {
-        a + b
-    }
-    #[inline]
-    fn sub(a: f64, b: f64) -> f64 {
-        a - b
-    }
-    #[inline]
-    fn mul(a: f64, b: f64) -> f64 {
-        a * b
-    }
-    #[inline]
-    fn div(a: f64, b: f64) -> f64 {
-        a / b
-    }
-    #[inline]
-    fn neg(a: f64) -> f64 {
-        -a
-    }
-    #[inline]
-    fn is_finite(self) -> bool {
-        f64::is_finite(self)
-    }
+/// The IEEE 754 operations of a native float type; `$of` and `$to_f64` are
+/// its exact conversions from and to `f64` (`f64 as f32` rounds to nearest,
+/// the documented behaviour of [`Arith::of`] off the format).
+macro_rules! native_arith {
+    ($t:ty, $format:expr, $of:expr, $to_f64:expr) => {
+        impl Arith for $t {
+            const FORMAT: Format = $format;
+            const ZERO: $t = 0.0;
+            const ONE: $t = 1.0;
+            #[inline]
+            fn of(v: f64) -> $t {
+                $of(v)
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                $to_f64(self)
+            }
+            #[inline]
+            fn fma(a: $t, b: $t, c: $t) -> $t {
+                a.mul_add(b, c)
+            }
+            #[inline]
+            fn add(a: $t, b: $t) -> $t {
+                a + b
+            }
+            #[inline]
+            fn sub(a: $t, b: $t) -> $t {
+                a - b
+            }
+            #[inline]
+            fn mul(a: $t, b: $t) -> $t {
+                a * b
+            }
+            #[inline]
+            fn div(a: $t, b: $t) -> $t {
+                a / b
+            }
+            #[inline]
+            fn neg(a: $t) -> $t {
+                -a
+            }
+            #[inline]
+            fn is_finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+        }
+    };
 }
 
-impl Arith for f32 {
-    const FORMAT: Format = Format::FP32;
-    const ZERO: f32 = 0.0;
-    const ONE: f32 = 1.0;
-    #[inline]
-    fn of(v: f64) -> f32 {
-        v as f32
-    }
-    #[inline]
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
-    #[inline]
-    fn fma(a: f32, b: f32, c: f32) -> f32 {
-        a.mul_add(b, c)
-    }
-    #[inline]
-    fn add(a: f32, b: f32) -> f32 {
-        a + b
-    }
-    #[inline]
-    fn sub(a: f32, b: f32) -> f32 {
-        a - b
-    }
-    #[inline]
-    fn mul(a: f32, b: f32) -> f32 {
-        a * b
-    }
-    #[inline]
-    fn div(a: f32, b: f32) -> f32 {
-        a / b
-    }
-    #[inline]
-    fn neg(a: f32) -> f32 {
-        -a
-    }
-    #[inline]
-    fn is_finite(self) -> bool {
-        f32::is_finite(self)
-    }
-}
+native_arith!(
+    f64,
+    Format::FP64,
+    std::convert::identity,
+    std::convert::identity
+);
+native_arith!(f32, Format::FP32, |v: f64| v as f32, f64::from);
 
 /// Converts values of the arithmetic format to `A` (exactly).
 ///
