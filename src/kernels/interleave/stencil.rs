@@ -119,6 +119,25 @@ pub fn cell<A: Arith>(
     A::fma(k.ct, k.amb, acc)
 }
 
+/// The start of row `(y, z)` of a `grid` state and the five rows a sweep
+/// reads for it: centre, north (`y - 1`), south (`y + 1`), bottom (`z - 1`),
+/// top (`z + 1`), a neighbour past the boundary being the row itself
+/// (Rodinia's clamped indices, `cuda/hotspot3D/3D.cu`).
+#[inline(always)]
+fn rows_around<T>(grid: Grid3, tin: &[T], y: usize, z: usize) -> (usize, [&[T]; 5]) {
+    let nx = grid.nx();
+    let (yn, ys) = (y.saturating_sub(1), if y + 1 == grid.ny() { y } else { y + 1 });
+    let (zb, zt) = (z.saturating_sub(1), if z + 1 == grid.nz() { z } else { z + 1 });
+    let row = |yy: usize, zz: usize| {
+        let s = grid.index(0, yy, zz);
+        &tin[s..s + nx]
+    };
+    (
+        grid.index(0, y, z),
+        [row(y, z), row(yn, z), row(ys, z), row(y, zb), row(y, zt)],
+    )
+}
+
 /// One iteration over the whole grid: `tout` from `tin` (same length as the grid).
 ///
 /// # Panics
@@ -148,18 +167,8 @@ pub fn sweep<A: Arith>(
     let (nx, ny, nz) = (grid.nx(), grid.ny(), grid.nz());
     assert!(tin.len() == grid.cells() && tout.len() == grid.cells() && power.len() == grid.cells());
     for z in 0..nz {
-        let zb = z.saturating_sub(1);
-        let zt = if z + 1 == nz { z } else { z + 1 };
         for y in 0..ny {
-            let yn = y.saturating_sub(1);
-            let ys = if y + 1 == ny { y } else { y + 1 };
-            let start = grid.index(0, y, z);
-            let row = |yy: usize, zz: usize| {
-                let s = grid.index(0, yy, zz);
-                &tin[s..s + nx]
-            };
-            let (cen, nor, sou, bot, top) =
-                (row(y, z), row(yn, z), row(ys, z), row(y, zb), row(y, zt));
+            let (start, [cen, nor, sou, bot, top]) = rows_around(grid, tin, y, z);
             let p = &power[start..start + nx];
             let out = &mut tout[start..start + nx];
             if nx == 1 {
@@ -377,18 +386,8 @@ fn sweep16_rows(grid: Grid3, k: &Coefficients<f32>, power: &[f32], tin: &[f32], 
     // The last operand of the chain is the ambient temperature in every cell.
     let ambient = vec![k.amb; nx];
     for z in 0..nz {
-        let zb = z.saturating_sub(1);
-        let zt = if z + 1 == nz { z } else { z + 1 };
         for y in 0..ny {
-            let yn = y.saturating_sub(1);
-            let ys = if y + 1 == ny { y } else { y + 1 };
-            let start = grid.index(0, y, z);
-            let row = |yy: usize, zz: usize| {
-                let s = grid.index(0, yy, zz);
-                &tin[s..s + nx]
-            };
-            let (cen, nor, sou, bot, top) =
-                (row(y, z), row(yn, z), row(ys, z), row(y, zb), row(y, zt));
+            let (start, [cen, nor, sou, bot, top]) = rows_around(grid, tin, y, z);
             west[0] = cen[0];
             west[1..].copy_from_slice(&cen[..nx - 1]);
             east[..nx - 1].copy_from_slice(&cen[1..]);
