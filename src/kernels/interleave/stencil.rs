@@ -126,8 +126,14 @@ pub fn cell<A: Arith>(
 #[inline(always)]
 fn rows_around<T>(grid: Grid3, tin: &[T], y: usize, z: usize) -> (usize, [&[T]; 5]) {
     let nx = grid.nx();
-    let (yn, ys) = (y.saturating_sub(1), if y + 1 == grid.ny() { y } else { y + 1 });
-    let (zb, zt) = (z.saturating_sub(1), if z + 1 == grid.nz() { z } else { z + 1 });
+    let (yn, ys) = (
+        y.saturating_sub(1),
+        if y + 1 == grid.ny() { y } else { y + 1 },
+    );
+    let (zb, zt) = (
+        z.saturating_sub(1),
+        if z + 1 == grid.nz() { z } else { z + 1 },
+    );
     let row = |yy: usize, zz: usize| {
         let s = grid.index(0, yy, zz);
         &tin[s..s + nx]
