@@ -6,7 +6,8 @@ use boundgate::audit::{AuditReport, Plan, RunOptions, Shard, html, junit, merge,
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::cli::{assert_bad_input, boundgate, workdir};
+use common::cli::{assert_bad_input, boundgate, save_bytes, workdir};
+use common::npy::{npy_bytes, npy_dict};
 
 fn plan_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/plans/product.toml")
@@ -406,40 +407,23 @@ fn hostile_npy_headers_exit_2() {
     let y = dir.join("y.npy");
     boundgate::io::write_npy(&y, &boundgate::io::Tensor::vector(vec![1.0, 2.0])).unwrap();
     let y = y.to_str().unwrap();
-    let npy = |name: &str, header: &str, payload: &[u8]| {
-        let mut h = header.to_string();
-        while !(10 + h.len() + 1).is_multiple_of(64) {
-            h.push(' ');
-        }
-        h.push('\n');
-        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-        bytes.extend_from_slice(&(h.len() as u16).to_le_bytes());
-        bytes.extend_from_slice(h.as_bytes());
-        bytes.extend_from_slice(payload);
-        let p = dir.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        p.to_str().unwrap().to_string()
+    let npy = |name: &str, descr: &str, fortran: bool, shape: &str, payload: &[u8]| {
+        save_bytes(
+            &dir,
+            name,
+            &npy_bytes(&npy_dict(descr, fortran, shape), payload),
+        )
     };
     let huge = npy(
         "huge.npy",
-        "{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 8), }",
+        "<f8",
+        false,
+        "(4611686018427387904, 8)",
         &[0; 16],
     );
-    let truncated = npy(
-        "short.npy",
-        "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }",
-        &[0; 12],
-    );
-    let fortran = npy(
-        "fortran.npy",
-        "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }",
-        &[0; 32],
-    );
-    let dtype = npy(
-        "dtype.npy",
-        "{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }",
-        &[0; 32],
-    );
+    let truncated = npy("short.npy", "<f8", false, "(4,)", &[0; 12]);
+    let fortran = npy("fortran.npy", "<f8", true, "(2, 2)", &[0; 32]);
+    let dtype = npy("dtype.npy", "<c16", false, "(2,)", &[0; 32]);
     for (file, needle) in [
         (huge, "huge.npy"),
         (truncated, "short.npy"),

@@ -8,28 +8,10 @@ use boundgate::io::{Tensor, read_npy, write_npy};
 use std::path::Path;
 
 mod common;
-use common::cli::{assert_bad_input, boundgate, save, stderr, stdout, vector, workdir};
-
-/// A version-1.0 `.npy` file: the header dictionary given verbatim (padded as
-/// NumPy pads it), then `data`.
-fn npy_bytes(dict: &str, data: &[u8]) -> Vec<u8> {
-    let mut dict = dict.to_string();
-    while !(10 + dict.len() + 1).is_multiple_of(64) {
-        dict.push(' ');
-    }
-    dict.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
-    out.extend_from_slice(dict.as_bytes());
-    out.extend_from_slice(data);
-    out
-}
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p.to_str().unwrap().to_string()
-}
+use common::cli::{
+    assert_bad_input, boundgate, run_dot, save, save_bytes, stderr, stdout, vector, workdir,
+};
+use common::npy::{npy_bytes, npy_dict};
 
 fn f64s(values: &[f64]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
@@ -96,40 +78,17 @@ fn round_summary_says_nan_where_the_format_has_no_infinity() {
 fn run_refuses_two_outputs_naming_one_file() {
     let dir = workdir("same-output");
     let x = vector(&dir, "x.npy", &[1.0, 2.0, 3.0]);
-    let (xa, ya) = (format!("x={x}"), format!("y={x}"));
     let r = dir.join("r.npy");
     let r = r.to_str().unwrap();
     let dotted = format!("{}/./r.npy", dir.display());
     for (flag, path) in [("--json", r), ("--bound-output", dotted.as_str())] {
-        let o = boundgate(&[
-            "run",
-            "dot-recursive",
-            "--input",
-            &xa,
-            "--input",
-            &ya,
-            "--output",
-            r,
-            flag,
-            path,
-        ]);
+        let o = run_dot(&x, &x, r, &[flag, path]);
         assert_bad_input(&o, &format!("--output and {flag} both name"));
         assert!(!Path::new(r).exists(), "nothing is written");
     }
     // Distinct files are fine.
     let b = dir.join("b.npy");
-    let o = boundgate(&[
-        "run",
-        "dot-recursive",
-        "--input",
-        &xa,
-        "--input",
-        &ya,
-        "--output",
-        r,
-        "--bound-output",
-        b.to_str().unwrap(),
-    ]);
+    let o = run_dot(&x, &x, r, &["--bound-output", b.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(read_npy(Path::new(r)).unwrap().data(), &[14.0]);
 }
@@ -141,16 +100,7 @@ fn an_input_without_a_file_names_the_input() {
     let dir = workdir("empty-file-name");
     let x = vector(&dir, "x.npy", &[1.0, 2.0]);
     let out = dir.join("o.npy");
-    let o = boundgate(&[
-        "run",
-        "dot-recursive",
-        "--input",
-        &format!("x={x}"),
-        "--input",
-        "y=",
-        "--output",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_dot(&x, "", out.to_str().unwrap(), &[]);
     assert_bad_input(&o, "--input `y=`: no file after `=`");
 }
 
@@ -229,7 +179,7 @@ fn negative_bound_parameters_are_refused_as_values() {
 #[test]
 fn a_structured_dtype_is_named_as_such() {
     let dir = workdir("structured");
-    let f = write(
+    let f = save_bytes(
         &dir,
         "rec.npy",
         &npy_bytes(
@@ -247,88 +197,61 @@ fn a_structured_dtype_is_named_as_such() {
 #[test]
 fn hostile_npy_files_exit_2_naming_the_file() {
     let dir = workdir("hostile-npy");
-    let dict = |descr: &str, fortran: &str, shape: &str| {
-        format!("{{'descr': '{descr}', 'fortran_order': {fortran}, 'shape': {shape}, }}")
-    };
-    let cases: Vec<(String, String)> = vec![
+    // Name, dtype, Fortran order, shape, bytes of data (zeros), and what the
+    // one line says.
+    let headers = [
+        ("be.npy", ">f8", false, "(2,)", 16, "dtype >f8"),
+        ("i4.npy", "<i4", false, "(2,)", 8, "dtype <i4"),
+        ("c16.npy", "<c16", false, "(1,)", 16, "dtype <c16"),
+        ("fortran.npy", "<f8", true, "(2, 2)", 32, "Fortran-order"),
+        ("3d.npy", "<f8", false, "(1, 1, 1)", 8, "3-D arrays"),
         (
-            write(
-                &dir,
-                "be.npy",
-                &npy_bytes(&dict(">f8", "False", "(2,)"), &[0; 16]),
-            ),
-            "dtype >f8".into(),
+            "huge.npy",
+            "<f8",
+            false,
+            "(1000000000000,)",
+            8,
+            "header promises",
         ),
         (
-            write(
-                &dir,
-                "i4.npy",
-                &npy_bytes(&dict("<i4", "False", "(2,)"), &[0; 8]),
-            ),
-            "dtype <i4".into(),
+            "huge0.npy",
+            "<f8",
+            false,
+            "(0, 4611686018427387904)",
+            0,
+            "exceeds the file",
         ),
         (
-            write(
-                &dir,
-                "c16.npy",
-                &npy_bytes(&dict("<c16", "False", "(1,)"), &[0; 16]),
-            ),
-            "dtype <c16".into(),
+            "overflow.npy",
+            "<f8",
+            false,
+            "(2305843009213693952,)",
+            8,
+            "overflows",
         ),
         (
-            write(
-                &dir,
-                "fortran.npy",
-                &npy_bytes(&dict("<f8", "True", "(2, 2)"), &[0; 32]),
-            ),
-            "Fortran-order".into(),
+            "short.npy",
+            "<f8",
+            false,
+            "(2, 3)",
+            40,
+            "could not read the data",
         ),
+    ];
+    let mut cases: Vec<(String, String)> = headers
+        .into_iter()
+        .map(|(name, descr, fortran, shape, data, needle)| {
+            let bytes = npy_bytes(&npy_dict(descr, fortran, shape), &vec![0; data]);
+            (save_bytes(&dir, name, &bytes), needle.into())
+        })
+        .collect();
+    cases.extend([
         (
-            write(
-                &dir,
-                "3d.npy",
-                &npy_bytes(&dict("<f8", "False", "(1, 1, 1)"), &[0; 8]),
-            ),
-            "3-D arrays".into(),
-        ),
-        (
-            write(
-                &dir,
-                "huge.npy",
-                &npy_bytes(&dict("<f8", "False", "(1000000000000,)"), &[0; 8]),
-            ),
-            "header promises".into(),
-        ),
-        (
-            write(
-                &dir,
-                "huge0.npy",
-                &npy_bytes(&dict("<f8", "False", "(0, 4611686018427387904)"), &[]),
-            ),
-            "exceeds the file".into(),
-        ),
-        (
-            write(
-                &dir,
-                "overflow.npy",
-                &npy_bytes(&dict("<f8", "False", "(2305843009213693952,)"), &[0; 8]),
-            ),
-            "overflows".into(),
-        ),
-        (
-            write(
-                &dir,
-                "short.npy",
-                &npy_bytes(&dict("<f8", "False", "(2, 3)"), &[0; 40]),
-            ),
-            "could not read the data".into(),
-        ),
-        (
-            write(&dir, "magic.npy", b"\x93NUMPY\x01"),
+            save_bytes(&dir, "magic.npy", b"\x93NUMPY\x01"),
             "not a valid .npy".into(),
         ),
         (
-            write(&dir, "v9.npy", b"\x93NUMPY\x09\x00\x10\x00\x00\x00{}"),
+            save_bytes(&dir, "v9.npy", b"\x93NUMPY\x09\x00\x10\x00\x00\x00{}"),
             "not a valid .npy".into(),
         ),
         (dir.to_str().unwrap().to_string(), "directory".into()),
@@ -336,7 +259,7 @@ fn hostile_npy_files_exit_2_naming_the_file() {
             dir.join("missing.npy").to_str().unwrap().to_string(),
             "No such file".into(),
         ),
-    ];
+    ]);
     let good = vector(&dir, "good.npy", &[1.0, 2.0]);
     let out = dir.join("out.npy");
     let out = out.to_str().unwrap();
@@ -411,18 +334,12 @@ fn json_outputs_stay_strict_json_on_non_finite_values() {
     }
     let report = dir.join("r.json");
     for x in [&nan, &big] {
-        let o = boundgate(&[
-            "run",
-            "dot-recursive",
-            "--input",
-            &format!("x={x}"),
-            "--input",
-            &format!("y={ones}"),
-            "--output",
+        let o = run_dot(
+            x,
+            &ones,
             dir.join("o.npy").to_str().unwrap(),
-            "--json",
-            report.to_str().unwrap(),
-        ]);
+            &["--json", report.to_str().unwrap()],
+        );
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         let v = strict_json(&std::fs::read_to_string(&report).unwrap());
         assert_eq!(

@@ -16,7 +16,7 @@ use boundgate::kernels::residual::dist::PaperDistribution;
 use boundgate::kernels::residual::example::{self, worked_example};
 use boundgate::kernels::residual::intgemm::{int_gemm, spmm_csr_dense, spmm_dense_csr};
 use boundgate::kernels::residual::kernel::{ResidualGemm, RunConfig, assemble};
-use boundgate::kernels::residual::method::{Method, Path, Prepared, Reduction};
+use boundgate::kernels::residual::method::{Path, Prepared, Reduction};
 use boundgate::kernels::residual::quant::{
     Bits, Granularity, Quantizer, Rounding, ScaleRule, Working,
 };
@@ -28,6 +28,9 @@ use boundgate_verify::check::Outcome;
 use boundgate_verify::format::Format;
 use boundgate_verify::oracle::ErrorMeasure;
 use proptest::prelude::*;
+
+mod common;
+use common::residual::run_config;
 
 const Q8: Quantizer = Quantizer {
     bits: Bits::Int8,
@@ -254,52 +257,10 @@ fn zero_lines_tiny_lines_and_the_paper_vector() {
 
 /// A run configuration drawn from every option.
 fn any_config() -> impl Strategy<Value = RunConfig> {
-    (
-        prop_oneof![
-            Just(Method::Sparse),
-            Just(Method::Full),
-            Just(Method::Direct)
-        ],
-        prop_oneof![Just(Bits::Int8), Just(Bits::Int4)],
-        prop_oneof![
-            Just(ScaleRule::Absmax),
-            Just(ScaleRule::Half),
-            Just(ScaleRule::Eq2)
-        ],
-        prop_oneof![
-            Just(Rounding::Nearest),
-            Just(Rounding::Floor),
-            Just(Rounding::TowardZero)
-        ],
+    run_config(
         prop_oneof![Just(Working::Fp32), Just(Working::Fp64)],
-        prop_oneof![Just(Granularity::Vector), Just(Granularity::Tensor)],
-        prop_oneof![
-            Just(ReduceRule::Mean),
-            Just(ReduceRule::Rows),
-            Just(ReduceRule::Signed)
-        ],
         prop_oneof![Just(0.05), Just(0.2), Just(0.5), Just(1.0), Just(5.0)],
-        prop_oneof![Just(0.0), Just(0.3), Just(1.0)],
     )
-        .prop_map(
-            |(method, bits, scale, rounding, working, granularity, rule, threshold, eta)| {
-                RunConfig {
-                    method,
-                    quantizer: Quantizer {
-                        bits,
-                        scale,
-                        rounding,
-                        working,
-                    },
-                    granularity,
-                    reduction: Reduction {
-                        threshold,
-                        rule,
-                        eta,
-                    },
-                }
-            },
-        )
 }
 
 /// Matrices: fp32 values over a moderate or a wide exponent range, or the

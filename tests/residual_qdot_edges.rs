@@ -9,17 +9,17 @@ use boundgate::io::Tensor;
 use boundgate::kernels::qdot::config::{QdotConfig, Tolerance};
 use boundgate::kernels::qdot::experiments::trial;
 use boundgate::kernels::residual::kernel::{ResidualGemm, RunConfig, assemble};
-use boundgate::kernels::residual::method::{Method, Prepared, Reduction, relative_frobenius};
-use boundgate::kernels::residual::quant::{
-    Bits, Granularity, Quantizer, Rounding, ScaleRule, Working,
-};
-use boundgate::kernels::residual::reduce::ReduceRule;
+use boundgate::kernels::residual::method::{Prepared, relative_frobenius};
+use boundgate::kernels::residual::quant::Working;
 use boundgate::kernels::{Inputs, Kernel, Params};
 use boundgate_verify::check::Outcome;
 use boundgate_verify::format::Format;
 use boundgate_verify::strategies::{PROPTEST_SEED, proptest_config, scaled_significand};
 use proptest::prelude::*;
 use rug::Float;
+
+mod common;
+use common::residual::run_config;
 
 fn inputs(a: &[f64], m: usize, k: usize, b: &[f64], n: usize) -> Inputs {
     let mut i = Inputs::new();
@@ -131,50 +131,13 @@ fn e_delta_mpfr_pairs(d: &[f64], c: &[f64]) -> f64 {
 
 // ------------------------------------------------- the bound over binary64
 
+/// A run configuration drawn from every option but the working precision,
+/// binary64, over three thresholds.
 fn fp64_config() -> impl Strategy<Value = RunConfig> {
-    (
-        prop_oneof![
-            Just(Method::Sparse),
-            Just(Method::Full),
-            Just(Method::Direct)
-        ],
-        prop_oneof![Just(Bits::Int8), Just(Bits::Int4)],
-        prop_oneof![
-            Just(ScaleRule::Absmax),
-            Just(ScaleRule::Half),
-            Just(ScaleRule::Eq2)
-        ],
-        prop_oneof![
-            Just(Rounding::Nearest),
-            Just(Rounding::Floor),
-            Just(Rounding::TowardZero)
-        ],
-        prop_oneof![Just(Granularity::Vector), Just(Granularity::Tensor)],
-        prop_oneof![
-            Just(ReduceRule::Mean),
-            Just(ReduceRule::Rows),
-            Just(ReduceRule::Signed)
-        ],
+    run_config(
+        Just(Working::Fp64),
         prop_oneof![Just(0.05), Just(0.5), Just(5.0)],
-        prop_oneof![Just(0.0), Just(0.3), Just(1.0)],
     )
-        .prop_map(
-            |(method, bits, scale, rounding, granularity, rule, threshold, eta)| RunConfig {
-                method,
-                quantizer: Quantizer {
-                    bits,
-                    scale,
-                    rounding,
-                    working: Working::Fp64,
-                },
-                granularity,
-                reduction: Reduction {
-                    threshold,
-                    rule,
-                    eta,
-                },
-            },
-        )
 }
 
 /// Binary64 operands outside the fp32 range the existing property draws

@@ -43,9 +43,35 @@ pub fn save(dir: &Path, name: &str, t: &Tensor) -> String {
     p.to_str().unwrap().to_string()
 }
 
+/// Writes `bytes` as `dir/name` (a hand-made `.npy` file, say) and returns
+/// the path as an argument.
+pub fn save_bytes(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
 /// Writes a vector as `dir/name` (.npy) and returns the path.
 pub fn vector(dir: &Path, name: &str, values: &[f64]) -> String {
     save(dir, name, &Tensor::vector(values.to_vec()))
+}
+
+/// Runs `boundgate run dot-recursive --input x=X --input y=Y --output OUTPUT`
+/// followed by `extra` (the files as given: `y = ""` passes `y=`).
+pub fn run_dot(x: &str, y: &str, output: &str, extra: &[&str]) -> Output {
+    let (x, y) = (format!("x={x}"), format!("y={y}"));
+    let mut args = vec![
+        "run",
+        "dot-recursive",
+        "--input",
+        &x,
+        "--input",
+        &y,
+        "--output",
+        output,
+    ];
+    args.extend_from_slice(extra);
+    boundgate(&args)
 }
 
 /// Exit code 2 and exactly one line on stderr, containing `needle`.

@@ -3,8 +3,12 @@
 
 #[allow(dead_code)]
 pub mod cli;
+#[allow(dead_code)]
+pub mod npy;
 #[cfg(feature = "cuda")]
 #[allow(dead_code)]
 pub mod nvrtc;
 #[allow(dead_code)]
 pub mod qdot;
+#[allow(dead_code)]
+pub mod residual;
