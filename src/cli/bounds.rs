@@ -21,6 +21,7 @@ use boundgate_verify::bounds::tc::{
     ANY_ORDER_SOURCE, BLOCK_FMA_SOURCE, block_fma_any_order_constant, block_fma_constant,
 };
 use boundgate_verify::bounds::{Bound, Kind, Quantity, Rigor, Source, require};
+use boundgate_verify::error::readable_f64;
 use boundgate_verify::format::{Format, RoundingMode};
 use clap::Args;
 use serde_json::json;
@@ -40,7 +41,12 @@ pub struct BoundsArgs {
     #[arg(long, default_value = "rne")]
     mode: RoundingMode,
     /// lambda of the probabilistic bounds.
-    #[arg(long, default_value_t = 3.0, allow_negative_numbers = true)]
+    // allow_hyphen_values, not only allow_negative_numbers: clap's test for
+    // a negative number knows no exponent sign nor leading point, so
+    // `--lambda -1e-3` and `--lambda -.5` were still "unexpected argument
+    // '-1' found" (review, 2026-11-29). Any value after `--lambda` is its
+    // value now, and one that is not a number is refused as such.
+    #[arg(long, default_value_t = 3.0, allow_hyphen_values = true)]
     lambda: f64,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -286,7 +292,7 @@ pub fn execute(args: BoundsArgs) -> Result<ExitCode> {
     if !(args.lambda.is_finite() && args.lambda > 0.0) {
         return Err(Error::usage(format!(
             "--lambda {}: must be a positive number",
-            args.lambda
+            readable_f64(args.lambda)
         )));
     }
     let formats = if args.formats.is_empty() {
@@ -338,9 +344,12 @@ pub fn execute(args: BoundsArgs) -> Result<ExitCode> {
             ]);
         }
     }
+    // Not `Display`: `--lambda 1e300` wrote 301 digits (review, 2026-11-29).
     println!(
         "n = {}, mode = {}, lambda = {}",
-        args.n, args.mode, args.lambda
+        args.n,
+        args.mode,
+        readable_f64(args.lambda)
     );
     println!(
         "value: a bound on |theta_n|, the coefficient of sum|x_i y_i| in a dot product's error \

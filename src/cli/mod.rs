@@ -4,10 +4,12 @@
 //! violated, 2 = bad usage or input (one line on stderr names the problem),
 //! 3 = only with `--strict`: no violation, but some rigorous verdict is
 //! neither a pass nor a violation (a hypothesis failed, the exact result is
-//! not finite, or an enclosure oracle could not decide).
+//! not finite, or an enclosure oracle could not decide). Each command's
+//! `--help` states the codes it can return, from one table (`exit_codes`).
 
 mod audit;
 mod bounds;
+mod exit_codes;
 mod hexfloat;
 mod oracle;
 mod round;
@@ -16,16 +18,12 @@ mod run;
 pub use hexfloat::hex_float;
 
 use crate::error::{Error, ExitCode};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Proves, with evidence, whether mixed- and low-precision kernels stay inside their error bounds.
+// Parsed through `command()`, which adds each command's exit codes to its help.
 #[derive(Debug, Parser)]
-#[command(
-    name = "boundgate",
-    version,
-    about,
-    after_help = "Exit codes: 0 all rigorous bounds hold; 1 a rigorous bound was violated; 2 bad usage or input; 3 (only with --strict) no violation, but a rigorous verdict without a value (a hypothesis failed), on a non-finite exact result, or undecided (the oracle's enclosure of the exact result straddles the bound)."
-)]
+#[command(name = "boundgate", version, about)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -33,7 +31,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Round every value of a float64 .npy array to a format.
+    /// Round every value of a .npy array (float64, float32 or float16) to a format; writes float64.
     Round(round::RoundArgs),
     /// Exact references.
     #[command(subcommand)]
@@ -74,7 +72,10 @@ enum Command {
 /// assert_eq!(boundgate(&["bounds", "--n", "4", "--format", "fp32"]).status.code(), Some(0));
 /// ```
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let cli = match command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
@@ -95,6 +96,20 @@ pub fn main() -> i32 {
             ExitCode::BadInput as i32
         }
     }
+}
+
+/// The `boundgate` command line as clap sees it: [`Cli`], with the exit
+/// codes each command can return stated in its `--help` (from one table,
+/// `exit_codes`: `probe` and `interleave execute` stated none).
+///
+/// # Example
+/// ```
+/// let mut cmd = boundgate::cli::command();
+/// let probe = cmd.find_subcommand_mut("probe").unwrap().render_help().to_string();
+/// assert!(probe.contains("Exit codes: 0 every probe agrees with the record; 1 a probe disagrees"));
+/// ```
+pub fn command() -> clap::Command {
+    exit_codes::attach(Cli::command())
 }
 
 /// Help and version go to stdout with exit 0; a usage error is one line on
@@ -196,6 +211,7 @@ pub(crate) fn verdict_despite_write(
 mod tests {
     use super::{usage_command, usage_line, verdict_despite_write};
     use crate::error::{Error, ExitCode};
+    use boundgate_verify::error::readable_f64;
 
     #[test]
     fn a_write_error_does_not_hide_a_violation() {
@@ -217,6 +233,23 @@ mod tests {
             verdict_despite_write(ExitCode::Unjudged, Ok(())).unwrap(),
             ExitCode::Unjudged
         );
+    }
+
+    #[test]
+    fn readable_numbers_are_short_and_read_back() {
+        for (x, text) in [
+            (3.0, "3"),
+            (0.1, "0.1"),
+            (-0.0, "-0"),
+            (1e300, "1e300"),
+            (-1e300, "-1e300"),
+            (5e-324, "5e-324"),
+            (f64::MAX, "1.7976931348623157e308"),
+            (f64::INFINITY, "inf"),
+        ] {
+            assert_eq!(readable_f64(x), text);
+            assert_eq!(text.parse::<f64>().unwrap().to_bits(), x.to_bits());
+        }
     }
 
     #[test]

@@ -155,6 +155,23 @@ impl VerifyError {
     }
 }
 
+/// `x` for people, exactly: `f64`'s `Display` (the shortest decimal that
+/// reads back as `x`), unless that is long, as it is far from 1, then the
+/// same shortest digits with an exponent. The rule of
+/// [`VerifyError::invalid`]'s values, for anything else that prints a
+/// number in one line (the CLI's headers).
+///
+/// # Example
+/// ```
+/// use boundgate_verify::error::readable_f64;
+/// assert_eq!(readable_f64(0.1), "0.1");
+/// assert_eq!(readable_f64(1e300), "1e300"); // not 301 digits
+/// assert_eq!(readable_f64(5e-324).parse::<f64>().unwrap(), 5e-324);
+/// ```
+pub fn readable_f64(x: f64) -> String {
+    readable_number(x.to_string())
+}
+
 /// `f64`'s `Display` writes every digit: `5e-324` as 327 characters and
 /// `1e300` as 301, which made a one-line error unreadable (`run
 /// accessor-trsv` with a subnormal diagonal; review, 2026-11-29). A value
