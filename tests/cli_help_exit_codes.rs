@@ -7,22 +7,10 @@
 
 use clap::CommandFactory;
 use std::collections::{BTreeMap, BTreeSet};
-use std::process::{Command, Output};
 
-fn boundgate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_boundgate"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::cli::{boundgate, save_bytes, stderr, stdout, workdir};
+use common::npy::{npy_bytes, npy_dict};
 
 /// The paths (`["interleave", "execute"]`) of the commands without
 /// subcommands under `cmd`, walked from clap's definition of the CLI.
@@ -234,35 +222,71 @@ fn round_help_names_every_input_dtype_it_reads() {
         assert!(about.contains(dtype), "`{dtype}` not in: {about}");
     }
     // A float32 vector [0.1f32, 1, 2], written by hand as NumPy writes it.
-    let mut dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }".to_string();
-    while !(10 + dict.len() + 1).is_multiple_of(64) {
-        dict.push(' ');
-    }
-    dict.push('\n');
-    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-    bytes.extend_from_slice(&(dict.len() as u16).to_le_bytes());
-    bytes.extend_from_slice(dict.as_bytes());
-    for v in [0.1f32, 1.0, 2.0] {
-        bytes.extend_from_slice(&v.to_le_bytes());
-    }
-    let dir = std::env::temp_dir().join(format!("boundgate-help-round-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (input, output) = (dir.join("in.npy"), dir.join("out.npy"));
-    std::fs::write(&input, bytes).unwrap();
+    let data: Vec<u8> = [0.1f32, 1.0, 2.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let dir = workdir("help-round-float32");
+    let input = save_bytes(
+        &dir,
+        "in.npy",
+        &npy_bytes(&npy_dict("<f4", false, "(3,)"), &data),
+    );
+    let output = dir.join("out.npy");
     let o = boundgate(&[
         "round",
         "--format",
         "bf16",
         "--input",
-        input.to_str().unwrap(),
+        &input,
         "--output",
         output.to_str().unwrap(),
     ]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
         stdout(&o).starts_with("rounded 3 values to bf16"),
         "{}",
         stdout(&o)
     );
+}
+
+/// `interleave schedule` and `refine` need one limit, `--threshold` or
+/// `--fraction`: their usage line says so, and neither or both is a one-line
+/// usage error (until 2026-11-29 the help listed both as optional, and only
+/// the run refused a missing limit).
+#[test]
+fn schedule_and_refine_say_that_one_limit_is_required() {
+    for command in ["schedule", "refine"] {
+        let help = stdout(&boundgate(&["interleave", command, "--help"]));
+        assert!(
+            help.contains("<--threshold <THRESHOLD>|--fraction <FRACTION>>"),
+            "{command}: {help}"
+        );
+        let base = [
+            "interleave",
+            command,
+            "--approx-profile",
+            "a.csv",
+            "--exact-profile",
+            "e.csv",
+            "--measurements",
+            "m",
+            "--out",
+            "s.txt",
+        ];
+        for extra in [&[][..], &["--threshold", "0.1", "--fraction", "0.5"]] {
+            let o = boundgate(&[&base[..], extra].concat());
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{command} {extra:?}: {err}");
+            assert_eq!(
+                err.trim_end().lines().count(),
+                1,
+                "{command} {extra:?}: {err}"
+            );
+            assert!(
+                err.contains("--threshold") && err.contains("--fraction"),
+                "{err}"
+            );
+        }
+    }
 }

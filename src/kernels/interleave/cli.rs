@@ -173,7 +173,11 @@ struct SampleArgs {
     out: PathBuf,
 }
 
+// One limit, given one way: clap's group puts `<--threshold|--fraction>`
+// in the usage line and refuses neither or both (until 2026-11-29 the help
+// did not say that one is required; only `limit_of` did, at run time).
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("limit").required(true).args(["threshold", "fraction"])))]
 struct ScheduleArgs {
     /// The approximate profile (step 1).
     #[arg(long)]
@@ -185,7 +189,7 @@ struct ScheduleArgs {
     #[arg(long)]
     measurements: PathBuf,
     /// The limit as a ratio (0.011 = 1.1 %).
-    #[arg(long, conflicts_with = "fraction")]
+    #[arg(long)]
     threshold: Option<f64>,
     /// The limit as a fraction of L_max (the thesis: 0.25, 0.5, 0.75).
     #[arg(long)]
