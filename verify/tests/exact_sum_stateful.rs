@@ -165,7 +165,7 @@ fn run(ops: &[Op]) -> Result<(), TestCaseError> {
                     other.add_product(a, b);
                     terms.push(mpfr::product(&[a, b]));
                 }
-                s.merge(&other);
+                s.merge(&other).unwrap();
             }
             Op::Repeat(a, n) => {
                 for _ in 0..*n {
@@ -334,5 +334,55 @@ fn carry_budget_from_a_negative_top_chunk() {
                 assert!(same(s.round(Format::FP64, mode), reference.round_f64(mode)));
             }
         }
+    }
+}
+
+/// A sum merged into copies of itself grows without limit; `merge` refuses
+/// the first result outside `[-2^3328, 2^3328)` (it panicked at `2^3392` in the
+/// carry propagation until 2026-11-29), leaves the sum as it was, and the
+/// sum then takes more terms, merges that shrink it, and rounds, all exactly
+/// (against MPFR), on both signs.
+#[test]
+fn merges_beyond_the_range_are_refused_and_leave_the_sum_usable() {
+    for sign in [1.0, -1.0] {
+        let mut s = ExactSum::new();
+        s.add(sign * 2f64.powi(1023));
+        let mut doublings = 0;
+        while s.merge(&s.clone()).is_ok() {
+            doublings += 1;
+        }
+        // The last power of two in range: 2^3327, or -2^3328.
+        let last: u32 = if sign > 0.0 { 3327 } else { 3328 };
+        assert_eq!(doublings, last - 1023, "sign {sign}");
+        // 4500 bits hold 2^3328 plus any multiple of 2^971 exactly.
+        let top = Float::with_val(4500, sign) << last;
+        assert_eq!(
+            s.to_float().unwrap(),
+            top,
+            "sign {sign}: unchanged by the refusal"
+        );
+        // 2^11 terms of f64::MAX: carries into the top chunks, no panic.
+        let mut reference = top.clone();
+        for _ in 0..(1 << 11) {
+            s.add(sign * f64::MAX);
+            reference += sign * f64::MAX;
+        }
+        assert_eq!(s.to_float().unwrap(), reference, "sign {sign}");
+        assert!(
+            s.merge(&s.clone()).is_err(),
+            "sign {sign}: still too large to double"
+        );
+        // A merge of the negated sum of the added terms brings it back.
+        let mut back = ExactSum::new();
+        for _ in 0..(1 << 11) {
+            back.add(-sign * f64::MAX);
+        }
+        s.merge(&back).unwrap();
+        assert_eq!(s.to_float().unwrap(), top, "sign {sign}");
+        assert_eq!(
+            s.round(Format::FP64, RoundingMode::TowardZero),
+            sign * f64::MAX
+        );
+        assert_eq!(s.to_f64(), sign * f64::INFINITY);
     }
 }

@@ -344,7 +344,7 @@ fn check_dot(x: &[f64], y: &[f64]) -> Result<(), TestCaseError> {
     check(&one_by_one, &reference, &[])?;
     let half = x.len() / 2;
     let mut left = dot(&x[..half], &y[..half]).unwrap();
-    left.merge(&dot(&x[half..], &y[half..]).unwrap());
+    left.merge(&dot(&x[half..], &y[half..]).unwrap()).unwrap();
     check(&left, &reference, &[])
 }
 

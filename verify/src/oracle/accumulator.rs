@@ -19,7 +19,10 @@
 //! below and `2^(2048 + 64 + 1024)` above (a sum of fewer than `2^64` products
 //! times the largest `f64`). `LOW_EXP = -3264` leaves a whole chunk below
 //! `2^-3222`, so even the chunk holding the lowest bit of such a sum can be
-//! scaled, and 208 chunks reach `2^3392`, far above any reachable sum.
+//! scaled, and 208 chunks reach `2^3392`, far above any reachable sum. Only
+//! [`ExactSum::merge`] can grow a sum without such a limit (a sum merged into
+//! copies of itself doubles each time); it refuses a result outside
+//! `[-2^3328, 2^3328)`, which keeps every later carry inside the last chunk.
 //!
 //! This is why the `xsum` crate is not used: it accumulates `f64` values only,
 //! over the `f64` exponent range, and cannot hold an exact product that
@@ -57,6 +60,13 @@ use std::fmt;
 pub(crate) const LOW_EXP: i32 = -3264;
 /// Number of chunks (see the module documentation for the range).
 const NUM_CHUNKS: usize = 208;
+/// The highest top chunk a merge may leave: the sum then lies in
+/// `[-2^(32 * 206 + LOW_EXP), 2^(32 * 206 + LOW_EXP)) = [-2^3328, 2^3328)`.
+/// A carry propagation writes one chunk above the top (a negative top chunk
+/// carries -1 there before it is folded back), so the top must stay below
+/// the last chunk; from `2^3328`, terms below `2^2048` would need more than
+/// `2^1311` additions to get there.
+const MAX_MERGED_TOP: usize = NUM_CHUNKS - 3;
 const CHUNK_BITS: u32 = 32;
 const CHUNK_MASK: i64 = (1 << CHUNK_BITS) - 1;
 /// Additions between carry propagations. Every addition puts less than `2^52`
@@ -305,6 +315,14 @@ impl ExactSum {
 
     /// Adds the sum of another accumulator.
     ///
+    /// # Errors
+    /// [`VerifyError::InvalidParameter`] when the merged sum would leave
+    /// `[-2^3328, 2^3328)`, the part of the range merges may fill (module
+    /// documentation): no sum of products of `f64` values gets there, only a
+    /// sum merged into copies of itself over a thousand times. `self` is
+    /// unchanged then. Until 2026-11-29 such a merge panicked in the next
+    /// carry propagation.
+    ///
     /// # Example
     /// ```
     /// use boundgate_verify::oracle::ExactSum;
@@ -312,22 +330,63 @@ impl ExactSum {
     /// a.add(0.1);
     /// let mut b = ExactSum::new();
     /// b.add(-0.1);
-    /// a.merge(&b);
+    /// a.merge(&b).unwrap();
     /// assert!(a.is_zero());
+    /// // Doubling 2^1023 again and again leaves the range after 2304 merges.
+    /// let mut s = ExactSum::new();
+    /// s.add(2f64.powi(1023));
+    /// let doublings = (0..).take_while(|_| s.merge(&s.clone()).is_ok()).count();
+    /// assert_eq!(doublings, 3328 - 1023 - 1);
     /// ```
-    pub fn merge(&mut self, other: &ExactSum) {
+    pub fn merge(&mut self, other: &ExactSum) -> Result<()> {
         let other = other.normalized();
+        if !other.finite_is_zero() && other.top.max(self.reach()) >= MAX_MERGED_TOP {
+            // Near the top of the range: merge into a normalized copy and
+            // keep it only if it fits (below chunk `MAX_MERGED_TOP + 1`).
+            let mut merged = self.normalized().into_owned();
+            merged.add_chunks(&other);
+            if !merged.try_normalize() || merged.top > MAX_MERGED_TOP {
+                return Err(VerifyError::invalid(
+                    "ExactSum::merge",
+                    "the merged sum",
+                    "it leaves [-2^3328, 2^3328), beyond the accumulator's range",
+                ));
+            }
+            merged.specials.merge(other.specials);
+            merged.zeros = merged.zeros.merged(other.zeros);
+            *self = merged;
+            return Ok(());
+        }
         self.specials.merge(other.specials);
         self.zeros = self.zeros.merged(other.zeros);
-        if other.finite_is_zero() {
-            return;
+        if !other.finite_is_zero() {
+            // Both tops are below `MAX_MERGED_TOP`: the carries end at or
+            // below it.
+            self.add_chunks(&other);
         }
-        // One addition: each chunk receives one value of magnitude <= 2^32.
+        Ok(())
+    }
+
+    /// Adds a normalized sum's chunks: one addition, each chunk receiving one
+    /// value of magnitude `<= 2^32`.
+    fn add_chunks(&mut self, other: &ExactSum) {
+        debug_assert!(!other.is_dirty());
         self.reserve_add();
         for j in 0..=other.top {
             self.chunks[j] += other.chunks[j];
         }
         self.mark(0, other.top);
+    }
+
+    /// The highest chunk written since the last normalization or holding
+    /// the normalized top: the sum's top after normalizing is at most one
+    /// above it.
+    fn reach(&self) -> usize {
+        if self.is_dirty() {
+            self.top.max(self.dirty_hi)
+        } else {
+            self.top
+        }
     }
 
     /// Whether no NaN or infinity was added.
@@ -699,9 +758,19 @@ impl ExactSum {
     /// `[-2^32, 2^32)`, and chunks above are zero (Neal 2015, carry
     /// propagation, with the sign kept in the top chunk).
     pub(crate) fn normalize(&mut self) {
+        let fits = self.try_normalize();
+        // `merge` keeps every top at or below `MAX_MERGED_TOP`, and the
+        // other terms are below 2^2048 (module documentation), so the top
+        // stays below the last chunk and a carry reaches at most that one.
+        assert!(fits, "ExactSum beyond its range, which merge refuses");
+    }
+
+    /// [`ExactSum::normalize`], or `false` (the state then meaningless) if
+    /// the sum carries out of the last chunk.
+    fn try_normalize(&mut self) -> bool {
         self.adds_left = ADDS_BETWEEN_CARRIES;
         if !self.is_dirty() {
-            return;
+            return true;
         }
         // The old top chunk may be negative: it has to be normalized too
         // (unless it is zero, which means that the old value was zero).
@@ -719,8 +788,11 @@ impl ExactSum {
         }
         let mut top = end;
         if carry != 0 {
-            // Chunks above `end` were zero. The sum is below 2^3200 in
-            // magnitude (module documentation), so `end + 1` is in range.
+            // Chunks above `end` were zero; `end + 1` is in range unless the
+            // sum left it (only a merge can: `merge` checks).
+            if end + 1 == NUM_CHUNKS {
+                return false;
+            }
             top = end + 1;
             self.chunks[top] = carry;
         }
@@ -745,6 +817,7 @@ impl ExactSum {
         self.floor = self.floor.min(self.dirty_lo);
         self.dirty_lo = NUM_CHUNKS;
         self.dirty_hi = 0;
+        true
     }
 
     /// This sum in normal form: borrowed if it already is, else a normalized copy.
