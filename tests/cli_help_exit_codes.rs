@@ -290,3 +290,24 @@ fn schedule_and_refine_say_that_one_limit_is_required() {
         }
     }
 }
+
+/// `run`'s usage line shows what a kernel run requires, the kernel and
+/// `--output` (clap's own line showed `[KERNEL]` and hid `--output` among the
+/// options, while a run without it is a usage error), and the `--list` form.
+#[test]
+fn run_usage_shows_the_kernel_and_output_as_required() {
+    let help = stdout(&boundgate(&["run", "--help"]));
+    let usage: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Usage:"))
+        .take(2)
+        .collect();
+    assert!(
+        usage[0].contains("boundgate run <KERNEL>") && usage[0].contains("--output <OUTPUT>"),
+        "{help}"
+    );
+    assert!(usage[1].trim() == "boundgate run --list", "{help}");
+    let o = boundgate(&["run", "qdot"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--output"), "{}", stderr(&o));
+}

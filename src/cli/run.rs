@@ -11,7 +11,13 @@ use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
 
+// The usage line written out: `KERNEL` and `--output` are required unless
+// `--list`, which clap's generated line showed as `[KERNEL]` with `--output`
+// among the options (review, 2026-11-29).
 #[derive(Debug, Args)]
+#[command(
+    override_usage = "boundgate run <KERNEL> --input NAME=FILE... --output <OUTPUT> [OPTIONS]\n       boundgate run --list"
+)]
 pub struct RunArgs {
     /// Kernel name (see --list).
     #[arg(required_unless_present = "list")]
@@ -25,7 +31,7 @@ pub struct RunArgs {
     /// A parameter, KEY=VALUE (repeatable; unlisted keys keep their defaults).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     params: Vec<String>,
-    /// Where to write the kernel's output (.npy, float64).
+    /// Where to write the kernel's output (.npy, float64); required unless --list.
     #[arg(long, required_unless_present = "list")]
     output: Option<PathBuf>,
     /// Where to write the per-element rigorous absolute error bounds (.npy; +inf where no bound holds).
