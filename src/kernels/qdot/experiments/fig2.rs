@@ -161,10 +161,13 @@ impl Experiment for Fig2 {
                                 count += 1;
                             }
                         }
-                        let mean = if count > 0 {
-                            sum / count as f64
+                        // No pair with a defined relative error (an exact
+                        // zero dot): no statistic, NaN (`null` in the JSON),
+                        // not the fold's start values inf and 0.
+                        let (mean, lo, hi) = if count > 0 {
+                            (sum / count as f64, lo, hi)
                         } else {
-                            f64::NAN
+                            (f64::NAN, f64::NAN, f64::NAN)
                         };
                         let total: usize = components.iter().sum();
                         let pct = |name: &str| {
