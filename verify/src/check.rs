@@ -11,7 +11,8 @@
 //! (`max_i |e_i| / |y_i|`) and normwise in the infinity norm
 //! (`||e||_inf / ||y||_inf`), both rounded up.
 
-use crate::bounds::directed::div_up;
+use crate::bounds::directed::{div_up, mul_up, sub_down, sub_up};
+use crate::bounds::gamma::u64_up;
 use crate::bounds::{Bound, Kind, Rigor};
 use crate::error::{Result, VerifyError, require_same_len};
 use crate::oracle::ErrorMeasure;
@@ -1115,8 +1116,9 @@ impl TrialsJudge {
             }
         }
         self.judged += 1;
-        let m = v.errors.elements.max(1) as f64;
-        self.claimed = self.claimed.min(1.0 - m * (1.0 - probability));
+        self.claimed = self
+            .claimed
+            .min(trial_claim(v.errors.elements, probability));
         self.claimed_per_element = self.claimed_per_element.min(probability);
         if v.errors.elements > 0 {
             self.several_elements |= v.errors.elements > 1;
@@ -1183,9 +1185,51 @@ impl TrialsJudge {
     }
 }
 
+/// The probability that a trial of `elements` outputs holds everywhere, from
+/// a per-element claim `probability` by the union bound: `1 - m (1 - p)`
+/// (`m = max(elements, 1)`), rounded down, so that the allowed violation rate
+/// `m (1 - p)` is rounded up and a claim is never judged stricter than it
+/// is. Rounded to nearest it came out up to half an ulp above the union
+/// bound, which shifts a p-value by about `k` ulps relative at `k` observed
+/// violations, past the judging margin (review, 2026-11-29).
+fn trial_claim(elements: usize, probability: f64) -> f64 {
+    let m = u64_up(elements.max(1) as u64);
+    sub_down(1.0, mul_up(m, sub_up(1.0, probability)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`trial_claim`] is never above the exact `1 - m (1 - p)` (exact
+    /// rationals; seed 29, 20 000 draws of `p` and `m`, printed on failure),
+    /// and equal to it where that is a binary64 number.
+    #[test]
+    fn trial_claims_are_rounded_down() {
+        use rand::{RngExt, SeedableRng};
+        use rug::Rational;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(29);
+        let mut below_nearest = 0;
+        for _ in 0..20_000 {
+            let p = 1.0 - rng.random::<f64>() * 10f64.powi(-rng.random_range(1..12));
+            let m: usize = rng.random_range(1..1_000_000);
+            let got = trial_claim(m, p);
+            let exact = Rational::from(1)
+                - Rational::from(m) * (Rational::from(1) - Rational::from_f64(p).unwrap());
+            let got_exact = Rational::from_f64(got).unwrap();
+            assert!(
+                got_exact <= exact,
+                "p = {p:e}, m = {m}: {got:e} above the union bound"
+            );
+            if Rational::from_f64(1.0 - m as f64 * (1.0 - p)).unwrap() > exact {
+                below_nearest += 1;
+            }
+        }
+        // The old rounding to nearest was above the bound in many draws.
+        assert!(below_nearest > 1000, "{below_nearest}");
+        assert_eq!(trial_claim(4, 0.75), 0.0);
+        assert_eq!(trial_claim(0, 0.5), 0.5);
+    }
 
     /// JSON tells NaN from the two infinities in a non-finite verdict: all
     /// three were `null` until 2026-11-29.
@@ -1730,8 +1774,7 @@ mod tests {
                 }
             }
             judged += 1;
-            let m = v.errors.elements.max(1) as f64;
-            claimed = claimed.min(1.0 - m * (1.0 - probability));
+            claimed = claimed.min(trial_claim(v.errors.elements, probability));
             claimed_per_element = claimed_per_element.min(probability);
             if v.errors.elements > 0 {
                 counts.push(ElementCounts {

@@ -18,7 +18,9 @@
 //! P[ mean X >= x ] <= exp(-T KL(x || q)),  KL(x || q) = x ln(x / q) + (1 - x) ln((1 - x) / (1 - q))
 //! ```
 //!
-//! (the bound decreases in the true mean, so `E[X_t] <= q` suffices). That is
+//! (for a fixed `x`, `KL(x || mu)` decreases as the true mean `mu` rises
+//! towards `x`, so the bound is largest at the largest mean the claim allows
+//! and `E[X_t] <= q` suffices). That is
 //! the p-value bound used here; it is conservative (when every trial's
 //! elements violate together it is the Chernoff bound of the binomial test).
 //! Its power grows with the number of trials, not of elements, and must: if
@@ -28,8 +30,10 @@
 //! rejected only when the p-value bound is below `1 - c` by more than the
 //! [`TAIL_RELATIVE_ERROR`](super::TAIL_RELATIVE_ERROR) margin. For that
 //! margin to cover the arithmetic, the bound is evaluated in MPFR
-//! ([`P_VALUE_PREC`] bits) at the exact mean of the (once-rounded) fractions
-//! and rounded up: near the boundary the two terms of `KL` cancel to about
+//! ([`P_VALUE_PREC`] bits) at the exact mean of the fractions, each rounded
+//! once toward zero (so the mean used is never above the exact one, and the
+//! bound, which decreases as the mean grows, never below), and rounded up:
+//! near the boundary the two terms of `KL` cancel to about
 //! `(x - q)^2 / (2 q (1 - q))`, which in binary64 amplified the rounding of
 //! `ln(x / q)` to a relative error of 9e-11 in the p-value at `2^22` trials
 //! and rejected a true claim on the boundary (review, 2026-11-26; a running
@@ -178,7 +182,7 @@ pub fn judge_element_rate(
 /// What [`judge_element_rate`] needs of a sequence of [`ElementCounts`],
 /// accumulated one trial at a time: the number of trials, the total elements
 /// and violating elements, and the exact sum of the per-trial fractions (each
-/// rounded to nearest once), so the mean fraction is rounded once whatever
+/// rounded once toward zero), so the mean fraction is rounded once whatever
 /// the number and order of the trials. (A running `f64` sum drifted by up to
 /// `T u` relative: 2^24 trials moved a boundary p-value by about 5e-7
 /// relative, far beyond the [`TAIL_RELATIVE_ERROR`] margin.) It holds a fixed
@@ -207,7 +211,8 @@ pub struct ElementRateSums {
     trials: u64,
     elements: u64,
     violating: u64,
-    /// `sum fl(violating / elements)` over the trials, exactly.
+    /// `sum RD(violating / elements)` over the trials, exactly (`RD`:
+    /// rounded toward zero to binary64).
     fraction_sum: ExactSum,
     /// The first count with no elements or more violating than elements: the
     /// error [`ElementRateSums::judge`] reports (such counts are not summed).
@@ -229,6 +234,21 @@ impl PartialEq for ElementRateSums {
             other.first_invalid,
         ) && self.fraction_sum.to_float() == other.fraction_sum.to_float()
     }
+}
+
+/// `violating / elements` rounded toward zero to binary64, in one rounding
+/// (MPFR divides the exact 64-bit count; `as f64` would round counts above
+/// 2^53 first). Rounded down, not to nearest, so that the mean of the
+/// fractions never exceeds the exact mean: Hoeffding's bound decreases as
+/// the mean grows, and a fraction rounded up by half an ulp in every trial
+/// lowered the p-value by about `T KL'(x) u` relative, 4e-12 at 2^22 trials
+/// for `q = 0.99`, past the [`TAIL_RELATIVE_ERROR`] margin, rejecting a
+/// claim the exact mean keeps (review, 2026-11-29).
+fn fraction_down(violating: u64, elements: u64) -> f64 {
+    let count = Float::with_val(64, violating); // exact: 64 bits hold any u64
+    Float::with_val_round(53, &count / elements, Round::Down)
+        .0
+        .to_f64()
 }
 
 impl ElementRateSums {
@@ -265,7 +285,7 @@ impl ElementRateSums {
         self.elements = self.elements.saturating_add(counts.elements);
         self.violating = self.violating.saturating_add(counts.violating);
         self.fraction_sum
-            .add(counts.violating as f64 / counts.elements as f64);
+            .add(fraction_down(counts.violating, counts.elements));
     }
 
     /// The exact sum of the fractions over the trials, rounded once to
@@ -273,18 +293,22 @@ impl ElementRateSums {
     fn mean_fraction(&self) -> f64 {
         // A mean of fractions in [2^-64, 1] over fewer than 2^64 trials is a
         // normal f64, so the conversion of the 53-bit quotient is exact.
-        self.exact_mean_over(53).to_f64()
+        self.exact_mean_over(53, Round::Nearest).to_f64()
     }
 
     /// The mean of the fractions at [`P_VALUE_PREC`] bits: the exact sum
-    /// (an MPFR number) over the trials, rounded once to that precision.
+    /// (an MPFR number) over the trials, rounded once to that precision,
+    /// toward zero like the fractions (the p-value is taken at a mean never
+    /// above the exact one, [`fraction_down`]).
     fn exact_mean(&self) -> Float {
-        self.exact_mean_over(P_VALUE_PREC)
+        self.exact_mean_over(P_VALUE_PREC, Round::Down)
     }
 
-    fn exact_mean_over(&self, prec: u32) -> Float {
+    fn exact_mean_over(&self, prec: u32, round: Round) -> Float {
         match self.fraction_sum.to_float() {
-            Some(sum) if self.trials > 0 => Float::with_val(prec, &sum / self.trials),
+            Some(sum) if self.trials > 0 => {
+                Float::with_val_round(prec, &sum / self.trials, round).0
+            }
             _ => Float::with_val(prec, 0),
         }
     }
@@ -561,6 +585,8 @@ mod tests {
         assert_eq!(v.mean_fraction.to_bits(), (1.0f64 / 3.0).to_bits());
         // Order does not matter either: 1/7 and 6/7 alternately average 1/2
         // only up to the two roundings of the fractions, exactly once summed.
+        // (1/3, 1/7 and 6/7 all round to nearest downwards, so the binary64
+        // quotients below are also the fractions rounded toward zero.)
         let mut sums = ElementRateSums::new();
         for k in 0..1000u64 {
             sums.add(ElementCounts {
@@ -570,6 +596,36 @@ mod tests {
         }
         let exact = (1.0f64 / 7.0 + 6.0 / 7.0) / 2.0;
         assert_eq!(sums.judge(0.5, 0.99).unwrap().mean_fraction, exact);
+    }
+
+    /// `fraction_down` is the quotient rounded toward zero, for counts
+    /// beyond 2^53 too (where `as f64` rounds the counts first): checked
+    /// exactly with rug's rationals, on counts from a fixed-seed SplitMix64.
+    #[test]
+    fn fractions_are_rounded_toward_zero_exactly() {
+        let mut state = 0x5eed_0003_u64;
+        let mut next = || {
+            // SplitMix64 (Steele, Lea and Flood 2014).
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        for i in 0..20_000 {
+            let elements = (next() >> (i % 64)).max(1);
+            let violating = (next() % elements.saturating_add(1)).min(elements);
+            let got = fraction_down(violating, elements);
+            let exact = rug::Rational::from((violating, elements));
+            let below = rug::Rational::from_f64(got).unwrap();
+            let above = rug::Rational::from_f64(got.next_up()).unwrap();
+            assert!(
+                below <= exact && exact < above,
+                "{violating} / {elements}: {got:e}"
+            );
+        }
+        assert_eq!(fraction_down(u64::MAX, u64::MAX), 1.0);
+        assert_eq!(fraction_down(u64::MAX - 1, u64::MAX), 1f64.next_down());
     }
 
     #[test]

@@ -26,7 +26,12 @@
 //! not with statrs' `inv_beta_reg`/`beta_reg`: in statrs 0.19.1
 //! `inv_beta_reg(1, 1e7, 0.95)` does not return (statrs issue #435) and
 //! `beta_reg` loses accuracy for shapes above about 1e4 (issue #434), and
-//! check campaigns reach such trial counts. The tail is a sum of binomial
+//! check campaigns reach such trial counts. Each step of the bisection
+//! compares whichever tail is summed directly (the one away from the mean)
+//! with its own level, `1 - c` or `c`, never a complement `1 - tail` with the
+//! other: the complement is accurate only to `2^-54` absolute, which put an
+//! upper bound at `c = 1 - 1e-12` off by 2e-6 relative (review, 2026-11-29).
+//! The tail is a sum of binomial
 //! probabilities, the first from `ln Gamma` in MPFR (so large `n` loses no
 //! accuracy) and the rest by the exact ratio recurrence, summed away from
 //! the mean (relative accuracy about 1e-13 in the tail that matters). These
@@ -93,10 +98,12 @@ const U64: f64 = f64::EPSILON / 2.0;
 /// decreasing in `i` and below 1 from the start (terms summed away from the
 /// mode), so the remainder after a term `t` is at most `t r / (1 - r)`.
 ///
-/// The error bound counts, to first order (doubled), the roundings of the
-/// recurrence (a ratio is at most 5 roundings: two conversions of counts,
-/// a division, the odds' two; one more into the term; so term `i` is off by
-/// `6 i u` relatively), the sum's additions (`u` each), the truncation, the
+/// The error bound counts, to first order, the roundings of the
+/// recurrence (a ratio is at most 6 roundings: two conversions of counts,
+/// a division, the product or quotient by the odds, the odds' own two; one
+/// more into the term; so term `i` is off by `7 i u` relatively), the sum's
+/// additions (`u` each, so `8 u` per step in all, of which the `2 x 7 u`
+/// below leaves a factor 1.75 for the second order), the truncation, the
 /// conversion of `ln_first` to binary64 (`u |ln_first|` absolute in the
 /// exponent), the logarithm, the addition and the exponential. The chain's
 /// share grows with the steps: at `n = 2^36` trials a tail of 10^5 steps was
@@ -158,7 +165,7 @@ pub fn binomial_tail(k: u64, n: u64, q: f64) -> Result<f64> {
 }
 
 fn tail_ge(k: u64, n: u64, q: f64) -> f64 {
-    BinomialTail::new(k, n).at(q)
+    BinomialTail::new(k, n).with_error(q).value
 }
 
 /// `q -> P[Bin(n, q) >= k]` for fixed `k` and `n`, with the binomial
@@ -183,13 +190,41 @@ impl BinomialTail {
         BinomialTail { k, n, ln_choose }
     }
 
-    fn at(&self, q: f64) -> f64 {
-        self.with_error(q).value
+    fn with_error(&self, q: f64) -> Tail {
+        let tail = match self.summed(q) {
+            Summed::Upper(tail) => tail,
+            Summed::Lower(below) => Tail {
+                value: 1.0 - below.value,
+                error: below.error + U64,
+            },
+        };
+        Tail {
+            value: tail.value.clamp(0.0, 1.0),
+            error: tail.error,
+        }
     }
 
-    fn with_error(&self, q: f64) -> Tail {
+    /// Whether `P[X >= k] >= upper` at `q`, where `lower` is `1 - upper`
+    /// (each given as accurately as the caller has it): decided on the sum
+    /// that is computed directly, the upper tail against `upper` or the lower
+    /// tail against `lower`, never on a complement `1 - sum`. A complement
+    /// rounds to `2^-54` absolute, which is a large relative error in a level
+    /// near 0 (a Clopper-Pearson bound at a confidence near 1, where the
+    /// level of the lower tail is `1 - c`; review, 2026-11-29).
+    fn reaches(&self, q: f64, upper: f64, lower: f64) -> bool {
+        match self.summed(q) {
+            Summed::Upper(tail) => tail.value >= upper,
+            Summed::Lower(below) => below.value <= lower,
+        }
+    }
+
+    /// The sum of binomial probabilities away from the mean at `q`: the
+    /// upper tail `P[X >= k]` when `k` is above the mean, else the lower
+    /// tail `P[X <= k - 1]` (accurate relatively, each of them, where the
+    /// complement is only accurate absolutely).
+    fn summed(&self, q: f64) -> Summed {
         let (k, n) = (self.k, self.n);
-        let exact = |value| Tail { value, error: 0.0 };
+        let exact = |value| Summed::Upper(Tail { value, error: 0.0 });
         let Some((ln_choose_k, ln_choose_below)) = &self.ln_choose else {
             return exact(1.0); // k = 0
         };
@@ -200,41 +235,46 @@ impl BinomialTail {
             return exact(0.0);
         }
         let odds = q / (1.0 - q);
-        let tail = if (k as f64) > n as f64 * q {
+        if (k as f64) > n as f64 * q {
             // Above the mean: sum P[X = j], j = k, k+1, ... (decreasing terms).
-            geometric_tail(ln_pmf(ln_choose_k, k, n, q), n - k, |i| {
+            Summed::Upper(geometric_tail(ln_pmf(ln_choose_k, k, n, q), n - k, |i| {
                 let j = k + i;
                 (n - j) as f64 / (j + 1) as f64 * odds
-            })
+            }))
         } else {
-            // At or below the mean: 1 - P[X <= k-1], summed j = k-1, k-2, ...
-            let below = geometric_tail(ln_pmf(ln_choose_below, k - 1, n, q), k - 1, |i| {
-                let j = k - 1 - i;
-                j as f64 / (n - j + 1) as f64 / odds
-            });
-            Tail {
-                value: 1.0 - below.value,
-                error: below.error + U64,
-            }
-        };
-        Tail {
-            value: tail.value.clamp(0.0, 1.0),
-            error: tail.error,
+            // At or below the mean: P[X <= k-1], summed j = k-1, k-2, ...
+            Summed::Lower(geometric_tail(
+                ln_pmf(ln_choose_below, k - 1, n, q),
+                k - 1,
+                |i| {
+                    let j = k - 1 - i;
+                    j as f64 / (n - j + 1) as f64 / odds
+                },
+            ))
         }
     }
 }
 
-/// The smallest `x` in [0, 1] with `f(x) >= target`, for `f` increasing;
-/// bisection on the ordered bit patterns of non-negative `f64`s, so the
-/// answer is resolved to one ulp whatever its magnitude.
-fn smallest_reaching(target: f64, f: impl Fn(f64) -> f64) -> f64 {
+/// Which tail [`BinomialTail::summed`] computed directly.
+enum Summed {
+    /// `P[X >= k]`.
+    Upper(Tail),
+    /// `P[X <= k - 1]`.
+    Lower(Tail),
+}
+
+/// The smallest `x` in [0, 1] where `reached(x)` holds, for `reached`
+/// false then true as `x` grows (true at 1); bisection on the ordered bit
+/// patterns of non-negative `f64`s, so the answer is resolved to one ulp
+/// whatever its magnitude.
+fn smallest_reaching(reached: impl Fn(f64) -> bool) -> f64 {
     let (mut lo, mut hi) = (0u64, 1.0f64.to_bits());
-    if f(0.0) >= target {
+    if reached(0.0) {
         return 0.0;
     }
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if f(f64::from_bits(mid)) >= target {
+        if reached(f64::from_bits(mid)) {
             hi = mid;
         } else {
             lo = mid;
@@ -294,9 +334,12 @@ pub fn clopper_pearson_upper(k: u64, n: u64, confidence: f64) -> Result<f64> {
     if k == n {
         return Ok(1.0);
     }
-    // P[X <= k] = 1 - c  <=>  P[X >= k + 1] = c, increasing in x.
+    // P[X <= k] = 1 - c  <=>  P[X >= k + 1] = c, increasing in x; decided
+    // on P[X <= k] <= 1 - c where that sum is the one computed (near the
+    // bound for c >= 1/2), so a confidence near 1 keeps its accuracy.
     let tail = BinomialTail::new(k + 1, n);
-    Ok(smallest_reaching(confidence, |x| tail.at(x)))
+    let alpha = 1.0 - confidence; // exact for c >= 1/2 (Sterbenz)
+    Ok(smallest_reaching(|x| tail.reaches(x, confidence, alpha)))
 }
 
 /// One-sided Clopper-Pearson lower confidence bound on a binomial proportion:
@@ -320,8 +363,12 @@ pub fn clopper_pearson_lower(k: u64, n: u64, confidence: f64) -> Result<f64> {
     if k == 0 {
         return Ok(0.0);
     }
+    // P[X >= k] >= 1 - c, or P[X <= k - 1] <= c where that sum is the one
+    // computed (near the bound only for c near 0).
     let tail = BinomialTail::new(k, n);
-    Ok(smallest_reaching(1.0 - confidence, |x| tail.at(x)))
+    Ok(smallest_reaching(|x| {
+        tail.reaches(x, 1.0 - confidence, confidence)
+    }))
 }
 
 /// The judgement of a probabilistic claim from a violation count.
