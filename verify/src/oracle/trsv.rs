@@ -52,10 +52,10 @@
 
 use super::accumulator::ExactSum;
 use super::matrix::Matrix;
-use super::measure::ErrorMeasure;
-use crate::bounds::directed::{add_down, add_up, div_up, mul_down, mul_up, sub_down, sub_up};
+use super::measure::{ErrorMeasure, relative_bound_up};
+use crate::bounds::directed::{add_down, add_up, div_up, mul_up, sub_down, sub_up};
 use crate::error::{Result, VerifyError, require_finite, require_nonempty, require_same_len};
-use crate::format::{Format, RoundingMode};
+use crate::format::{Fixed, Format, RoundingMode};
 use rug::Rational;
 use serde::Serialize;
 
@@ -245,24 +245,9 @@ impl<'a> Triangular<'a> {
     /// assert!(unit.require_nonsingular().is_ok());
     /// ```
     pub fn require_nonsingular(&self) -> Result<()> {
-        let n = self.n();
-        for i in 0..n {
-            let (start, off) = self.off_diagonal(i);
-            if let Some(k) = off.iter().position(|v| !v.is_finite()) {
-                return Err(VerifyError::NonFinite {
-                    what: "triangular matrix (row-major index)".into(),
-                    index: i * n + start + k,
-                    value: off[k],
-                });
-            }
+        for i in 0..self.n() {
+            self.require_finite_row(i)?;
             let d = self.diagonal(i);
-            if !d.is_finite() {
-                return Err(VerifyError::NonFinite {
-                    what: "triangular matrix (row-major index)".into(),
-                    index: i * n + i,
-                    value: d,
-                });
-            }
             if d == 0.0 {
                 return Err(VerifyError::invalid(
                     &format!("T[{i}][{i}]"),
@@ -270,6 +255,29 @@ impl<'a> Triangular<'a> {
                     "zero on the diagonal: the triangular system is singular",
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// Every entry of row `i` of the triangle (the diagonal as read) must be
+    /// finite: [`VerifyError::NonFinite`] naming the first that is not.
+    fn require_finite_row(&self, i: usize) -> Result<()> {
+        let n = self.n();
+        let (start, off) = self.off_diagonal(i);
+        if let Some(k) = off.iter().position(|v| !v.is_finite()) {
+            return Err(VerifyError::NonFinite {
+                what: "triangular matrix (row-major index)".into(),
+                index: i * n + start + k,
+                value: off[k],
+            });
+        }
+        let d = self.diagonal(i);
+        if !d.is_finite() {
+            return Err(VerifyError::NonFinite {
+                what: "triangular matrix (row-major index)".into(),
+                index: i * n + i,
+                value: d,
+            });
         }
         Ok(())
     }
@@ -294,8 +302,8 @@ impl<'a> Triangular<'a> {
     }
 }
 
-/// Adds `sign * sum_j t_ij v_j` over row `i` of the triangle (diagonal included)
-/// to `acc`, exactly; `neg_v` is `-v` when `sign` is -1.
+/// Adds `sum_j t_ij v_j` over row `i` of the triangle (diagonal included) to
+/// `acc`, exactly (callers subtract by passing `-v`).
 fn add_row_products(acc: &mut ExactSum, t: &Triangular<'_>, i: usize, v: &[f64]) {
     let (start, off) = t.off_diagonal(i);
     super::large::add_products::<false>(acc, off, &v[start..start + off.len()]);
@@ -303,6 +311,19 @@ fn add_row_products(acc: &mut ExactSum, t: &Triangular<'_>, i: usize, v: &[f64])
         Diag::Unit => acc.add(v[i]),
         Diag::NonUnit => acc.add_product(t.t.get(i, i), v[i]),
     }
+}
+
+/// Adds `sum_j |t_ij v_j|` over row `i` of the triangle (diagonal included)
+/// to `acc`, exactly.
+fn add_row_products_abs(acc: &mut ExactSum, t: &Triangular<'_>, i: usize, v: &[f64]) {
+    let (start, off) = t.off_diagonal(i);
+    super::large::add_products::<true>(acc, off, &v[start..start + off.len()]);
+    acc.add_product(t.diagonal(i).abs(), v[i].abs());
+}
+
+/// `|x|`.
+fn abs_fixed(x: Fixed) -> Fixed {
+    if x.negative() { x.negated() } else { x }
 }
 
 fn negated(v: &[f64]) -> Vec<f64> {
@@ -350,7 +371,8 @@ pub struct BackwardError {
     pub componentwise: f64,
     /// Rigal-Gaches: `||r||_inf / (||T||_inf ||x^||_inf)`, the smallest `eps`
     /// with `(T + dT) x^ = b`, `||dT||_inf <= eps ||T||_inf` (Higham 2002,
-    /// Theorem 7.1 with `E = T`, `f = 0`). Infinite if `x^ = 0` and `r != 0`.
+    /// Theorem 7.1 with `E = T`, `f = 0`). Infinite if `r != 0` and `x^ = 0`
+    /// (or `T = 0`, a singular system [`backward_error`] still measures).
     pub normwise_inf: f64,
     /// `||r||_inf`, rounded up.
     pub residual_inf: f64,
@@ -374,39 +396,42 @@ pub struct BackwardError {
 pub fn backward_error(t: &Triangular<'_>, b: &[f64], x_hat: &[f64]) -> Result<BackwardError> {
     require_finite("b", b)?;
     require_finite("x^", x_hat)?;
-    t.require_nonsingular().or_else(|e| match e {
-        // A zero diagonal does not stop a residual from being measured.
-        VerifyError::InvalidParameter { .. } => Ok(()),
-        other => Err(other),
-    })?;
+    // A zero diagonal does not stop a residual from being measured, but every
+    // entry must be checked. (Until 2026-11-29 the check stopped at the first
+    // zero diagonal, so a NaN in a later row went unread and its NaN residual
+    // vanished in `f64::max`: backward errors of 0 for a system with a NaN.)
+    for i in 0..t.n() {
+        t.require_finite_row(i)?;
+    }
     let r = residual(t, b, x_hat)?;
     let mut componentwise: f64 = 0.0;
     let mut residual_inf: f64 = 0.0;
+    let mut row_abs = ExactSum::new();
     for (i, ri) in r.iter().enumerate() {
-        let r_up = abs_up(ri);
-        residual_inf = residual_inf.max(r_up);
-        let (start, off) = t.off_diagonal(i);
-        let denominator = off.iter().zip(&x_hat[start..]).fold(
-            mul_down(t.diagonal(i).abs(), x_hat[i].abs()),
-            |s, (a, x)| add_down(s, mul_down(a.abs(), x.abs())),
-        );
-        let ratio = if r_up == 0.0 {
-            0.0
-        } else if denominator == 0.0 {
-            f64::INFINITY
-        } else {
-            div_up(r_up, denominator)
+        residual_inf = residual_inf.max(abs_up(ri));
+        // (|T| |x^|)_i exactly, and the quotient rounded up from the exact
+        // values. (Summed in f64 rounded down, a product that underflowed
+        // gave a negative "lower bound", -2^-1074, and a negative or zero
+        // backward error; review, 2026-11-29.)
+        row_abs.clear();
+        add_row_products_abs(&mut row_abs, t, i, x_hat);
+        let ratio = match (ri.normalized().to_fixed(), row_abs.normalized().to_fixed()) {
+            (None, _) => 0.0,
+            (Some(_), None) => f64::INFINITY,
+            (Some(r_i), Some(d)) => relative_bound_up(abs_fixed(r_i), d),
         };
         componentwise = componentwise.max(ratio);
     }
     let x_norm = x_hat.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-    let denominator = mul_down(t.norm_inf_down(), x_norm);
+    let t_norm = t.norm_inf_down();
+    // Two upward divisions, not a product rounded down (which underflowed
+    // to a negative lower bound, as above).
     let normwise_inf = if residual_inf == 0.0 {
         0.0
-    } else if denominator == 0.0 {
+    } else if t_norm == 0.0 || x_norm == 0.0 {
         f64::INFINITY
     } else {
-        div_up(residual_inf, denominator)
+        div_up(div_up(residual_inf, t_norm), x_norm)
     };
     Ok(BackwardError {
         componentwise,
@@ -712,7 +737,8 @@ pub fn solution_errors(t: &Triangular<'_>, b: &[f64], x_hat: &[f64]) -> Result<V
 
 /// [`solution_errors`] with `exact_budget` (in [`solve_cost_bits`]'s bit
 /// operations) in place of [`EXACT_SOLVE_BUDGET`]: 0 keeps the enclosure
-/// whatever its width, `f64::INFINITY` always solves exactly where the
+/// whatever its width (except at order 1, whose exact solve, one division,
+/// costs 0 there), `f64::INFINITY` always solves exactly where the
 /// enclosure is not tight.
 ///
 /// # Errors
@@ -752,7 +778,11 @@ pub fn solution_errors_within(
         if converged(x_hat, &corrections, &z) {
             break;
         }
-        let rhs: Vec<f64> = r.iter().map(ExactSum::to_f64).collect();
+        // The residual scaled by 2^-scale, so that it is finite in f64 even
+        // where r is not (a grossly wrong x^; review, 2026-11-29: read as
+        // inf, such a residual made no correction and left every component
+        // depending on it unjudged).
+        let (rhs, scale) = scaled_residual(&r);
         // A component whose correction overflows f64 (an exact solution
         // beyond its range) is left uncorrected; the others still refine:
         // any d keeps x = x^ + D + T^{-1} r exact, as r is updated with it.
@@ -761,7 +791,11 @@ pub fn solution_errors_within(
         // bound, 2026-11-25.)
         // Zeroed as it is solved, so that the components solved after it
         // do not turn into inf or NaN through it (found by review).
-        let d = substitution_with(t, &rhs, |v| if v.is_finite() { v } else { 0.0 });
+        let fits = |v: f64| times_power_of_two(v, scale).is_finite();
+        let d: Vec<f64> = substitution_with(t, &rhs, |v| if fits(v) { v } else { 0.0 })
+            .into_iter()
+            .map(|v| times_power_of_two(v, scale))
+            .collect();
         if d.iter().all(|&v| v == 0.0) {
             break;
         }
@@ -787,8 +821,11 @@ pub fn solution_errors_within(
 /// a caller whose bound an enclosure straddles takes this to decide, as
 /// `accessor-trsv` does within [`EXACT_SOLVE_BUDGET`]).
 ///
+/// A non-finite `x^_i` gives [`ErrorMeasure::NonFinite`] for that component.
+///
 /// # Errors
-/// As [`solve_exact`].
+/// As [`solve_exact`]; [`VerifyError::LengthMismatch`] if `x_hat` does not
+/// have `n` entries.
 ///
 /// # Example
 /// ```
@@ -805,6 +842,8 @@ pub fn solution_errors_exact(
     b: &[f64],
     x_hat: &[f64],
 ) -> Result<Vec<ErrorMeasure>> {
+    // (Until 2026-11-29 a wrong length was zipped away: a shorter list.)
+    require_same_len("x^ and the order of T", x_hat.len(), t.n())?;
     let exact = solve_exact(t, b)?;
     Ok(x_hat
         .iter()
@@ -823,6 +862,40 @@ pub const EXACT_SOLVE_BUDGET: f64 = 17_179_869_184.0;
 fn remainder_bound(inverse: &InverseBound<'_>, r: &[ExactSum]) -> Result<Vec<f64>> {
     let r_up: Vec<f64> = r.iter().map(abs_up).collect();
     inverse.apply_up(&r_up)
+}
+
+/// The residual rounded to nearest `f64` and `0`, or, where a component is
+/// beyond `f64`'s range, `r 2^-scale` rounded to nearest and `scale > 0`,
+/// which brings the largest component to about `2^1000`.
+fn scaled_residual(r: &[ExactSum]) -> (Vec<f64>, u32) {
+    let rhs: Vec<f64> = r.iter().map(ExactSum::to_f64).collect();
+    if rhs.iter().all(|v| v.is_finite()) {
+        return (rhs, 0);
+    }
+    let exact: Vec<Option<rug::Float>> = r.iter().map(ExactSum::to_float).collect();
+    let top = exact
+        .iter()
+        .filter_map(|v| v.as_ref().and_then(rug::Float::get_exp))
+        .max()
+        .unwrap_or(0);
+    let scale = u32::try_from(top - 1000).unwrap_or(0);
+    let rhs = exact
+        .into_iter()
+        .map(|v| v.map_or(f64::NAN, |v| (v >> scale).to_f64()))
+        .collect();
+    (rhs, scale)
+}
+
+/// `v 2^k`, rounded to nearest (exact unless it overflows).
+fn times_power_of_two(v: f64, k: u32) -> f64 {
+    let mut v = v;
+    let mut k = k;
+    while k > 0 {
+        let step = k.min(1000);
+        v *= 2f64.powi(step as i32);
+        k -= step;
+    }
+    v
 }
 
 /// Whether every radius is below `2^-64` of the midpoint's magnitude (or zero).
