@@ -12,7 +12,8 @@
 //! # The model
 //!
 //! Each output is computed by a tree of operations. The leaves are the `k'`
-//! nonzero exact products `p_j = a_j b_j` (each enters once; a product with a
+//! nonzero exact products `p_j = a_j b_j` of numbers of the input format
+//! (the values the unit reads; checked) (each enters once; a product with a
 //! flushed subnormal factor enters as 0). Each internal node `v` combines `N_v`
 //! nonzero operands (products and earlier results) as the block FMA of
 //! [`super`] does: every operand is truncated to a multiple of `2^(E - F)`,
@@ -122,7 +123,9 @@ pub const ANY_ORDER_SOURCE: Source = Source::new(
 /// # Errors
 /// As [`super::block_fma_a_priori`]: different lengths, an invalid spec,
 /// non-finite inputs, and [`crate::error::VerifyError::HypothesisNotMet`] when an
-/// intermediate could overflow the accumulator.
+/// intermediate could overflow the accumulator or an input is not a number of
+/// `spec.input` (the unit reads its operands in that format: the bound is on
+/// its result for those values).
 ///
 /// # Example
 /// ```
@@ -312,10 +315,48 @@ struct SplitReduction {
     eta: f64,
 }
 
+/// Every input a number of `spec.input`: the model's products are those of
+/// the values the unit reads, so a value outside the format is not what it
+/// computes with. Found by review (2026-11-29): 0.1 given to an fp16 spec was
+/// accepted, and the unit's reading of it, 0.0999755859375, alone exceeded
+/// the bound returned (2.4e-5 against 1.5e-8).
+fn inputs_in_format(spec: &BlockFmaSpec, x: &[f64], y: &[f64]) -> Result<()> {
+    for (name, v) in [("A", x), ("B", y)] {
+        if let Some(i) = v.iter().position(|&a| !is_number_of(spec.input, a)) {
+            return Err(VerifyError::HypothesisNotMet {
+                source_ref: ANY_ORDER_SOURCE.to_string(),
+                hypothesis: format!(
+                    "inputs are {} numbers (the values the unit reads)",
+                    spec.input
+                ),
+                detail: format!("{name}[{i}] = {:e} is not", v[i]),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// [`Format::is_representable`] for a finite `v`, without rounding (the
+/// check runs once per input in a GEMM's bound, where rounding each value
+/// cost five times the rest of the bound): `v` is within the range and a
+/// multiple of the format's spacing at `v`. `|v| / ulp` lies in `[1, 2^p]`,
+/// so the division by a power of two is exact.
+fn is_number_of(format: Format, v: f64) -> bool {
+    let a = v.abs();
+    if a == 0.0 {
+        return true;
+    }
+    if a > format.max_finite() || a < format.min_positive() {
+        return false;
+    }
+    (a / format.ulp(a)).fract() == 0.0
+}
+
 fn any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64], node: &NodeRounding) -> Result<Bound> {
     spec.validate()?;
     require_same_len("x and y", x.len(), y.len())?;
     super::block::finite_inputs(x, y, &ANY_ORDER_SOURCE)?;
+    inputs_in_format(spec, x, y)?;
     let (u, eta) = (node.u, node.eta);
     let floor_in = spec.input.min_positive_normal();
     let floor_acc = spec.accumulator.min_positive_normal();
@@ -434,6 +475,62 @@ mod tests {
         let b = block_fma_any_order(&spec, &[3.0], &[5.0]).unwrap();
         let eps = spec.quantum_scale() + 2f64.powi(-23);
         assert!(b.value >= 15.0 * eps && b.value <= 15.0 * eps * (1.0 + 1e-12) + 1e-40);
+    }
+
+    /// The fast membership test agrees with `Format::is_representable` on
+    /// every named format and formats without subnormals, over random bit
+    /// patterns, values near each format's numbers and its edges.
+    #[test]
+    fn the_membership_test_is_is_representable() {
+        let mut formats = Format::NAMED.to_vec();
+        formats.extend([
+            Format::FP16.without_subnormals(),
+            Format::custom(3, -6, 7, false, crate::format::OverflowPolicy::Saturate).unwrap(),
+            Format::custom(5, 3, 9, true, crate::format::OverflowPolicy::Infinity).unwrap(),
+        ]);
+        let mut state = 0x5eed_0005u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        for format in formats {
+            let mut values = vec![
+                format.max_finite(),
+                format.max_finite().next_up(),
+                format.min_positive(),
+                format.min_positive().next_down(),
+                format.min_positive() / 2.0,
+                format.min_positive_normal(),
+                f64::from_bits(1),
+                f64::MAX,
+                1.0,
+            ];
+            for _ in 0..20_000 {
+                let r = f64::from_bits(next());
+                if r.is_finite() {
+                    values.push(r);
+                }
+                // A number of the format and its f64 neighbours.
+                let e = (next() % 80) as i32 - 40;
+                let v = format.round(
+                    (next() >> 11) as f64 * 2f64.powi(e - 53),
+                    RoundingMode::NearestEven,
+                );
+                values.extend([v, v.next_up(), v.next_down()]);
+            }
+            for v in values.into_iter().filter(|v| v.is_finite()) {
+                for v in [v, -v] {
+                    assert_eq!(
+                        is_number_of(format, v),
+                        format.is_representable(v),
+                        "{format} {v:e}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
