@@ -42,6 +42,22 @@ fn overflowed(r: f64, operands_finite: bool, up: bool) -> f64 {
     }
 }
 
+/// The tiny-range fallback of the products and quotients: the rounded-to-
+/// nearest result `r` moved one ulp outward, `up` or down, but not across
+/// zero against the exact result's known sign (`negative`): a nonzero
+/// product or quotient of positive numbers is above 0, so 0 is a lower bound
+/// of it (the step down from +0 gave -2^-1074, a "lower bound" of a positive
+/// number below zero, which made the trsv oracle's backward errors 0 or
+/// negative; review, 2026-11-29), and likewise -0 above a negative one.
+fn outward_tiny(r: f64, negative: bool, up: bool) -> f64 {
+    match (up, negative) {
+        (false, false) => r.next_down().max(0.0),
+        (true, true) => r.next_up().min(-0.0),
+        (false, true) => r.next_down(),
+        (true, false) => r.next_up(),
+    }
+}
+
 /// The exact remainder `a + b - s` of `s = fl(a + b)` (finite `s`).
 fn sum_remainder(a: f64, b: f64) -> f64 {
     crate::format::arith::two_sum(a, b).1
@@ -146,7 +162,7 @@ pub fn mul_up(a: f64, b: f64) -> f64 {
         return overflowed(p, a.is_finite() && b.is_finite(), true);
     }
     if p.abs() < TINY && a != 0.0 && b != 0.0 {
-        return p.next_up();
+        return outward_tiny(p, (a < 0.0) != (b < 0.0), true);
     }
     up_if(p, a.mul_add(b, -p) > 0.0)
 }
@@ -214,7 +230,7 @@ pub fn mul_down(a: f64, b: f64) -> f64 {
         return overflowed(p, a.is_finite() && b.is_finite(), false);
     }
     if p.abs() < TINY && a != 0.0 && b != 0.0 {
-        return p.next_down();
+        return outward_tiny(p, (a < 0.0) != (b < 0.0), false);
     }
     down_if(p, a.mul_add(b, -p) < 0.0)
 }
@@ -257,7 +273,7 @@ pub fn div_up(a: f64, b: f64) -> f64 {
     // multiple of ulp(q) ulp(b) below ulp(q) |b| ~ 2^-52 |a|, so a tiny
     // quotient or dividend (2^-980 or so) moves outward instead.
     if a != 0.0 && (q.abs() < TINY || a.abs() < TINY) {
-        return q.next_up();
+        return outward_tiny(q, (a < 0.0) != (b < 0.0), true);
     }
     // a - q b is exact; a/b - q has the sign of (a - q b) / b.
     let r = (-q).mul_add(b, a);
@@ -291,7 +307,7 @@ pub fn div_down(a: f64, b: f64) -> f64 {
         return div_down(a * SCALE_600, b * SCALE_600); // as div_up
     }
     if a != 0.0 && (q.abs() < TINY || a.abs() < TINY) {
-        return q.next_down(); // as div_up
+        return outward_tiny(q, (a < 0.0) != (b < 0.0), false); // as div_up
     }
     let r = (-q).mul_add(b, a);
     down_if(q, (r < 0.0) == (b > 0.0) && r != 0.0)
@@ -486,6 +502,48 @@ pub fn ln1p_down(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A product or quotient whose exact value is tiny keeps its sign's side
+    /// of zero in the direction that allows it: a lower bound of a positive
+    /// one is at least +0 (it was -2^-1074), an upper bound of a negative one
+    /// at most -0; the other directions move outward as before. Every result
+    /// is still on its side of the exact value (MPFR at 2200 bits).
+    #[test]
+    fn tiny_results_do_not_cross_zero_against_their_sign() {
+        use rug::Float;
+        let tiny = [1e-200, 2f64.powi(-1074), 1e-160, 3e-300];
+        for &a in &tiny {
+            for &b in &tiny {
+                for (sa, sb) in [(1.0, 1.0), (-1.0, 1.0), (1.0, -1.0), (-1.0, -1.0)] {
+                    let (x, y) = (sa * a, sb * b);
+                    let positive = (sa * sb) > 0.0;
+                    let exact = Float::with_val(2200, x) * Float::with_val(2200, y);
+                    let (lo, hi) = (mul_down(x, y), mul_up(x, y));
+                    assert!(
+                        lo <= exact && exact <= hi,
+                        "{x:e} * {y:e}: [{lo:e}, {hi:e}]"
+                    );
+                    if positive {
+                        assert!(lo >= 0.0, "{x:e} * {y:e}: lower bound {lo:e} below 0");
+                    } else {
+                        assert!(hi <= 0.0, "{x:e} * {y:e}: upper bound {hi:e} above 0");
+                    }
+                    let big = 1e300 * sb;
+                    let exact = Float::with_val(2200, x) / Float::with_val(2200, big);
+                    let (lo, hi) = (div_down(x, big), div_up(x, big));
+                    assert!(
+                        lo <= exact && exact <= hi,
+                        "{x:e} / {big:e}: [{lo:e}, {hi:e}]"
+                    );
+                    if positive {
+                        assert!(lo >= 0.0, "{x:e} / {big:e}: lower bound {lo:e} below 0");
+                    } else {
+                        assert!(hi <= 0.0, "{x:e} / {big:e}: upper bound {hi:e} above 0");
+                    }
+                }
+            }
+        }
+    }
 
     fn exact(a: f64) -> Float {
         Float::with_val(4096, a)
