@@ -315,48 +315,10 @@ struct SplitReduction {
     eta: f64,
 }
 
-/// Every input a number of `spec.input`: the model's products are those of
-/// the values the unit reads, so a value outside the format is not what it
-/// computes with. Found by review (2026-11-29): 0.1 given to an fp16 spec was
-/// accepted, and the unit's reading of it, 0.0999755859375, alone exceeded
-/// the bound returned (2.4e-5 against 1.5e-8).
-fn inputs_in_format(spec: &BlockFmaSpec, x: &[f64], y: &[f64]) -> Result<()> {
-    for (name, v) in [("A", x), ("B", y)] {
-        if let Some(i) = v.iter().position(|&a| !is_number_of(spec.input, a)) {
-            return Err(VerifyError::HypothesisNotMet {
-                source_ref: ANY_ORDER_SOURCE.to_string(),
-                hypothesis: format!(
-                    "inputs are {} numbers (the values the unit reads)",
-                    spec.input
-                ),
-                detail: format!("{name}[{i}] = {:e} is not", v[i]),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// [`Format::is_representable`] for a finite `v`, without rounding (the
-/// check runs once per input in a GEMM's bound, where rounding each value
-/// cost five times the rest of the bound): `v` is within the range and a
-/// multiple of the format's spacing at `v`. `|v| / ulp` lies in `[1, 2^p]`,
-/// so the division by a power of two is exact.
-fn is_number_of(format: Format, v: f64) -> bool {
-    let a = v.abs();
-    if a == 0.0 {
-        return true;
-    }
-    if a > format.max_finite() || a < format.min_positive() {
-        return false;
-    }
-    (a / format.ulp(a)).fract() == 0.0
-}
-
 fn any_order(spec: &BlockFmaSpec, x: &[f64], y: &[f64], node: &NodeRounding) -> Result<Bound> {
     spec.validate()?;
     require_same_len("x and y", x.len(), y.len())?;
-    super::block::finite_inputs(x, y, &ANY_ORDER_SOURCE)?;
-    inputs_in_format(spec, x, y)?;
+    super::block::readable_inputs(spec, x, y, &ANY_ORDER_SOURCE)?;
     let (u, eta) = (node.u, node.eta);
     let floor_in = spec.input.min_positive_normal();
     let floor_acc = spec.accumulator.min_positive_normal();
@@ -524,7 +486,7 @@ mod tests {
             for v in values.into_iter().filter(|v| v.is_finite()) {
                 for v in [v, -v] {
                     assert_eq!(
-                        is_number_of(format, v),
+                        super::super::block::is_number_of(format, v),
                         format.is_representable(v),
                         "{format} {v:e}"
                     );

@@ -227,8 +227,19 @@ fn may_have_saturated(spec: &BlockFmaSpec, s: f64) -> bool {
     }
 }
 
-/// Every input finite, else [`VerifyError::HypothesisNotMet`] of `source`.
-pub(super) fn finite_inputs(x: &[f64], y: &[f64], source: &Source) -> Result<()> {
+/// Every input finite and a number of `spec.input`, else
+/// [`VerifyError::HypothesisNotMet`] of `source`. The models' products are
+/// those of the values the unit reads, so a value outside the format is not
+/// what it computes with. Found by review (2026-11-29): 0.1 given to an fp16
+/// spec was accepted by the any-order bound, and the unit's reading of it,
+/// 0.0999755859375, alone exceeded the bound returned (2.4e-5 against
+/// 1.5e-8); the a-priori and a-posteriori bounds took such values too.
+pub(super) fn readable_inputs(
+    spec: &BlockFmaSpec,
+    x: &[f64],
+    y: &[f64],
+    source: &Source,
+) -> Result<()> {
     for (name, v) in [("A", x), ("B", y)] {
         if let Some(i) = v.iter().position(|a| !a.is_finite()) {
             return Err(VerifyError::HypothesisNotMet {
@@ -238,7 +249,35 @@ pub(super) fn finite_inputs(x: &[f64], y: &[f64], source: &Source) -> Result<()>
             });
         }
     }
+    for (name, v) in [("A", x), ("B", y)] {
+        if let Some(i) = v.iter().position(|&a| !is_number_of(spec.input, a)) {
+            return Err(VerifyError::HypothesisNotMet {
+                source_ref: source.to_string(),
+                hypothesis: format!(
+                    "inputs are {} numbers (the values the unit reads)",
+                    spec.input
+                ),
+                detail: format!("{name}[{i}] = {:e} is not", v[i]),
+            });
+        }
+    }
     Ok(())
+}
+
+/// [`Format::is_representable`] for a finite `v`, without rounding (the
+/// check runs once per input in a GEMM's bound, where rounding each value
+/// cost five times the rest of the bound): `v` is within the range and a
+/// multiple of the format's spacing at `v`. `|v| / ulp` lies in `[1, 2^p]`,
+/// so the division by a power of two is exact.
+pub(super) fn is_number_of(format: Format, v: f64) -> bool {
+    let a = v.abs();
+    if a == 0.0 {
+        return true;
+    }
+    if a > format.max_finite() || a < format.min_positive() {
+        return false;
+    }
+    (a / format.ulp(a)).fract() == 0.0
 }
 
 /// The a-priori rigorous bound (module documentation) on `|s^ - sum_j x_j y_j|`
@@ -262,7 +301,7 @@ pub(super) fn finite_inputs(x: &[f64], y: &[f64], source: &Source) -> Result<()>
 pub fn block_fma_a_priori(spec: &BlockFmaSpec, x: &[f64], y: &[f64]) -> Result<Bound> {
     spec.validate()?;
     require_same_len("x and y", x.len(), y.len())?;
-    finite_inputs(x, y, &BLOCK_FMA_SOURCE)?;
+    readable_inputs(spec, x, y, &BLOCK_FMA_SOURCE)?;
     let (u_acc, eta_acc) = spec.output_errors();
     let acc = spec.accumulator;
     let floor_in = spec.input.min_positive_normal();
@@ -350,7 +389,7 @@ pub fn block_fma_a_posteriori(
 ) -> Result<Bound> {
     spec.validate()?;
     require_same_len("x and y", x.len(), y.len())?;
-    finite_inputs(x, y, &BLOCK_FMA_SOURCE)?;
+    readable_inputs(spec, x, y, &BLOCK_FMA_SOURCE)?;
     let blocks = x.len().div_ceil(spec.block);
     require_same_len("partials and blocks", partials.len(), blocks)?;
     if let Some(i) = partials.iter().position(|s| !s.is_finite()) {
