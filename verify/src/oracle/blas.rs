@@ -12,6 +12,12 @@
 //! BLAS conventions (reference BLAS `dgemv`, `dgemm`): when `alpha = 0`,
 //! `A` and `x` are not read (NaN there does not propagate); when `beta = 0`,
 //! `y0` is not read and may be omitted. `alpha` and `beta` must be finite.
+//! An exactly zero output takes its sign from the terms `alpha a_ik x_k` and
+//! `beta y0_i` (those read) by the rule of [`ExactSum::round`]: -0 only if every
+//! term is -0, else +0 (-0 toward -infinity). This is not always the sign a
+//! BLAS loop gives: reference `dgemv` with `beta = 0` starts from `y = +0`, so
+//! `alpha = -1`, `A = [1]`, `x = [+0]` gives +0 there and -0 here (noted in
+//! review, 2026-11-29; error measures do not depend on it).
 //!
 //! Results come three ways, all through [`ExactOp`]: every accumulator
 //! ([`ExactOp::exact`], about 1.7 KB per output element, for small outputs),
@@ -333,7 +339,8 @@ impl<'a> Gemm<'a> {
     /// # Errors
     /// [`VerifyError::LengthMismatch`] for a shape mismatch,
     /// [`VerifyError::NonFinite`] for a non-finite `alpha` or `beta`,
-    /// [`VerifyError::InvalidParameter`] for `beta != 0` without `c0`.
+    /// [`VerifyError::InvalidParameter`] for `beta != 0` without `c0`, or if
+    /// `m n` overflows `usize` (possible with `k = 0`: the operands are empty).
     ///
     /// # Example
     /// ```

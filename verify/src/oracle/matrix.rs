@@ -27,7 +27,9 @@ impl<'a> Matrix<'a> {
     /// A view of `data` as `rows x cols`; `rows * cols` must equal `data.len()`.
     ///
     /// # Errors
-    /// [`VerifyError::LengthMismatch`] if it does not (or if `rows * cols` overflows).
+    /// [`VerifyError::LengthMismatch`] if it does not;
+    /// [`VerifyError::InvalidParameter`] if `rows * cols` overflows `usize`
+    /// (documented as a length mismatch until 2026-11-29, which it never was).
     ///
     /// # Example
     /// ```
@@ -36,7 +38,8 @@ impl<'a> Matrix<'a> {
     /// let data = [0.0; 6];
     /// assert!(Matrix::new(3, 2, &data).is_ok());
     /// assert!(matches!(Matrix::new(3, 3, &data), Err(VerifyError::LengthMismatch { .. })));
-    /// assert!(Matrix::new(usize::MAX, 2, &data).is_err()); // rows * cols overflows
+    /// // rows * cols overflows.
+    /// assert!(matches!(Matrix::new(usize::MAX, 2, &data), Err(VerifyError::InvalidParameter { .. })));
     /// ```
     pub fn new(rows: usize, cols: usize, data: &'a [f64]) -> Result<Self> {
         let len = rows.checked_mul(cols).ok_or_else(|| {
@@ -89,6 +92,14 @@ impl<'a> Matrix<'a> {
     /// assert!(std::panic::catch_unwind(|| a.row(2)).is_err());
     /// ```
     pub fn row(&self, i: usize) -> &'a [f64] {
+        // Checked before `i * cols`, which wraps without overflow checks
+        // (review 2026-11-29: `row(2^63)` of a 2 x 2 matrix was row 0 in
+        // release builds).
+        assert!(
+            i < self.rows || self.cols == 0,
+            "row {i} out of range ({} rows)",
+            self.rows
+        );
         &self.data[i * self.cols..(i + 1) * self.cols]
     }
     /// Element `(i, j)` (panics if out of range, like slice indexing).
@@ -102,11 +113,19 @@ impl<'a> Matrix<'a> {
     /// assert!(std::panic::catch_unwind(|| a.get(0, 3)).is_err());
     /// ```
     pub fn get(&self, i: usize, j: usize) -> f64 {
-        assert!(j < self.cols, "column {j} out of range");
+        // Both checked before `i * cols + j`, which could wrap (see `row`).
+        assert!(
+            i < self.rows && j < self.cols,
+            "element ({i}, {j}) out of range ({} x {})",
+            self.rows,
+            self.cols
+        );
         self.data[i * self.cols + j]
     }
     /// Copies column `j` into `out` (cleared first).
     pub(crate) fn column_into(&self, j: usize, out: &mut Vec<f64>) {
+        // Past the last column, `skip(j)` would read the next rows' elements.
+        debug_assert!(j < self.cols, "column {j} out of range");
         out.clear();
         out.extend(
             self.data
@@ -294,8 +313,9 @@ impl<'a> Ell<'a> {
     ///
     /// # Errors
     /// [`VerifyError::LengthMismatch`] unless `col_idx` and `values` both have
-    /// `rows * width` entries; [`VerifyError::InvalidParameter`] for a column
-    /// index `>= cols` that is not [`ELL_PADDING`].
+    /// `rows * width` entries; [`VerifyError::InvalidParameter`] if
+    /// `rows * width` overflows `usize`, or for a column index `>= cols` that
+    /// is not [`ELL_PADDING`].
     ///
     /// # Example
     /// ```
