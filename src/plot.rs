@@ -7,19 +7,24 @@
 
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::ranged1d::{
+    BoldPoints, KeyPointHint, KeyPointWeight, NoDefaultFormatting, ValueFormatter,
+};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use serde::{Deserialize, Deserializer, Serialize};
+use std::ops::Range;
 
 /// How a series is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Style {
-    /// Points joined by straight lines.
+    /// Points joined by straight lines (a lone drawable point as a dot).
     Line,
     /// Points only.
     Points,
-    /// A horizontal or vertical reference, drawn as a thin (1 px) solid line.
+    /// A horizontal or vertical reference, drawn as a thin (1 px) solid line
+    /// (a lone drawable point as a dot).
     Reference,
 }
 
@@ -119,9 +124,11 @@ pub struct Chart {
     pub x_label: String,
     /// y-axis label.
     pub y_label: String,
-    /// Logarithmic x axis (non-positive x values are dropped).
+    /// Logarithmic x axis (non-positive x values are dropped, and so are
+    /// values more than 10^290 below the largest: see [`Chart::to_svg`]).
     pub x_log: bool,
-    /// Logarithmic y axis (non-positive y values are dropped).
+    /// Logarithmic y axis (non-positive y values are dropped, and so are
+    /// values more than 10^290 below the largest: see [`Chart::to_svg`]).
     pub y_log: bool,
     /// The series.
     pub series: Vec<Series>,
@@ -224,7 +231,9 @@ impl Chart {
     /// axis hung `--html` (review, 2026-11-26). So values beyond
     /// `1e300` in magnitude are not drawn, and a log axis spans at most
     /// `10^290`, down from its largest value (the top is where violations
-    /// are); points outside are dropped like non-finite ones.
+    /// are); points outside are dropped like non-finite ones. Subnormal
+    /// values are positive: a log axis ([`LogAxis`]) draws them (they were
+    /// dropped, with the axis below f64::MIN_POSITIVE, until 2026-11-29).
     fn window(&self, axis: fn(&(f64, f64)) -> f64, log: bool) -> (f64, f64) {
         const LIMIT: f64 = 1e300;
         if !log {
@@ -238,9 +247,9 @@ impl Chart {
             .filter(|&v| v > 0.0 && v <= LIMIT)
             .fold(0.0, f64::max);
         if top == 0.0 {
-            return (f64::MIN_POSITIVE, LIMIT);
+            return (SMALLEST, LIMIT);
         }
-        ((top * 1e-290).max(f64::MIN_POSITIVE), LIMIT)
+        ((top * 1e-290).max(SMALLEST), LIMIT)
     }
 
     /// The axis range over the drawable points.
@@ -261,7 +270,8 @@ impl Chart {
             } else {
                 (lo, hi)
             };
-            (lo / 1.5, hi * 1.5)
+            // Positive: a subnormal divided may round to 0.
+            ((lo / 1.5).max(SMALLEST), hi * 1.5)
         } else {
             // Scaled before subtracting: within the window, no overflow.
             let pad = if hi > lo {
@@ -273,7 +283,11 @@ impl Chart {
         }
     }
 
-    /// Renders the chart as a standalone SVG document (800 x 500).
+    /// Renders the chart as a standalone SVG document (800 x 500). Points
+    /// with a coordinate that is not finite or beyond 1e300 in magnitude
+    /// are not drawn, nor, on a log axis, those at or below zero or more
+    /// than 10^290 below the axis's largest value. Tick labels carry the
+    /// digits that tell them apart.
     ///
     /// # Example
     /// ```
@@ -313,33 +327,39 @@ impl Chart {
         let y = Chart::range(&drawable, |p| p.1, self.y_log);
         let mut builder = ChartBuilder::on(root);
         builder
-            .caption(&self.title, ("sans-serif", 20))
+            .caption(svg_text(&self.title), ("sans-serif", 20))
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(80);
-        // The four scale combinations are different types in plotters.
+        // The four scale combinations are different types in plotters. Log
+        // axes are [`LogAxis`], not plotters' log scale, which labels powers
+        // of ten only and drops those below f64::EPSILON as zeros: an axis
+        // over [0.13, 0.75] (tightness ratios), [10.7, 96] (sizes 16 to 64)
+        // or [1e-20, 1e-17] (fp64 errors) had no tick label; linear axes
+        // are [`LinearAxis`], whose span may be narrower than f64::EPSILON
+        // (review, 2026-11-29).
         match (self.x_log, self.y_log) {
             (false, false) => {
                 let chart = builder
-                    .build_cartesian_2d(x.0..x.1, y.0..y.1)
+                    .build_cartesian_2d(LinearAxis::new(x), LinearAxis::new(y))
                     .map_err(|e| e.to_string())?;
                 self.fill(chart, drawable)
             }
             (true, false) => {
                 let chart = builder
-                    .build_cartesian_2d((x.0..x.1).log_scale(), y.0..y.1)
+                    .build_cartesian_2d(LogAxis::new(x), LinearAxis::new(y))
                     .map_err(|e| e.to_string())?;
                 self.fill(chart, drawable)
             }
             (false, true) => {
                 let chart = builder
-                    .build_cartesian_2d(x.0..x.1, (y.0..y.1).log_scale())
+                    .build_cartesian_2d(LinearAxis::new(x), LogAxis::new(y))
                     .map_err(|e| e.to_string())?;
                 self.fill(chart, drawable)
             }
             (true, true) => {
                 let chart = builder
-                    .build_cartesian_2d((x.0..x.1).log_scale(), (y.0..y.1).log_scale())
+                    .build_cartesian_2d(LogAxis::new(x), LogAxis::new(y))
                     .map_err(|e| e.to_string())?;
                 self.fill(chart, drawable)
             }
@@ -357,22 +377,33 @@ impl Chart {
         X: Ranged<ValueType = f64> + ValueFormatter<f64>,
         Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
     {
+        // The labels carry as many digits as tell the labelled ticks apart
+        // (three decimals labelled every tick of [0.25, 0.2501] "0.25").
+        let spec = chart.as_coord_spec();
+        let x_digits = label_digits(&spec.x_spec().key_points(BoldPoints(LABELS)));
+        let y_digits = label_digits(&spec.y_spec().key_points(BoldPoints(LABELS)));
         chart
             .configure_mesh()
-            .x_desc(self.x_label.as_str())
-            .y_desc(self.y_label.as_str())
-            .x_label_formatter(&|v| short(*v))
-            .y_label_formatter(&|v| short(*v))
+            .x_labels(LABELS)
+            .y_labels(LABELS)
+            .x_desc(svg_text(&self.x_label))
+            .y_desc(svg_text(&self.y_label))
+            .x_label_formatter(&|v| label(*v, x_digits))
+            .y_label_formatter(&|v| label(*v, y_digits))
             .draw()
             .map_err(|e| e.to_string())?;
         for (i, (s, points)) in self.series.iter().zip(drawable).enumerate() {
             let color = COLORS[i % COLORS.len()].to_rgba();
+            // A line of one point is a one-point polyline, which draws
+            // nothing: it gets a dot (the ECDF of one seed vanished; review,
+            // 2026-11-29).
+            let dot = if points.len() == 1 { 3 } else { 0 };
             let drawn = match s.style {
                 Style::Line => chart
-                    .draw_series(LineSeries::new(points, color.stroke_width(2)))
+                    .draw_series(LineSeries::new(points, color.stroke_width(2)).point_size(dot))
                     .map_err(|e| e.to_string())?,
                 Style::Reference => chart
-                    .draw_series(LineSeries::new(points, color.stroke_width(1)))
+                    .draw_series(LineSeries::new(points, color.stroke_width(1)).point_size(dot))
                     .map_err(|e| e.to_string())?,
                 Style::Points => chart
                     .draw_series(
@@ -382,7 +413,7 @@ impl Chart {
                     )
                     .map_err(|e| e.to_string())?,
             };
-            drawn.label(s.label.as_str()).legend(move |(x, y)| {
+            drawn.label(svg_text(&s.label)).legend(move |(x, y)| {
                 Rectangle::new([(x, y - 4), (x + 14, y + 4)], color.filled())
             });
         }
@@ -408,15 +439,228 @@ const COLORS: [RGBColor; 7] = [
     RGBColor(0, 0, 0),
 ];
 
-/// Compact tick labels: `1e-16`, `0.25`, `1000`.
-fn short(v: f64) -> String {
+/// The smallest positive binary64 value (a subnormal).
+const SMALLEST: f64 = f64::from_bits(1);
+
+/// Tick labels per axis (plotters' default, stated: [`label_digits`]
+/// must see the ticks the mesh labels).
+const LABELS: usize = 11;
+
+/// A compact tick label, `extra` digits beyond the least: `1e-16`, `0.25`,
+/// `1000` with none; `0.25001`, `1.05e15` with two. Trailing zeros are
+/// dropped (which keeps labels of one `extra` apart).
+fn label(v: f64, extra: usize) -> String {
     if v == 0.0 {
         "0".into()
     } else if v.abs() >= 1e4 || v.abs() < 1e-3 {
-        format!("{v:.0e}")
+        let s = format!("{v:.extra$e}");
+        match s.split_once('e') {
+            Some((mantissa, exponent)) if mantissa.contains('.') => format!(
+                "{}e{exponent}",
+                mantissa.trim_end_matches('0').trim_end_matches('.')
+            ),
+            _ => s,
+        }
     } else {
-        let s = format!("{v:.3}");
+        let s = format!("{v:.*}", 3 + extra);
         s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// The fewest extra digits ([`label`]) whose labels tell `ticks` apart:
+/// at 17, distinct binary64 values have distinct labels.
+fn label_digits(ticks: &[f64]) -> usize {
+    let distinct = |labels: Vec<String>| {
+        let mut labels = labels;
+        labels.sort_unstable();
+        labels.dedup();
+        labels.len()
+    };
+    let mut values = ticks.to_vec();
+    values.sort_by(f64::total_cmp);
+    values.dedup();
+    (0..17)
+        .find(|&extra| distinct(values.iter().map(|&v| label(v, extra)).collect()) == values.len())
+        .unwrap_or(17)
+}
+
+/// Text as an SVG document may hold it: plotters escapes `& < > " '`, but
+/// writes control characters (other than tab, newline and carriage
+/// return) and the noncharacters U+FFFE/U+FFFF as they are, which no XML
+/// document allows even escaped: they become spaces, as in the HTML page
+/// (a report read back by `merge` may hold anything; review, 2026-11-29).
+fn svg_text(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\t' | '\n' | '\r' => c,
+            c if c.is_control() || matches!(c, '\u{FFFE}' | '\u{FFFF}') => ' ',
+            c => c,
+        })
+        .collect()
+}
+
+/// A linear axis over `[lo, hi]` (`lo < hi`): plotters' own, except that
+/// a span under 1e-10 has its ticks found at a power of ten times it.
+/// plotters gives a span under f64::EPSILON one tick, its lower end: an
+/// axis over [0.9e-18, 3.1e-18] had one label (review, 2026-11-29).
+struct LinearAxis {
+    coord: RangedCoordf64,
+    lo: f64,
+    hi: f64,
+}
+
+impl LinearAxis {
+    fn new((lo, hi): (f64, f64)) -> LinearAxis {
+        LinearAxis {
+            coord: (lo..hi).into(),
+            lo,
+            hi,
+        }
+    }
+}
+
+impl Ranged for LinearAxis {
+    type FormatOption = NoDefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.coord.map(value, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        let span = self.hi - self.lo;
+        if span.is_nan() || span >= 1e-10 {
+            return self.coord.key_points(hint);
+        }
+        // A span of binary64 values is at least an ulp of the larger end
+        // (more than 2^-53 of it), and 10^k < 10 / span: |lo| 10^k stays
+        // below 10 * 2^53, no overflow.
+        let k = (-span.log10()).ceil().clamp(0.0, 300.0);
+        let scale: f64 = format!("1e{k}").parse().expect("a decimal number");
+        let scaled: RangedCoordf64 = (self.lo * scale..self.hi * scale).into();
+        scaled
+            .key_points(hint)
+            .into_iter()
+            .map(|v| v / scale)
+            .filter(|v| (self.lo..=self.hi).contains(v))
+            .collect()
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+impl ValueFormatter<f64> for LinearAxis {
+    fn format(value: &f64) -> String {
+        label(*value, 0)
+    }
+}
+
+/// A logarithmic axis over `[lo, hi]` (`0 < lo < hi`, as [`Chart::range`]
+/// makes it; at least a factor 2.25 wide). Its labelled ticks are powers
+/// of ten (every k-th where they are too many), or where fewer than two lie
+/// in the range, 1, 2 and 5 or 1, 1.5, 2, ..., 9 times them; its light
+/// grid lines are the finest of these that fit.
+#[derive(Clone, Debug)]
+struct LogAxis {
+    lo: f64,
+    hi: f64,
+}
+
+impl LogAxis {
+    fn new((lo, hi): (f64, f64)) -> LogAxis {
+        LogAxis { lo, hi }
+    }
+
+    /// The values `m 10^e` in the range for `m` in `mantissas` and `e` a
+    /// multiple of `stride`, in order. Parsed from decimal, so each is the
+    /// binary64 value nearest its label.
+    fn ticks(&self, mantissas: &[&str], stride: i32) -> Vec<f64> {
+        // Within binary64's exponents: the range is positive and finite.
+        let low = (self.lo.log10().floor() as i32).clamp(-330, 310) - 1;
+        let high = (self.hi.log10().ceil() as i32).clamp(-330, 310) + 1;
+        let mut out = Vec::new();
+        for e in (low..=high).filter(|e| e.rem_euclid(stride) == 0) {
+            for &m in mantissas {
+                let v: f64 = format!("{m}e{e}").parse().expect("a decimal number");
+                if v >= self.lo && v <= self.hi {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Ranged for LogAxis {
+    type FormatOption = NoDefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        // As plotters maps a linear axis, over the logarithms.
+        let (lo, hi) = (self.lo.ln(), self.hi.ln());
+        let t = (value.ln() - lo) / (hi - lo);
+        let length = f64::from(limit.1) - f64::from(limit.0);
+        if !t.is_finite() {
+            return if t > 0.0 { limit.1 } else { limit.0 };
+        }
+        // `as` saturates: no overflow for values far outside the range.
+        if length >= 0.0 {
+            limit.0.saturating_add((length * t + 1e-3).floor() as i32)
+        } else {
+            limit.0.saturating_add((length * t - 1e-3).ceil() as i32)
+        }
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        let max = hint.max_num_points();
+        if max == 0 {
+            return Vec::new();
+        }
+        // 1.5 keeps two ticks in every range at least a factor 2 wide.
+        const FINER: [&[&str]; 2] = [
+            &["1", "2", "5"],
+            &["1", "1.5", "2", "3", "4", "5", "6", "7", "8", "9"],
+        ];
+        let decades = |stride: i32| self.ticks(&["1"], stride);
+        // Every k-th power of ten, the least k whose ticks fit.
+        let strided = || {
+            (1..)
+                .map(decades)
+                .find(|t| t.len() <= max)
+                .expect("a stride past the range leaves at most one tick")
+        };
+        match hint.weight() {
+            KeyPointWeight::Bold => {
+                if decades(1).len() >= 2 {
+                    return strided();
+                }
+                let finer: Vec<Vec<f64>> = FINER.iter().map(|m| self.ticks(m, 1)).collect();
+                finer
+                    .iter()
+                    .find(|t| t.len() >= 2 && t.len() <= max)
+                    .or_else(|| finer.iter().rev().find(|t| t.len() <= max))
+                    .cloned()
+                    .unwrap_or_default()
+            }
+            KeyPointWeight::Any => FINER
+                .iter()
+                .rev()
+                .map(|m| self.ticks(m, 1))
+                .find(|t| t.len() <= max)
+                .unwrap_or_else(strided),
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+impl ValueFormatter<f64> for LogAxis {
+    fn format(value: &f64) -> String {
+        label(*value, 0)
     }
 }
 

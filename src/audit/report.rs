@@ -991,7 +991,10 @@ impl AuditReport {
         (headers, rows)
     }
 
-    /// The terminal summary: a table of cells, one of experiments, and the totals.
+    /// The terminal summary: a table of cells, one of experiments, the
+    /// totals, and each cell whose rigorous bound was violated or left
+    /// undecided, with the first seed at which it was (unit, cell, seed,
+    /// element; up to 20 lines).
     ///
     /// # Example
     /// ```
@@ -1048,6 +1051,53 @@ impl AuditReport {
             self.experiments_summary()
         );
         let _ = writeln!(out, "Findings: {}.", self.findings_summary());
+        // The cells that fail the gate (or `--strict`), each with the seed
+        // of its first such trial: a gate run without report files printed
+        // "1 VIOLATED" and nothing to reproduce it by (review, 2026-11-29).
+        let failing: Vec<String> = self
+            .cells
+            .iter()
+            .flat_map(|c| {
+                let b = c.bounds.first().filter(|b| b.gating);
+                let violation = b.filter(|b| b.counts.violation > 0).map(|b| {
+                    format!(
+                        "violation ({} of {} trials), first: {}",
+                        b.counts.violation,
+                        c.trials,
+                        b.first_violation.as_deref().unwrap_or("not recorded")
+                    )
+                });
+                let undecided = b.filter(|b| b.counts.undecided > 0).map(|b| {
+                    format!(
+                        "undecided ({} of {} trials), first: {}",
+                        b.counts.undecided,
+                        c.trials,
+                        b.first_undecided.as_deref().unwrap_or("not recorded")
+                    )
+                });
+                [violation, undecided]
+                    .into_iter()
+                    .flatten()
+                    .map(move |what| format!("  unit {} {}: {what}", c.unit, c.describe()))
+            })
+            .collect();
+        if !failing.is_empty() {
+            let _ = writeln!(
+                out,
+                "Rigorous bounds violated or undecided (rerun the cell at the seed to reproduce):"
+            );
+            const SHOWN: usize = 20;
+            for line in failing.iter().take(SHOWN) {
+                let _ = writeln!(out, "{line}");
+            }
+            if failing.len() > SHOWN {
+                let _ = writeln!(
+                    out,
+                    "  ... and {} more (the JSON, Markdown, HTML and JUnit reports list each)",
+                    failing.len() - SHOWN
+                );
+            }
+        }
         out
     }
 
