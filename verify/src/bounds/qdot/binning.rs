@@ -292,8 +292,10 @@ pub struct ExponentBin {
     /// `M_k`, the number of indices in the bin.
     pub count: u64,
     /// An upper bound (rounded up) of `sum |x_j y_j| 2^(-u_k)` over the bin,
-    /// the sum of the scaled products `|a_j b_j|`; below `4 M_k`
-    /// ([`Binning::Factors`]) or `2 M_k` ([`Binning::Product`]).
+    /// the sum of the scaled products `|a_j b_j|`; the exact sum is below
+    /// `4 M_k` ([`Binning::Factors`]) or `2 M_k` ([`Binning::Product`]), so
+    /// this is at most that bound rounded up (the a-priori magnitude of
+    /// [`corrected_thm_3_2`](super::corrected_thm_3_2)).
     pub scaled_abs_sum: f64,
     /// An enclosure `[lo, hi]` of the signed `sum x_j y_j 2^(-u_k)` over the
     /// bin (each scaled product and sum rounded outward): what the bin's
@@ -318,7 +320,7 @@ pub struct ExponentBin {
 /// assert_eq!(bins.zeros, 1);
 /// assert_eq!((bins.e_min(), bins.e_max()), (Some(-1), Some(0)));
 /// assert_eq!(bins.bins.iter().map(|b| (b.exponent, b.count)).collect::<Vec<_>>(), vec![(-1, 1), (0, 2)]);
-/// // Under (1.1), fexp(0.75) = 0: both nonzero... three products share exponent 0.
+/// // Under (1.1), fexp(0.75) = 0 (and fexp(0.5) = -1): the three nonzero products share exponent 0.
 /// let paper = ExponentBins::new(&x, &y, Fexp::Paper).unwrap();
 /// assert_eq!(paper.bins.len(), 1);
 /// assert!(ExponentBins::new(&[f64::NAN], &[1.0], Fexp::Ieee).is_err());

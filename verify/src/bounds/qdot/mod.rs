@@ -91,7 +91,7 @@
 //! `2^(u_k + 2)` for both `fexp` definitions), `2 M_k` on Def. 3.1's (below
 //! `2^(u_k + 1)`): the printed Theorem 3.2 made rigorous, in its own terms.
 
-use super::directed::{add_up, div_up, exp_up, ln1p_up, mul_up};
+use super::directed::{add_up, div_up, mul_up};
 use super::dot::ceil_log2;
 use super::{Bound, Quantity, Rigor, Source, require};
 use crate::error::{Result, VerifyError, require_same_len};

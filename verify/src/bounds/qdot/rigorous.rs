@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::bounds::directed::{add_down, add_product_enclosure, sub_down};
-use crate::bounds::gamma::product_growth;
+use crate::bounds::gamma::{product_growth, u64_up};
 
 /// The fixed evaluation order of the kernel: the vector is cut into tiles of
 /// `tile` consecutive indices; within a tile each bin is a recursive chain
@@ -167,6 +167,17 @@ fn evaluate(
     )?;
     let u_i = input.unit_roundoff(RNE);
     let eta_i = input.underflow_abs_error(RNE);
+    // theta_{q-1}(u_I) of the sum across the q computed bins, known before
+    // the loop so that its term is added bin by bin, theta Z_k, each scaled
+    // by 2^(u_k) as the last step: sum Z_k itself overflows binary64 for a
+    // bin at 2^1024 or above whose products cancel (review, 2026-11-29).
+    let q = precisions
+        .iter()
+        .filter(|p| matches!(p, BinPrecision::Compute(_)))
+        .count() as u64;
+    let cross_depth = q.saturating_sub(1);
+    let gamma_cross = product_growth(cross_depth, u_i)?;
+    let mut cross = 0.0; // theta_{q-1}(u_I) sum Z_k
     let mut total = 0.0;
     let mut z_sum = 0.0; // sum of the bounds Z_k on |z_k|
     let mut computed = 0u64;
@@ -183,9 +194,12 @@ fn evaluate(
                 Binning::Product => mul_up(2.0, count_up(b.count)),
             },
         };
-        let scale = pow2_up(i64::from(b.exponent));
+        // v 2^(u_k) rounded up, finite wherever that product is: rounding
+        // 2^(u_k) up first made every term of a bin at u_k >= 1024 infinite
+        // (review, 2026-11-29).
+        let scale = |v: f64| ldexp_outward(v, b.exponent, true);
         let BinPrecision::Compute(arith) = *p else {
-            total = add_up(total, mul_up(scale, a));
+            total = add_up(total, scale(a));
             continue;
         };
         let (f, c) = (arith.format, arith.accumulator);
@@ -197,16 +211,18 @@ fn evaluate(
         let one_plus_uf = add_up(1.0, u_f);
         let a_hat = mul_up(mul_up(one_plus_uf, one_plus_uf), a);
         let gamma = product_growth(depth, u_c)?;
-        // No overflow inside the bin: every partial sum is at most (1 + u_C)^depth A^.
-        let growth = exp_up(mul_up(depth as f64, ln1p_up(u_c)));
-        let largest = mul_up(growth, a_hat);
+        // T_k = (1 + theta_{d_k}) A^_k = (1 + u_C)^(d_k) A^_k bounds the bin
+        // sum and, no overflow inside the bin, every partial sum. (The
+        // overflow check computed (1 + u_C)^(d_k) again from `depth as f64`,
+        // rounded to nearest past 2^53; theta is from the depth rounded up.)
+        let t = mul_up(add_up(1.0, gamma), a_hat);
         require(
-            largest <= c.max_finite(),
+            t <= c.max_finite(),
             &source,
             "no overflow inside a bin: (1 + u_C)^d_k A^_k <= max(C)",
             || {
                 format!(
-                    "bin {} (M = {}) in {}: {largest:e} > {:e}",
+                    "bin {} (M = {}) in {}: {t:e} > {:e}",
                     b.exponent,
                     b.count,
                     c,
@@ -214,7 +230,6 @@ fn evaluate(
                 )
             },
         )?;
-        let t = mul_up(add_up(1.0, gamma), a_hat);
         let cast = mul_up(add_up(mul_up(2.0, u_f), mul_up(u_f, u_f)), a);
         let accumulate = mul_up(gamma, a_hat);
         let converts_exactly = c.precision() <= input.precision()
@@ -252,19 +267,22 @@ fn evaluate(
             }
             add_up(mul_up(u_i, t), eta_i)
         };
-        let error = add_up(
-            mul_up(scale, add_up(add_up(cast, accumulate), convert)),
-            eta_i,
-        );
+        let error = add_up(scale(add_up(add_up(cast, accumulate), convert)), eta_i);
         total = add_up(total, error);
         let before_rescale = add_up(mul_up(add_up(1.0, u_i), t), eta_i);
-        let z = add_up(mul_up(scale, before_rescale), eta_i);
+        let z = add_up(scale(before_rescale), eta_i);
         z_sum = add_up(z_sum, z);
+        if cross_depth > 0 {
+            // theta Z_k = 2^(u_k) (theta B_k) + theta eta_I
+            let theta_z = add_up(
+                scale(mul_up(gamma_cross, before_rescale)),
+                mul_up(gamma_cross, eta_i),
+            );
+            cross = add_up(cross, theta_z);
+        }
         computed += 1;
     }
-    let cross_depth = computed.saturating_sub(1);
-    let gamma_cross = product_growth(cross_depth, u_i)?;
-    let growth = exp_up(mul_up(cross_depth as f64, ln1p_up(u_i)));
+    let growth = add_up(1.0, gamma_cross);
     let largest = match &reach {
         Some(reach) => reach.largest,
         None => {
@@ -278,10 +296,8 @@ fn evaluate(
             largest
         }
     };
-    // One computed bin adds nothing across bins (0, also where z_sum is +inf).
-    if cross_depth > 0 {
-        total = add_up(total, mul_up(gamma_cross, z_sum));
-    }
+    // One computed bin adds nothing across bins (cross = 0).
+    total = add_up(total, cross);
     // The bound's own arithmetic can overflow binary64 (bins near 2^1023
     // whose results cancel pass the enclosure check): an infinite or NaN
     // value is no bound.
@@ -340,9 +356,11 @@ fn evaluate(
 ///
 /// # Errors
 /// [`VerifyError::LengthMismatch`] for `x` and `y` of different lengths;
+/// [`VerifyError::NonFinite`] for a NaN or an infinity;
 /// [`VerifyError::HypothesisNotMet`] if the inputs are not values of
-/// `arith.format` (it is narrower than `input`), or if the accumulation or the
-/// final conversion may overflow.
+/// `input`, or `input`'s values are not all values of `arith.format` (it is
+/// narrower than `input`), or if the accumulation or the final conversion may
+/// overflow.
 ///
 /// # Example
 /// ```
@@ -360,6 +378,8 @@ pub fn rigorous_plain(
     order: TileOrder,
 ) -> Result<Bound> {
     require_same_len("x and y", x.len(), y.len())?;
+    crate::error::require_finite("x", x)?;
+    crate::error::require_finite("y", y)?;
     let (f, c) = (arith.format, arith.accumulator);
     require(
         f.precision() >= input.precision() && f.emax() >= input.emax() && f.emin() <= input.emin(),
@@ -367,6 +387,23 @@ pub fn rigorous_plain(
         "the inputs are values of the input level's format (no cast error)",
         || format!("input {input}, level {f}"),
     )?;
+    // The original kernel reads x and y as they are (the fp32 chain casts
+    // them with `as f32`, the bf16 one to fp32 only): the bound has no cast
+    // term, so every value must be one of `input`, hence of `f`. Only the
+    // formats were compared until 2026-11-29: x = y = 1 + 2^-24 - 2^-52 with
+    // fp32 inputs gave an error of 2^-23 against a bound of 2^-24 (review,
+    // tests/qdot_review_rigorous.rs).
+    if let Some((what, i, v)) = [("x", x), ("y", y)].iter().find_map(|&(what, v)| {
+        v.iter()
+            .position(|&a| !input.is_representable(a))
+            .map(|i| (what, i, v[i]))
+    }) {
+        return Err(VerifyError::HypothesisNotMet {
+            source_ref: RIGOROUS.to_string(),
+            hypothesis: format!("the inputs are values of the input precision {input}"),
+            detail: format!("{what}[{i}] = {v:e} is not (the kernel would cast it)"),
+        });
+    }
     let n = x.len();
     let sum_abs = crate::bounds::dot::abs_dot_up(x, y)?;
     let depth = order.depth(n as u64);
@@ -378,7 +415,7 @@ pub fn rigorous_plain(
     let w = crate::bounds::dot::require_no_overflow(c, RNE, depth, ops, sum_abs, &RIGOROUS)?;
     let value = add_up(
         mul_up(theta, sum_abs),
-        mul_up(mul_up(ops as f64, add_up(1.0, theta)), eta),
+        mul_up(mul_up(u64_up(ops), add_up(1.0, theta)), eta),
     );
     let mut bound = Bound::deterministic(value, Quantity::AbsoluteError, RIGOROUS, Rigor::Rigorous)
         .with_hypothesis(
@@ -422,10 +459,15 @@ pub fn rigorous_plain(
             format!("{c} to {input}"),
         );
     }
-    Ok(bound.with_hypothesis(
-        "Theorem 3.6 early exit: the original kernel on the unscaled inputs",
-        format!("n = {n}, T = {}, depth {depth}", order.tile_len()),
-    ))
+    Ok(bound
+        .with_hypothesis(
+            "the inputs are values of the input precision (no cast error)",
+            format!("all {} values checked in {input}", 2 * n),
+        )
+        .with_hypothesis(
+            "Theorem 3.6 early exit: the original kernel on the unscaled inputs",
+            format!("n = {n}, T = {}, depth {depth}", order.tile_len()),
+        ))
 }
 
 /// An enclosure in `f` of any rounding to nearest (once, or twice through
@@ -448,7 +490,9 @@ fn enclose_rounded(f: Format, (lo, hi): (f64, f64)) -> Option<(f64, f64)> {
 /// or overflows, and rounds to nearest then.
 fn ldexp_outward(v: f64, e: i32, up: bool) -> f64 {
     let r = crate::format::ldexp(v, e);
-    if !r.is_finite() || crate::format::ldexp(r, -e) == v {
+    // `saturating_neg`: `-e` overflowed for a hand-built bin at `i32::MIN`
+    // (a panic; review, 2026-11-29); `ldexp` clamps such exponents anyway.
+    if !r.is_finite() || crate::format::ldexp(r, e.saturating_neg()) == v {
         r
     } else if up {
         r.next_up()
