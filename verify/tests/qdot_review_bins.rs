@@ -104,3 +104,30 @@ fn rigorous_plain_checks_its_inputs_are_finite_values_of_the_input_precision() {
         0.0
     );
 }
+
+/// The selection and printed-bound helpers take any `i64`: an empty bin
+/// scores the paper's `-inf`, extreme exponents saturate or are refused, and
+/// none panics (review, 2026-11-29: `bin_score(0, ..)` tripped a debug
+/// assertion, `thm_3_6` and `thm_3_4` overflowed `i64`).
+#[test]
+fn score_and_theorem_helpers_take_extreme_integers_without_panicking() {
+    use boundgate_verify::bounds::qdot::{
+        BinPrecision, ExponentBins, Fexp, bin_score, precision_3_9, thm_3_4, thm_3_6,
+    };
+    use boundgate_verify::format::Format;
+    assert_eq!(bin_score(0, 0, 0, -20), i64::MIN);
+    assert_eq!(
+        precision_3_9(bin_score(0, 0, 0, -20), &[11, 24, 53]).unwrap(),
+        None
+    );
+    assert_eq!(bin_score(u64::MAX, i64::MAX, i64::MIN, i64::MIN), i64::MAX);
+    assert_eq!(bin_score(1, i64::MIN, i64::MAX, 0), i64::MIN);
+    assert_eq!(bin_score(u64::MAX, 0, 0, 0), 65);
+    assert!(thm_3_6(0, 0, i64::MIN, 24));
+    assert!(!thm_3_6(i64::MIN, i64::MAX, 0, 0));
+    let bins = ExponentBins::new(&[1.0, 0.5], &[1.0, 1.0], Fexp::Ieee).unwrap();
+    let p = [BinPrecision::Perforate, BinPrecision::Perforate];
+    for e in [i64::MIN, i64::MAX, -5000] {
+        assert!(thm_3_4(&bins, &p, Format::FP64, Some(e)).is_err(), "{e}");
+    }
+}

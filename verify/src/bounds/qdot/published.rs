@@ -114,6 +114,17 @@ fn exponents(bins: &ExponentBins, dot_fexp: Option<i64>, source: &Source) -> Res
         hypothesis: "fexp(x^T y) exists".into(),
         detail: "x^T y = 0, where fexp is undefined and the relative error too".into(),
     })?;
+    // An exact dot product of binary64 values lies within 2^-2148..2^2112
+    // (fewer than 2^64 products): an exponent far outside is no dot's, and
+    // the printed formulas' `1 - e` overflowed for `e = i64::MIN` (review,
+    // 2026-11-29).
+    if !(-4096..=4096).contains(&e) {
+        return Err(VerifyError::invalid(
+            "fexp(x^T y)",
+            e,
+            "no exact dot product of binary64 values has an exponent beyond +-4096",
+        ));
+    }
     Ok((i64::from(e_max), e))
 }
 

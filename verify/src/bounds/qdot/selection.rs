@@ -125,8 +125,10 @@ fn integer_significand(x: f64) -> (u64, i64) {
 }
 
 /// The bin score (3.10): `ceil(log2 M_k) + u_k - e_max - floor(log2 eps) + 1`
-/// for a nonempty bin (the paper's `-inf` for empty bins is the caller's
-/// `None`).
+/// for a nonempty bin; an empty bin (`count = 0`) scores `i64::MIN`, the
+/// paper's `-inf` (perforated by (3.9)). Evaluated in `i128` and saturated to
+/// `i64`, so that no argument overflows (review, 2026-11-29: `count = 0`
+/// tripped a debug assertion, and extreme exponents overflowed `i64`).
 ///
 /// # Example
 /// ```
@@ -134,10 +136,17 @@ fn integer_significand(x: f64) -> (u64, i64) {
 /// // the top bin, one element, eps = 2^-20: 0 + 0 - (-20) + 1
 /// assert_eq!(bin_score(1, 0, 0, -20), 21);
 /// assert_eq!(bin_score(5, -30, 0, -20), 3 - 30 + 20 + 1);
+/// assert_eq!(bin_score(0, 0, 0, -20), i64::MIN); // empty: -inf
+/// assert_eq!(bin_score(1, 0, 0, i64::MIN), i64::MAX); // saturated
 /// ```
 pub fn bin_score(count: u64, exponent: i64, e_max: i64, floor_log2_eps: i64) -> i64 {
-    debug_assert!(count >= 1);
-    ceil_log2(count as usize) as i64 + exponent - e_max - floor_log2_eps + 1
+    if count == 0 {
+        return i64::MIN;
+    }
+    // ceil(log2 count) for any u64 (at most 64).
+    let log = i128::from(u64::BITS - (count - 1).leading_zeros());
+    let score = log + i128::from(exponent) - i128::from(e_max) - i128::from(floor_log2_eps) + 1;
+    score.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
 /// Checks a ladder of precisions for [`precision_3_9`]: nonempty and
@@ -220,5 +229,6 @@ pub fn precision_3_9(score: i64, ladder: &[u32]) -> Result<Option<usize>> {
 /// assert!(!thm_3_6(-10, 21, -54, 24));
 /// ```
 pub fn thm_3_6(e_min: i64, e_max: i64, floor_log2_eps: i64, mu_hat: u32) -> bool {
-    e_max - e_min <= -floor_log2_eps - i64::from(mu_hat)
+    // In i128: no i64 argument overflows (it did for floor_log2_eps = i64::MIN).
+    i128::from(e_max) - i128::from(e_min) <= -i128::from(floor_log2_eps) - i128::from(mu_hat)
 }
