@@ -45,11 +45,11 @@
 //! All numbers are rounded upward ([`super::directed`]).
 
 use super::directed::{add_down, add_up, div_up, exp_up, ln1p_up, mul_down, mul_up};
-use super::gamma::gamma_value;
+use super::gamma::{gamma_value, u64_up};
 use super::{Bound, Quantity, Rigor, Source, require};
 use crate::check::ElementBounds;
-use crate::error::{Result, VerifyError, require_same_len};
-use crate::format::{Format, RoundingMode};
+use crate::error::{Result, VerifyError, require_finite, require_same_len};
+use crate::format::{Format, OverflowPolicy, RoundingMode};
 use crate::oracle::trsv::{Diag, InverseBound, Triangular, Uplo};
 
 const HIGHAM_3_5: Source = Source::new(
@@ -256,9 +256,10 @@ pub fn rigorous_accumulation(
     let eta = arithmetic.underflow_abs_error(mode);
     let weighted_eta = mul_up(acc.eta_weight, eta);
     // Every partial sum of a sum with at most `depth` roundings per path is at
-    // most (1 + u)^depth (S + w eta_min) in magnitude.
+    // most (1 + u)^depth (S + w eta_min) in magnitude. (`inner.depth` has no
+    // `gamma` check, so it may be past 2^53: rounded up, 2026-11-29.)
     let largest_partial = |depth: u64, sum_abs: f64, eta_weight: f64| {
-        let growth = exp_up(mul_up(depth as f64, ln1p_up(u)));
+        let growth = exp_up(mul_up(u64_up(depth), ln1p_up(u)));
         mul_up(growth, add_up(sum_abs, mul_up(eta_weight, eta)))
     };
     let mut largest = largest_partial(acc.depth, acc.sum_abs, acc.eta_weight);
@@ -306,6 +307,7 @@ pub fn rigorous_accumulation(
 /// `|s^ - s| <= gamma_depth S`, as printed (no underflow, no store). With
 /// exact products and subnormals this is also rigorous (module docs); with
 /// inexact products it can fail under underflow (a finding, not a bug).
+/// Depth 0 (no rounding) gives 0, whatever `sum_abs`.
 ///
 /// # Errors
 /// [`VerifyError::InvalidParameter`] for a negative or NaN `sum_abs`;
@@ -329,17 +331,20 @@ pub fn higham_3_5_depth(
     check_nonnegative("sum_abs", sum_abs)?;
     let u = arithmetic.unit_roundoff(mode);
     let gamma = gamma_value(depth, u).map_err(|e| retag(e, &HIGHAM_3_5))?;
-    Ok(Bound::deterministic(
-        mul_up(gamma, sum_abs),
-        Quantity::AbsoluteError,
-        HIGHAM_3_5,
-        Rigor::Published,
+    // Depth 0: no rounding, no error (0 x inf was NaN until 2026-11-29).
+    let value = if gamma == 0.0 {
+        0.0
+    } else {
+        mul_up(gamma, sum_abs)
+    };
+    Ok(
+        Bound::deterministic(value, Quantity::AbsoluteError, HIGHAM_3_5, Rigor::Published)
+            .with_hypothesis("depth u < 1", format!("depth {depth}, u = 2^{}", u.log2()))
+            .with_hypothesis(
+                "fl(z) = z(1 + delta), |delta| <= u (no underflow)",
+                "assumed by the source, not checked",
+            ),
     )
-    .with_hypothesis("depth u < 1", format!("depth {depth}, u = 2^{}", u.log2()))
-    .with_hypothesis(
-        "fl(z) = z(1 + delta), |delta| <= u (no underflow)",
-        "assumed by the source, not checked",
-    ))
 }
 
 /// How a write to storage rounds: `|w(v) - v| <= relative |v| + absolute` for
@@ -495,9 +500,11 @@ pub fn higham_3_5_published(
 /// The published form after the store, first order as the standard model
 /// gives it: `gamma_depth S + u_S |y^|` (Higham 2002, eq. (3.5) with the store
 /// as one more rounding `fl(y^) = y^ (1 + delta)`, eq. (2.4)); no underflow term.
+/// `mode` is the rounding of both the arithmetic and the store.
 ///
 /// # Errors
-/// As [`higham_3_5_depth`].
+/// [`VerifyError::HypothesisNotMet`] for a non-finite `computed` (no
+/// overflow); as [`higham_3_5_depth`].
 ///
 /// # Example
 /// ```
@@ -515,6 +522,14 @@ pub fn higham_3_5_stored(
     sum_abs: f64,
     computed: f64,
 ) -> Result<Bound> {
+    // As in `higham_3_5_published`: a NaN `computed` gave a NaN bound until
+    // 2026-11-29.
+    require(
+        computed.is_finite(),
+        &HIGHAM_3_5,
+        "no overflow (the computed value is finite)",
+        || format!("y^ = {computed}"),
+    )?;
     let before = higham_3_5_depth(arithmetic, mode, depth, sum_abs)?;
     let store = mul_up(storage.unit_roundoff(mode), computed.abs());
     let mut bound = before;
@@ -619,6 +634,10 @@ impl BlockedInverseTrsv<'_> {
     fn validate(&self) -> Result<usize> {
         let n = self.system.n();
         require_same_len("b and the order of T", self.b.len(), n)?;
+        // The system and right-hand side as read are numbers (the derivation's
+        // `l_rr`, `b_p`; an infinite entry made a NaN or meaningless rho).
+        self.system.require_nonsingular()?;
+        require_finite("b (as read)", self.b)?;
         require_same_len("v^ and the order of T", self.v_hat.len(), n)?;
         require_same_len("x^ and the order of T", self.x_hat.len(), n)?;
         if self.block == 0 {
@@ -654,8 +673,10 @@ impl BlockedInverseTrsv<'_> {
 /// arithmetic unit roundoff `u`, underflow unit `eta`, block size `nb`):
 /// 1. The update `v^_p = fl(b_p - fl(sum_{q in J} l_pq x^_q))` is a sum of the
 ///    terms `b_p` and `-l_pq x^_q` with at most `D = depth_k + 1` roundings:
-///    `|v^_p - v_p| <= e_p := gamma_D (|b_p| + sum_q |l_pq x^_q|) + (1 + gamma_D) m_k eta`
-///    (`v_p` the exact update; `e_p = 0` for block 0, which reads `b` only).
+///    `|v^_p - v_p| <= e_p := gamma_D (|b_p| + sum_q |l_pq x^_q|) + (1 + gamma_D) o_k eta`
+///    (`v_p` the exact update; `o_k` = `update_ops[k]`, its FMAs, the operations
+///    with an underflow term: with subnormals its additions and the subtraction
+///    are exact on underflow, eq. (2.8); `e_p = 0` for block 0, which reads `b` only).
 /// 2. The inverse `Y^` of `L = L_II` is computed column by column by
 ///    substitution (`y_cc = fl(1/l_cc)`, `y_rc = fl(-fl(sum_{c<=p<r} l_rp y_pc) / l_rr)`),
 ///    so `G = L Y^ - I` satisfies, entry by entry,
@@ -674,12 +695,19 @@ impl BlockedInverseTrsv<'_> {
 ///    `|r_I| <= e + |G| |v^| + |L| F =: rho_I`.
 ///
 /// Every quantity is evaluated with upward rounding. Hypotheses checked: all
-/// intermediates finite (no operation overflowed: an overflow leaves an
-/// infinity or NaN in `Y^`, `v^` or `x^`), and `nb u < 1`, `(depth_k + 1) u < 1`.
+/// intermediates finite, and `mode` round to nearest in an `arithmetic` that
+/// does not saturate (together: no operation overflowed, since an overflow
+/// then leaves an infinity or NaN in `Y^`, `v^` or `x^`; a directed rounding
+/// or saturation gives the largest finite number instead, so finite
+/// intermediates prove nothing: refused since 2026-11-29); `arithmetic` has
+/// subnormals (steps 1 and 3; refused without, since 2026-11-29);
+/// `(nb + 1) u < 1` and `(depth_k + 1) u < 1`.
 ///
 /// # Errors
-/// [`VerifyError::LengthMismatch`] for inconsistent shapes; unmet hypotheses
-/// as [`VerifyError::HypothesisNotMet`].
+/// [`VerifyError::LengthMismatch`] for inconsistent shapes;
+/// [`VerifyError::NonFinite`] or [`VerifyError::InvalidParameter`] for a
+/// stored system with a non-finite entry or a zero on the diagonal, or a
+/// non-finite `b`; unmet hypotheses as [`VerifyError::HypothesisNotMet`].
 ///
 /// # Example
 /// ```
@@ -726,6 +754,37 @@ pub fn blocked_inverse_residual(
 ) -> Result<Vec<f64>> {
     let blocks = solve.validate()?;
     let n = solve.system.n();
+    // Finite intermediates prove that nothing overflowed only where an
+    // overflow gives an infinity (or NaN) that propagates: round to nearest
+    // in a format that does not saturate. A directed rounding (or saturation)
+    // turns an overflow into the largest finite number, and the solve stays
+    // finite with |delta| far above u (review, 2026-11-29: rounding up in a
+    // 4-bit format, fl(1/a) = -120 for 1/a = -170.7, exact residual 6.3e-3 >
+    // rho 5.7e-3).
+    require(
+        mode == RoundingMode::NearestEven
+            && arithmetic.overflow_policy() != OverflowPolicy::Saturate,
+        &RIGOROUS_TRSV,
+        "an overflow leaves an infinity or NaN: round to nearest, no saturation",
+        || {
+            format!(
+                "rounding {} in {arithmetic} ({:?} on overflow): an overflow can give the largest \
+                 finite number, so finite intermediates do not show that none overflowed",
+                mode.name(),
+                arithmetic.overflow_policy()
+            )
+        },
+    )?;
+    // Steps 1 and 3 take an addition's underflow as exact (eq. (2.8)), which
+    // needs subnormals: without them `b_p - update` can lose up to eta more
+    // than the counted FMAs allow (review, 2026-11-29: binary32 without
+    // subnormals, exact residual 0.97 x 2^emin > rho 0.50 x 2^emin).
+    require(
+        arithmetic.has_subnormals(),
+        &RIGOROUS_TRSV,
+        "the arithmetic has subnormals (an addition that underflows is exact)",
+        || format!("{arithmetic} without subnormals"),
+    )?;
     let finite = solve.v_hat.iter().chain(solve.x_hat).all(|v| v.is_finite())
         && solve.inverses.iter().flatten().all(|v| v.is_finite());
     require(
@@ -752,7 +811,7 @@ pub fn blocked_inverse_residual(
         if k > 0 {
             let depth = solve.update_depths[k] + 1;
             let gamma = gamma_value(depth, u).map_err(|er| retag(er, &RIGOROUS_TRSV))?;
-            let eta_part = mul_up(mul_up(add_up(1.0, gamma), solve.update_ops[k] as f64), eta);
+            let eta_part = mul_up(mul_up(add_up(1.0, gamma), u64_up(solve.update_ops[k])), eta);
             for (r, er) in e.iter_mut().enumerate() {
                 let p = start + r;
                 let mut s = solve.b[solve.row_of(p)].abs();
@@ -774,7 +833,7 @@ pub fn blocked_inverse_residual(
             })
             .collect();
         // 3. F = gamma_A w + nb (1 + gamma_A) eta.
-        let f_eta = mul_up(mul_up(nb as f64, add_up(1.0, gamma_apply)), eta);
+        let f_eta = mul_up(mul_up(u64_up(nb as u64), add_up(1.0, gamma_apply)), eta);
         let f: Vec<f64> = w
             .iter()
             .map(|wr| add_up(mul_up(gamma_apply, *wr), f_eta))
@@ -788,11 +847,15 @@ pub fn blocked_inverse_residual(
             let mut lf = mul_up(l_rr, f[r]);
             for c in 0..r {
                 let l = solve.l(p, start + c).abs();
-                nw = add_up(nw, mul_up(l, w[c]));
-                lf = add_up(lf, mul_up(l, f[c]));
+                // A zero entry contributes exactly nothing, even where w or F
+                // overflowed to +inf (0 x inf made rho NaN until 2026-11-29).
+                if l != 0.0 {
+                    nw = add_up(nw, mul_up(l, w[c]));
+                    lf = add_up(lf, mul_up(l, f[c]));
+                }
             }
             for (c, vc) in v.iter().enumerate().take(r + 1) {
-                let mut h_rc = mul_up((r - c) as f64, add_up(1.0, gamma_nb1));
+                let mut h_rc = mul_up(u64_up((r - c) as u64), add_up(1.0, gamma_nb1));
                 if !unit {
                     h_rc = add_up(h_rc, l_rr);
                 }
@@ -820,8 +883,9 @@ pub fn blocked_inverse_residual(
 /// `solve.system`, `solve.b`.
 ///
 /// # Errors
-/// Shape mismatches, a singular or non-finite given system, and the
-/// hypotheses of [`blocked_inverse_residual`] and of the store.
+/// Shape mismatches, a singular or non-finite given system, a non-finite
+/// `b_given` ([`VerifyError::NonFinite`]), and the errors and hypotheses of
+/// [`blocked_inverse_residual`] and of the store.
 ///
 /// # Example
 /// ```
@@ -880,6 +944,8 @@ pub fn blocked_inverse_forward(
         ));
     }
     given.require_nonsingular()?;
+    // As the given T: a NaN in b vanished in |b - b~| until 2026-11-29.
+    require_finite("b (as given)", b_given)?;
     let rho = blocked_inverse_residual(arithmetic, mode, solve)?;
     let mut total = rho.clone();
     for i in 0..n {
@@ -1019,10 +1085,13 @@ pub fn blocked_inverse_normwise_backward(
     ))
 }
 
-/// `|a - b|` rounded up (exact when representable).
+/// `|a - b|` rounded up (exact when representable); `+inf` if either is not
+/// finite (`f64::max` drops a NaN operand: `|NaN - 1|` was 0 until 2026-11-29).
 fn abs_diff_up(a: f64, b: f64) -> f64 {
-    let d = super::directed::sub_up(a.max(b), a.min(b));
-    if d.is_nan() { f64::INFINITY } else { d }
+    if !(a.is_finite() && b.is_finite()) {
+        return f64::INFINITY;
+    }
+    super::directed::sub_up(a.max(b), a.min(b))
 }
 
 /// Moves a gamma failure under the result that needed it.
