@@ -195,7 +195,7 @@ fn a_non_finite_right_hand_side_as_given_is_refused() {
 fn the_published_forms_never_return_nan() {
     let (fp64, fp32) = (Format::FP64, Format::FP32);
     for computed in [f64::NAN, f64::INFINITY] {
-        let r = higham_3_5_stored(fp64, fp32, RNE, 3, 1.0, computed);
+        let r = higham_3_5_stored((fp64, RNE), (fp32, RNE), 3, 1.0, computed);
         assert!(
             matches!(r, Err(VerifyError::HypothesisNotMet { .. })),
             "computed {computed}: {r:?}"

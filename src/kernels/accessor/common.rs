@@ -456,7 +456,7 @@ pub fn scaled_products_up(alpha: f64, r: impl FnOnce() -> f64) -> f64 {
 /// assert_eq!(b.values()[1], 3.0 * b.values()[0]);
 /// ```
 pub fn published_rows(
-    (arithmetic, storage): (Format, Option<Format>),
+    (arithmetic, storage): (Format, Option<(Format, RoundingMode)>),
     store: bool,
     before_store: &[f64],
     accumulation: impl Fn(usize) -> Accumulation,

@@ -188,7 +188,7 @@ impl DotComputation {
         let sum_abs = abs_sum_up(sx.values.iter().copied().zip(sy.values.iter().copied()));
         let bound = higham_3_5_published(
             self.accessors.0.arithmetic(),
-            self.accessors.0.storage_format(),
+            self.accessors.0.storage_write(),
             store,
             self.depth,
             sum_abs,

@@ -348,7 +348,7 @@ impl GemvComputation {
         common::published_rows(
             (
                 self.accessors.0.arithmetic(),
-                self.accessors.0.storage_format(),
+                self.accessors.0.storage_write(),
             ),
             store,
             &self.before_store,

@@ -352,7 +352,7 @@ impl SpmvComputation {
         common::published_rows(
             (
                 self.accessors.0.arithmetic(),
-                self.accessors.0.storage_format(),
+                self.accessors.0.storage_write(),
             ),
             store,
             &self.before_store,

@@ -500,6 +500,23 @@ impl Accessor {
         })
     }
 
+    /// The storage format and the mode writes round in ([`Accessor::write`]),
+    /// `None` for integer storage: what a published bound after the store
+    /// needs (a directed write's unit roundoff is twice a nearest one's).
+    ///
+    /// # Example
+    /// ```
+    /// use boundgate::kernels::accessor::storage::{AccessorSpec, StorageKind};
+    /// use boundgate_verify::format::{Format, RoundingMode};
+    /// let mut spec = AccessorSpec::new(StorageKind::Fp32, Format::FP64).unwrap();
+    /// spec.write_mode = RoundingMode::TowardZero;
+    /// let acc = spec.for_data(&[]).unwrap();
+    /// assert_eq!(acc.storage_write(), Some((Format::FP32, RoundingMode::TowardZero)));
+    /// ```
+    pub fn storage_write(&self) -> Option<(Format, RoundingMode)> {
+        self.storage_format().map(|f| (f, self.spec.write_mode))
+    }
+
     /// Writes `v`: the stored element (module docs).
     ///
     /// # Errors

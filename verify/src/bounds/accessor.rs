@@ -445,14 +445,20 @@ pub fn after_store(before: &Bound, model: &StoreModel, computed: f64) -> Result<
 }
 
 /// The published bound of one element of an accessor kernel: Higham 2002
-/// (3.5) with `n` = `depth` ([`higham_3_5_depth`]), and with `store` the
-/// store as one more rounding ([`higham_3_5_stored`]; `storage` is `None`
-/// for integer storage, which has no relative rounding model, so no
-/// published form after the store). (3.5) assumes no overflow: a `computed`
-/// value (the arithmetic's result, before the store) that is not finite
-/// fails that hypothesis; it was reported as a violation (error inf), or,
-/// after the store, as a NaN bound that refused the whole run (review,
-/// 2026-11-26).
+/// (3.5) with `n` = `depth` ([`higham_3_5_depth`], the arithmetic rounding to
+/// nearest, as the accessor kernels do), and with `store` the store as one
+/// more rounding ([`higham_3_5_stored`]; `storage` is the storage format and
+/// its write mode, `None` for integer storage, which has no relative
+/// rounding model, so no published form after the store). (3.5) assumes no
+/// overflow: a `computed` value (the arithmetic's result, before the store)
+/// that is not finite fails that hypothesis; it was reported as a violation
+/// (error inf), or, after the store, as a NaN bound that refused the whole
+/// run (review, 2026-11-26).
+///
+/// The store's unit roundoff is that of the write mode: `2^(1-p)` for a
+/// directed write, `2^-p` to nearest (Higham 2002, §2.1). Until 2026-11-29 it
+/// was always the latter, and a run with `write=rtz` reported the published
+/// bound VIOLATED: a false finding about Higham, our own bug.
 ///
 /// # Errors
 /// [`VerifyError::HypothesisNotMet`] for a non-finite `computed` or integer
@@ -461,17 +467,21 @@ pub fn after_store(before: &Bound, model: &StoreModel, computed: f64) -> Result<
 /// # Example
 /// ```
 /// use boundgate_verify::bounds::accessor::higham_3_5_published;
-/// use boundgate_verify::format::Format;
+/// use boundgate_verify::format::{Format, RoundingMode};
 /// let (fp64, fp32) = (Format::FP64, Format::FP32);
-/// let stored = higham_3_5_published(fp64, Some(fp32), true, 5, 4.0, 1.0).unwrap();
-/// let plain = higham_3_5_published(fp64, Some(fp32), false, 5, 4.0, 1.0).unwrap();
+/// let rne = Some((fp32, RoundingMode::NearestEven));
+/// let stored = higham_3_5_published(fp64, rne, true, 5, 4.0, 1.0).unwrap();
+/// let plain = higham_3_5_published(fp64, rne, false, 5, 4.0, 1.0).unwrap();
 /// assert!(stored.value > plain.value);
-/// assert!(higham_3_5_published(fp64, Some(fp32), false, 5, 4.0, f64::NAN).is_err());
+/// // A store toward zero errs up to 2^-23 |y^|, twice the nearest store's 2^-24.
+/// let rtz = higham_3_5_published(fp64, Some((fp32, RoundingMode::TowardZero)), true, 5, 4.0, 1.0);
+/// assert!(rtz.unwrap().value - plain.value >= 2f64.powi(-23));
+/// assert!(higham_3_5_published(fp64, rne, false, 5, 4.0, f64::NAN).is_err());
 /// assert!(higham_3_5_published(fp64, None, true, 5, 4.0, 1.0).is_err());
 /// ```
 pub fn higham_3_5_published(
     arithmetic: Format,
-    storage: Option<Format>,
+    storage: Option<(Format, RoundingMode)>,
     store: bool,
     depth: u64,
     sum_abs: f64,
@@ -486,7 +496,7 @@ pub fn higham_3_5_published(
     let rne = RoundingMode::NearestEven;
     match (store, storage) {
         (true, Some(storage)) => {
-            higham_3_5_stored(arithmetic, storage, rne, depth, sum_abs, computed)
+            higham_3_5_stored((arithmetic, rne), storage, depth, sum_abs, computed)
         }
         (true, None) => Err(VerifyError::HypothesisNotMet {
             source_ref: HIGHAM_3_5.to_string(),
@@ -500,7 +510,8 @@ pub fn higham_3_5_published(
 /// The published form after the store, first order as the standard model
 /// gives it: `gamma_depth S + u_S |y^|` (Higham 2002, eq. (3.5) with the store
 /// as one more rounding `fl(y^) = y^ (1 + delta)`, eq. (2.4)); no underflow term.
-/// `mode` is the rounding of both the arithmetic and the store.
+/// `arithmetic` and `storage` are each a format and its rounding mode: the
+/// arithmetic's in `gamma_depth`, the store's (the write mode) in `u_S`.
 ///
 /// # Errors
 /// [`VerifyError::HypothesisNotMet`] for a non-finite `computed` (no
@@ -511,13 +522,12 @@ pub fn higham_3_5_published(
 /// use boundgate_verify::bounds::accessor::higham_3_5_stored;
 /// use boundgate_verify::format::{Format, RoundingMode};
 /// let rne = RoundingMode::NearestEven;
-/// let b = higham_3_5_stored(Format::FP64, Format::FP32, rne, 5, 4.0, 1.0).unwrap();
+/// let b = higham_3_5_stored((Format::FP64, rne), (Format::FP32, rne), 5, 4.0, 1.0).unwrap();
 /// assert!(b.value >= 2f64.powi(-24));
 /// ```
 pub fn higham_3_5_stored(
-    arithmetic: Format,
-    storage: Format,
-    mode: RoundingMode,
+    (arithmetic, mode): (Format, RoundingMode),
+    (storage, write): (Format, RoundingMode),
     depth: u64,
     sum_abs: f64,
     computed: f64,
@@ -531,12 +541,12 @@ pub fn higham_3_5_stored(
         || format!("y^ = {computed}"),
     )?;
     let before = higham_3_5_depth(arithmetic, mode, depth, sum_abs)?;
-    let store = mul_up(storage.unit_roundoff(mode), computed.abs());
+    let store = mul_up(storage.unit_roundoff(write), computed.abs());
     let mut bound = before;
     bound.value = add_up(bound.value, store);
     Ok(bound.with_hypothesis(
         "the store rounds once: fl(y^) = y^(1 + delta), |delta| <= u_S",
-        format!("u_S |y^| = {store:e} added"),
+        format!("u_S |y^| = {store:e} added ({write:?})"),
     ))
 }
 
