@@ -400,11 +400,14 @@ pub struct StatVerdict {
     pub consistent: bool,
 }
 
+// Each end is a one-sided bound at `confidence`; as an interval the pair
+// covers only `2 confidence - 1`, so it is not printed as one (review,
+// 2026-11-29).
 impl fmt::Display for StatVerdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} violations in {} trials (rate {:.3e}, {}% one-sided CP [{:.3e}, {:.3e}]) vs allowed {:.3e}: p = {:.3e}, {}",
+            "{} violations in {} trials (rate {:.3e}; {}% one-sided CP bounds: above {:.3e}, below {:.3e}) vs allowed {:.3e}: p = {:.3e}, {}",
             self.violations,
             self.trials,
             self.observed_rate,
