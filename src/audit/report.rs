@@ -1102,7 +1102,11 @@ impl AuditReport {
     }
 
     /// Writes the Markdown page to `path` and each experiment chart as an SVG
-    /// file beside it (`<stem>-<experiment>-<k>.svg`).
+    /// file beside it (`<stem>-<unit>-<experiment>-<k>.svg`, the experiment's
+    /// name with every character but ASCII letters, digits, `-`, `_` and `.`
+    /// as `_`: a report read back by `merge` may name it anything, and
+    /// `../x` or `a/b` made the write fail or land outside the folder; review,
+    /// 2026-11-29).
     ///
     /// # Example
     /// ```
@@ -1133,7 +1137,7 @@ impl AuditReport {
             for (k, chart) in e.charts.iter().enumerate() {
                 // The unit keeps two experiments of one name apart (the
                 // second overwrote the first's charts until 2026-11-25).
-                let file = format!("{stem}-{}-{}-{k}.svg", x.unit, e.name);
+                let file = format!("{stem}-{}-{}-{k}.svg", x.unit, file_safe(&e.name));
                 let target = dir.join(&file);
                 std::fs::write(&target, chart.to_svg()?).map_err(|source| Error::Io {
                     path: target,
@@ -1331,8 +1335,36 @@ pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// `name` as part of one file-name component: ASCII letters, digits, `-`,
+/// `_` and `.` kept, anything else (path separators included) as `_`. Dots
+/// are harmless: the result is always embedded between a prefix and a
+/// suffix, so it is never `.` or `..` itself.
+fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn chart_file_names_stay_in_their_folder() {
+        assert_eq!(file_safe("qdot-fig1"), "qdot-fig1");
+        assert_eq!(file_safe("../../etc/x"), ".._.._etc_x");
+        assert_eq!(file_safe("a/b\\c d\u{0}é"), "a_b_c_d__");
+        for hostile in ["../x", "/abs", "a/../../b", "..", "x\\..\\y"] {
+            let name = format!("r-0-{}-0.svg", file_safe(hostile));
+            let path = std::path::Path::new(&name);
+            assert_eq!(path.components().count(), 1, "{hostile} -> {name}");
+        }
+    }
+
     use super::*;
 
     #[test]
