@@ -13,7 +13,7 @@ use boundgate::generate::strategies::{any_dot_inputs, scaled_significand};
 use boundgate::generate::{Distribution, proptest_config, round_all};
 use boundgate::io::Tensor;
 use boundgate::kernels::accessor::accuracy::lu_factors;
-use boundgate::kernels::{Inputs, KernelRun, Params, registry};
+use boundgate::kernels::{Inputs, KernelRun, LabelledVerdict, Params, registry};
 use boundgate_verify::check::Outcome;
 use boundgate_verify::format::Format;
 use proptest::prelude::*;
@@ -87,6 +87,16 @@ fn run(kernel: &str, inputs: Vec<(&str, Tensor)>, params: &[String]) -> KernelRu
 /// Parameters as the kernels parse them.
 fn owned(pairs: &[&str]) -> Vec<String> {
     pairs.iter().map(|s| s.to_string()).collect()
+}
+
+/// A verdict (of any bound) that is not a violation.
+fn assert_not_violated(v: &LabelledVerdict, what: &str) {
+    assert!(
+        !v.verdict.is_violation(),
+        "{what}: {}: {:?}",
+        v.label,
+        v.verdict.outcome
+    );
 }
 
 /// The rigorous verdict is never a violation; returns it.
@@ -593,12 +603,7 @@ fn an_overflowing_result_fails_the_published_bound_hypothesis_too() {
             let r = run(kernel, inputs, &params);
             assert!(!r.output.data()[0].is_finite(), "{kernel} {store}");
             for v in r.verdicts().unwrap() {
-                assert!(
-                    !v.verdict.is_violation(),
-                    "{kernel} {store}: {}: {:?}",
-                    v.label,
-                    v.verdict.outcome
-                );
+                assert_not_violated(&v, &format!("{kernel} {store}"));
                 if v.label.starts_with("published") {
                     assert!(
                         matches!(&v.verdict.outcome, Outcome::HypothesisNotMet { reason } if reason.contains("no overflow")),
@@ -666,12 +671,7 @@ fn directed_writes_do_not_violate_the_published_bound() {
                 };
                 let r = run(kernel, inputs, &params);
                 for v in r.verdicts().unwrap() {
-                    assert!(
-                        !v.verdict.is_violation(),
-                        "seed {seed}, {kernel} {write}: {}: {:?}",
-                        v.label,
-                        v.verdict.outcome
-                    );
+                    assert_not_violated(&v, &format!("seed {seed}, {kernel} {write}"));
                 }
             }
         }

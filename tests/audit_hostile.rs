@@ -3,17 +3,11 @@
 //! (review of 2026-11-25, /tmp/review-cli.md items 2, 4, 5, 10-14).
 //! Every plan here is tiny, with fixed seeds.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
-use common::cli::{assert_bad_input, boundgate, stderr, workdir};
-
-/// Writes `text` as `dir/name` and returns its path.
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
+use common::audit::{forge_violation, shard_json};
+use common::cli::{assert_bad_input, boundgate, path_str, stderr, workdir, write_text};
 
 /// A one-campaign plan: `kernel` at `size`, over `dist`, with extra lines.
 fn plan(kernel: &str, size: &str, dist: &str, extra: &str) -> String {
@@ -24,26 +18,10 @@ fn plan(kernel: &str, size: &str, dist: &str, extra: &str) -> String {
 
 const UNIFORM: &str = "{ kind = \"uniform\", low = -1.0, high = 1.0 }";
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// A shard report of a tiny plan, as JSON to forge.
-fn shard_json(dir: &Path) -> serde_json::Value {
-    let p = write(dir, "p.toml", &plan("dot-recursive", "4", UNIFORM, ""));
-    let json = dir.join("s.json");
-    let o = boundgate(&[
-        "audit",
-        "--plan",
-        s(&p),
-        "--quiet",
-        "--shard",
-        "1/1",
-        "--json",
-        s(&json),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+fn tiny_shard_json(dir: &Path) -> serde_json::Value {
+    let p = write_text(dir, "p.toml", &plan("dot-recursive", "4", UNIFORM, ""));
+    shard_json(dir, &p)
 }
 
 /// Writes a forged copy of `base` (changed by `f`) and merges it alone.
@@ -55,15 +33,15 @@ fn merge_forged(
 ) -> std::process::Output {
     let mut v = base.clone();
     f(&mut v);
-    let p = write(dir, name, &v.to_string());
+    let p = write_text(dir, name, &v.to_string());
     let md = dir.join(format!("{name}.md"));
-    boundgate(&["merge", s(&p), "--markdown", s(&md)])
+    boundgate(&["merge", path_str(&p), "--markdown", path_str(&md)])
 }
 
 #[test]
 fn merge_refuses_forged_counts_units_and_seeds() {
     let dir = workdir("merge-forged");
-    let base = shard_json(&dir);
+    let base = tiny_shard_json(&dir);
     // Shard count 2^63: allocated 2^63 flags (capacity overflow panic).
     let o = merge_forged(&dir, "cnt.json", &base, |v| {
         v["shard"]["count"] = serde_json::json!(1u64 << 63);
@@ -146,23 +124,20 @@ fn a_report_that_cannot_be_written_does_not_hide_a_violation() {
         return;
     }
     let dir = workdir("write-after-violation");
-    let base = shard_json(&dir);
+    let base = tiny_shard_json(&dir);
     let mut forged = base.clone();
-    let counts = &mut forged["cells"][0]["bounds"][0]["counts"];
+    let bound = &mut forged["cells"][0]["bounds"][0];
+    let counts = &bound["counts"];
     assert_eq!(counts["pass"], 2, "{counts}");
-    counts["pass"] = serde_json::json!(1);
-    counts["violation"] = serde_json::json!(1);
-    forged["cells"][0]["bounds"][0]["first_violation"] =
-        serde_json::json!("seed 2: element 0: error 1e0 > bound 1e-1");
     // Each violation has its cause (the rigorous bound's own: unexplained).
-    forged["cells"][0]["bounds"][0]["violation_causes"]["unexplained"] = serde_json::json!(1);
-    let violated = write(&dir, "violated.json", &forged.to_string());
-    let o = boundgate(&["merge", s(&violated), "--json", "/dev/full"]);
+    forge_violation(bound, 1, "seed 2: element 0: error 1e0 > bound 1e-1");
+    let violated = write_text(&dir, "violated.json", &forged.to_string());
+    let o = boundgate(&["merge", path_str(&violated), "--json", "/dev/full"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("/dev/full"), "{}", stderr(&o));
     // Without a violation the write error is the exit code.
-    let clean = write(&dir, "clean.json", &base.to_string());
-    let o = boundgate(&["merge", s(&clean), "--json", "/dev/full"]);
+    let clean = write_text(&dir, "clean.json", &base.to_string());
+    let o = boundgate(&["merge", path_str(&clean), "--json", "/dev/full"]);
     assert_bad_input(&o, "/dev/full");
 }
 
@@ -170,61 +145,67 @@ fn a_report_that_cannot_be_written_does_not_hide_a_violation() {
 fn plan_sizes_and_trials_are_capped_with_the_field_named() {
     let dir = workdir("caps");
     // 10^12 values: aborted on allocation.
-    let p = write(
+    let p = write_text(
         &dir,
         "big.toml",
         &plan("dot-recursive", "1000000000000", UNIFORM, ""),
     );
-    assert_bad_input(&boundgate(&["audit", "--plan", s(&p)]), "campaign[0].sizes");
+    assert_bad_input(
+        &boundgate(&["audit", "--plan", path_str(&p)]),
+        "campaign[0].sizes",
+    );
     // 2^32: size * size overflowed in the runner (exit 101).
-    let p = write(
+    let p = write_text(
         &dir,
         "bigm.toml",
         &plan("mpfma-gemm", "4294967296", UNIFORM, ""),
     );
-    assert_bad_input(&boundgate(&["audit", "--plan", s(&p)]), "campaign[0].sizes");
+    assert_bad_input(
+        &boundgate(&["audit", "--plan", path_str(&p)]),
+        "campaign[0].sizes",
+    );
     // 10^5 x 10^5 = 10^10 values: 80 GB.
-    let p = write(
+    let p = write_text(
         &dir,
         "bigr.toml",
         &plan("residual-gemm", "100000", UNIFORM, ""),
     );
-    let o = boundgate(&["audit", "--plan", s(&p)]);
+    let o = boundgate(&["audit", "--plan", path_str(&p)]);
     assert_bad_input(&o, "bigr.toml");
     assert_bad_input(&o, "2^28");
     // Trials beyond 2^24 per cell.
     let text = plan("dot-recursive", "4", UNIFORM, "").replace("count = 2", "count = 100000000");
-    let p = write(&dir, "many.toml", &text);
-    let o = boundgate(&["audit", "--plan", s(&p)]);
+    let p = write_text(&dir, "many.toml", &text);
+    let o = boundgate(&["audit", "--plan", path_str(&p)]);
     assert_bad_input(&o, "seeds.count");
     assert_bad_input(&o, "2^24");
     // Seeds beyond 2^20 for an experiment, which keeps a sample per seed:
     // the plan's seeds it runs, or its own.
-    let p = write(
+    let p = write_text(
         &dir,
         "manyexp.toml",
         "name = \"e\"\nseeds = { first = 1, count = 2000000 }\n[[experiment]]\nname = \"dot-tightness\"\n",
     );
-    let o = boundgate(&["audit", "--plan", s(&p)]);
+    let o = boundgate(&["audit", "--plan", path_str(&p)]);
     assert_bad_input(&o, "seeds.count");
     assert_bad_input(&o, "2^20");
-    let p = write(
+    let p = write_text(
         &dir,
         "manyown.toml",
         "name = \"e\"\nseeds = { first = 1, count = 1 }\n[[experiment]]\nname = \"dot-tightness\"\nseeds = { first = 1, count = 2000000 }\n",
     );
     assert_bad_input(
-        &boundgate(&["audit", "--plan", s(&p)]),
+        &boundgate(&["audit", "--plan", path_str(&p)]),
         "experiment[0].seeds.count",
     );
     // An experiment's size of 10^12.
-    let p = write(
+    let p = write_text(
         &dir,
         "exp.toml",
         "name = \"e\"\nseeds = { first = 1, count = 1 }\n[[experiment]]\nname = \"dot-tightness\"\nparams = { sizes = [1000000000000] }\n",
     );
     assert_bad_input(
-        &boundgate(&["audit", "--plan", s(&p)]),
+        &boundgate(&["audit", "--plan", path_str(&p)]),
         "experiment[0].params.sizes",
     );
 }
@@ -241,8 +222,8 @@ fn plans_expanding_to_too_many_cells_exit_2_with_one_line() {
         list(3000, &|i| format!("\"{i}\"")),
         list(3000, &|i| format!("\"{}e-9\"", i + 1))
     );
-    let p = write(&dir, "grid.toml", &plan("qdot", "4", UNIFORM, &params));
-    let o = boundgate(&["audit", "--plan", s(&p), "--quiet"]);
+    let p = write_text(&dir, "grid.toml", &plan("qdot", "4", UNIFORM, &params));
+    let o = boundgate(&["audit", "--plan", path_str(&p), "--quiet"]);
     assert_bad_input(&o, "grid.toml:3: campaign[0]: 9000000 cells");
     assert_bad_input(&o, "(2^16)");
     let sizes = list(100_000, &|_| "4".into());
@@ -250,19 +231,19 @@ fn plans_expanding_to_too_many_cells_exit_2_with_one_line() {
         "params = {{ format = [{}] }}",
         list(100_000, &|_| "\"fp16\"".into())
     );
-    let p = write(
+    let p = write_text(
         &dir,
         "repeats.toml",
         &plan("dot-recursive", &sizes, UNIFORM, &formats),
     );
-    let o = boundgate(&["audit", "--plan", s(&p), "--quiet"]);
+    let o = boundgate(&["audit", "--plan", path_str(&p), "--quiet"]);
     assert_bad_input(&o, "campaign[0]: 10000000000 cells");
 }
 
 #[test]
 fn a_kernel_refusal_names_plan_cell_and_seed() {
     let dir = workdir("refusal");
-    let p = write(
+    let p = write_text(
         &dir,
         "w.toml",
         &plan(
@@ -272,12 +253,12 @@ fn a_kernel_refusal_names_plan_cell_and_seed() {
             "",
         ),
     );
-    let o = boundgate(&["audit", "--plan", s(&p), "--quiet"]);
+    let o = boundgate(&["audit", "--plan", path_str(&p), "--quiet"]);
     assert_bad_input(&o, "w.toml: unit 0 (kernel dot-tree");
     assert_bad_input(&o, "n=8 U(");
     assert_bad_input(&o, "seed 1:");
     // N(0, 1e308) draws infinities: refused when the plan is read.
-    let p = write(
+    let p = write_text(
         &dir,
         "q.toml",
         &plan(
@@ -287,7 +268,7 @@ fn a_kernel_refusal_names_plan_cell_and_seed() {
             "",
         ),
     );
-    let o = boundgate(&["audit", "--plan", s(&p)]);
+    let o = boundgate(&["audit", "--plan", path_str(&p)]);
     assert_bad_input(&o, "campaign[0].distributions[0]");
     // The values as written, not 1e308's 309 digits.
     assert_bad_input(&o, "normal (0.0, 1e308) can draw infinite values");
@@ -296,13 +277,20 @@ fn a_kernel_refusal_names_plan_cell_and_seed() {
 #[test]
 fn markdown_charts_of_same_named_experiments_do_not_collide() {
     let dir = workdir("charts");
-    let p = write(
+    let p = write_text(
         &dir,
         "d.toml",
         "name = \"d\"\nseeds = { first = 1, count = 1 }\n[[experiment]]\nname = \"dot-tightness\"\nparams = { formats = [\"fp16\"], sizes = [10, 100] }\n[[experiment]]\nname = \"dot-tightness\"\nparams = { formats = [\"fp32\"], sizes = [10, 100] }\n",
     );
     let md = dir.join("r.md");
-    let o = boundgate(&["audit", "--plan", s(&p), "--quiet", "--markdown", s(&md)]);
+    let o = boundgate(&[
+        "audit",
+        "--plan",
+        path_str(&p),
+        "--quiet",
+        "--markdown",
+        path_str(&md),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = std::fs::read_to_string(&md).unwrap();
     let (a, b) = (

@@ -1,42 +1,21 @@
 //! Review of the runner as a CI gate sees it (2026-11-29): a failing gate
 //! must say, in the log it leaves, which cell failed and with which seed.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
-use common::cli::{boundgate, stderr, stdout, workdir};
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::audit::{forge_violation, shard_json};
+use common::cli::{boundgate, path_str, stderr, stdout, workdir, write_text};
 
 /// The 1/1 shard report of a two-cell plan (fp16 and fp32, n = 4, seeds 1
 /// and 2), as JSON.
-fn shard_json(dir: &Path) -> serde_json::Value {
-    let plan = write(
+fn two_cell_shard_json(dir: &Path) -> serde_json::Value {
+    let plan = write_text(
         dir,
         "p.toml",
         "name = \"t\"\nseeds = { first = 1, count = 2 }\n[[campaign]]\nkernel = \"dot-recursive\"\nsizes = [4]\nparams = { format = [\"fp16\", \"fp32\"] }\ndistributions = [{ kind = \"uniform\", low = -1.0, high = 1.0 }]\n",
     );
-    let json = dir.join("s.json");
-    let o = boundgate(&[
-        "audit",
-        "--plan",
-        s(&plan),
-        "--quiet",
-        "--shard",
-        "1/1",
-        "--json",
-        s(&json),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    shard_json(dir, &plan)
 }
 
 /// A gate run without report files (`boundgate audit` alone, as a CI step
@@ -49,17 +28,14 @@ fn shard_json(dir: &Path) -> serde_json::Value {
 #[test]
 fn the_summary_of_a_failing_gate_names_the_cell_and_seed_of_each_violation() {
     let dir = workdir("summary-names-violations");
-    let mut forged = shard_json(&dir);
+    let mut forged = two_cell_shard_json(&dir);
     let cell = &mut forged["cells"][1];
     assert_eq!(cell["params"]["format"], "fp32", "{cell}");
     let bound = &mut cell["bounds"][0];
     assert_eq!(bound["counts"]["pass"], 2, "{bound}");
-    bound["counts"]["pass"] = serde_json::json!(1);
-    bound["counts"]["violation"] = serde_json::json!(1);
-    bound["violation_causes"]["unexplained"] = serde_json::json!(1);
-    bound["first_violation"] = serde_json::json!("seed 2: element 0: error 1e0 > bound 1e-1");
-    let violated = write(&dir, "violated.json", &forged.to_string());
-    let o = boundgate(&["merge", s(&violated)]);
+    forge_violation(bound, 1, "seed 2: element 0: error 1e0 > bound 1e-1");
+    let violated = write_text(&dir, "violated.json", &forged.to_string());
+    let o = boundgate(&["merge", path_str(&violated)]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
     let line = out
@@ -80,8 +56,8 @@ fn the_summary_of_a_failing_gate_names_the_cell_and_seed_of_each_violation() {
     bound["counts"]["undecided"] = serde_json::json!(1);
     bound["first_undecided"] =
         serde_json::json!("seed 1: element 0: error in [1e-2, 2e0], bound 1e0");
-    let undecided = write(&dir, "undecided.json", &forged.to_string());
-    let o = boundgate(&["merge", s(&undecided), "--strict"]);
+    let undecided = write_text(&dir, "undecided.json", &forged.to_string());
+    let o = boundgate(&["merge", path_str(&undecided), "--strict"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
         stdout(&o).contains(
@@ -92,8 +68,8 @@ fn the_summary_of_a_failing_gate_names_the_cell_and_seed_of_each_violation() {
         stdout(&o)
     );
     // Without a violation, the summary lists none.
-    let clean = write(&dir, "clean.json", &shard_json(&dir).to_string());
-    let o = boundgate(&["merge", s(&clean)]);
+    let clean = write_text(&dir, "clean.json", &two_cell_shard_json(&dir).to_string());
+    let o = boundgate(&["merge", path_str(&clean)]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(!stdout(&o).contains("seed "), "{}", stdout(&o));
     std::fs::remove_dir_all(&dir).unwrap();
@@ -104,7 +80,7 @@ fn the_summary_of_a_failing_gate_names_the_cell_and_seed_of_each_violation() {
 fn the_summary_lists_at_most_twenty_failing_cells() {
     let dir = workdir("summary-caps-violations");
     let sizes: Vec<String> = (1..=22).map(|n| n.to_string()).collect();
-    let plan = write(
+    let plan = write_text(
         &dir,
         "p.toml",
         &format!(
@@ -112,29 +88,13 @@ fn the_summary_lists_at_most_twenty_failing_cells() {
             sizes.join(", ")
         ),
     );
-    let json = dir.join("s.json");
-    let o = boundgate(&[
-        "audit",
-        "--plan",
-        s(&plan),
-        "--quiet",
-        "--shard",
-        "1/1",
-        "--json",
-        s(&json),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let mut forged: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let mut forged = shard_json(&dir, &plan);
     for cell in forged["cells"].as_array_mut().unwrap() {
         let bound = &mut cell["bounds"][0];
-        bound["counts"]["pass"] = serde_json::json!(0);
-        bound["counts"]["violation"] = serde_json::json!(1);
-        bound["violation_causes"]["unexplained"] = serde_json::json!(1);
-        bound["first_violation"] = serde_json::json!("seed 5: element 0: error 1e0 > bound 1e-1");
+        forge_violation(bound, 0, "seed 5: element 0: error 1e0 > bound 1e-1");
     }
-    let violated = write(&dir, "violated.json", &forged.to_string());
-    let o = boundgate(&["merge", s(&violated)]);
+    let violated = write_text(&dir, "violated.json", &forged.to_string());
+    let o = boundgate(&["merge", path_str(&violated)]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
     let listed = out.lines().filter(|l| l.starts_with("  unit ")).count();

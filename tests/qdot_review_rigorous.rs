@@ -201,16 +201,22 @@ fn search(seed: u64, cases: usize, max_n: usize) -> (Vec<String>, usize, usize) 
     (bad, held, refused)
 }
 
+/// Fails on violations found by [`search`], printing how many and the first
+/// (at most its first `shown` bytes).
+fn assert_no_violation(bad: &[String], shown: usize) {
+    assert!(
+        bad.is_empty(),
+        "{} violations, first:\n{}",
+        bad.len(),
+        &bad[0][..shown.min(bad[0].len())]
+    );
+}
+
 #[test]
 fn rigorous_bound_holds_on_an_adversarial_search() {
     for seed in [20261129u64, 1, 2, 3] {
         let (bad, held, refused) = search(seed, 1500, 40);
-        assert!(
-            bad.is_empty(),
-            "{} violations, first:\n{}",
-            bad.len(),
-            bad[0]
-        );
+        assert_no_violation(&bad, usize::MAX);
         eprintln!("seed {seed}: {held} held, {refused} without a bound");
         assert!(
             held > refused,
@@ -223,12 +229,7 @@ fn rigorous_bound_holds_on_an_adversarial_search() {
 fn rigorous_bound_holds_on_an_adversarial_search_with_large_bins() {
     for seed in [20261130u64, 7] {
         let (bad, held, refused) = search(seed, 60, 3000);
-        assert!(
-            bad.is_empty(),
-            "{} violations, first:\n{}",
-            bad.len(),
-            &bad[0][..2000.min(bad[0].len())]
-        );
+        assert_no_violation(&bad, 2000);
         eprintln!("seed {seed}: {held} held, {refused} without a bound");
     }
 }
@@ -281,21 +282,11 @@ fn bins_at_and_above_2_to_the_1024_with_finite_results_have_a_bound() {
 fn rigorous_bound_holds_on_a_long_adversarial_search() {
     for seed in 100u64..164 {
         let (bad, held, refused) = search(seed, 4000, 120);
-        assert!(
-            bad.is_empty(),
-            "{} violations, first:\n{}",
-            bad.len(),
-            &bad[0][..3000.min(bad[0].len())]
-        );
+        assert_no_violation(&bad, 3000);
         assert!(held > 0, "seed {seed}: {held} held, {refused} refused");
     }
     for seed in 200u64..216 {
         let (bad, _, _) = search(seed, 100, 5000);
-        assert!(
-            bad.is_empty(),
-            "{} violations, first:\n{}",
-            bad.len(),
-            &bad[0][..3000.min(bad[0].len())]
-        );
+        assert_no_violation(&bad, 3000);
     }
 }

@@ -43,6 +43,19 @@ pub fn save(dir: &Path, name: &str, t: &Tensor) -> String {
     p.to_str().unwrap().to_string()
 }
 
+/// Writes `text` as `dir/name` (a plan or a report, say) and returns its
+/// path.
+pub fn write_text(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A path as an argument.
+pub fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
 /// Writes `bytes` as `dir/name` (a hand-made `.npy` file, say) and returns
 /// the path as an argument.
 pub fn save_bytes(dir: &Path, name: &str, bytes: &[u8]) -> String {

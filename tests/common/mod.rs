@@ -2,6 +2,8 @@
 //! `mod common;` compiles all of them and uses some, hence the allowances.
 
 #[allow(dead_code)]
+pub mod audit;
+#[allow(dead_code)]
 pub mod cli;
 #[allow(dead_code)]
 pub mod npy;

@@ -19,11 +19,11 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rug::{Float, Rational};
 
-const RNE: RoundingMode = RoundingMode::NearestEven;
+mod common;
+use common::exact::q;
+use common::trsv::{ByPosition, assert_exact_solves_agree, shapes, tree_dot};
 
-fn q(v: f64) -> Rational {
-    Rational::from_f64(v).unwrap()
-}
+const RNE: RoundingMode = RoundingMode::NearestEven;
 
 fn nearest(r: &Rational) -> f64 {
     Float::with_val(53, r).to_f64()
@@ -49,15 +49,6 @@ fn system(rng: &mut ChaCha8Rng, n: usize, kind: usize) -> Vec<f64> {
         }
     }
     a
-}
-
-fn shapes() -> [(Uplo, Diag); 4] {
-    [
-        (Uplo::Lower, Diag::NonUnit),
-        (Uplo::Upper, Diag::NonUnit),
-        (Uplo::Lower, Diag::Unit),
-        (Uplo::Upper, Diag::Unit),
-    ]
 }
 
 #[test]
@@ -241,64 +232,24 @@ fn blocked_solve(
     f: Format,
 ) -> (Vec<Vec<f64>>, Vec<f64>, Vec<f64>) {
     let n = t.n();
-    let row = |p: usize| {
-        if t.uplo() == Uplo::Lower {
-            p
-        } else {
-            n - 1 - p
-        }
-    };
-    let l = |p: usize, q: usize| {
-        if p == q {
-            t.diagonal(row(p))
-        } else {
-            t.matrix().get(row(p), row(q))
-        }
-    };
-    let unit = t.diag() == Diag::Unit;
+    let by = ByPosition::new(t);
     let (mut inverses, mut v, mut x) = (Vec::new(), vec![0.0; n], vec![0.0; n]);
     let mut s = 0;
     while s < n {
         let m = nb.min(n - s);
-        let mut y = vec![0.0; m * m];
-        for c in 0..m {
-            y[c * m + c] = if unit {
-                1.0
-            } else {
-                f.round_float(&(Float::with_val(200, 1) / l(s + c, s + c)), RNE)
-            };
-            for r in c + 1..m {
-                let mut acc = 0.0;
-                for p in c..r {
-                    acc = f.fma(l(s + r, s + p), y[p * m + c], acc, RNE);
-                }
-                y[r * m + c] = if unit {
-                    -acc
-                } else {
-                    f.round_float(&(Float::with_val(200, -acc) / l(s + r, s + r)), RNE)
-                };
-            }
-        }
+        let y = by.inverse_block((s, m), (f, RNE), |a, d| {
+            f.round_float(&(Float::with_val(200, a) / d), RNE)
+        });
         for p in s..s + m {
             let acc = x[..s]
                 .iter()
                 .enumerate()
-                .fold(0.0, |acc, (qq, xq)| f.fma(l(p, qq), *xq, acc, RNE));
-            v[p] = f.sub(b[row(p)], acc, RNE);
+                .fold(0.0, |acc, (qq, xq)| f.fma(by.entry(p, qq), *xq, acc, RNE));
+            v[p] = f.sub(b[by.row(p)], acc, RNE);
         }
         for r in 0..m {
-            let mut part = vec![0.0; ways];
-            for c in 0..=r {
-                part[c % ways] = f.fma(y[r * m + c], v[s + c], part[c % ways], RNE);
-            }
-            let mut stride = 1;
-            while stride < ways {
-                for w in (0..ways - stride).step_by(2 * stride) {
-                    part[w] = f.add(part[w], part[w + stride], RNE);
-                }
-                stride *= 2;
-            }
-            x[s + r] = part[0];
+            let terms: Vec<(f64, f64)> = (0..=r).map(|c| (y[r * m + c], v[s + c])).collect();
+            x[s + r] = tree_dot(f, RNE, ways, &terms);
         }
         inverses.push(y);
         s += nb;
@@ -326,10 +277,7 @@ fn blocked_inverse_residual_bounds_the_exact_residual() {
                     let t = Triangular::new(Matrix::new(n, n, &a).unwrap(), uplo, diag).unwrap();
                     let nb = 4;
                     let (inverses, v, x_pos) = blocked_solve(&t, &b, (nb, ways), f);
-                    let mut x = vec![0.0; n];
-                    for p in 0..n {
-                        x[if uplo == Uplo::Lower { p } else { n - 1 - p }] = x_pos[p];
-                    }
+                    let x = ByPosition::new(&t).by_row(&x_pos);
                     if x.iter().any(|v| !v.is_finite()) {
                         continue;
                     }
@@ -577,11 +525,7 @@ fn the_fraction_free_solve_equals_the_rational_one() {
         }
         for (uplo, diag) in shapes() {
             let t = Triangular::new(Matrix::new(n, n, &a).unwrap(), uplo, diag).unwrap();
-            assert_eq!(
-                solve_exact(&t, &b).unwrap(),
-                solve_exact_rational(&t, &b).unwrap(),
-                "case {case}, n = {n}, {uplo:?} {diag:?}"
-            );
+            assert_exact_solves_agree(&t, &b, &format!("case {case}, n = {n}, {uplo:?} {diag:?}"));
         }
     }
 }

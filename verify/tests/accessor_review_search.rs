@@ -24,11 +24,14 @@ use boundgate_verify::bounds::accessor::{
 };
 use boundgate_verify::bounds::directed::{add_up, mul_up};
 use boundgate_verify::format::{Format, OverflowPolicy, RoundingMode};
-use boundgate_verify::oracle::Matrix;
-use boundgate_verify::oracle::trsv::{Diag, Triangular, Uplo, residual, solution_errors};
+use boundgate_verify::oracle::trsv::{Triangular, residual, solution_errors};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rug::{Float, Rational};
+
+mod common;
+use common::exact::q;
+use common::trsv::{ByPosition, shapes, tree_dot, triangular};
 
 const RNE: RoundingMode = RoundingMode::NearestEven;
 const MODES: [RoundingMode; 4] = [
@@ -42,19 +45,6 @@ fn custom(p: u32, emin: i32, emax: i32, subnormals: bool, overflow: OverflowPoli
     Format::custom(p, emin, emax, subnormals, overflow).unwrap()
 }
 
-fn q(v: f64) -> Rational {
-    Rational::from_f64(v).unwrap()
-}
-
-fn shapes() -> [(Uplo, Diag); 4] {
-    [
-        (Uplo::Lower, Diag::NonUnit),
-        (Uplo::Upper, Diag::NonUnit),
-        (Uplo::Lower, Diag::Unit),
-        (Uplo::Upper, Diag::Unit),
-    ]
-}
-
 /// The order of one blocked solve: block size, chains of the product with
 /// the inverse, lanes of the update (chains summed by a halving tree).
 #[derive(Clone, Copy, Debug)]
@@ -64,21 +54,17 @@ struct Order {
     lanes: usize,
 }
 
-/// `lanes` FMA chains over `terms` (chain `w` takes the terms `k = w mod
-/// lanes`), summed by a halving tree, in `f` with `mode`.
-fn tree_dot(f: Format, mode: RoundingMode, lanes: usize, terms: &[(f64, f64)]) -> f64 {
-    let mut part = vec![0.0; lanes];
-    for (k, (a, b)) in terms.iter().enumerate() {
-        part[k % lanes] = f.fma(*a, *b, part[k % lanes], mode);
-    }
-    let mut stride = 1;
-    while stride < lanes {
-        for w in (0..lanes - stride).step_by(2 * stride) {
-            part[w] = f.add(part[w], part[w + stride], mode);
+impl Order {
+    /// A random order: blocks of 1 to 4, 1 to 3 chains (at most the block),
+    /// 1 to 4 lanes.
+    fn random(rng: &mut ChaCha8Rng) -> Order {
+        let nb = rng.random_range(1..5usize);
+        Order {
+            nb,
+            ways: rng.random_range(1..=nb.min(3)),
+            lanes: rng.random_range(1..5usize),
         }
-        stride *= 2;
     }
-    part[0]
 }
 
 /// The depth of [`tree_dot`] over `m` terms.
@@ -97,47 +83,19 @@ fn blocked_solve(
     mode: RoundingMode,
 ) -> (Vec<Vec<f64>>, Vec<f64>, Vec<f64>) {
     let n = t.n();
-    let row = |p: usize| {
-        if t.uplo() == Uplo::Lower {
-            p
-        } else {
-            n - 1 - p
-        }
-    };
-    let l = |p: usize, q: usize| {
-        if p == q {
-            t.diagonal(row(p))
-        } else {
-            t.matrix().get(row(p), row(q))
-        }
-    };
-    let unit = t.diag() == Diag::Unit;
+    let by = ByPosition::new(t);
     let div = |a: f64, b: f64| f.round_float(&(Float::with_val(300, a) / b), mode);
     let (mut inverses, mut v, mut x) = (Vec::new(), vec![0.0; n], vec![0.0; n]);
     let mut s = 0;
     while s < n {
         let m = order.nb.min(n - s);
-        let mut y = vec![0.0; m * m];
-        for c in 0..m {
-            y[c * m + c] = if unit { 1.0 } else { div(1.0, l(s + c, s + c)) };
-            for r in c + 1..m {
-                let mut acc = 0.0;
-                for p in c..r {
-                    acc = f.fma(l(s + r, s + p), y[p * m + c], acc, mode);
-                }
-                y[r * m + c] = if unit {
-                    -acc
-                } else {
-                    div(-acc, l(s + r, s + r))
-                };
-            }
-        }
+        let y = by.inverse_block((s, m), (f, mode), div);
         for p in s..s + m {
             v[p] = if s == 0 {
-                b[row(p)]
+                b[by.row(p)]
             } else {
-                let terms: Vec<(f64, f64)> = (0..s).map(|q| (l(p, q), x[q])).collect();
-                f.sub(b[row(p)], tree_dot(f, mode, order.lanes, &terms), mode)
+                let terms: Vec<(f64, f64)> = (0..s).map(|q| (by.entry(p, q), x[q])).collect();
+                f.sub(b[by.row(p)], tree_dot(f, mode, order.lanes, &terms), mode)
             };
         }
         for r in 0..m {
@@ -160,14 +118,7 @@ fn with_record<R>(
 ) -> R {
     let n = t.n();
     let (inverses, v, x_pos) = blocked_solve(&t, b, order, f, mode);
-    let mut x = vec![0.0; n];
-    for p in 0..n {
-        x[if t.uplo() == Uplo::Lower {
-            p
-        } else {
-            n - 1 - p
-        }] = x_pos[p];
-    }
+    let x = ByPosition::new(&t).by_row(&x_pos);
     let blocks = n.div_ceil(order.nb);
     let depths: Vec<u64> = (0..blocks)
         .map(|k| {
@@ -213,12 +164,7 @@ fn trsv_residual_bound_holds_wherever_it_is_given() {
         for f in formats {
             for mode in MODES {
                 let n = rng.random_range(1..10usize);
-                let nb = rng.random_range(1..5usize);
-                let order = Order {
-                    nb,
-                    ways: rng.random_range(1..=nb.min(3)),
-                    lanes: rng.random_range(1..5usize),
-                };
+                let order = Order::random(&mut rng);
                 let (lo, hi) = if near_underflow {
                     (f.emin() - 2, f.emin() + 3)
                 } else {
@@ -245,7 +191,7 @@ fn trsv_residual_bound_holds_wherever_it_is_given() {
                 }
                 let b: Vec<f64> = (0..n).map(|_| val(&mut rng)).collect();
                 for (uplo, diag) in shapes() {
-                    let t = Triangular::new(Matrix::new(n, n, &a).unwrap(), uplo, diag).unwrap();
+                    let t = triangular(&a, n, uplo, diag);
                     with_record(t, &b, order, (f, mode), |record| {
                         let Ok(rho) = blocked_inverse_residual(f, mode, record) else {
                             refused += 1;
@@ -295,12 +241,7 @@ fn trsv_forward_bound_holds_against_the_exact_solution() {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         for (s, f) in pairs {
             let n = rng.random_range(1..9usize);
-            let nb = rng.random_range(1..5usize);
-            let order = Order {
-                nb,
-                ways: rng.random_range(1..=nb.min(3)),
-                lanes: rng.random_range(1..5usize),
-            };
+            let order = Order::random(&mut rng);
             let mut a: Vec<f64> = (0..n * n)
                 .map(|_| rng.random_range(-1.0..1.0) * 2f64.powi(rng.random_range(-6..3)))
                 .collect();
@@ -313,8 +254,8 @@ fn trsv_forward_bound_holds_against_the_exact_solution() {
             let a_s: Vec<f64> = a.iter().map(|v| s.round(*v, RNE)).collect();
             let b_s: Vec<f64> = b.iter().map(|v| s.round(*v, RNE)).collect();
             for (uplo, diag) in shapes() {
-                let t = Triangular::new(Matrix::new(n, n, &a_s).unwrap(), uplo, diag).unwrap();
-                let given = Triangular::new(Matrix::new(n, n, &a).unwrap(), uplo, diag).unwrap();
+                let t = triangular(&a_s, n, uplo, diag);
+                let given = triangular(&a, n, uplo, diag);
                 if (0..n).any(|i| t.diagonal(i) == 0.0) {
                     continue;
                 }

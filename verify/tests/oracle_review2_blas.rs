@@ -1,7 +1,7 @@
 //! Review (2026-11-29) of the exact BLAS oracles (`oracle::blas`: `Gemv`,
 //! `Gemm`, `Spmv` over `Csr` and `Ell`) and of the matrix views
-//! (`oracle::matrix`), against a reference written here from scratch with
-//! `rug::Rational`: the exact value of `alpha op(A) x + beta y0`, the IEEE
+//! (`oracle::matrix`), against a reference written from scratch with
+//! `rug::Rational` (`common::exact`): the exact value of `alpha op(A) x + beta y0`, the IEEE
 //! special values and signed zeros by the documented conventions (reference
 //! BLAS: `alpha = 0` does not read `A` and `x`, `beta = 0` does not read
 //! `y0`; an exact zero takes the sign of the terms `alpha a x` and `beta y0`
@@ -14,298 +14,51 @@
 use boundgate_verify::VerifyError;
 use boundgate_verify::format::{Format, RoundingMode};
 use boundgate_verify::oracle::{
-    Csr, ELL_PADDING, Ell, EllLayout, ErrorMeasure, ExactOp, ExactSum, Gemm, Gemv, Matrix, Sparse,
-    Spmv, Transpose,
+    Csr, ELL_PADDING, Ell, EllLayout, ExactOp, ExactSum, Gemm, Gemv, Matrix, Sparse, Spmv,
+    Transpose,
 };
-use rug::Rational;
+
+mod common;
+use common::blas::{csr_arrays, ell_arrays, gemm_operands, op_matrix, row_operands};
+use common::exact::{
+    Reference, RelativeUp, assert_same, check_error, check_errors_near, check_value, q, reference,
+    round_rational_f32, round_rational_f64, same,
+};
+use common::rng::SplitMix;
 
 // ----- the reference ----------------------------------------------------
-
-fn q(x: f64) -> Rational {
-    Rational::from_f64(x).expect("finite")
-}
-
-/// The IEEE result of a sum of products, each product given by its factors.
-#[derive(Clone, Debug)]
-enum Reference {
-    Nan,
-    Infinity { negative: bool },
-    Finite { value: Rational, zero: Zeros },
-}
-
-/// Which signed zero an exactly zero sum takes (the `mpfr_sum` rule).
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Zeros {
-    Empty,
-    Positive,
-    Negative,
-    Mixed,
-}
-
-fn reference(terms: &[Vec<f64>]) -> Reference {
-    let (mut nan, mut pos_inf, mut neg_inf) = (false, false, false);
-    let mut value = Rational::new();
-    let mut zeros = Zeros::Empty;
-    for t in terms {
-        let negative = t.iter().filter(|f| f.is_sign_negative()).count() % 2 == 1;
-        if t.iter().any(|f| !f.is_finite()) {
-            if t.iter().any(|f| f.is_nan()) || t.contains(&0.0) {
-                nan = true;
-            } else if negative {
-                neg_inf = true;
-            } else {
-                pos_inf = true;
-            }
-            continue;
-        }
-        let p = t.iter().fold(Rational::from(1), |acc, &f| acc * q(f));
-        if p == 0 {
-            let z = if negative {
-                Zeros::Negative
-            } else {
-                Zeros::Positive
-            };
-            zeros = match zeros {
-                Zeros::Empty => z,
-                s if s == z => s,
-                _ => Zeros::Mixed,
-            };
-        } else {
-            zeros = Zeros::Mixed;
-        }
-        value += p;
-    }
-    if nan || (pos_inf && neg_inf) {
-        Reference::Nan
-    } else if pos_inf || neg_inf {
-        Reference::Infinity { negative: neg_inf }
-    } else {
-        Reference::Finite { value, zero: zeros }
-    }
-}
-
-macro_rules! bracket_round {
-    ($name:ident, $t:ty) => {
-        /// `r` (nonzero) correctly rounded to `$t` in `mode`, found by
-        /// bracketing `r` between neighbouring values (IEEE overflow rules).
-        fn $name(r: &Rational, mode: RoundingMode) -> f64 {
-            let qt = |x: $t| q(x as f64);
-            let mut g: $t = r.to_f64() as $t;
-            if g.is_infinite() || g.is_nan() {
-                g = if *r > 0 { <$t>::MAX } else { <$t>::MIN };
-            }
-            // lo: the largest value <= r (-inf if none), hi: the smallest >= r.
-            let lo: $t = if qt(g) <= *r {
-                loop {
-                    let n = g.next_up();
-                    if n.is_infinite() || qt(n) > *r {
-                        break g;
-                    }
-                    g = n;
-                }
-            } else {
-                loop {
-                    let n = g.next_down();
-                    if n.is_infinite() {
-                        break n;
-                    }
-                    if qt(n) <= *r {
-                        break n;
-                    }
-                    g = n;
-                }
-            };
-            let mut lo = lo;
-            let mut hi: $t = if lo.is_finite() && qt(lo) == *r {
-                lo
-            } else {
-                lo.next_up()
-            };
-            // A nonzero result that rounds to zero keeps its sign.
-            if *r > 0 && lo == 0.0 {
-                lo = 0.0;
-            }
-            if *r < 0 && hi == 0.0 {
-                hi = -0.0;
-            }
-            if lo == hi {
-                return lo as f64;
-            }
-            let beyond = Rational::from(1) << (<$t>::MAX_EXP as u32); // 2^emax+1
-            let to_q = |x: $t| {
-                if x == <$t>::INFINITY {
-                    beyond.clone()
-                } else if x == <$t>::NEG_INFINITY {
-                    -beyond.clone()
-                } else {
-                    qt(x)
-                }
-            };
-            let pick = match mode {
-                RoundingMode::Down => lo,
-                RoundingMode::Up => hi,
-                RoundingMode::TowardZero => {
-                    if *r > 0 {
-                        lo
-                    } else {
-                        hi
-                    }
-                }
-                RoundingMode::NearestEven => {
-                    let below = Rational::from(r - to_q(lo));
-                    let above = Rational::from(to_q(hi) - r);
-                    match below.cmp(&above) {
-                        std::cmp::Ordering::Less => lo,
-                        std::cmp::Ordering::Greater => hi,
-                        std::cmp::Ordering::Equal => {
-                            // An infinity stands for 2^(emax+1), whose
-                            // significand is even.
-                            let even = |x: $t| x.is_infinite() || x.to_bits() & 1 == 0;
-                            if even(lo) { lo } else { hi }
-                        }
-                    }
-                }
-            };
-            pick as f64
-        }
-    };
-}
-bracket_round!(round_rational_f64, f64);
-bracket_round!(round_rational_f32, f32);
-
-impl Reference {
-    fn round(&self, format: Format, mode: RoundingMode) -> f64 {
-        match self {
-            Reference::Nan => f64::NAN,
-            Reference::Infinity { negative: true } => f64::NEG_INFINITY,
-            Reference::Infinity { negative: false } => f64::INFINITY,
-            Reference::Finite { value, zero } if *value == 0 => {
-                let negative = match zero {
-                    Zeros::Empty | Zeros::Positive => false,
-                    Zeros::Negative => true,
-                    Zeros::Mixed => mode == RoundingMode::Down,
-                };
-                if negative { -0.0 } else { 0.0 }
-            }
-            Reference::Finite { value, .. } => {
-                if format == Format::FP64 {
-                    round_rational_f64(value, mode)
-                } else {
-                    assert_eq!(format, Format::FP32);
-                    round_rational_f32(value, mode)
-                }
-            }
-        }
-    }
-}
-
-fn same(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
-}
 
 /// Checks one accumulator against the reference: exact value, special value,
 /// roundings into fp64 and fp32 in every mode, and error measures.
 fn check_one(fast: &ExactSum, reference: &Reference, context: &str) {
-    match reference {
-        Reference::Nan => assert!(
-            fast.non_finite().is_some_and(f64::is_nan),
-            "{context}: expected NaN, got {:?}",
-            fast.non_finite()
-        ),
-        Reference::Infinity { negative } => {
-            let expected = if *negative {
-                f64::NEG_INFINITY
-            } else {
-                f64::INFINITY
-            };
-            assert_eq!(fast.non_finite(), Some(expected), "{context}")
-        }
-        Reference::Finite { value, .. } => {
-            assert_eq!(fast.non_finite(), None, "{context}: spurious special value");
-            let got = fast
-                .to_float()
+    check_value(
+        fast.non_finite(),
+        || {
+            fast.to_float()
                 .expect("finite")
                 .to_rational()
-                .expect("finite");
-            assert_eq!(&got, value, "{context}: exact values differ");
-        }
-    }
+                .expect("finite")
+        },
+        reference,
+        context,
+    );
     for format in [Format::FP64, Format::FP32] {
         for mode in RoundingMode::ALL {
-            let f = fast.round(format, mode);
-            let r = reference.round(format, mode);
-            assert!(
-                same(f, r),
-                "{context}: {format} {mode}: oracle {f:e} ({:#x}) vs reference {r:e} ({:#x})",
-                f.to_bits(),
-                r.to_bits()
+            assert_same(
+                fast.round(format, mode),
+                reference.round(format, mode),
+                &format!("{context}: {format} {mode}: oracle vs reference"),
             );
         }
     }
     // Error measures of a few candidate computed values.
-    let nearest = reference.round(Format::FP64, RoundingMode::NearestEven);
-    for c in [
-        nearest,
-        nearest.next_up(),
-        nearest.next_down(),
-        0.0,
-        -1.5,
-        f64::MAX,
-    ] {
-        check_error(fast.error_of(c), reference, nearest, c, context);
-    }
-}
-
-fn check_error(e: ErrorMeasure, reference: &Reference, nearest: f64, c: f64, context: &str) {
-    let value = match reference {
-        Reference::Finite { value, .. } if nearest.is_finite() && c.is_finite() => value,
-        _ => {
-            assert!(
-                matches!(e, ErrorMeasure::NonFinite { .. }),
-                "{context}: computed {c:e}: expected a non-finite measure, got {e:?}"
-            );
-            return;
-        }
-    };
-    let ErrorMeasure::Finite {
-        absolute_up,
-        relative_up,
-        exact,
-        ..
-    } = e
-    else {
-        panic!("{context}: computed {c:e}: non-finite measure {e:?} for a finite case");
-    };
-    assert!(
-        same(exact, nearest),
-        "{context}: exact {exact:e} vs {nearest:e}"
+    check_errors_near(
+        |c| fast.error_of(c),
+        reference,
+        &[0.0, -1.5, f64::MAX],
+        RelativeUp::WithinOneUlp,
+        context,
     );
-    let difference = (q(c) - value).abs();
-    let expected_abs = if difference == 0 {
-        0.0
-    } else {
-        round_rational_f64(&difference, RoundingMode::Up)
-    };
-    assert!(
-        same(absolute_up, expected_abs),
-        "{context}: computed {c:e}: absolute_up {absolute_up:e} vs {expected_abs:e}"
-    );
-    match relative_up {
-        None => assert!(*value == 0, "{context}: relative error missing"),
-        Some(r) => {
-            assert!(*value != 0, "{context}: relative error of an exact zero");
-            let ratio = difference.clone() / Rational::from(value.abs_ref());
-            let lower = if ratio == 0 {
-                0.0
-            } else {
-                round_rational_f64(&ratio, RoundingMode::Up)
-            };
-            assert!(
-                r >= lower && r <= lower.next_up(),
-                "{context}: computed {c:e}: relative_up {r:e}, ratio rounded up {lower:e}"
-            );
-        }
-    }
 }
 
 fn check_op(op: &dyn ExactOp, expected: &[Vec<Vec<f64>>], context: &str) {
@@ -337,6 +90,7 @@ fn check_op(op: &dyn ExactOp, expected: &[Vec<Vec<f64>>], context: &str) {
             r,
             nearest,
             c,
+            RelativeUp::WithinOneUlp,
             &format!("{context}, output {i}, errors()"),
         );
     }
@@ -361,75 +115,8 @@ fn blas_terms(alpha: f64, a: &[f64], b: &[f64], beta: f64, y0: f64) -> Vec<Vec<f
 
 // ----- inputs -----------------------------------------------------------
 
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn sign(&mut self) -> f64 {
-        if self.next() & 1 == 0 { 1.0 } else { -1.0 }
-    }
-    /// Adversarial finite values (and, if `specials`, NaN and infinities).
-    fn value(&mut self, specials: bool) -> f64 {
-        let kinds = if specials { 18 } else { 15 };
-        match self.below(kinds) {
-            0 => 0.0,
-            1 => -0.0,
-            2 => self.sign() * f64::from_bits(1 + self.below((1 << 52) - 1)),
-            3 => self.sign() * f64::from_bits((0x7fe << 52) | (self.next() >> 12)),
-            4 => self.sign() * f64::from_bits((1 << 52) | (self.next() >> 12)),
-            5 => f64::from_bits(self.next() & !(0x7ff << 52) | (self.below(2047) << 52)),
-            6 => self.sign() * (self.below(7) + 1) as f64,
-            7 => self.sign() * 2f64.powi(self.below(2098) as i32 - 1074),
-            8 => self.sign() * f64::MAX,
-            9 => self.sign() * f64::from_bits(1),
-            12 if specials => f64::NAN,
-            13 if specials => f64::INFINITY,
-            14 if specials => f64::NEG_INFINITY,
-            _ => {
-                // Few significant bits, near 1: products cancel and tie.
-                let m = self.below(1 << 12) as f64 - 2048.0;
-                m * 2f64.powi(self.below(24) as i32 - 12)
-            }
-        }
-    }
-    fn scalar(&mut self) -> f64 {
-        match self.below(14) {
-            0 => 0.0,
-            1 => -0.0,
-            2 => 1.0,
-            3 => -1.0,
-            4 => self.sign() * f64::MAX,
-            5 => self.sign() * f64::from_bits(1 + self.below(1 << 20)),
-            6 => self.sign() * f64::MIN_POSITIVE,
-            7 => 0.1,
-            8 => self.sign() * 2f64.powi(self.below(2098) as i32 - 1074),
-            _ => self.value(false),
-        }
-    }
-    fn vec(&mut self, n: usize, specials: bool) -> Vec<f64> {
-        (0..n).map(|_| self.value(specials)).collect()
-    }
-    fn transpose(&mut self) -> Transpose {
-        if self.next() & 1 == 0 {
-            Transpose::No
-        } else {
-            Transpose::Yes
-        }
-    }
-}
-
 /// An `y0` element that (nearly) cancels `alpha s` (s given by its terms).
-fn cancelling_y0(rng: &mut Rng, alpha: f64, products: &[Vec<f64>], beta: f64) -> f64 {
+fn cancelling_y0(rng: &mut SplitMix, alpha: f64, products: &[Vec<f64>], beta: f64) -> f64 {
     let r = reference(
         &products
             .iter()
@@ -452,6 +139,16 @@ fn cancelling_y0(rng: &mut Rng, alpha: f64, products: &[Vec<f64>], beta: f64) ->
     if y.is_finite() { y } else { rng.value(false) }
 }
 
+/// `y0` as the operation is given it: always where `beta` is nonzero, else
+/// (it is not read) given or not, at random.
+fn given_y0<'a>(rng: &mut SplitMix, beta: f64, y0: &'a [f64]) -> Option<&'a [f64]> {
+    if beta != 0.0 || rng.below(2) == 0 {
+        Some(y0)
+    } else {
+        None
+    }
+}
+
 /// Cases per test (`BOUNDGATE_HEAVY=1`: 16 times as many).
 fn cases() -> u64 {
     if std::env::var_os("BOUNDGATE_HEAVY").is_some() {
@@ -466,7 +163,7 @@ fn cases() -> u64 {
 #[test]
 fn bracketing_reference_agrees_with_mpfr() {
     use rug::Float;
-    let mut rng = Rng(0x6e6d_6272);
+    let mut rng = SplitMix(0x6e6d_6272);
     for _ in 0..20_000 {
         let terms: Vec<Vec<f64>> = (0..1 + rng.below(3))
             .map(|_| (0..1 + rng.below(3)).map(|_| rng.value(false)).collect())
@@ -500,7 +197,7 @@ fn bracketing_reference_agrees_with_mpfr() {
 fn gemv_against_rational_reference() {
     for case in 0..cases() {
         let seed = 0x6e6d_7600 ^ case;
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix(seed);
         let specials = rng.below(4) == 0;
         let (m, n) = (rng.below(6) as usize, rng.below(7) as usize);
         let a_data = rng.vec(m * n, specials);
@@ -537,13 +234,9 @@ fn gemv_against_rational_reference() {
         }
         if beta == 0.0 && rng.below(2) == 0 {
             // beta = 0: y0 is not read, NaN there included.
-            y0.iter_mut().for_each(|y| *y = f64::NAN);
+            y0.fill(f64::NAN);
         }
-        let y0_arg = if beta != 0.0 || rng.below(2) == 0 {
-            Some(&y0[..])
-        } else {
-            None
-        };
+        let y0_arg = given_y0(&mut rng, beta, &y0);
         let op = Gemv::new(alpha, a, trans, &x, beta, y0_arg).unwrap();
         let expected: Vec<Vec<Vec<f64>>> = (0..rows)
             .map(|i| blas_terms(alpha, &op_row(i), &x, beta, y0[i]))
@@ -560,7 +253,7 @@ fn gemv_against_rational_reference() {
 fn gemm_against_rational_reference() {
     for case in 0..cases() / 2 {
         let seed = 0x6e6d_6d00 ^ case;
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix(seed);
         let specials = rng.below(4) == 0;
         let (m, n, k) = (
             rng.below(5) as usize,
@@ -570,18 +263,8 @@ fn gemm_against_rational_reference() {
         let (ta, tb) = (rng.transpose(), rng.transpose());
         let a_data = rng.vec(m * k, specials);
         let b_data = rng.vec(k * n, specials);
-        let a = if ta == Transpose::No {
-            Matrix::new(m, k, &a_data)
-        } else {
-            Matrix::new(k, m, &a_data)
-        }
-        .unwrap();
-        let b = if tb == Transpose::No {
-            Matrix::new(k, n, &b_data)
-        } else {
-            Matrix::new(n, k, &b_data)
-        }
-        .unwrap();
+        let a = op_matrix(&a_data, m, k, ta);
+        let b = op_matrix(&b_data, k, n, tb);
         let op_a = |i: usize, l: usize| {
             if ta == Transpose::No {
                 a_data[i * k + l]
@@ -609,22 +292,15 @@ fn gemm_against_rational_reference() {
             }
         }
         if beta == 0.0 && rng.below(2) == 0 {
-            c0.iter_mut().for_each(|y| *y = f64::NAN);
+            c0.fill(f64::NAN);
         }
-        let c0_arg = if beta != 0.0 || rng.below(2) == 0 {
-            Some(&c0[..])
-        } else {
-            None
-        };
+        let c0_arg = given_y0(&mut rng, beta, &c0);
         let op = Gemm::new(alpha, a, ta, b, tb, beta, c0_arg).unwrap();
-        let mut expected = Vec::new();
-        for i in 0..m {
-            for j in 0..n {
-                let row: Vec<f64> = (0..k).map(|l| op_a(i, l)).collect();
-                let col: Vec<f64> = (0..k).map(|l| op_b(l, j)).collect();
-                expected.push(blas_terms(alpha, &row, &col, beta, c0[i * n + j]));
-            }
-        }
+        let expected: Vec<_> = gemm_operands((m, n, k), op_a, op_b)
+            .iter()
+            .zip(&c0)
+            .map(|((row, col), &c)| blas_terms(alpha, row, col, beta, c))
+            .collect();
         check_op(
             &op,
             &expected,
@@ -639,7 +315,7 @@ fn gemm_against_rational_reference() {
 fn spmv_against_rational_reference() {
     for case in 0..cases() / 2 {
         let seed = 0x6e6d_7300 ^ case;
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix(seed);
         let specials = rng.below(4) == 0;
         let (rows, cols) = (rng.below(6) as usize, rng.below(6) as usize);
         let width = if cols == 0 { 0 } else { rng.below(5) as usize };
@@ -655,52 +331,32 @@ fn spmv_against_rational_reference() {
         let (alpha, beta) = (rng.scalar(), rng.scalar());
         let mut y0 = rng.vec(rows, specials);
         if beta == 0.0 {
-            y0.iter_mut().for_each(|y| *y = f64::NAN);
+            y0.fill(f64::NAN);
         }
-        let y0_arg = if beta != 0.0 || rng.below(2) == 0 {
-            Some(&y0[..])
-        } else {
-            None
-        };
+        let y0_arg = given_y0(&mut rng, beta, &y0);
         let expected: Vec<Vec<Vec<f64>>> = entries
             .iter()
             .enumerate()
             .map(|(i, row)| {
-                let a: Vec<f64> = row.iter().map(|e| e.1).collect();
-                let b: Vec<f64> = row.iter().map(|e| x[e.0]).collect();
+                let (a, b) = row_operands(row, &x);
                 blas_terms(alpha, &a, &b, beta, y0[i])
             })
             .collect();
-        let mut row_ptr = vec![0];
-        let (mut col_idx, mut values) = (Vec::new(), Vec::new());
-        for row in &entries {
-            col_idx.extend(row.iter().map(|e| e.0));
-            values.extend(row.iter().map(|e| e.1));
-            row_ptr.push(col_idx.len());
-        }
+        let (row_ptr, col_idx, values) = csr_arrays(&entries);
         let csr = Csr::new(rows, cols, &row_ptr, &col_idx, &values).unwrap();
         let op = Spmv::new(alpha, Sparse::Csr(csr), &x, beta, y0_arg).unwrap();
         let context =
             format!("spmv seed {seed:#x} ({rows}x{cols}, alpha {alpha:e}, beta {beta:e})");
         check_op(&op, &expected, &format!("{context} csr"));
         for layout in [EllLayout::RowMajor, EllLayout::ColumnMajor] {
-            let mut ell_cols = vec![ELL_PADDING; rows * width];
-            let mut ell_values = vec![f64::NAN; rows * width];
             // Padding anywhere in the row, not only at its end.
-            for (i, row) in entries.iter().enumerate() {
+            let (ell_cols, ell_values) = ell_arrays(&entries, width, layout, || {
                 let mut slots: Vec<usize> = (0..width).collect();
                 for s in (1..slots.len()).rev() {
                     slots.swap(s, rng.below(s as u64 + 1) as usize);
                 }
-                for (&slot, &(c, v)) in slots.iter().zip(row) {
-                    let at = match layout {
-                        EllLayout::RowMajor => i * width + slot,
-                        EllLayout::ColumnMajor => slot * rows + i,
-                    };
-                    ell_cols[at] = c;
-                    ell_values[at] = v;
-                }
-            }
+                slots
+            });
             let ell = Ell::new(rows, cols, width, layout, &ell_cols, &ell_values).unwrap();
             let op = Spmv::new(alpha, Sparse::Ell(ell), &x, beta, y0_arg).unwrap();
             check_op(&op, &expected, &format!("{context} ell {layout:?}"));
@@ -781,25 +437,13 @@ fn shape_errors_are_typed() {
     let a = Matrix::new(2, 3, &data).unwrap();
     let len =
         |r: Result<Gemv<'_>, VerifyError>| matches!(r, Err(VerifyError::LengthMismatch { .. }));
-    assert!(len(Gemv::new(1.0, a, Transpose::No, &[1.0; 2], 0.0, None)));
-    assert!(len(Gemv::new(1.0, a, Transpose::Yes, &[1.0; 3], 0.0, None)));
-    assert!(len(Gemv::new(
-        1.0,
-        a,
-        Transpose::No,
-        &[1.0; 3],
-        1.0,
-        Some(&[1.0; 3])
-    )));
+    let refused =
+        |trans, x: &[f64], beta, y0: Option<&[f64]>| len(Gemv::new(1.0, a, trans, x, beta, y0));
+    assert!(refused(Transpose::No, &[1.0; 2], 0.0, None));
+    assert!(refused(Transpose::Yes, &[1.0; 3], 0.0, None));
+    assert!(refused(Transpose::No, &[1.0; 3], 1.0, Some(&[1.0; 3])));
     // A wrong-length y0 is refused even when beta = 0 (it is not read).
-    assert!(len(Gemv::new(
-        1.0,
-        a,
-        Transpose::No,
-        &[1.0; 3],
-        0.0,
-        Some(&[1.0; 3])
-    )));
+    assert!(refused(Transpose::No, &[1.0; 3], 0.0, Some(&[1.0; 3])));
     for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
         assert!(matches!(
             Gemv::new(bad, a, Transpose::No, &[1.0; 3], 0.0, None),

@@ -11,355 +11,64 @@
 //! fixed and printed on failure.
 
 use boundgate_verify::format::{Format, RoundingMode};
-use boundgate_verify::oracle::{ErrorMeasure, mpfr};
-use rug::{Float, Rational};
+use boundgate_verify::oracle::mpfr;
+use rug::Float;
 
-fn q(x: f64) -> Rational {
-    Rational::from_f64(x).expect("finite")
-}
-
-/// The IEEE result of a sum of products, each product given by its factors.
-#[derive(Clone, Debug)]
-enum Reference {
-    Nan,
-    Infinity { negative: bool },
-    Finite { value: Rational, zero: Zeros },
-}
-
-/// Which signed zero an exactly zero sum takes (the `mpfr_sum` rule).
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Zeros {
-    Empty,
-    Positive,
-    Negative,
-    Mixed,
-}
-
-fn reference(terms: &[Vec<f64>]) -> Reference {
-    let (mut nan, mut pos_inf, mut neg_inf) = (false, false, false);
-    let mut value = Rational::new();
-    let mut zeros = Zeros::Empty;
-    for t in terms {
-        let negative = t.iter().filter(|f| f.is_sign_negative()).count() % 2 == 1;
-        if t.iter().any(|f| !f.is_finite()) {
-            if t.iter().any(|f| f.is_nan()) || t.contains(&0.0) {
-                nan = true;
-            } else if negative {
-                neg_inf = true;
-            } else {
-                pos_inf = true;
-            }
-            continue;
-        }
-        let p = t.iter().fold(Rational::from(1), |acc, &f| acc * q(f));
-        if p == 0 {
-            let z = if negative {
-                Zeros::Negative
-            } else {
-                Zeros::Positive
-            };
-            zeros = match zeros {
-                Zeros::Empty => z,
-                s if s == z => s,
-                _ => Zeros::Mixed,
-            };
-        } else {
-            zeros = Zeros::Mixed;
-        }
-        value += p;
-    }
-    if nan || (pos_inf && neg_inf) {
-        Reference::Nan
-    } else if pos_inf || neg_inf {
-        Reference::Infinity { negative: neg_inf }
-    } else {
-        Reference::Finite { value, zero: zeros }
-    }
-}
-
-macro_rules! bracket_round {
-    ($name:ident, $t:ty) => {
-        /// `r` (nonzero) correctly rounded to `$t` in `mode`, found by
-        /// bracketing `r` between neighbouring values (IEEE overflow rules).
-        fn $name(r: &Rational, mode: RoundingMode) -> f64 {
-            let qt = |x: $t| q(x as f64);
-            let mut g: $t = r.to_f64() as $t;
-            if g.is_infinite() || g.is_nan() {
-                g = if *r > 0 { <$t>::MAX } else { <$t>::MIN };
-            }
-            // lo: the largest value <= r (-inf if none), hi: the smallest >= r.
-            let lo: $t = if qt(g) <= *r {
-                loop {
-                    let n = g.next_up();
-                    if n.is_infinite() || qt(n) > *r {
-                        break g;
-                    }
-                    g = n;
-                }
-            } else {
-                loop {
-                    let n = g.next_down();
-                    if n.is_infinite() {
-                        break n;
-                    }
-                    if qt(n) <= *r {
-                        break n;
-                    }
-                    g = n;
-                }
-            };
-            let mut lo = lo;
-            let mut hi: $t = if lo.is_finite() && qt(lo) == *r {
-                lo
-            } else {
-                lo.next_up()
-            };
-            // A nonzero result that rounds to zero keeps its sign.
-            if *r > 0 && lo == 0.0 {
-                lo = 0.0;
-            }
-            if *r < 0 && hi == 0.0 {
-                hi = -0.0;
-            }
-            if lo == hi {
-                return lo as f64;
-            }
-            let beyond = Rational::from(1) << (<$t>::MAX_EXP as u32); // 2^emax+1
-            let to_q = |x: $t| {
-                if x == <$t>::INFINITY {
-                    beyond.clone()
-                } else if x == <$t>::NEG_INFINITY {
-                    -beyond.clone()
-                } else {
-                    qt(x)
-                }
-            };
-            let pick = match mode {
-                RoundingMode::Down => lo,
-                RoundingMode::Up => hi,
-                RoundingMode::TowardZero => {
-                    if *r > 0 {
-                        lo
-                    } else {
-                        hi
-                    }
-                }
-                RoundingMode::NearestEven => {
-                    let below = Rational::from(r - to_q(lo));
-                    let above = Rational::from(to_q(hi) - r);
-                    match below.cmp(&above) {
-                        std::cmp::Ordering::Less => lo,
-                        std::cmp::Ordering::Greater => hi,
-                        std::cmp::Ordering::Equal => {
-                            // An infinity stands for 2^(emax+1), whose
-                            // significand is even.
-                            let even = |x: $t| x.is_infinite() || x.to_bits() & 1 == 0;
-                            if even(lo) { lo } else { hi }
-                        }
-                    }
-                }
-            };
-            pick as f64
-        }
-    };
-}
-bracket_round!(round_rational_f64, f64);
-bracket_round!(round_rational_f32, f32);
-
-impl Reference {
-    fn round(&self, format: Format, mode: RoundingMode) -> f64 {
-        match self {
-            Reference::Nan => f64::NAN,
-            Reference::Infinity { negative: true } => f64::NEG_INFINITY,
-            Reference::Infinity { negative: false } => f64::INFINITY,
-            Reference::Finite { value, zero } if *value == 0 => {
-                let negative = match zero {
-                    Zeros::Empty | Zeros::Positive => false,
-                    Zeros::Negative => true,
-                    Zeros::Mixed => mode == RoundingMode::Down,
-                };
-                if negative { -0.0 } else { 0.0 }
-            }
-            Reference::Finite { value, .. } => {
-                if format == Format::FP64 {
-                    round_rational_f64(value, mode)
-                } else {
-                    assert_eq!(format, Format::FP32);
-                    round_rational_f32(value, mode)
-                }
-            }
-        }
-    }
-}
-
-fn same(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
-}
-
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn sign(&mut self) -> f64 {
-        if self.next() & 1 == 0 { 1.0 } else { -1.0 }
-    }
-    /// Adversarial finite values (and, if `specials`, NaN and infinities).
-    fn value(&mut self, specials: bool) -> f64 {
-        let kinds = if specials { 18 } else { 15 };
-        match self.below(kinds) {
-            0 => 0.0,
-            1 => -0.0,
-            2 => self.sign() * f64::from_bits(1 + self.below((1 << 52) - 1)),
-            3 => self.sign() * f64::from_bits((0x7fe << 52) | (self.next() >> 12)),
-            4 => self.sign() * f64::from_bits((1 << 52) | (self.next() >> 12)),
-            5 => f64::from_bits(self.next() & !(0x7ff << 52) | (self.below(2047) << 52)),
-            6 => self.sign() * (self.below(7) + 1) as f64,
-            7 => self.sign() * 2f64.powi(self.below(2098) as i32 - 1074),
-            8 => self.sign() * f64::MAX,
-            9 => self.sign() * f64::from_bits(1),
-            12 if specials => f64::NAN,
-            13 if specials => f64::INFINITY,
-            14 if specials => f64::NEG_INFINITY,
-            _ => {
-                // Few significant bits, near 1: products cancel and tie.
-                let m = self.below(1 << 12) as f64 - 2048.0;
-                m * 2f64.powi(self.below(24) as i32 - 12)
-            }
-        }
-    }
-    fn vec(&mut self, n: usize, specials: bool) -> Vec<f64> {
-        (0..n).map(|_| self.value(specials)).collect()
-    }
-}
+mod common;
+use common::exact::{
+    Reference, RelativeUp, Zeros, assert_same, check_errors_near, check_value, reference, same,
+};
+use common::rng::SplitMix;
 
 /// Checks an MPFR result against the reference.
 fn check(result: &mpfr::MpfrResult, reference: &Reference, context: &str) {
-    match reference {
-        Reference::Nan => assert!(
-            result.non_finite().is_some_and(f64::is_nan),
-            "{context}: expected NaN, got {:?}",
-            result.non_finite()
-        ),
-        Reference::Infinity { negative } => {
-            let expected = if *negative {
-                f64::NEG_INFINITY
-            } else {
-                f64::INFINITY
-            };
-            assert_eq!(result.non_finite(), Some(expected), "{context}");
-            assert!(result.exact().is_none(), "{context}");
-        }
-        Reference::Finite { value, .. } => {
-            assert_eq!(result.non_finite(), None, "{context}");
-            let got = result
+    check_value(
+        result.non_finite(),
+        || {
+            result
                 .exact()
                 .expect("finite")
                 .to_rational()
-                .expect("finite");
-            assert_eq!(&got, value, "{context}: exact values differ");
-        }
+                .expect("finite")
+        },
+        reference,
+        context,
+    );
+    if let Reference::Infinity { .. } = reference {
+        assert!(result.exact().is_none(), "{context}");
     }
     for mode in RoundingMode::ALL {
-        let f = result.round_f64(mode);
         let r = reference.round(Format::FP64, mode);
-        assert!(
-            same(f, r),
-            "{context}: fp64 {mode}: {f:e} ({:#x}) vs {r:e} ({:#x})",
-            f.to_bits(),
-            r.to_bits()
+        assert_same(
+            result.round_f64(mode),
+            r,
+            &format!("{context}: fp64 {mode}"),
         );
-        assert!(
-            same(result.round(Format::FP64, mode), r),
-            "{context}: round(fp64) {mode}"
+        assert_same(
+            result.round(Format::FP64, mode),
+            r,
+            &format!("{context}: round(fp64) {mode}"),
         );
-        let f = result.round(Format::FP32, mode);
         let r = reference.round(Format::FP32, mode);
-        assert!(
-            same(f, r),
-            "{context}: fp32 {mode}: {f:e} ({:#x}) vs {r:e} ({:#x})",
-            f.to_bits(),
-            r.to_bits()
+        assert_same(
+            result.round(Format::FP32, mode),
+            r,
+            &format!("{context}: fp32 {mode}"),
         );
     }
     assert!(same(
         result.to_f64(),
         reference.round(Format::FP64, RoundingMode::NearestEven)
     ));
-    let nearest = reference.round(Format::FP64, RoundingMode::NearestEven);
-    for c in [
-        nearest,
-        nearest.next_up(),
-        nearest.next_down(),
-        0.0,
-        -0.0,
-        1.0,
-        -f64::MAX,
-        f64::from_bits(1),
-        f64::NAN,
-    ] {
-        check_error(result.error_of(c), reference, nearest, c, context);
-    }
-}
-
-/// `MpfrResult::error_of` is exact: `absolute_up` and `relative_up` are the
-/// absolute and relative errors rounded up, no more.
-fn check_error(e: ErrorMeasure, reference: &Reference, nearest: f64, c: f64, context: &str) {
-    let value = match reference {
-        Reference::Finite { value, .. } if nearest.is_finite() && c.is_finite() => value,
-        _ => {
-            assert!(
-                matches!(e, ErrorMeasure::NonFinite { .. }),
-                "{context}: computed {c:e}: expected a non-finite measure, got {e:?}"
-            );
-            return;
-        }
-    };
-    let ErrorMeasure::Finite {
-        absolute_up,
-        relative_up,
-        exact,
-        ..
-    } = e
-    else {
-        panic!("{context}: computed {c:e}: non-finite measure {e:?} for a finite case");
-    };
-    assert!(
-        same(exact, nearest),
-        "{context}: exact {exact:e} vs {nearest:e}"
+    // `MpfrResult::error_of` is exact: `absolute_up` and `relative_up` are
+    // the absolute and relative errors rounded up, no more.
+    check_errors_near(
+        |c| result.error_of(c),
+        reference,
+        &[0.0, -0.0, 1.0, -f64::MAX, f64::from_bits(1), f64::NAN],
+        RelativeUp::Exact,
+        context,
     );
-    let difference = (q(c) - value).abs();
-    let up = |r: &Rational| {
-        if *r == 0 {
-            0.0
-        } else {
-            round_rational_f64(r, RoundingMode::Up)
-        }
-    };
-    assert!(
-        same(absolute_up, up(&difference)),
-        "{context}: computed {c:e}: absolute_up {absolute_up:e} vs {:e}",
-        up(&difference)
-    );
-    if *value == 0 {
-        assert_eq!(relative_up, None, "{context}");
-    } else {
-        let ratio = difference.clone() / Rational::from(value.abs_ref());
-        assert_eq!(
-            relative_up,
-            Some(up(&ratio)),
-            "{context}: computed {c:e}: relative_up"
-        );
-    }
 }
 
 fn products(x: &[f64], y: &[f64]) -> Vec<Vec<f64>> {
@@ -374,7 +83,7 @@ fn singles(x: &[f64]) -> Vec<Vec<f64>> {
 fn dot_and_sum_against_rational_reference() {
     for case in 0..4000u64 {
         let seed = 0x6d70_6400 ^ case;
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix(seed);
         let specials = rng.below(5) == 0;
         let n = rng.below(12) as usize;
         let x = rng.vec(n, specials);
@@ -404,7 +113,7 @@ fn dot_and_sum_against_rational_reference() {
 fn products_and_sums_of_terms_against_rational_reference() {
     for case in 0..3000u64 {
         let seed = 0x6d70_7000 ^ case;
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix(seed);
         let specials = rng.below(6) == 0;
         let terms: Vec<Vec<f64>> = (0..rng.below(6))
             .map(|_| {

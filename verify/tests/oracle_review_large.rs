@@ -8,6 +8,9 @@ use boundgate_verify::oracle::{ExactSum, abs_dot_up, dot, sum};
 use rug::Float;
 use rug::float::Round;
 
+mod common;
+use common::rng::XorShift;
+
 /// Enough bits for any sum of fewer than 2^40 exact products of f64 values
 /// (from 2^-2148 to below 2^2048).
 const PREC: u32 = 4300;
@@ -30,24 +33,6 @@ fn exact_sum(x: &[f64]) -> Float {
     s
 }
 
-/// xorshift64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn significand(&mut self) -> f64 {
-        1.0 + (self.next() >> 12) as f64 * f64::EPSILON
-    }
-}
-
 fn check(acc: &ExactSum, reference: &Float, context: &str) {
     let value = acc.to_float().expect("finite");
     assert_eq!(value, *reference, "{context}");
@@ -67,8 +52,8 @@ fn check(acc: &ExactSum, reference: &Float, context: &str) {
 /// threshold `2^-916` and just below it, `lo` as low as it can be (105
 /// binades below `hi`, at the bottom of the block's bin range), `hi` next to
 /// the overflow threshold and beyond it, subnormal and zero factors.
-fn edge_pair(rng: &mut Rng) -> (f64, f64) {
-    let sign = |rng: &mut Rng| if rng.below(2) == 0 { 1.0 } else { -1.0 };
+fn edge_pair(rng: &mut XorShift) -> (f64, f64) {
+    let sign = |rng: &mut XorShift| if rng.below(2) == 0 { 1.0 } else { -1.0 };
     let (s1, s2) = (sign(rng), sign(rng));
     let top = 2.0 - f64::EPSILON; // (2 - 2^-52)^2 = 4 - 2^-50 + 2^-104
     let (a, b) = match rng.below(10) {
@@ -119,7 +104,7 @@ fn edge_pair(rng: &mut Rng) -> (f64, f64) {
 fn products_at_the_fast_path_edges_are_exact() {
     let seed = 0x1a7_9e5u64;
     println!("seed {seed:#x}");
-    let mut rng = Rng(seed);
+    let mut rng = XorShift(seed);
     for len in [
         127usize, 128, 129, 255, 256, 257, 1023, 1024, 1025, 3000, 4097,
     ] {

@@ -3,24 +3,20 @@
 //! printed.
 
 use boundgate_verify::VerifyError;
+use boundgate_verify::oracle::ErrorMeasure;
 use boundgate_verify::oracle::trsv::{
-    Diag, Triangular, Uplo, backward_error, solution_errors_within, solve_exact,
-    solve_exact_rational,
+    Diag, Uplo, backward_error, solution_errors_within, solve_exact_rational,
 };
-use boundgate_verify::oracle::{ErrorMeasure, Matrix};
 use rug::Rational;
 
-fn q(v: f64) -> Rational {
-    Rational::from_f64(v).unwrap()
-}
+mod common;
+use common::exact::q;
+use common::rng::XorShift;
+use common::trsv::{assert_exact_solves_agree, shapes, triangular};
 
 /// Whether `v` (possibly +inf) is at least `x`.
 fn at_least(v: f64, x: &Rational) -> bool {
     v == f64::INFINITY || (v.is_finite() && q(v) >= *x)
-}
-
-fn triangular(data: &[f64], n: usize, uplo: Uplo, diag: Diag) -> Triangular<'_> {
-    Triangular::new(Matrix::new(n, n, data).unwrap(), uplo, diag).unwrap()
 }
 
 /// A zero on the diagonal does not stop `backward_error` (a residual can be
@@ -183,53 +179,9 @@ fn exact_solve_of_zero_right_hand_sides_in_scaled_rows() {
     ] {
         let t = triangular(&data, 2, uplo, diag);
         for b in [[0.0, 0.0], [0.0, 4096.0], [-0.0, 1.0]] {
-            assert_eq!(
-                solve_exact(&t, &b).unwrap(),
-                solve_exact_rational(&t, &b).unwrap(),
-                "{uplo:?} {diag:?} {b:?}"
-            );
+            assert_exact_solves_agree(&t, &b, &format!("{uplo:?} {diag:?} {b:?}"));
         }
     }
-}
-
-/// xorshift64: a fixed-seed generator with no dependencies.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// Zeros, subnormals, huge and tiny values, ordinary ones, either sign.
-    fn wide(&mut self) -> f64 {
-        let sign = if self.below(2) == 0 { 1.0 } else { -1.0 };
-        let v = match self.below(8) {
-            0 => 0.0,
-            1 => f64::from_bits(1 + self.below((1 << 52) - 1)),
-            2 => (1.0 + self.unit()) * 2f64.powi(self.below(2000) as i32 - 1000),
-            3 => (1.0 + self.unit()) * 2f64.powi(1000 + self.below(23) as i32),
-            4 => (1.0 + self.unit()) * 2f64.powi(-1022 + self.below(60) as i32),
-            _ => self.unit() * 4.0 - 2.0,
-        };
-        sign * v
-    }
-}
-
-fn shapes() -> [(Uplo, Diag); 4] {
-    [
-        (Uplo::Lower, Diag::NonUnit),
-        (Uplo::Upper, Diag::NonUnit),
-        (Uplo::Lower, Diag::Unit),
-        (Uplo::Upper, Diag::Unit),
-    ]
 }
 
 /// Random small systems over f64's whole range, computed solutions from the
@@ -240,7 +192,7 @@ fn shapes() -> [(Uplo, Diag); 4] {
 fn enclosures_and_backward_errors_over_the_whole_range() {
     let seed = 0x7a11_0e5fu64;
     println!("seed {seed:#x}");
-    let mut rng = Rng(seed);
+    let mut rng = XorShift(seed);
     let mut judged = 0;
     for case in 0..400 {
         let n = 1 + (case % 6);

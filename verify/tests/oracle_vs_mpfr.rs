@@ -15,8 +15,8 @@
 
 use boundgate_verify::format::{Format, OverflowPolicy, RoundingMode};
 use boundgate_verify::oracle::{
-    Csr, ELL_PADDING, Ell, EllLayout, ErrorMeasure, ExactOp, ExactSum, Gemm, Gemv, Matrix, Sparse,
-    Spmv, Transpose, abs_dot_up, dot, mpfr, sum,
+    Csr, Ell, EllLayout, ErrorMeasure, ExactOp, ExactSum, Gemm, Gemv, Matrix, Sparse, Spmv,
+    Transpose, abs_dot_up, dot, mpfr, sum,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
@@ -24,6 +24,10 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rug::Float;
 use std::cmp::Ordering;
+
+mod common;
+use common::blas::{csr_arrays, ell_arrays, gemm_operands, op_matrix, row_operands};
+use common::exact::same;
 
 const SEED: u64 = 0x0bad_5eed_0f0d_d5e5;
 
@@ -58,10 +62,6 @@ fn formats() -> Vec<Format> {
     );
     f.push(Format::custom(20, -300, 300, true, OverflowPolicy::Infinity).unwrap());
     f
-}
-
-fn same(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
 }
 
 // ----- strategies ---------------------------------------------------------
@@ -639,18 +639,8 @@ fn gemm_matches_naive_mpfr() {
         };
         let a_data = random_vec(&mut rng, m * k);
         let b_data = random_vec(&mut rng, k * n);
-        let a = if trans_a == Transpose::No {
-            Matrix::new(m, k, &a_data)
-        } else {
-            Matrix::new(k, m, &a_data)
-        }
-        .unwrap();
-        let b = if trans_b == Transpose::No {
-            Matrix::new(k, n, &b_data)
-        } else {
-            Matrix::new(n, k, &b_data)
-        }
-        .unwrap();
+        let a = op_matrix(&a_data, m, k, trans_a);
+        let b = op_matrix(&b_data, k, n, trans_b);
         let op_a = |i: usize, l: usize| {
             if trans_a == Transpose::No {
                 a.get(i, l)
@@ -669,14 +659,11 @@ fn gemm_matches_naive_mpfr() {
         let c0 = random_vec(&mut rng, m * n);
         let c0_arg = if beta != 0.0 { Some(&c0[..]) } else { None };
         let op = Gemm::new(alpha, a, trans_a, b, trans_b, beta, c0_arg).unwrap();
-        let mut expected = Vec::new();
-        for i in 0..m {
-            for j in 0..n {
-                let row: Vec<f64> = (0..k).map(|l| op_a(i, l)).collect();
-                let col: Vec<f64> = (0..k).map(|l| op_b(l, j)).collect();
-                expected.push(blas_terms(alpha, &row, &col, beta, Some(c0[i * n + j])));
-            }
-        }
+        let expected: Vec<_> = gemm_operands((m, n, k), op_a, op_b)
+            .iter()
+            .zip(&c0)
+            .map(|((row, col), &c)| blas_terms(alpha, row, col, beta, Some(c)))
+            .collect();
         check_outputs(
             &op,
             &expected,
@@ -710,38 +697,21 @@ fn spmv_csr_and_ell_match_naive_mpfr() {
             .iter()
             .enumerate()
             .map(|(i, row)| {
-                let a: Vec<f64> = row.iter().map(|e| e.1).collect();
-                let b: Vec<f64> = row.iter().map(|e| x[e.0]).collect();
+                let (a, b) = row_operands(row, &x);
                 blas_terms(alpha, &a, &b, beta, Some(y0[i]))
             })
             .collect();
         let y0_arg = if beta != 0.0 { Some(&y0[..]) } else { None };
 
-        let mut row_ptr = vec![0];
-        let (mut col_idx, mut values) = (Vec::new(), Vec::new());
-        for row in &entries {
-            col_idx.extend(row.iter().map(|e| e.0));
-            values.extend(row.iter().map(|e| e.1));
-            row_ptr.push(col_idx.len());
-        }
+        let (row_ptr, col_idx, values) = csr_arrays(&entries);
         let csr = Csr::new(rows, cols, &row_ptr, &col_idx, &values).unwrap();
         let op = Spmv::new(alpha, Sparse::Csr(csr), &x, beta, y0_arg).unwrap();
         check_outputs(&op, &expected, &format!("csr case {case}"));
 
         for layout in [EllLayout::RowMajor, EllLayout::ColumnMajor] {
-            let mut ell_cols = vec![ELL_PADDING; rows * width];
-            let mut ell_values = vec![f64::NAN; rows * width]; // padding values are never read
-            for (i, row) in entries.iter().enumerate() {
-                for (k, &(c, v)) in row.iter().enumerate() {
-                    let at = if layout == EllLayout::RowMajor {
-                        i * width + k
-                    } else {
-                        k * rows + i
-                    };
-                    ell_cols[at] = c;
-                    ell_values[at] = v;
-                }
-            }
+            // Each row's entries first, then its padding.
+            let (ell_cols, ell_values) =
+                ell_arrays(&entries, width, layout, || (0..width).collect());
             let ell = Ell::new(rows, cols, width, layout, &ell_cols, &ell_values).unwrap();
             let op = Spmv::new(alpha, Sparse::Ell(ell), &x, beta, y0_arg).unwrap();
             check_outputs(&op, &expected, &format!("ell {layout:?} case {case}"));

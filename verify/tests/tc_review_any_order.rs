@@ -17,6 +17,7 @@
 //! failure.
 
 use boundgate_verify::VerifyError;
+use boundgate_verify::bounds::Bound;
 use boundgate_verify::bounds::tc::{
     BlockFmaSpec, block_fma_a_priori, block_fma_any_order, block_fma_any_order_reducing,
     block_fma_any_order_split_reducing,
@@ -262,6 +263,22 @@ fn check_finals(finals: &BTreeSet<u64>, x: &[f64], y: &[f64], bound: f64, ctx: &
     worst
 }
 
+/// [`check_finals`] over every tree of the products of `x` and `y` that
+/// `sim` can take.
+fn check_every_tree(sim: &Sim, x: &[f64], y: &[f64], bound: f64, ctx: &str) -> f64 {
+    check_finals(&sim.finals(&products(sim, x, y), &[]), x, y, bound, ctx)
+}
+
+/// The value of a bound, or `None` where its hypotheses are not met (the
+/// trial is skipped); any other error fails.
+fn bound_value(bound: boundgate_verify::Result<Bound>, ctx: &str) -> Option<f64> {
+    match bound {
+        Ok(b) => Some(b.value),
+        Err(VerifyError::HypothesisNotMet { .. }) => None,
+        Err(e) => panic!("{ctx}: {e}"),
+    }
+}
+
 /// A random nonzero number of `fmt` with exponent in `lo..=hi` (clamped to
 /// the format's range; subnormals where it goes below `emin`).
 fn random_value(rng: &mut ChaCha8Rng, fmt: Format, lo: i32, hi: i32) -> f64 {
@@ -301,6 +318,24 @@ fn random_dot(
         });
     }
     (x, y)
+}
+
+/// `k` random products for the reducing and split bounds ([`random_dot`]):
+/// exponents from `lo` to `lo + span`, `lo` in `-8..=3` (tiny formats) or
+/// `-20..=7`, `span` below `F + 4`.
+fn reducing_dot(
+    rng: &mut ChaCha8Rng,
+    spec: &BlockFmaSpec,
+    tiny: bool,
+    k: usize,
+) -> (Vec<f64>, Vec<f64>) {
+    let lo = if tiny {
+        -8 + (rng.next_u64() % 12) as i32
+    } else {
+        -20 + (rng.next_u64() % 28) as i32
+    };
+    let span = (rng.next_u64() % (spec.fraction_bits as u64 + 4)) as i32;
+    random_dot(rng, spec.input, k, lo, span)
 }
 
 /// Tiny formats: 3-bit inputs, a 5-bit accumulator, `F = 4` (the least
@@ -376,13 +411,10 @@ fn the_any_order_bound_holds_for_every_tree_of_small_blocks() {
             let span = (rng.next_u64() % (spec.fraction_bits as u64 + 6)) as i32;
             let (x, y) = random_dot(&mut rng, fmt, k, lo, span);
             let ctx = format!("{name}, trial {trial}, seed {seed:#x}");
-            let bound = match block_fma_any_order(&spec, &x, &y) {
-                Ok(b) => b.value,
-                Err(VerifyError::HypothesisNotMet { .. }) => continue,
-                Err(e) => panic!("{ctx}: {e}"),
+            let Some(bound) = bound_value(block_fma_any_order(&spec, &x, &y), &ctx) else {
+                continue;
             };
-            let finals = sim.finals(&products(&sim, &x, &y), &[]);
-            worst = worst.max(check_finals(&finals, &x, &y, bound, &ctx));
+            worst = worst.max(check_every_tree(&sim, &x, &y, bound, &ctx));
         }
         println!("{name}: largest error / bound over every tree {worst:.3}");
     }
@@ -393,8 +425,6 @@ fn the_any_order_bound_holds_for_every_tree_of_small_blocks() {
 /// formats narrower than the accumulator.
 #[test]
 fn the_reducing_bound_holds_for_every_tree_and_every_rounding_choice() {
-    let seed = seed_or(0xa11_0bde_0002);
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let cases = [
         ("tiny rz / 3-bit", tiny_specs()[0].1, custom(3, -6, 7)),
         ("tiny rne / 4-bit", tiny_specs()[1].1, custom(4, -8, 9)),
@@ -402,28 +432,26 @@ fn the_reducing_bound_holds_for_every_tree_and_every_rounding_choice() {
         ("sm90 fp16 / fp16", real_specs()[0].1, Format::FP16),
         ("sm80 fp16 / fp16", real_specs()[1].1, Format::FP16),
     ];
-    for (name, spec, red) in cases {
+    reducing_search(seed_or(0xa11_0bde_0002), &cases, 4);
+}
+
+/// The reducing bound against every tree and rounding choice of `k = 1 + trial
+/// % k_max` products, for each (name, spec, reduction format) of `cases`.
+fn reducing_search(seed: u64, cases: &[(&str, BlockFmaSpec, Format)], k_max: usize) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for &(name, spec, red) in cases {
         let tiny = name.starts_with("tiny");
-        let fmt = spec.input;
         let sim = Sim::reducing(spec, red, RNE);
         let mut worst = 0.0f64;
         for trial in 0..scale() * if tiny { 250 } else { 40 } {
-            let k = 1 + trial % 4;
-            let lo = if tiny {
-                -8 + (rng.next_u64() % 12) as i32
-            } else {
-                -20 + (rng.next_u64() % 28) as i32
-            };
-            let span = (rng.next_u64() % (spec.fraction_bits as u64 + 4)) as i32;
-            let (x, y) = random_dot(&mut rng, fmt, k, lo, span);
+            let k = 1 + trial % k_max;
+            let (x, y) = reducing_dot(&mut rng, &spec, tiny, k);
             let ctx = format!("{name}, trial {trial}, seed {seed:#x}");
-            let bound = match block_fma_any_order_reducing(&spec, red, RNE, &x, &y) {
-                Ok(b) => b.value,
-                Err(VerifyError::HypothesisNotMet { .. }) => continue,
-                Err(e) => panic!("{ctx}: {e}"),
+            let bound = block_fma_any_order_reducing(&spec, red, RNE, &x, &y);
+            let Some(bound) = bound_value(bound, &ctx) else {
+                continue;
             };
-            let finals = sim.finals(&products(&sim, &x, &y), &[]);
-            worst = worst.max(check_finals(&finals, &x, &y, bound, &ctx));
+            worst = worst.max(check_every_tree(&sim, &x, &y, bound, &ctx));
         }
         println!("{name}: largest error / bound {worst:.3}");
     }
@@ -473,7 +501,6 @@ fn the_split_bound_holds_for_every_partition_and_reduction_order() {
     ];
     for (name, spec, red) in cases {
         let tiny = name.starts_with("tiny");
-        let fmt = spec.input;
         let plain = Sim::plain(spec);
         let reduce = Sim {
             truncating: false,
@@ -483,19 +510,11 @@ fn the_split_bound_holds_for_every_partition_and_reduction_order() {
         for trial in 0..scale() * if tiny { 120 } else { 30 } {
             let k = 2 + trial % 3;
             let p = 1 + (trial / 3) % 3;
-            let lo = if tiny {
-                -8 + (rng.next_u64() % 12) as i32
-            } else {
-                -20 + (rng.next_u64() % 28) as i32
-            };
-            let span = (rng.next_u64() % (spec.fraction_bits as u64 + 4)) as i32;
-            let (x, y) = random_dot(&mut rng, fmt, k, lo, span);
+            let (x, y) = reducing_dot(&mut rng, &spec, tiny, k);
             let ctx = format!("{name}, p = {p}, trial {trial}, seed {seed:#x}");
-            let bound = match block_fma_any_order_split_reducing(&spec, red, RNE, p as u64, &x, &y)
-            {
-                Ok(b) => b.value,
-                Err(VerifyError::HypothesisNotMet { .. }) => continue,
-                Err(e) => panic!("{ctx}: {e}"),
+            let bound = block_fma_any_order_split_reducing(&spec, red, RNE, p as u64, &x, &y);
+            let Some(bound) = bound_value(bound, &ctx) else {
+                continue;
             };
             let prods = products(&plain, &x, &y);
             let mut finals = BTreeSet::new();
@@ -557,26 +576,14 @@ fn edge_cases_are_sound_or_typed_errors() {
     );
     let b = block_fma_any_order(&h100, &x, &y).unwrap().value;
     assert!(b > 0.0);
-    check_finals(
-        &sim.finals(&products(&sim, &x, &y), &[]),
-        &x,
-        &y,
-        b,
-        "cancellation",
-    );
+    check_every_tree(&sim, &x, &y, b, "cancellation");
     // Subnormal products below the fp16 accumulator's subnormals vanish: the
     // error is the products' sum, within the bound.
     let sub = 2f64.powi(-24);
     let (x, y) = (vec![sub; 4], vec![sub; 4]);
     let sim = Sim::plain(fp16_acc);
     let b = block_fma_any_order(&fp16_acc, &x, &y).unwrap().value;
-    let worst = check_finals(
-        &sim.finals(&products(&sim, &x, &y), &[]),
-        &x,
-        &y,
-        b,
-        "subnormal",
-    );
+    let worst = check_every_tree(&sim, &x, &y, b, "subnormal");
     assert!(worst > 0.0);
     // Flushed subnormal inputs: the products are lost, and counted.
     let mut ftz = h100;
@@ -654,12 +661,11 @@ fn the_bounds_hold_for_every_pair_of_tiny_products_and_every_tree() {
                     let (x, y) = ([a, b], [1.0, c]);
                     let ctx = format!("{name}, exhaustive");
                     if let Ok(bound) = block_fma_any_order(&spec, &x, &y) {
-                        let f = plain.finals(&products(&plain, &x, &y), &[]);
-                        worst = worst.max(check_finals(&f, &x, &y, bound.value, &ctx));
+                        worst = worst.max(check_every_tree(&plain, &x, &y, bound.value, &ctx));
                     }
                     if let Ok(bound) = block_fma_any_order_reducing(&spec, red, RNE, &x, &y) {
-                        let f = reducing.finals(&products(&reducing, &x, &y), &[]);
-                        worst_red = worst_red.max(check_finals(&f, &x, &y, bound.value, &ctx));
+                        let ratio = check_every_tree(&reducing, &x, &y, bound.value, &ctx);
+                        worst_red = worst_red.max(ratio);
                     }
                 }
             }
@@ -751,10 +757,8 @@ fn the_bounds_hold_for_random_trees_of_long_dot_products() {
                 None => block_fma_any_order(&spec, &x, &y),
                 Some((f, m)) => block_fma_any_order_reducing(&spec, f, m, &x, &y),
             };
-            let bound = match bound {
-                Ok(b) => b.value,
-                Err(VerifyError::HypothesisNotMet { .. }) => continue,
-                Err(e) => panic!("{ctx}: {e}"),
+            let Some(bound) = bound_value(bound, &ctx) else {
+                continue;
             };
             ran += 1;
             let prods = products(&sim, &x, &y);
@@ -847,8 +851,6 @@ fn inputs_that_are_not_numbers_of_the_input_format_are_refused() {
 /// as evidence, not as a proof: review notes, 2026-12.
 #[test]
 fn the_reducing_bound_survives_reduction_formats_wider_than_f() {
-    let seed = seed_or(99);
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let cases = [
         ("tiny rz / 8-bit", tiny_specs()[0].1, custom(8, -20, 20)),
         ("tiny rne / 12-bit", tiny_specs()[1].1, custom(12, -30, 30)),
@@ -860,33 +862,9 @@ fn the_reducing_bound_survives_reduction_formats_wider_than_f() {
         ("sm90 fp16 / fp64", real_specs()[0].1, Format::FP64),
         ("tf32 / fp64", real_specs()[4].1, Format::FP64),
     ];
-    for (name, spec, red) in cases {
-        let tiny = name.starts_with("tiny");
-        let fmt = spec.input;
-        let sim = Sim::reducing(spec, red, RNE);
-        let mut worst = 0.0f64;
-        for trial in 0..scale() * if tiny { 250 } else { 40 } {
-            let k = 1 + trial
-                % std::env::var("TC_REVIEW_K")
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(4);
-            let lo = if tiny {
-                -8 + (rng.next_u64() % 12) as i32
-            } else {
-                -20 + (rng.next_u64() % 28) as i32
-            };
-            let span = (rng.next_u64() % (spec.fraction_bits as u64 + 4)) as i32;
-            let (x, y) = random_dot(&mut rng, fmt, k, lo, span);
-            let ctx = format!("{name}, trial {trial}, seed {seed:#x}");
-            let bound = match block_fma_any_order_reducing(&spec, red, RNE, &x, &y) {
-                Ok(b) => b.value,
-                Err(VerifyError::HypothesisNotMet { .. }) => continue,
-                Err(e) => panic!("{ctx}: {e}"),
-            };
-            let finals = sim.finals(&products(&sim, &x, &y), &[]);
-            worst = worst.max(check_finals(&finals, &x, &y, bound, &ctx));
-        }
-        println!("{name}: largest error / bound {worst:.3}");
-    }
+    let k_max = std::env::var("TC_REVIEW_K")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4);
+    reducing_search(seed_or(99), &cases, k_max);
 }
