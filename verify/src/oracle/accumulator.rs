@@ -926,7 +926,8 @@ impl Magnitude<'_> {
     }
 }
 
-fn abs_fixed(x: Fixed) -> Fixed {
+/// `|x|` (also the trsv oracle's).
+pub(super) fn abs_fixed(x: Fixed) -> Fixed {
     if x.negative() { x.negated() } else { x }
 }
 

@@ -50,12 +50,12 @@
 //! assert!(err >= 2f64.powi(-54) / 3.0 && err < 2f64.powi(-54) / 3.0 * (1.0 + 1e-12));
 //! ```
 
-use super::accumulator::ExactSum;
+use super::accumulator::{ExactSum, abs_fixed};
 use super::matrix::Matrix;
 use super::measure::{ErrorMeasure, relative_bound_up};
 use crate::bounds::directed::{add_down, add_up, div_up, mul_up, sub_down, sub_up};
 use crate::error::{Result, VerifyError, require_finite, require_nonempty, require_same_len};
-use crate::format::{Fixed, Format, RoundingMode};
+use crate::format::{Format, RoundingMode};
 use rug::Rational;
 use serde::Serialize;
 
@@ -319,11 +319,6 @@ fn add_row_products_abs(acc: &mut ExactSum, t: &Triangular<'_>, i: usize, v: &[f
     let (start, off) = t.off_diagonal(i);
     super::large::add_products::<true>(acc, off, &v[start..start + off.len()]);
     acc.add_product(t.diagonal(i).abs(), v[i].abs());
-}
-
-/// `|x|`.
-fn abs_fixed(x: Fixed) -> Fixed {
-    if x.negative() { x.negated() } else { x }
 }
 
 fn negated(v: &[f64]) -> Vec<f64> {
