@@ -340,7 +340,13 @@ impl ExactSum {
     /// ```
     pub fn merge(&mut self, other: &ExactSum) -> Result<()> {
         let other = other.normalized();
-        if !other.finite_is_zero() && other.top.max(self.reach()) >= MAX_MERGED_TOP {
+        if other.finite_is_zero() {
+            // Nothing to add to the chunks.
+        } else if other.top.max(self.reach()) < MAX_MERGED_TOP {
+            // Both tops are below `MAX_MERGED_TOP`: the carries end at or
+            // below it.
+            self.add_chunks(&other);
+        } else {
             // Near the top of the range: merge into a normalized copy and
             // keep it only if it fits (below chunk `MAX_MERGED_TOP + 1`).
             let mut merged = self.normalized().into_owned();
@@ -352,18 +358,10 @@ impl ExactSum {
                     "it leaves [-2^3328, 2^3328), beyond the accumulator's range",
                 ));
             }
-            merged.specials.merge(other.specials);
-            merged.zeros = merged.zeros.merged(other.zeros);
             *self = merged;
-            return Ok(());
         }
         self.specials.merge(other.specials);
         self.zeros = self.zeros.merged(other.zeros);
-        if !other.finite_is_zero() {
-            // Both tops are below `MAX_MERGED_TOP`: the carries end at or
-            // below it.
-            self.add_chunks(&other);
-        }
         Ok(())
     }
 
