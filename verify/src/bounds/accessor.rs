@@ -487,12 +487,7 @@ pub fn higham_3_5_published(
     sum_abs: f64,
     computed: f64,
 ) -> Result<Bound> {
-    require(
-        computed.is_finite(),
-        &HIGHAM_3_5,
-        "no overflow (the computed value is finite)",
-        || format!("y^ = {computed}"),
-    )?;
+    require_no_overflow(computed)?;
     let rne = RoundingMode::NearestEven;
     match (store, storage) {
         (true, Some(storage)) => {
@@ -505,6 +500,17 @@ pub fn higham_3_5_published(
         }),
         (false, _) => higham_3_5_depth(arithmetic, rne, depth, sum_abs),
     }
+}
+
+/// (3.5)'s hypothesis of no overflow: the computed value (before the store)
+/// is finite.
+fn require_no_overflow(computed: f64) -> Result<()> {
+    require(
+        computed.is_finite(),
+        &HIGHAM_3_5,
+        "no overflow (the computed value is finite)",
+        || format!("y^ = {computed}"),
+    )
 }
 
 /// The published form after the store, first order as the standard model
@@ -532,14 +538,8 @@ pub fn higham_3_5_stored(
     sum_abs: f64,
     computed: f64,
 ) -> Result<Bound> {
-    // As in `higham_3_5_published`: a NaN `computed` gave a NaN bound until
-    // 2026-11-29.
-    require(
-        computed.is_finite(),
-        &HIGHAM_3_5,
-        "no overflow (the computed value is finite)",
-        || format!("y^ = {computed}"),
-    )?;
+    // A NaN `computed` gave a NaN bound until 2026-11-29.
+    require_no_overflow(computed)?;
     let before = higham_3_5_depth(arithmetic, mode, depth, sum_abs)?;
     let store = mul_up(storage.unit_roundoff(write), computed.abs());
     let mut bound = before;
