@@ -1059,25 +1059,23 @@ impl AuditReport {
             .iter()
             .flat_map(|c| {
                 let b = c.bounds.first().filter(|b| b.gating);
-                let violation = b.filter(|b| b.counts.violation > 0).map(|b| {
-                    format!(
-                        "violation ({} of {} trials), first: {}",
-                        b.counts.violation,
-                        c.trials,
-                        b.first_violation.as_deref().unwrap_or("not recorded")
-                    )
+                let kinds = b.map(|b| {
+                    [
+                        ("violation", b.counts.violation, &b.first_violation),
+                        ("undecided", b.counts.undecided, &b.first_undecided),
+                    ]
                 });
-                let undecided = b.filter(|b| b.counts.undecided > 0).map(|b| {
-                    format!(
-                        "undecided ({} of {} trials), first: {}",
-                        b.counts.undecided,
-                        c.trials,
-                        b.first_undecided.as_deref().unwrap_or("not recorded")
-                    )
-                });
-                [violation, undecided]
+                kinds
                     .into_iter()
                     .flatten()
+                    .filter(|(_, count, _)| *count > 0)
+                    .map(|(kind, count, first)| {
+                        format!(
+                            "{kind} ({count} of {} trials), first: {}",
+                            c.trials,
+                            first.as_deref().unwrap_or("not recorded")
+                        )
+                    })
                     .map(move |what| format!("  unit {} {}: {what}", c.unit, c.describe()))
             })
             .collect();
