@@ -27,6 +27,20 @@ pub mod stats;
 #[cfg(feature = "strategies")]
 pub mod strategies;
 
+/// A fixed-seed SplitMix64 stream (Steele, Lea and Flood 2014) for the unit
+/// tests: the same numbers on every platform, without a dependency.
+#[cfg(test)]
+pub(crate) fn splitmix64(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
 pub use error::{Result, VerifyError};
 
 /// This crate's version, recorded in reports.

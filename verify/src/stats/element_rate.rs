@@ -603,15 +603,7 @@ mod tests {
     /// exactly with rug's rationals, on counts from a fixed-seed SplitMix64.
     #[test]
     fn fractions_are_rounded_toward_zero_exactly() {
-        let mut state = 0x5eed_0003_u64;
-        let mut next = || {
-            // SplitMix64 (Steele, Lea and Flood 2014).
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
+        let mut next = crate::splitmix64(0x5eed_0003);
         for i in 0..20_000 {
             let elements = (next() >> (i % 64)).max(1);
             let violating = (next() % elements.saturating_add(1)).min(elements);

@@ -450,14 +450,7 @@ mod tests {
             Format::custom(3, -6, 7, false, crate::format::OverflowPolicy::Saturate).unwrap(),
             Format::custom(5, 3, 9, true, crate::format::OverflowPolicy::Infinity).unwrap(),
         ]);
-        let mut state = 0x5eed_0005u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
+        let mut next = crate::splitmix64(0x5eed_0005);
         for format in formats {
             let mut values = vec![
                 format.max_finite(),
