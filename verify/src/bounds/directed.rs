@@ -512,34 +512,35 @@ mod tests {
     fn tiny_results_do_not_cross_zero_against_their_sign() {
         use rug::Float;
         let tiny = [1e-200, 2f64.powi(-1074), 1e-160, 3e-300];
+        // [lo, hi] encloses `exact`, and stays on the side of zero its sign allows.
+        let check = |what: String, (lo, hi): (f64, f64), exact: Float, positive: bool| {
+            assert!(lo <= exact && exact <= hi, "{what}: [{lo:e}, {hi:e}]");
+            if positive {
+                assert!(lo >= 0.0, "{what}: lower bound {lo:e} below 0");
+            } else {
+                assert!(hi <= 0.0, "{what}: upper bound {hi:e} above 0");
+            }
+        };
         for &a in &tiny {
             for &b in &tiny {
                 for (sa, sb) in [(1.0, 1.0), (-1.0, 1.0), (1.0, -1.0), (-1.0, -1.0)] {
                     let (x, y) = (sa * a, sb * b);
                     let positive = (sa * sb) > 0.0;
                     let exact = Float::with_val(2200, x) * Float::with_val(2200, y);
-                    let (lo, hi) = (mul_down(x, y), mul_up(x, y));
-                    assert!(
-                        lo <= exact && exact <= hi,
-                        "{x:e} * {y:e}: [{lo:e}, {hi:e}]"
+                    check(
+                        format!("{x:e} * {y:e}"),
+                        (mul_down(x, y), mul_up(x, y)),
+                        exact,
+                        positive,
                     );
-                    if positive {
-                        assert!(lo >= 0.0, "{x:e} * {y:e}: lower bound {lo:e} below 0");
-                    } else {
-                        assert!(hi <= 0.0, "{x:e} * {y:e}: upper bound {hi:e} above 0");
-                    }
                     let big = 1e300 * sb;
                     let exact = Float::with_val(2200, x) / Float::with_val(2200, big);
-                    let (lo, hi) = (div_down(x, big), div_up(x, big));
-                    assert!(
-                        lo <= exact && exact <= hi,
-                        "{x:e} / {big:e}: [{lo:e}, {hi:e}]"
+                    check(
+                        format!("{x:e} / {big:e}"),
+                        (div_down(x, big), div_up(x, big)),
+                        exact,
+                        positive,
                     );
-                    if positive {
-                        assert!(lo >= 0.0, "{x:e} / {big:e}: lower bound {lo:e} below 0");
-                    } else {
-                        assert!(hi <= 0.0, "{x:e} / {big:e}: upper bound {hi:e} above 0");
-                    }
                 }
             }
         }
