@@ -491,12 +491,16 @@ fn label_digits(ticks: &[f64]) -> usize {
 /// (a report read back by `merge` may hold anything; review, 2026-11-29).
 fn svg_text(text: &str) -> String {
     text.chars()
-        .map(|c| match c {
-            '\t' | '\n' | '\r' => c,
-            c if c.is_control() || matches!(c, '\u{FFFE}' | '\u{FFFF}') => ' ',
-            c => c,
-        })
+        .map(|c| if markup_forbidden(c) { ' ' } else { c })
         .collect()
+}
+
+/// Whether neither XML nor HTML allows `c`, even escaped: control
+/// characters other than tab, newline and carriage return, and the
+/// noncharacters U+FFFE/U+FFFF (the rule of the charts and of
+/// `audit::html::escape_markup`).
+pub(crate) fn markup_forbidden(c: char) -> bool {
+    !matches!(c, '\t' | '\n' | '\r') && (c.is_control() || matches!(c, '\u{FFFE}' | '\u{FFFF}'))
 }
 
 /// A linear axis over `[lo, hi]` (`lo < hi`): plotters' own, except that

@@ -32,8 +32,7 @@ pub(crate) fn escape_markup(text: &str, apostrophe: bool) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' if apostrophe => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if c.is_control() || matches!(c, '\u{FFFE}' | '\u{FFFF}') => out.push(' '),
+            c if crate::plot::markup_forbidden(c) => out.push(' '),
             c => out.push(c),
         }
     }
